@@ -1,0 +1,181 @@
+/* adaptor.h - the server interface: one ops table per cluster system. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_ADAPTORS_ADAPTOR_H
+#define LOOM_ADAPTORS_ADAPTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "core/conf.h"
+#include "core/error.h"
+
+#define LOOM_ADAPTOR_VERSION 1
+
+/* Capability bits: what a cluster system can do beyond the core ops
+ * (nodes, jobs, queues, start, cancel). */
+enum {
+    LOOM_CAP_SUSPEND = 1 << 0,    /* suspend + resume */
+    LOOM_CAP_HOLD = 1 << 1,       /* hold + release */
+    LOOM_CAP_NODE_STATE = 1 << 2, /* set_node_state */
+    LOOM_CAP_RESERVE = 1 << 3,    /* reserve + unreserve (later) */
+};
+
+/* How the start decision is taken away from the cluster's own scheduler. */
+enum adaptor_model {
+    LOOM_MODEL_DISABLED_SCHEDULER,
+    LOOM_MODEL_EXECUTION_QUEUE,
+};
+
+/* A list of owned strings. */
+struct strv {
+    char **v;
+    size_t n;
+};
+int strv_push(struct strv *s, const char *str); /* copies str; 0 or -1 */
+void strv_fini(struct strv *s);                 /* frees all; NULL-safe */
+
+/* One node as the cluster reports it. All strings owned by the node. */
+struct cl_node {
+    char *name;
+    char *state;       /* idle|mixed|allocated|draining|drained|down|maint|unknown */
+    int cpus;
+    int cpus_alloc;
+    long memory_mb;
+    long memory_alloc_mb;
+    int gpus;
+    int gpus_alloc;
+    struct strv features;
+    struct strv queues;
+    char *reason;      /* why drained/down, or NULL */
+};
+
+/* One job as the cluster reports it. */
+struct cl_job {
+    char *native_id;
+    int64_t loom_id;   /* the Loom job id it carries, or 0 (native job) */
+    char *name;
+    char *owner;
+    char *state;       /* an API job state: pending|held|running|suspended|
+                          completed|failed|cancelled */
+    struct strv nodes;
+    time_t submit_time, start_time, end_time; /* 0 = unknown */
+    int has_exit_code;
+    int exit_code;
+    char *reason;
+    char *stdout_path, *stderr_path;
+};
+
+struct cl_queue {
+    char *name;
+    char *state;       /* open|closed */
+    int nodes;
+    long max_walltime_s; /* 0 = no limit */
+};
+
+struct cl_node_list { struct cl_node *v; size_t n; };
+struct cl_job_list { struct cl_job *v; size_t n; };
+struct cl_queue_list { struct cl_queue *v; size_t n; };
+
+void cl_node_list_fini(struct cl_node_list *l);   /* NULL-safe */
+void cl_job_list_fini(struct cl_job_list *l);
+void cl_queue_list_fini(struct cl_queue_list *l);
+/* Append a zeroed element and return it, or NULL when out of memory. */
+struct cl_node *cl_node_list_add(struct cl_node_list *l);
+struct cl_job *cl_job_list_add(struct cl_job_list *l);
+struct cl_queue *cl_queue_list_add(struct cl_queue_list *l);
+
+/* Start this Loom job on these nodes. Borrowed by the adaptor for the call. */
+struct start_req {
+    int64_t loom_id;
+    const char *name;
+    const char *owner;
+    const char *const *command; /* argv, NULL-terminated, or NULL */
+    const char *script;         /* script text, or NULL */
+    const char *const *env;     /* "NAME=value", NULL-terminated */
+    const char *const *nodes;   /* node names chosen by the scheduler */
+    size_t n_nodes;
+    int cpus_per_node;
+    long memory_mb;
+    int gpus;
+    long walltime_s;            /* 0 = none */
+    const char *queue;          /* or NULL */
+    /* Idempotence: a start of a loom_id the cluster already runs or ran
+     * must not start it twice; the adaptor answers with the existing job
+     * instead. `adopt` is set after a restart of loomd: start_time is then
+     * the recorded start, and the adaptor re-attaches to the job if it still
+     * knows it (a simulated cluster re-creates it at that start). */
+    int adopt;
+    time_t start_time;
+};
+
+struct start_result {
+    char *native_id;                 /* owned by the caller afterwards */
+    char *stdout_path, *stderr_path; /* owned, or NULL */
+    int adopted;                     /* 1: the job existed already */
+};
+void start_result_fini(struct start_result *r);
+
+/* What every adaptor instance is given at creation. */
+struct adaptor_env {
+    const char *cluster;      /* the cluster's name */
+    const char *state_dir;    /* loomd's state_dir; an adaptor may use
+                                 state_dir/clusters/<cluster>/ */
+    const char *libexec_dir;  /* where loom-supervise lives */
+};
+
+/*
+ * The ops table of one kind of cluster system. Every op is called only from
+ * the server-interface thread, one at a time per instance; they may block
+ * (a script adaptor up to its timeout), and return plain data: they never
+ * touch the database or another room's state. Each returns 0 or -1 with err
+ * filled (LOOM_ETEMP for a passing failure, LOOM_ENOTSUP when the system
+ * cannot, LOOM_EINVAL / LOOM_ENOENT for a bad request).
+ */
+struct adaptor_type {
+    const char *name;
+    int version;                 /* LOOM_ADAPTOR_VERSION */
+    unsigned caps;               /* LOOM_CAP_* */
+    enum adaptor_model model;
+
+    /* From the cluster's config section: read the keys it knows (the caller
+     * then rejects unknown ones). Returns a new instance in *self. */
+    int (*create)(struct conf_section *sec, const struct adaptor_env *env,
+                  void **self, struct loom_error *err);
+    void (*destroy)(void *self); /* NULL-safe */
+    /* Is the cluster reachable? Cheap. */
+    int (*probe)(void *self, struct loom_error *err);
+
+    /* Fill an empty list the caller owns afterwards. */
+    int (*nodes)(void *self, struct cl_node_list *out, struct loom_error *err);
+    /* Jobs: *complete = 1 when out holds every job the cluster knows (one
+     * missing from it is gone); 0 when out holds only the jobs that changed
+     * since the previous call (the first call is always complete).
+     * Finished jobs are reported at least once. */
+    int (*jobs)(void *self, struct cl_job_list *out, int *complete,
+                struct loom_error *err);
+    int (*queues)(void *self, struct cl_queue_list *out,
+                  struct loom_error *err);
+
+    int (*start)(void *self, const struct start_req *req,
+                 struct start_result *out, struct loom_error *err);
+    int (*cancel)(void *self, const char *native_id, struct loom_error *err);
+
+    /* Optional: NULL in a type's table means "not supported"; the registry
+     * fills one default that fails with LOOM_ENOTSUP. */
+    int (*set_node_state)(void *self, const char *node, const char *state,
+                          const char *reason, struct loom_error *err);
+    int (*suspend)(void *self, const char *native_id, struct loom_error *err);
+    int (*resume)(void *self, const char *native_id, struct loom_error *err);
+    int (*hold)(void *self, const char *native_id, struct loom_error *err);
+    int (*release)(void *self, const char *native_id, struct loom_error *err);
+};
+
+/* The registered type of that name, with optional ops filled, or NULL. */
+const struct adaptor_type *adaptor_type_find(const char *name);
+/* All registered types (for tests). */
+const struct adaptor_type *const *adaptor_types(size_t *n);
+/* 0 when every capability bit has its ops and no op lacks its bit. */
+int adaptor_type_check(const struct adaptor_type *t, struct loom_error *err);
+
+#endif

@@ -1,0 +1,60 @@
+/* log.c - the log writer: one line per event, to stderr. */
+/* SPDX-License-Identifier: MIT */
+#include "core/log.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static _Thread_local char thread_name[16] = "main";
+static int max_level = LOG_INFO;
+
+void log_thread_name(const char *name)
+{
+    char os_name[16];
+
+    snprintf(thread_name, sizeof(thread_name), "%s", name);
+    snprintf(os_name, sizeof(os_name), "loom-%s", name);
+    pthread_setname_np(pthread_self(), os_name);
+}
+
+void log_set_level(int level)
+{
+    max_level = level;
+}
+
+static const char *level_name(int level)
+{
+    switch (level) {
+    case LOG_EMERG: case LOG_ALERT: case LOG_CRIT: return "crit";
+    case LOG_ERR: return "err";
+    case LOG_WARNING: return "warning";
+    case LOG_NOTICE: return "notice";
+    case LOG_INFO: return "info";
+    }
+    return "debug";
+}
+
+void log_msg(int level, const char *fmt, ...)
+{
+    char line[2048], stamp[32];
+    struct timespec ts;
+    struct tm tm;
+    va_list ap;
+    int n;
+
+    if (level > max_level)
+        return;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    n = snprintf(line, sizeof(line), "%s.%03ldZ %s thread=%s ", stamp,
+                 ts.tv_nsec / 1000000, level_name(level), thread_name);
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    va_end(ap);
+    /* One write per line so lines from threads never interleave. */
+    fprintf(stderr, "%s\n", line);
+}
