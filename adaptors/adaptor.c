@@ -1,0 +1,215 @@
+/* adaptor.c - the adaptor registry, defaults for optional ops, list helpers. */
+/* SPDX-License-Identifier: MIT */
+#include "adaptors/adaptor.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct adaptor_type adaptor_local;
+extern const struct adaptor_type adaptor_sim;
+
+static const struct adaptor_type *const registry[] = {
+    &adaptor_local,
+    &adaptor_sim,
+};
+#define N_TYPES (sizeof(registry) / sizeof(registry[0]))
+
+static struct adaptor_type filled[N_TYPES];
+static const struct adaptor_type *filled_ptrs[N_TYPES];
+static pthread_once_t fill_once = PTHREAD_ONCE_INIT;
+
+static int unsupported_state(void *self, const char *node, const char *state,
+                             const char *reason, struct loom_error *err)
+{
+    return loom_error_set(err, LOOM_ENOTSUP,
+                          "setting node state is not supported by this "
+                          "cluster system");
+}
+
+static int unsupported_job(void *self, const char *native_id,
+                           struct loom_error *err)
+{
+    return loom_error_set(err, LOOM_ENOTSUP,
+                          "this job operation is not supported by this "
+                          "cluster system");
+}
+
+static void fill(void)
+{
+    for (size_t i = 0; i < N_TYPES; i++) {
+        struct adaptor_type *t = &filled[i];
+        *t = *registry[i];
+        if (!t->set_node_state)
+            t->set_node_state = unsupported_state;
+        if (!t->suspend)
+            t->suspend = unsupported_job;
+        if (!t->resume)
+            t->resume = unsupported_job;
+        if (!t->hold)
+            t->hold = unsupported_job;
+        if (!t->release)
+            t->release = unsupported_job;
+        filled_ptrs[i] = t;
+    }
+}
+
+const struct adaptor_type *adaptor_type_find(const char *name)
+{
+    pthread_once(&fill_once, fill);
+    for (size_t i = 0; i < N_TYPES; i++)
+        if (strcmp(filled[i].name, name) == 0)
+            return &filled[i];
+    return NULL;
+}
+
+const struct adaptor_type *const *adaptor_types(size_t *n)
+{
+    pthread_once(&fill_once, fill);
+    *n = N_TYPES;
+    return filled_ptrs;
+}
+
+int adaptor_type_check(const struct adaptor_type *t, struct loom_error *err)
+{
+    const struct adaptor_type *raw = NULL;
+
+    for (size_t i = 0; i < N_TYPES; i++)
+        if (strcmp(registry[i]->name, t->name) == 0)
+            raw = registry[i];
+    if (!raw)
+        return loom_error_set(err, LOOM_EINVAL, "%s: not registered", t->name);
+    if (raw->version != LOOM_ADAPTOR_VERSION)
+        return loom_error_set(err, LOOM_EINVAL, "%s: interface version %d, "
+                              "want %d", t->name, raw->version,
+                              LOOM_ADAPTOR_VERSION);
+    if (!raw->create || !raw->destroy || !raw->probe || !raw->nodes ||
+        !raw->jobs || !raw->queues || !raw->start || !raw->cancel)
+        return loom_error_set(err, LOOM_EINVAL, "%s: a core op is missing",
+                              t->name);
+    if (!!(raw->caps & LOOM_CAP_SUSPEND) != !!(raw->suspend && raw->resume))
+        return loom_error_set(err, LOOM_EINVAL, "%s: suspend capability and "
+                              "ops disagree", t->name);
+    if (!!(raw->caps & LOOM_CAP_HOLD) != !!(raw->hold && raw->release))
+        return loom_error_set(err, LOOM_EINVAL, "%s: hold capability and ops "
+                              "disagree", t->name);
+    if (!!(raw->caps & LOOM_CAP_NODE_STATE) != !!raw->set_node_state)
+        return loom_error_set(err, LOOM_EINVAL, "%s: node-state capability "
+                              "and op disagree", t->name);
+    return 0;
+}
+
+int strv_push(struct strv *s, const char *str)
+{
+    char **v = realloc(s->v, (s->n + 2) * sizeof(*v));
+    char *copy = strdup(str);
+
+    if (v)
+        s->v = v;
+    if (!v || !copy) {
+        free(copy);
+        return -1;
+    }
+    s->v[s->n++] = copy;
+    s->v[s->n] = NULL;
+    return 0;
+}
+
+void strv_fini(struct strv *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+    s->v = NULL;
+    s->n = 0;
+}
+
+#define LIST_ADD(type, list)                                                 \
+    do {                                                                     \
+        if ((list->n & (list->n - 1)) == 0) { /* grow at powers of two */    \
+            size_t cap_ = list->n ? list->n * 2 : 8;                         \
+            type *v_ = realloc(list->v, cap_ * sizeof(*v_));                 \
+            if (!v_)                                                         \
+                return NULL;                                                 \
+            list->v = v_;                                                    \
+        }                                                                    \
+        memset(&list->v[list->n], 0, sizeof(list->v[0]));                    \
+        return &list->v[list->n++];                                          \
+    } while (0)
+
+struct cl_node *cl_node_list_add(struct cl_node_list *l)
+{
+    LIST_ADD(struct cl_node, l);
+}
+
+struct cl_job *cl_job_list_add(struct cl_job_list *l)
+{
+    LIST_ADD(struct cl_job, l);
+}
+
+struct cl_queue *cl_queue_list_add(struct cl_queue_list *l)
+{
+    LIST_ADD(struct cl_queue, l);
+}
+
+void cl_node_list_fini(struct cl_node_list *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n; i++) {
+        struct cl_node *n = &l->v[i];
+        free(n->name);
+        free(n->state);
+        strv_fini(&n->features);
+        strv_fini(&n->queues);
+        free(n->reason);
+    }
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+void cl_job_list_fini(struct cl_job_list *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n; i++) {
+        struct cl_job *j = &l->v[i];
+        free(j->native_id);
+        free(j->name);
+        free(j->owner);
+        free(j->state);
+        strv_fini(&j->nodes);
+        free(j->reason);
+        free(j->stdout_path);
+        free(j->stderr_path);
+    }
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+void cl_queue_list_fini(struct cl_queue_list *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].name);
+        free(l->v[i].state);
+    }
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+void start_result_fini(struct start_result *r)
+{
+    if (!r)
+        return;
+    free(r->native_id);
+    free(r->stdout_path);
+    free(r->stderr_path);
+    memset(r, 0, sizeof(*r));
+}
