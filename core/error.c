@@ -47,7 +47,10 @@ int loom_error_prefix(struct loom_error *err, const char *fmt, ...)
     vsnprintf(prefix, sizeof(prefix), fmt, ap);
     va_end(ap);
     memcpy(old, err->message, sizeof(old));
-    snprintf(err->message, sizeof(err->message), "%s: %s", prefix, old);
+    /* Truncation of an over-long message is acceptable here. */
+    if (snprintf(err->message, sizeof(err->message), "%s: %.*s", prefix,
+                 (int)(sizeof(err->message) - 1), old) < 0)
+        err->message[0] = '\0';
     return -1;
 }
 

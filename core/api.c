@@ -1,0 +1,145 @@
+/* api.c - routing and authentication of the REST API. */
+/* SPDX-License-Identifier: MIT */
+#include "core/api.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/log.h"
+
+#define MAX_SEGS 8
+#define CALL_TIMEOUT_S 30.0
+#define ANY_ROLE 0xffffu
+
+struct route {
+    const char *method;
+    const char *first;   /* first segment after /v1/ */
+    int min_n, max_n;    /* segment counts it takes */
+    unsigned roles;      /* any of these */
+    void (*fn)(struct http_req *, struct http_resp *,
+               const struct api_route_args *);
+};
+
+static const struct route routes[] = {
+    {"GET", "clusters", 1, 2, ANY_ROLE, api_clusters},
+    {"GET", "nodes", 1, 3, ANY_ROLE, api_nodes},
+    {"PUT", "nodes", 4, 4, LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR,
+     api_node_state},
+    {"GET", "queues", 1, 3, ANY_ROLE, api_queues},
+    {"GET", "jobs", 1, 2, ANY_ROLE, api_jobs_get},
+    {"POST", "jobs", 1, 1, LOOM_ROLE_ADMIN | LOOM_ROLE_USER |
+                           LOOM_ROLE_GATEWAY, api_jobs_submit},
+    {"DELETE", "jobs", 2, 2, ANY_ROLE, api_jobs_op},
+    {"POST", "jobs", 3, 3, ANY_ROLE, api_jobs_op},
+    {"GET", "runtime", 1, 1, ANY_ROLE, api_runtime_get},
+    {"POST", "runtime", 2, 2, LOOM_ROLE_ADMIN, api_runtime_post},
+};
+
+void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
+              struct http_resp *rs)
+{
+    struct reply *r = reply_create();
+    struct loom_error err;
+
+    if (!r) {
+        if (data_free)
+            data_free(data);
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        http_error(rs, &err);
+        return;
+    }
+    msgq_post(q, msg_create(type, data, data_free, r));
+    if (reply_wait(r, CALL_TIMEOUT_S) < 0) {
+        loom_error_set(&err, LOOM_EUNAVAIL, "no answer within %.0f s; the "
+                       "daemon is busy", CALL_TIMEOUT_S);
+        http_error(rs, &err);
+    } else if (r->status >= 400) {
+        http_error(rs, &r->err);
+    } else {
+        rs->status = r->status;
+        rs->body = r->body;
+        r->body = NULL;
+    }
+    reply_unref(r);
+}
+
+static int authenticate(struct http_req *rq, const unsigned char *key,
+                        size_t key_len, struct loom_error *err)
+{
+    const char *h = http_header(rq, "Authorization");
+
+    if (!h || strncasecmp(h, "Bearer ", 7) != 0)
+        return loom_error_set(err, LOOM_EAUTH, "a bearer token is required "
+                              "(Authorization: Bearer <token>)");
+    if (token_verify(key, key_len, h + 7, time(NULL), &rq->who, err) < 0)
+        return -1;
+    rq->authed = 1;
+    return 0;
+}
+
+/* Split "/v1/a/b/c" into segments in buf; -1 when not under /v1/. */
+static int split(const char *path, char *buf, size_t len, char **seg)
+{
+    int n = 0;
+    char *p;
+
+    if (strncmp(path, "/v1/", 4) != 0 || strlen(path + 4) >= len)
+        return -1;
+    memcpy(buf, path + 4, strlen(path + 4) + 1);
+    for (p = buf; p && *p && n < MAX_SEGS; n++) {
+        seg[n] = p;
+        p = strchr(p, '/');
+        if (p)
+            *p++ = '\0';
+        if (!*seg[n])
+            return -1; /* empty segment: "//" or a trailing "/" */
+    }
+    return p && *p ? -1 : n;
+}
+
+void api_handle(struct http_req *rq, struct http_resp *rs,
+                const unsigned char *key, size_t key_len)
+{
+    struct api_route_args a;
+    struct loom_error err;
+    char buf[1024], *seg[MAX_SEGS];
+    int method_seen = 0;
+
+    if (!strcmp(rq->path, "/healthz")) {
+        rs->status = 200;
+        rs->body = strdup("{\"status\":\"ok\"}");
+        return;
+    }
+    if (!strcmp(rq->path, "/metrics") && !strcmp(rq->method, "GET")) {
+        api_metrics(rq, rs, NULL);
+        return;
+    }
+    a.seg = seg;
+    a.n = split(rq->path, buf, sizeof(buf), seg);
+    for (size_t i = 0; a.n > 0 && i < sizeof(routes) / sizeof(*routes); i++) {
+        const struct route *r = &routes[i];
+        if (strcmp(r->first, seg[0]) != 0 || a.n < r->min_n || a.n > r->max_n)
+            continue;
+        method_seen = 1;
+        if (strcmp(r->method, rq->method) != 0)
+            continue;
+        if (authenticate(rq, key, key_len, &err) < 0)
+            goto error;
+        if (!(rq->who.roles & r->roles)) {
+            loom_error_set(&err, LOOM_EPERM, "%s may not %s %s: a role it "
+                           "lacks is needed", rq->who.subject, rq->method,
+                           rq->path);
+            goto error;
+        }
+        r->fn(rq, rs, &a);
+        return;
+    }
+    if (method_seen)
+        loom_error_set(&err, LOOM_EINVAL, "%s is not allowed on %s",
+                       rq->method, rq->path);
+    else
+        loom_error_set(&err, LOOM_ENOENT, "no such resource: %s", rq->path);
+error:
+    http_error(rs, &err);
+}

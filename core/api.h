@@ -1,0 +1,44 @@
+/* api.h - the REST API: routing, authentication, handlers. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CORE_API_H
+#define LOOM_CORE_API_H
+
+#include "core/http.h"
+#include "core/msgq.h"
+
+/* Answer one request (any libmicrohttpd thread). */
+void api_handle(struct http_req *rq, struct http_resp *rs,
+                const unsigned char *key, size_t key_len);
+
+/* Post a command with a reply slot to a thread and wait for the answer;
+ * a time-out is a 503. data is taken. */
+void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
+              struct http_resp *rs);
+
+/* Handlers: segs are the path's parts after "/v1/" (borrowed). */
+struct api_route_args {
+    char **seg;
+    int n;
+};
+void api_clusters(struct http_req *rq, struct http_resp *rs,
+                  const struct api_route_args *a);
+void api_nodes(struct http_req *rq, struct http_resp *rs,
+               const struct api_route_args *a);
+void api_queues(struct http_req *rq, struct http_resp *rs,
+                const struct api_route_args *a);
+void api_jobs_get(struct http_req *rq, struct http_resp *rs,
+                  const struct api_route_args *a);
+void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
+                     const struct api_route_args *a);
+void api_jobs_op(struct http_req *rq, struct http_resp *rs,
+                 const struct api_route_args *a);
+void api_node_state(struct http_req *rq, struct http_resp *rs,
+                    const struct api_route_args *a);
+void api_runtime_get(struct http_req *rq, struct http_resp *rs,
+                     const struct api_route_args *a);
+void api_runtime_post(struct http_req *rq, struct http_resp *rs,
+                      const struct api_route_args *a);
+void api_metrics(struct http_req *rq, struct http_resp *rs,
+                 const struct api_route_args *a);
+
+#endif

@@ -1,0 +1,182 @@
+/* api_jobs.c - submit, cancel, job control, start, node state. */
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/api.h"
+#include "core/jsonx.h"
+#include "core/server.h"
+#include "scheduler/sched.h"
+
+#define IDEM_KEY_MAX 255
+
+static void bad(struct http_resp *rs, enum loom_err_kind kind,
+                const char *field, const char *msg)
+{
+    struct loom_error err;
+
+    loom_error_field(&err, kind, field, "%s", msg);
+    http_error(rs, &err);
+}
+
+void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
+                     const struct api_route_args *a)
+{
+    const char *key = http_header(rq, "Idempotency-Key");
+    const char *source = (rq->who.roles & LOOM_ROLE_GATEWAY) &&
+                                 !(rq->who.roles & LOOM_ROLE_USER)
+                             ? "grid" : "local";
+    struct loom_error err;
+    struct job *j;
+    json_t *body;
+
+    if (key && (!*key || strlen(key) > IDEM_KEY_MAX)) {
+        bad(rs, LOOM_EINVAL, "Idempotency-Key", "Idempotency-Key must be 1 "
+            "to 255 characters");
+        return;
+    }
+    body = jx_parse_object(rq->body, rq->len, &err);
+    j = body ? job_from_request(body, rq->who.subject, source, &err) : NULL;
+    if (!j) {
+        json_decref(body);
+        http_error(rs, &err);
+        return;
+    }
+    if (key) {
+        job_set_str(&j->idem_key, key);
+        job_body_hash(body, j->idem_hash);
+    }
+    json_decref(body);
+    api_call(sched_queue(), SCHED_SUBMIT, j, (void (*)(void *))job_destroy,
+             rs);
+    if (rs->status == 201 && rs->body) {
+        json_t *o = json_loads(rs->body, 0, NULL);
+        const char *id = jx_str(o, "id", NULL);
+        size_t n = id ? strlen(id) + 16 : 0;
+        if (id && (rs->location = malloc(n)))
+            snprintf(rs->location, n, "/v1/jobs/%s", id);
+        json_decref(o);
+    }
+}
+
+static const struct jx_field start_fields[] = {
+    {"cluster", JX_STRING, 1},
+    {"nodes", JX_ARRAY, 1},
+    {NULL, 0, 0},
+};
+
+static int start_body(struct http_req *rq, struct sched_job_op *op,
+                      struct loom_error *err)
+{
+    json_t *body = jx_parse_object(rq->body, rq->len, err), *v;
+    size_t i;
+    int rc = -1;
+
+    if (!body || jx_check(body, "", start_fields, err) < 0)
+        goto out;
+    op->cluster = strdup(jx_str(body, "cluster", ""));
+    json_array_foreach(json_object_get(body, "nodes"), i, v) {
+        if (!json_is_string(v)) {
+            loom_error_field(err, LOOM_EINVAL, "nodes", "field 'nodes' must "
+                             "be an array of node names");
+            goto out;
+        }
+        if (strv_push(&op->nodes, json_string_value(v)) < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    json_decref(body);
+    return rc;
+}
+
+/* DELETE /v1/jobs/{id} and POST /v1/jobs/{id}/{op}. */
+void api_jobs_op(struct http_req *rq, struct http_resp *rs,
+                 const struct api_route_args *a)
+{
+    static const char *const ops[] = {"suspend", "resume", "hold", "release",
+                                      "start", NULL};
+    struct sched_job_op *op = calloc(1, sizeof(*op));
+    const char *name = a->n == 2 ? "cancel" : a->seg[2];
+    struct loom_error err;
+    char *end;
+    size_t i;
+
+    for (i = 0; a->n == 3 && ops[i] && strcmp(ops[i], name) != 0; i++)
+        ;
+    if (!op || (a->n == 3 && !ops[i])) {
+        free(op);
+        loom_error_set(&err, LOOM_ENOENT, "no such resource: %s", rq->path);
+        http_error(rs, &err);
+        return;
+    }
+    op->id = strtoll(a->seg[1], &end, 10);
+    snprintf(op->op, sizeof(op->op), "%s", name);
+    op->subject = strdup(rq->who.subject);
+    op->roles = rq->who.roles;
+    if (*end || op->id <= 0) {
+        loom_error_set(&err, LOOM_ENOENT, "no job '%s'", a->seg[1]);
+        goto error;
+    }
+    if (!strcmp(name, "start")) {
+        if (!(rq->who.roles & (LOOM_ROLE_ADMIN | LOOM_ROLE_SCHEDULER))) {
+            loom_error_set(&err, LOOM_EPERM, "starting a job needs the "
+                           "scheduler or admin role");
+            goto error;
+        }
+        if (start_body(rq, op, &err) < 0)
+            goto error;
+    }
+    api_call(sched_queue(), SCHED_JOB_OP, op, sched_job_op_free, rs);
+    return;
+error:
+    sched_job_op_free(op);
+    http_error(rs, &err);
+}
+
+static const struct jx_field state_fields[] = {
+    {"state", JX_STRING, 1},
+    {"reason", JX_STRING | JX_NULLABLE, 0},
+    {NULL, 0, 0},
+};
+
+/* PUT /v1/nodes/{cluster}/{name}/state */
+void api_node_state(struct http_req *rq, struct http_resp *rs,
+                    const struct api_route_args *a)
+{
+    struct server_node_state *ns;
+    struct loom_error err;
+    const char *st;
+    json_t *body;
+
+    if (strcmp(a->seg[3], "state") != 0) {
+        loom_error_set(&err, LOOM_ENOENT, "no such resource: %s", rq->path);
+        http_error(rs, &err);
+        return;
+    }
+    body = jx_parse_object(rq->body, rq->len, &err);
+    if (!body || jx_check(body, "", state_fields, &err) < 0) {
+        json_decref(body);
+        http_error(rs, &err);
+        return;
+    }
+    st = jx_str(body, "state", "");
+    if (strcmp(st, "up") && strcmp(st, "drain") && strcmp(st, "down")) {
+        json_decref(body);
+        bad(rs, LOOM_EINVAL, "state", "field 'state' must be up, drain or "
+            "down");
+        return;
+    }
+    ns = calloc(1, sizeof(*ns));
+    if (ns) {
+        ns->cluster = strdup(a->seg[1]);
+        ns->node = strdup(a->seg[2]);
+        ns->state = strdup(st);
+        ns->reason = jx_str(body, "reason", NULL)
+                         ? strdup(jx_str(body, "reason", NULL)) : NULL;
+    }
+    json_decref(body);
+    api_call(server_queue(), SERVER_NODE_STATE, ns, server_node_state_free,
+             rs);
+}

@@ -1,0 +1,268 @@
+/* api_read.c - GET handlers, answered from the snapshot. */
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "core/api.h"
+
+#define JOBS_LIMIT_DEFAULT 10000
+#define JOBS_LIMIT_MAX 100000
+
+/* A growable output buffer for list bodies. */
+struct buf {
+    char *p;
+    size_t len, cap;
+    int oom;
+};
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 65536;
+        char *p;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void puts_(struct buf *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
+
+static void item(struct buf *b, int *first, const char *json, size_t len)
+{
+    if (!*first)
+        put(b, ",", 1);
+    *first = 0;
+    put(b, json, len);
+}
+
+static void finish(struct buf *b, struct http_resp *rs)
+{
+    struct loom_error err;
+
+    if (b->oom) {
+        free(b->p);
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        http_error(rs, &err);
+        return;
+    }
+    rs->status = 200;
+    rs->body = b->p;
+}
+
+static void not_found(struct http_resp *rs, const char *what, const char *id)
+{
+    struct loom_error err;
+
+    loom_error_set(&err, LOOM_ENOENT, "no %s '%s'", what, id);
+    http_error(rs, &err);
+}
+
+void api_clusters(struct http_req *rq, struct http_resp *rs,
+                  const struct api_route_args *a)
+{
+    struct snapshot *s = snapshot_get();
+    struct buf b = {0};
+    int first = 1;
+
+    if (a->n == 2) {
+        struct scluster *c = snapshot_cluster(s, a->seg[1]);
+        if (c) {
+            rs->status = 200;
+            rs->body = strdup(c->json);
+        } else {
+            not_found(rs, "cluster", a->seg[1]);
+        }
+        snapshot_put(s);
+        return;
+    }
+    puts_(&b, "{\"items\":[");
+    for (size_t i = 0; s && i < s->n_clusters; i++)
+        item(&b, &first, s->clusters[i]->json, strlen(s->clusters[i]->json));
+    puts_(&b, "]}");
+    snapshot_put(s);
+    finish(&b, rs);
+}
+
+void api_nodes(struct http_req *rq, struct http_resp *rs,
+               const struct api_route_args *a)
+{
+    const char *fc = http_query(rq, "cluster"), *fs = http_query(rq, "state");
+    struct snapshot *s = snapshot_get();
+    struct buf b = {0};
+    int first = 1;
+
+    if (a->n == 2 || a->n == 3) {
+        struct scluster *c = snapshot_cluster(s, a->seg[1]);
+        struct snode *n = c && a->n == 3 ? scluster_node(c, a->seg[2]) : NULL;
+        char id[256];
+        snprintf(id, sizeof(id), "%s%s%s", a->seg[1], a->n == 3 ? "/" : "",
+                 a->n == 3 ? a->seg[2] : "");
+        if (n) {
+            rs->status = 200;
+            rs->body = strdup(n->json);
+        } else {
+            not_found(rs, "node", id);
+        }
+        snapshot_put(s);
+        return;
+    }
+    puts_(&b, "{\"items\":[");
+    for (size_t i = 0; s && i < s->n_clusters; i++) {
+        struct scluster *c = s->clusters[i];
+        if (fc && strcmp(fc, c->name) != 0)
+            continue;
+        if (!fs) { /* the whole cluster's nodes, rendered once per poll */
+            if (c->nodes_len)
+                item(&b, &first, c->nodes_json, c->nodes_len);
+            continue;
+        }
+        for (size_t k = 0; k < c->n_nodes; k++)
+            if (!strcmp(c->nodes[k].state, fs))
+                item(&b, &first, c->nodes[k].json, c->nodes[k].len);
+    }
+    puts_(&b, "]}");
+    snapshot_put(s);
+    finish(&b, rs);
+}
+
+void api_queues(struct http_req *rq, struct http_resp *rs,
+                const struct api_route_args *a)
+{
+    const char *fc = http_query(rq, "cluster");
+    struct snapshot *s = snapshot_get();
+    struct buf b = {0};
+    int first = 1;
+
+    puts_(&b, "{\"items\":[");
+    for (size_t i = 0; s && i < s->n_clusters; i++) {
+        struct scluster *c = s->clusters[i];
+        if ((fc && strcmp(fc, c->name) != 0) ||
+            (a->n >= 2 && strcmp(a->seg[1], c->name) != 0))
+            continue;
+        for (size_t k = 0; k < c->n_queues; k++) {
+            if (a->n == 3 && strcmp(a->seg[2], c->queues[k].name) != 0)
+                continue;
+            if (a->n == 3) {
+                free(b.p);
+                rs->status = 200;
+                rs->body = strdup(c->queues[k].json);
+                snapshot_put(s);
+                return;
+            }
+            item(&b, &first, c->queues[k].json, c->queues[k].len);
+        }
+    }
+    snapshot_put(s);
+    if (a->n == 3) {
+        free(b.p);
+        not_found(rs, "queue", rq->path + strlen("/v1/queues/"));
+        return;
+    }
+    puts_(&b, "]}");
+    finish(&b, rs);
+}
+
+static int parse_id(const char *s, long long *out)
+{
+    char *end;
+
+    *out = strtoll(s, &end, 10);
+    return (*s && !*end && *out > 0) ? 0 : -1;
+}
+
+static void jobs_one(struct http_resp *rs, const char *idstr)
+{
+    struct snapshot *s;
+    struct jview *v;
+    long long id;
+
+    if (parse_id(idstr, &id) < 0) {
+        not_found(rs, "job", idstr);
+        return;
+    }
+    s = snapshot_get();
+    v = s ? jobtab_get(s->jobs, id) : NULL;
+    if (v) {
+        rs->status = 200;
+        rs->view = jview_ref(v); /* sent without a copy */
+    } else {
+        not_found(rs, "job", idstr);
+    }
+    snapshot_put(s);
+}
+
+void api_jobs_get(struct http_req *rq, struct http_resp *rs,
+                  const struct api_route_args *a)
+{
+    const char *fc = http_query(rq, "cluster"), *fs = http_query(rq, "state"),
+               *fo = http_query(rq, "owner"), *al = http_query(rq, "limit"),
+               *aa = http_query(rq, "after");
+    long long limit = JOBS_LIMIT_DEFAULT, after = 0, last = 0, n = 0;
+    struct snapshot *s;
+    struct buf b = {0};
+    struct loom_error err;
+    int64_t max;
+    int first = 1;
+
+    if (a->n == 2) {
+        jobs_one(rs, a->seg[1]);
+        return;
+    }
+    if ((al && (parse_id(al, &limit) < 0 || limit > JOBS_LIMIT_MAX)) ||
+        (aa && strcmp(aa, "0") != 0 && parse_id(aa, &after) < 0)) {
+        loom_error_set(&err, LOOM_EINVAL, "limit must be from 1 to %d and "
+                       "after a job id", JOBS_LIMIT_MAX);
+        http_error(rs, &err);
+        return;
+    }
+    s = snapshot_get();
+    max = s ? jobtab_max_id(s->jobs) : 0;
+    puts_(&b, "{\"items\":[");
+    for (int64_t id = after + 1; id <= max && n < limit; id++) {
+        struct jview *v = jobtab_get(s->jobs, id);
+        if (!v || (fs && strcmp(fs, v->state) != 0) ||
+            (fo && strcmp(fo, v->owner) != 0) ||
+            (fc && (!v->cluster || strcmp(fc, v->cluster) != 0)))
+            continue;
+        item(&b, &first, v->json, v->len);
+        last = id;
+        n++;
+    }
+    puts_(&b, "]");
+    if (n == limit && last < max) {
+        char next[512];
+        json_t *js;
+        char *enc;
+        snprintf(next, sizeof(next), "/v1/jobs?after=%lld&limit=%lld%s%s%s%s"
+                 "%s%s", last, limit, fc ? "&cluster=" : "", fc ? fc : "",
+                 fs ? "&state=" : "", fs ? fs : "", fo ? "&owner=" : "",
+                 fo ? fo : "");
+        js = json_string(next);
+        enc = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+        puts_(&b, ",\"next\":");
+        puts_(&b, enc ? enc : "null");
+        free(enc);
+        json_decref(js);
+    }
+    puts_(&b, "}");
+    snapshot_put(s);
+    finish(&b, rs);
+}

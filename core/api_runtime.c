@@ -1,0 +1,117 @@
+/* api_runtime.c - /v1/runtime and /metrics. */
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/api.h"
+#include "core/jsonx.h"
+#include "core/runtime.h"
+#include "core/timeutil.h"
+#include "scheduler/sched.h"
+
+void api_runtime_get(struct http_req *rq, struct http_resp *rs,
+                     const struct api_route_args *a)
+{
+    struct snapshot *s = snapshot_get();
+    struct http_resp sched = {0};
+    json_t *o, *clusters = json_array(), *st;
+
+    for (size_t i = 0; s && i < s->n_clusters; i++)
+        json_array_append_new(clusters, json_pack(
+            "{s:s, s:s, s:i}", "name", s->clusters[i]->name, "state",
+            s->clusters[i]->state, "nodes", (int)s->clusters[i]->n_nodes));
+    snapshot_put(s);
+    api_call(sched_queue(), SCHED_STATUS, NULL, NULL, &sched);
+    st = sched.body ? json_loads(sched.body, 0, NULL) : NULL;
+    o = json_pack("{s:s, s:I, s:[ssss], s:o, s:o}", "version", PACKAGE_VERSION,
+                  "uptime_s", (json_int_t)(time_real() - runtime_started_at()),
+                  "threads", "server", "scheduler", "maintenance", "runtime",
+                  "clusters", clusters, "scheduler", st ? st : json_null());
+    free(sched.body);
+    rs->status = 200;
+    rs->body = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+}
+
+static const struct jx_field sched_fields[] = {
+    {"enabled", JX_BOOL, 1},
+    {NULL, 0, 0},
+};
+
+void api_runtime_post(struct http_req *rq, struct http_resp *rs,
+                      const struct api_route_args *a)
+{
+    struct loom_error err;
+    json_t *body;
+
+    if (!strcmp(a->seg[1], "reload")) {
+        api_call(runtime_queue(), RUNTIME_RELOAD, NULL, NULL, rs);
+    } else if (!strcmp(a->seg[1], "shutdown")) {
+        msgq_post(runtime_queue(),
+                  msg_create(RUNTIME_SHUTDOWN, NULL, NULL, NULL));
+        rs->status = 202;
+        rs->body = strdup("{\"status\":\"stopping\"}");
+    } else if (!strcmp(a->seg[1], "scheduler")) {
+        body = jx_parse_object(rq->body, rq->len, &err);
+        if (!body || jx_check(body, "", sched_fields, &err) < 0) {
+            json_decref(body);
+            http_error(rs, &err);
+            return;
+        }
+        api_call(sched_queue(), SCHED_ENABLE,
+                 (void *)(intptr_t)json_is_true(json_object_get(body,
+                                                                "enabled")),
+                 NULL, rs);
+        json_decref(body);
+    } else {
+        loom_error_set(&err, LOOM_ENOENT, "no such resource: %s", rq->path);
+        http_error(rs, &err);
+    }
+}
+
+/* Prometheus text: clusters, nodes by state, jobs by state. */
+void api_metrics(struct http_req *rq, struct http_resp *rs,
+                 const struct api_route_args *a)
+{
+    static const char *const states[] = {"pending", "held", "starting",
+        "running", "suspended", "completed", "failed", "cancelled"};
+    struct snapshot *s = snapshot_get();
+    size_t count[8] = {0}, cap = 65536, off = 0;
+    char *out = malloc(cap);
+    int64_t max = s ? jobtab_max_id(s->jobs) : 0;
+
+    if (!out) {
+        snapshot_put(s);
+        rs->status = 500;
+        return;
+    }
+#define EMIT(...)                                                            \
+    do {                                                                     \
+        int n_ = snprintf(out + off, cap - off, __VA_ARGS__);                \
+        if (n_ > 0 && (size_t)n_ < cap - off)                                \
+            off += (size_t)n_;                                               \
+    } while (0)
+    EMIT("# TYPE loom_cluster_up gauge\n");
+    for (size_t i = 0; s && i < s->n_clusters; i++)
+        EMIT("loom_cluster_up{cluster=\"%s\"} %d\n", s->clusters[i]->name,
+             !strcmp(s->clusters[i]->state, "up"));
+    EMIT("# TYPE loom_cluster_nodes gauge\n");
+    for (size_t i = 0; s && i < s->n_clusters; i++)
+        EMIT("loom_cluster_nodes{cluster=\"%s\"} %zu\n", s->clusters[i]->name,
+             s->clusters[i]->n_nodes);
+    for (int64_t id = 1; id <= max; id++) {
+        struct jview *v = jobtab_get(s->jobs, id);
+        for (size_t k = 0; v && k < 8; k++)
+            if (!strcmp(v->state, states[k]))
+                count[k]++;
+    }
+    EMIT("# TYPE loom_jobs gauge\n");
+    for (size_t k = 0; k < 8; k++)
+        EMIT("loom_jobs{state=\"%s\"} %zu\n", states[k], count[k]);
+#undef EMIT
+    snapshot_put(s);
+    rs->status = 200;
+    rs->body = out;
+    rs->ctype = "text/plain; version=0.0.4";
+}

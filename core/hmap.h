@@ -1,0 +1,25 @@
+/* hmap.h - a string-keyed hash map (open addressing) for in-memory indexes. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CORE_HMAP_H
+#define LOOM_CORE_HMAP_H
+
+#include <stddef.h>
+
+/* Keys are copied; values are borrowed pointers. Not thread-safe: owned by
+ * one thread, or immutable once published. */
+struct hmap {
+    struct hmap_slot *slots;
+    size_t cap, n;
+};
+
+void hmap_init(struct hmap *m);
+void hmap_fini(struct hmap *m); /* frees keys, not values */
+/* As hmap_fini, and calls value_free on every value. */
+void hmap_fini_values(struct hmap *m, void (*value_free)(void *));
+/* Insert or replace. 0, or -1 when out of memory. */
+int hmap_put(struct hmap *m, const char *key, void *value);
+void *hmap_get(const struct hmap *m, const char *key);
+/* Remove; returns the old value or NULL. */
+void *hmap_del(struct hmap *m, const char *key);
+
+#endif

@@ -1,0 +1,294 @@
+/* http.c - libmicrohttpd glue: body limits, content type, replies. */
+/* SPDX-License-Identifier: MIT */
+#include "core/http.h"
+
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "core/api.h"
+#include "core/log.h"
+
+struct ctx {
+    char *body;
+    size_t len, cap;
+    int too_big;
+    int bad_type;
+};
+
+static struct MHD_Daemon *daemon_;
+static struct http_config cfg_;
+static int port_;
+
+const char *http_query(const struct http_req *rq, const char *name)
+{
+    return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+const char *http_header(const struct http_req *rq, const char *name)
+{
+    return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
+}
+
+void http_error(struct http_resp *rs, const struct loom_error *err)
+{
+    json_t *o = json_pack("{s:{s:s, s:s}}", "error", "code",
+                          loom_error_code(err->kind), "message", err->message);
+
+    if (o && err->field[0])
+        json_object_set_new(json_object_get(o, "error"), "field",
+                            json_string(err->field));
+    free(rs->body);
+    rs->status = loom_error_status(err->kind);
+    rs->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    if (rs->status == 503 && !rs->retry_after)
+        rs->retry_after = 1;
+    json_decref(o);
+}
+
+static void view_free(void *cls)
+{
+    jview_unref(cls);
+}
+
+static enum MHD_Result send_resp(struct MHD_Connection *conn, struct http_resp *rs)
+{
+    struct MHD_Response *r;
+    enum MHD_Result ret;
+    char num[16];
+
+    if (rs->view) {
+        r = MHD_create_response_from_buffer_with_free_callback_cls(
+            rs->view->len, rs->view->json, view_free, rs->view);
+    } else {
+        const char *b = rs->body ? rs->body : "";
+        r = MHD_create_response_from_buffer(strlen(b), (void *)b,
+                                            MHD_RESPMEM_MUST_COPY);
+    }
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, "Content-Type",
+                            rs->ctype ? rs->ctype : "application/json");
+    if (rs->retry_after) {
+        snprintf(num, sizeof(num), "%d", rs->retry_after);
+        MHD_add_response_header(r, "Retry-After", num);
+    }
+    if (rs->location)
+        MHD_add_response_header(r, "Location", rs->location);
+    ret = MHD_queue_response(conn, (unsigned)rs->status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static int is_json_type(const char *ct)
+{
+    size_t n = strlen("application/json");
+
+    return ct && strncasecmp(ct, "application/json", n) == 0 &&
+           (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+/* First call of a request: look at its headers before any body. */
+static struct ctx *begin(struct MHD_Connection *conn)
+{
+    struct ctx *c = calloc(1, sizeof(*c));
+    const char *cl, *ct;
+
+    if (!c)
+        return NULL;
+    cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+    if (cl && strtoull(cl, NULL, 10) > cfg_.max_body)
+        c->too_big = 1;
+    ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
+    if (((cl && strcmp(cl, "0") != 0) ||
+         MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                     "Transfer-Encoding")) && !is_json_type(ct))
+        c->bad_type = 1;
+    return c;
+}
+
+static void take_body(struct ctx *c, const char *data, size_t n)
+{
+    if (c->too_big || c->bad_type)
+        return;
+    if (c->len + n > cfg_.max_body) {
+        c->too_big = 1;
+        return;
+    }
+    if (c->len + n + 1 > c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 4096;
+        char *b;
+        while (cap < c->len + n + 1)
+            cap *= 2;
+        if (cap > cfg_.max_body + 1)
+            cap = cfg_.max_body + 1;
+        b = realloc(c->body, cap);
+        if (!b) {
+            c->too_big = 1;
+            return;
+        }
+        c->body = b;
+        c->cap = cap;
+    }
+    memcpy(c->body + c->len, data, n);
+    c->len += n;
+    c->body[c->len] = '\0';
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
+                               const char *url, const char *method,
+                               const char *version, const char *upload,
+                               size_t *upload_size, void **con_cls)
+{
+    struct ctx *c = *con_cls;
+    struct http_resp rs = {0};
+    struct http_req rq = {0};
+    struct loom_error err;
+    enum MHD_Result ret;
+
+    if (!c) {
+        *con_cls = c = begin(conn);
+        return c ? MHD_YES : MHD_NO;
+    }
+    if (*upload_size) {
+        take_body(c, upload, *upload_size);
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (c->too_big) {
+        loom_error_set(&err, LOOM_ETOOBIG, "the request body is larger than "
+                       "%zu bytes", cfg_.max_body);
+        http_error(&rs, &err);
+    } else if (c->bad_type) {
+        loom_error_set(&err, LOOM_EMEDIA, "the request body must be "
+                       "application/json");
+        http_error(&rs, &err);
+    } else {
+        rq.conn = conn;
+        rq.method = method;
+        rq.path = url;
+        rq.body = c->body ? c->body : "";
+        rq.len = c->len;
+        api_handle(&rq, &rs, cfg_.key, cfg_.key_len);
+    }
+    ret = send_resp(conn, &rs);
+    free(rs.body);
+    free(rs.location);
+    return ret;
+}
+
+static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                      enum MHD_RequestTerminationCode toe)
+{
+    struct ctx *c = *con_cls;
+
+    if (c) {
+        free(c->body);
+        free(c);
+        *con_cls = NULL;
+    }
+}
+
+static int listen_unix(const char *path, struct loom_error *err)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    int fd;
+
+    if (strlen(path) >= sizeof(sa.sun_path))
+        return loom_error_set(err, LOOM_EINVAL, "listen: socket path too "
+                              "long: %s", path);
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    unlink(path);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        listen(fd, 128) < 0) {
+        loom_error_set(err, LOOM_EINVAL, "listen on unix:%s: %s", path,
+                       strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int listen_tcp(const char *spec, struct loom_error *err)
+{
+    char host[256];
+    const char *colon = strrchr(spec, ':');
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *ai = NULL;
+    int fd = -1, one = 1, rc;
+
+    if (!colon || colon == spec || (size_t)(colon - spec) >= sizeof(host))
+        return loom_error_set(err, LOOM_EINVAL, "listen = %s: expected "
+                              "host:port or unix:/path", spec);
+    memcpy(host, spec, (size_t)(colon - spec));
+    host[colon - spec] = '\0';
+    rc = getaddrinfo(host, colon + 1, &hints, &ai);
+    if (rc != 0)
+        return loom_error_set(err, LOOM_EINVAL, "listen = %s: %s", spec,
+                              gai_strerror(rc));
+    fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 ||
+        listen(fd, 256) < 0) {
+        loom_error_set(err, LOOM_EINVAL, "listen on %s: %s", spec,
+                       strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(ai);
+    return fd;
+}
+
+int http_start(const struct http_config *cfg, struct loom_error *err)
+{
+    const union MHD_DaemonInfo *info;
+    int fd;
+
+    cfg_ = *cfg;
+    fd = strncmp(cfg->listen, "unix:", 5) == 0 ? listen_unix(cfg->listen + 5, err)
+                                               : listen_tcp(cfg->listen, err);
+    if (fd < 0)
+        return -1;
+    daemon_ = MHD_start_daemon(
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+            MHD_USE_POLL,
+        0, NULL, NULL, handler, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);
+    if (!daemon_) {
+        close(fd);
+        return loom_error_set(err, LOOM_EINTERNAL, "cannot start the HTTP "
+                              "server on %s", cfg->listen);
+    }
+    info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
+    port_ = info ? info->port : 0;
+    log_info("serving the API on %s", cfg->listen);
+    return 0;
+}
+
+void http_stop(void)
+{
+    if (daemon_)
+        MHD_stop_daemon(daemon_);
+    daemon_ = NULL;
+}
+
+int http_port(void)
+{
+    return port_;
+}

@@ -1,0 +1,167 @@
+/* infra.c - render clusters, nodes and queues into snapshot parts. */
+/* SPDX-License-Identifier: MIT */
+#include "core/infra.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/timeutil.h"
+
+static char *id_of(const char *cluster, const char *name)
+{
+    size_t n = strlen(cluster) + strlen(name) + 2;
+    char *id = malloc(n);
+
+    if (id)
+        snprintf(id, n, "%s/%s", cluster, name);
+    return id;
+}
+
+static json_t *strv_json(const struct strv *s)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < s->n; i++)
+        json_array_append_new(a, json_string(s->v[i]));
+    return a;
+}
+
+static char *render(json_t *o)
+{
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return s;
+}
+
+static int node_fill(struct snode *sn, const char *cluster,
+                     const struct cl_node *n)
+{
+    json_t *o;
+
+    sn->id = id_of(cluster, n->name);
+    sn->name = strdup(n->name);
+    sn->state = strdup(n->state ? n->state : "unknown");
+    sn->cpus = n->cpus;
+    sn->cpus_alloc = n->cpus_alloc;
+    sn->gpus = n->gpus;
+    sn->gpus_alloc = n->gpus_alloc;
+    sn->memory_mb = n->memory_mb;
+    sn->memory_alloc_mb = n->memory_alloc_mb;
+    for (size_t i = 0; i < n->features.n; i++)
+        if (strv_push(&sn->features, n->features.v[i]) < 0)
+            return -1;
+    if (!sn->id || !sn->name || !sn->state)
+        return -1;
+    o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:i, "
+                  "s:o, s:o, s:s?, s:{}}",
+                  "id", sn->id, "cluster", cluster, "name", sn->name,
+                  "state", sn->state, "cpus", n->cpus,
+                  "cpus_alloc", n->cpus_alloc,
+                  "memory_mb", (json_int_t)n->memory_mb,
+                  "memory_alloc_mb", (json_int_t)n->memory_alloc_mb,
+                  "gpus", n->gpus, "gpus_alloc", n->gpus_alloc,
+                  "features", strv_json(&n->features),
+                  "queues", strv_json(&n->queues), "reason", n->reason,
+                  "annotations");
+    sn->json = o ? render(o) : NULL;
+    if (!sn->json)
+        return -1;
+    sn->len = strlen(sn->json);
+    return 0;
+}
+
+static int queue_fill(struct squeue *sq, const char *cluster,
+                      const struct cl_queue *q)
+{
+    json_t *o;
+
+    sq->id = id_of(cluster, q->name);
+    sq->name = strdup(q->name);
+    sq->state = strdup(q->state ? q->state : "open");
+    sq->nodes = q->nodes;
+    sq->max_walltime_s = q->max_walltime_s;
+    if (!sq->id || !sq->name || !sq->state)
+        return -1;
+    o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:o}", "id", sq->id,
+                  "cluster", cluster, "name", sq->name, "state", sq->state,
+                  "nodes", q->nodes, "max_walltime_s",
+                  q->max_walltime_s ? json_integer(q->max_walltime_s)
+                                    : json_null());
+    sq->json = o ? render(o) : NULL;
+    if (!sq->json)
+        return -1;
+    sq->len = strlen(sq->json);
+    return 0;
+}
+
+/* Join the node objects with commas, for the list endpoint. */
+static int join_nodes(struct scluster *c)
+{
+    size_t total = 1, off = 0;
+
+    for (size_t i = 0; i < c->n_nodes; i++)
+        total += c->nodes[i].len + 1;
+    c->nodes_json = malloc(total);
+    if (!c->nodes_json)
+        return -1;
+    for (size_t i = 0; i < c->n_nodes; i++) {
+        if (i)
+            c->nodes_json[off++] = ',';
+        memcpy(c->nodes_json + off, c->nodes[i].json, c->nodes[i].len);
+        off += c->nodes[i].len;
+    }
+    c->nodes_json[off] = '\0';
+    c->nodes_len = off;
+    return 0;
+}
+
+struct scluster *infra_build(const struct infra_desc *d,
+                             const struct cl_node_list *nodes,
+                             const struct cl_queue_list *queues)
+{
+    struct scluster *c = calloc(1, sizeof(*c));
+    char stamp[32];
+    json_t *o;
+
+    if (!c)
+        return NULL;
+    atomic_init(&c->refs, 1);
+    hmap_init(&c->node_index);
+    c->name = strdup(d->name);
+    c->adaptor = strdup(d->adaptor);
+    c->model = d->model;
+    c->state = strdup(d->state);
+    c->error = d->error ? strdup(d->error) : NULL;
+    c->caps = d->caps;
+    c->preference = d->preference;
+    c->last_poll = d->last_poll;
+    c->nodes = calloc(nodes->n ? nodes->n : 1, sizeof(*c->nodes));
+    c->queues = calloc(queues->n ? queues->n : 1, sizeof(*c->queues));
+    if (!c->name || !c->adaptor || !c->state || !c->nodes || !c->queues)
+        goto error;
+    for (size_t i = 0; i < nodes->n; i++) {
+        c->n_nodes++;
+        if (node_fill(&c->nodes[i], d->name, &nodes->v[i]) < 0 ||
+            hmap_put(&c->node_index, c->nodes[i].name, &c->nodes[i]) < 0)
+            goto error;
+    }
+    for (size_t i = 0; i < queues->n; i++) {
+        c->n_queues++;
+        if (queue_fill(&c->queues[i], d->name, &queues->v[i]) < 0)
+            goto error;
+    }
+    time_format(d->last_poll, stamp);
+    o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:s?, s:s?}", "name", d->name,
+                  "adaptor", d->adaptor, "model", d->model, "state", d->state,
+                  "nodes", (int)nodes->n, "last_poll",
+                  d->last_poll ? stamp : NULL, "error", d->error);
+    c->json = o ? render(o) : NULL;
+    if (!c->json || join_nodes(c) < 0)
+        goto error;
+    return c;
+error:
+    scluster_unref(c);
+    return NULL;
+}

@@ -1,0 +1,157 @@
+/* loomd.c - the daemon: start-up list, runtime loop, the list reversed. */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/conf.h"
+#include "core/http.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "core/server.h"
+#include "core/settings.h"
+#include "core/store.h"
+#include "core/token.h"
+#include "maintenance/maint.h"
+#include "scheduler/sched.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: loomd [-c loom.conf] [-f]\n"
+               "  -c FILE  configuration (default %s/loom/loom.conf)\n"
+               "  -f       stay in the foreground, log to stderr\n"
+               "  -V       print the version\n", LOOM_SYSCONFDIR);
+}
+
+static void die(const struct loom_error *err)
+{
+    fprintf(stderr, "loomd: %s\n", err->message);
+    exit(1);
+}
+
+static int mkdirs(const char *path, struct loom_error *err)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+
+    if (n >= sizeof(buf))
+        return loom_error_set(err, LOOM_EINVAL, "path too long: %s", path);
+    memcpy(buf, path, n + 1);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+            return loom_error_set(err, LOOM_EINVAL, "cannot create %s: %s",
+                                  buf, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+        return loom_error_set(err, LOOM_EINVAL, "cannot create %s: %s", buf,
+                              strerror(errno));
+    return 0;
+}
+
+/* Go to the background: the parent exits, the child logs to a file. */
+static void daemonize(const char *state_dir)
+{
+    char path[4096];
+    pid_t pid = fork();
+    int fd;
+
+    if (pid < 0) {
+        perror("loomd: fork");
+        exit(1);
+    }
+    if (pid > 0)
+        exit(0);
+    setsid();
+    snprintf(path, sizeof(path), "%s/loomd.log", state_dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        dup2(fd, STDERR_FILENO);
+        close(fd);
+    }
+    fd = open("/dev/null", O_RDWR);
+    if (fd >= 0) {
+        dup2(fd, STDIN_FILENO);
+        dup2(fd, STDOUT_FILENO);
+        close(fd);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *conf_path = LOOM_SYSCONFDIR "/loom/loom.conf";
+    struct http_config hc = {0};
+    struct settings set;
+    struct loom_error err;
+    unsigned char *key = NULL;
+    size_t key_len = 0;
+    struct store *st;
+    struct conf *cf;
+    int fg = 0, opt;
+
+    while ((opt = getopt(argc, argv, "c:fhV")) != -1) {
+        switch (opt) {
+        case 'c': conf_path = optarg; break;
+        case 'f': fg = 1; break;
+        case 'V': printf("loomd %s\n", PACKAGE_VERSION); return 0;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind != argc) {
+        usage(stderr);
+        return 2;
+    }
+    /* Start-up: any failure here ends the daemon with one clear line. */
+    cf = conf_load(conf_path, &err);
+    if (!cf || settings_read(cf, &set, &err) < 0)
+        die(&err);
+    if (mkdirs(set.state_dir, &err) < 0 ||
+        token_key_load(set.token_key_file, 1, &key, &key_len, &err) < 0)
+        die(&err);
+    if (!fg)
+        daemonize(set.state_dir);
+    log_info("loomd %s starting, configuration %s", PACKAGE_VERSION,
+             conf_path);
+    if (runtime_init(conf_path, &err) < 0)
+        die(&err);
+    st = store_open(set.database, &err);
+    if (!st || store_migrate(st, &err) < 0)
+        die(&err);
+    if (server_start(cf, set.state_dir, &err) < 0 ||
+        sched_start(st, set.scheduler_enabled, &err) < 0 ||
+        server_run(&err) < 0 || maint_start(&err) < 0)
+        die(&err);
+    hc.listen = set.listen;
+    hc.max_body = (size_t)set.max_body_bytes;
+    hc.key = key;
+    hc.key_len = key_len;
+    if (http_start(&hc, &err) < 0)
+        die(&err);
+    log_info("loomd ready");
+
+    runtime_loop();
+
+    /* The same list reversed: requests in flight finish first. */
+    log_info("stopping: finishing requests in flight");
+    http_stop();
+    maint_stop();
+    server_stop();
+    sched_stop();
+    server_fini();
+    snapshot_shutdown();
+    runtime_fini();
+    token_key_free(key, key_len);
+    settings_fini(&set);
+    conf_destroy(cf);
+    log_info("loomd stopped");
+    return 0;
+}

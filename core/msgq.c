@@ -1,0 +1,243 @@
+/* msgq.c - message queues and reply slots (mutex + condition variable). */
+/* SPDX-License-Identifier: MIT */
+#include "core/msgq.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct sync {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+};
+
+static int sync_init(struct sync *s)
+{
+    pthread_condattr_t ca;
+
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    return 0;
+}
+
+static void sync_fini(struct sync *s)
+{
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->cond);
+}
+
+static void deadline(struct timespec *ts, double timeout_s)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += (time_t)timeout_s;
+    ts->tv_nsec += (long)((timeout_s - (double)(time_t)timeout_s) * 1e9);
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+struct reply *reply_create(void)
+{
+    struct reply *r = calloc(1, sizeof(*r));
+    struct sync *s = calloc(1, sizeof(*s));
+
+    if (!r || !s) {
+        free(r);
+        free(s);
+        return NULL;
+    }
+    sync_init(s);
+    r->lock_and_cond = s;
+    r->refs = 1;
+    return r;
+}
+
+struct reply *reply_ref(struct reply *r)
+{
+    struct sync *s = r->lock_and_cond;
+
+    pthread_mutex_lock(&s->lock);
+    r->refs++;
+    pthread_mutex_unlock(&s->lock);
+    return r;
+}
+
+void reply_unref(struct reply *r)
+{
+    struct sync *s;
+    int last;
+
+    if (!r)
+        return;
+    s = r->lock_and_cond;
+    pthread_mutex_lock(&s->lock);
+    last = --r->refs == 0;
+    pthread_mutex_unlock(&s->lock);
+    if (!last)
+        return;
+    sync_fini(s);
+    free(s);
+    free(r->body);
+    free(r->location);
+    free(r);
+}
+
+void reply_send(struct reply *r, int status, char *body_take)
+{
+    struct sync *s = r->lock_and_cond;
+
+    pthread_mutex_lock(&s->lock);
+    if (r->done) { /* answered already: keep the first answer */
+        pthread_mutex_unlock(&s->lock);
+        free(body_take);
+        return;
+    }
+    r->status = status;
+    r->body = body_take;
+    r->done = 1;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void reply_send_error(struct reply *r, const struct loom_error *err)
+{
+    struct sync *s = r->lock_and_cond;
+
+    pthread_mutex_lock(&s->lock);
+    if (!r->done)
+        r->err = *err;
+    pthread_mutex_unlock(&s->lock);
+    reply_send(r, loom_error_status(err->kind), NULL);
+}
+
+int reply_wait(struct reply *r, double timeout_s)
+{
+    struct sync *s = r->lock_and_cond;
+    struct timespec ts;
+    int rc = 0;
+
+    deadline(&ts, timeout_s);
+    pthread_mutex_lock(&s->lock);
+    while (!r->done && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+    rc = r->done ? 0 : -1;
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+struct msgq {
+    struct sync sync;
+    struct msg *head, *tail;
+    size_t n;
+};
+
+struct msgq *msgq_create(void)
+{
+    struct msgq *q = calloc(1, sizeof(*q));
+
+    if (q)
+        sync_init(&q->sync);
+    return q;
+}
+
+void msgq_destroy(struct msgq *q)
+{
+    if (!q)
+        return;
+    while (q->head) {
+        struct msg *m = q->head;
+        q->head = m->next;
+        msg_destroy(m);
+    }
+    sync_fini(&q->sync);
+    free(q);
+}
+
+struct msg *msg_create(int type, void *data, void (*data_free)(void *),
+                       struct reply *reply)
+{
+    struct msg *m = calloc(1, sizeof(*m));
+
+    if (!m) {
+        if (data_free)
+            data_free(data);
+        return NULL;
+    }
+    m->type = type;
+    m->data = data;
+    m->data_free = data_free;
+    m->reply = reply ? reply_ref(reply) : NULL;
+    return m;
+}
+
+void msg_destroy(struct msg *m)
+{
+    if (!m)
+        return;
+    if (m->data_free)
+        m->data_free(m->data);
+    reply_unref(m->reply);
+    free(m);
+}
+
+void msgq_post(struct msgq *q, struct msg *m)
+{
+    if (!m)
+        return;
+    m->next = NULL;
+    pthread_mutex_lock(&q->sync.lock);
+    if (q->tail)
+        q->tail->next = m;
+    else
+        q->head = m;
+    q->tail = m;
+    q->n++;
+    pthread_cond_signal(&q->sync.cond);
+    pthread_mutex_unlock(&q->sync.lock);
+}
+
+struct msg *msgq_take(struct msgq *q, double timeout_s, size_t max)
+{
+    struct msg *first, *last;
+    struct timespec ts;
+    size_t k = 1;
+    int rc = 0;
+
+    if (timeout_s >= 0)
+        deadline(&ts, timeout_s);
+    pthread_mutex_lock(&q->sync.lock);
+    while (!q->head && rc != ETIMEDOUT) {
+        if (timeout_s < 0)
+            pthread_cond_wait(&q->sync.cond, &q->sync.lock);
+        else
+            rc = pthread_cond_timedwait(&q->sync.cond, &q->sync.lock, &ts);
+    }
+    first = q->head;
+    if (first) {
+        for (last = first; last->next && k < max; last = last->next)
+            k++;
+        q->head = last->next;
+        if (!q->head)
+            q->tail = NULL;
+        last->next = NULL;
+        q->n -= k;
+    }
+    pthread_mutex_unlock(&q->sync.lock);
+    return first;
+}
+
+size_t msgq_length(struct msgq *q)
+{
+    size_t n;
+
+    pthread_mutex_lock(&q->sync.lock);
+    n = q->n;
+    pthread_mutex_unlock(&q->sync.lock);
+    return n;
+}

@@ -1,0 +1,55 @@
+/* msgq.h - a thread's message queue: commands in, a reply slot back. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CORE_MSGQ_H
+#define LOOM_CORE_MSGQ_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+
+/* The answer to a request, shared by the asking thread and the owner. The
+ * body is a rendered JSON string (never a json_t: jansson values are not
+ * shared across threads). */
+struct reply {
+    int refs;           /* guarded by lock */
+    int done;
+    int status;         /* HTTP status of the answer */
+    char *body;         /* JSON text, owned; NULL for no body */
+    struct loom_error err; /* when status >= 400 */
+    char *location;     /* optional, owned */
+    void *lock_and_cond; /* private */
+};
+
+/* A new reply slot with one reference (the asker's). NULL on no memory. */
+struct reply *reply_create(void);
+struct reply *reply_ref(struct reply *r);
+void reply_unref(struct reply *r); /* NULL-safe */
+/* Owner side: set the answer and wake the asker. body is taken. */
+void reply_send(struct reply *r, int status, char *body_take);
+void reply_send_error(struct reply *r, const struct loom_error *err);
+/* Asker side: wait up to timeout_s. 0 when answered, -1 on time-out. */
+int reply_wait(struct reply *r, double timeout_s);
+
+struct msg {
+    int type;            /* the owning room's command */
+    void *data;          /* owned by the message */
+    void (*data_free)(void *data);
+    struct reply *reply; /* a reference, or NULL for fire-and-forget */
+    struct msg *next;
+};
+
+struct msgq;
+struct msgq *msgq_create(void);
+void msgq_destroy(struct msgq *q); /* frees messages still queued */
+/* A new message (data taken, freed with data_free; reply referenced). */
+struct msg *msg_create(int type, void *data, void (*data_free)(void *),
+                       struct reply *reply);
+void msg_destroy(struct msg *m); /* NULL-safe; unrefs the reply */
+/* Append (takes m). Thread-safe. */
+void msgq_post(struct msgq *q, struct msg *m);
+/* Wait up to timeout_s (<0: forever) for messages and take all queued ones
+ * (at most max) as a list in order. NULL on time-out. */
+struct msg *msgq_take(struct msgq *q, double timeout_s, size_t max);
+size_t msgq_length(struct msgq *q);
+
+#endif

@@ -1,0 +1,249 @@
+/* server.c - the server interface thread: adaptors, polls, cluster parts. */
+/* SPDX-License-Identifier: MIT */
+#include "core/server.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/infra.h"
+#include "core/log.h"
+#include "core/server_state.h"
+#include "core/timeutil.h"
+#include "scheduler/sched.h"
+
+#define POLL_MIN_GAP_S 0.2
+#define QUEUE_POLL_EVERY 10
+#define FAILS_UNREACHABLE 3
+
+struct server V;
+
+static const char *model_name(enum adaptor_model m)
+{
+    return m == LOOM_MODEL_EXECUTION_QUEUE ? "execution-queue"
+                                           : "disabled-scheduler";
+}
+
+struct srv_cluster *server_cluster(const char *name)
+{
+    for (size_t i = 0; i < V.n; i++)
+        if (strcmp(V.c[i].name, name) == 0)
+            return &V.c[i];
+    return NULL;
+}
+
+void server_publish(struct srv_cluster *c)
+{
+    struct infra_desc d = {
+        .name = c->name, .adaptor = c->type->name,
+        .model = model_name(c->type->model), .caps = c->type->caps,
+        .preference = c->preference,
+        .state = c->fails == 0 ? "up"
+                 : c->fails < FAILS_UNREACHABLE ? "degraded" : "unreachable",
+        .error = c->error, .last_poll = c->last_poll};
+    struct scluster *sc = infra_build(&d, &c->nodes, &c->queues);
+
+    if (sc)
+        snapshot_publish_cluster(sc);
+    else
+        log_err("cluster=%s: out of memory publishing the cluster", c->name);
+}
+
+static void poll_failed(struct srv_cluster *c, const char *op,
+                        const struct loom_error *err)
+{
+    char msg[640];
+
+    snprintf(msg, sizeof(msg), "cluster %s: %s: %s", c->name, op,
+             err->message);
+    if (!c->error || strcmp(c->error, msg) != 0)
+        log_warn("%s", msg);
+    free(c->error);
+    c->error = strdup(msg);
+    c->fails++;
+}
+
+/* Poll nodes, jobs (and now and then queues), publish, tell the scheduler. */
+void server_poll(struct srv_cluster *c)
+{
+    struct cl_node_list nodes = {0};
+    struct cl_queue_list queues = {0};
+    struct sched_cluster_jobs *cj = calloc(1, sizeof(*cj));
+    struct loom_error err;
+
+    c->last_poll_mono = time_mono();
+    c->next_poll = c->last_poll_mono + c->poll_s;
+    if (!cj)
+        return;
+    if (c->type->nodes(c->inst, &nodes, &err) < 0) {
+        poll_failed(c, "nodes", &err);
+        goto out;
+    }
+    if (c->type->jobs(c->inst, &cj->list, &cj->complete, &err) < 0) {
+        poll_failed(c, "jobs", &err);
+        goto out;
+    }
+    if (c->polls++ % QUEUE_POLL_EVERY == 0) {
+        if (c->type->queues(c->inst, &queues, &err) < 0) {
+            poll_failed(c, "queues", &err);
+            goto out;
+        }
+        cl_queue_list_fini(&c->queues);
+        c->queues = queues;
+        queues = (struct cl_queue_list){0};
+    }
+    cl_node_list_fini(&c->nodes);
+    c->nodes = nodes;
+    nodes = (struct cl_node_list){0};
+    if (c->fails)
+        log_info("cluster=%s answers again", c->name);
+    c->fails = 0;
+    free(c->error);
+    c->error = NULL;
+    c->last_poll = time(NULL);
+    server_publish(c);
+    if (cj->list.n || cj->complete) {
+        cj->cluster = strdup(c->name);
+        msgq_post(sched_queue(), msg_create(SCHED_CLUSTER_JOBS, cj,
+                                            sched_cluster_jobs_free, NULL));
+        cj = NULL;
+    }
+out:
+    if (c->fails)
+        server_publish(c);
+    cl_node_list_fini(&nodes);
+    cl_queue_list_fini(&queues);
+    sched_cluster_jobs_free(cj);
+}
+
+/* Poll soon (an operation changed something), but not in a tight loop. */
+void server_poll_soon(struct srv_cluster *c)
+{
+    double at = c->last_poll_mono + POLL_MIN_GAP_S;
+
+    if (at < c->next_poll)
+        c->next_poll = at;
+}
+
+static void *server_main(void *arg)
+{
+    log_thread_name("server");
+    while (!V.stopping) {
+        double now = time_mono(), next = now + 1;
+        struct msg *m, *nx;
+
+        for (size_t i = 0; i < V.n; i++)
+            if (V.c[i].next_poll < next)
+                next = V.c[i].next_poll;
+        m = msgq_take(V.q, next > now ? next - now : 0, 256);
+        for (; m; m = nx) {
+            nx = m->next;
+            server_handle(m);
+        }
+        now = time_mono();
+        for (size_t i = 0; i < V.n && !V.stopping; i++)
+            if (V.c[i].next_poll <= now)
+                server_poll(&V.c[i]);
+    }
+    return NULL;
+}
+
+static int cluster_create(struct srv_cluster *c, struct conf_section *sec,
+                          int index, const struct adaptor_env *env,
+                          struct loom_error *err)
+{
+    const char *kind;
+    long pref;
+
+    if (conf_get_str(sec, "adaptor", NULL, &kind, err) < 0)
+        return -1;
+    if (!kind)
+        return loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s] needs "
+                              "'adaptor = ...'", sec->file, sec->line,
+                              sec->name);
+    c->type = adaptor_type_find(kind);
+    if (!c->type)
+        return loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s]: unknown "
+                              "adaptor '%s'", sec->file, sec->line, sec->name,
+                              kind);
+    c->name = strdup(sec->name);
+    if (conf_get_double(sec, "poll_s", 1.0, 0.05, 3600, &c->poll_s, err) < 0 ||
+        conf_get_long(sec, "preference", index, 0, 1000000, &pref, err) < 0)
+        return -1;
+    c->preference = (int)pref;
+    if (c->type->create(sec, env, &c->inst, err) < 0)
+        return loom_error_prefix(err, "cluster %s", sec->name);
+    return conf_check_unused(sec, err);
+}
+
+int server_start(struct conf *cf, const char *state_dir,
+                 struct loom_error *err)
+{
+    const char *libexec = getenv("LOOM_LIBEXECDIR");
+    size_t n = 0;
+
+    V.state_dir = strdup(state_dir);
+    V.libexec = strdup(libexec && *libexec ? libexec : LOOM_LIBEXECDIR);
+    V.q = msgq_create();
+    for (size_t i = 0; i < cf->n_sections; i++)
+        n += strcmp(cf->sections[i].kind, "cluster") == 0;
+    V.c = calloc(n ? n : 1, sizeof(*V.c));
+    if (!V.q || !V.c || !V.state_dir || !V.libexec)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < cf->n_sections; i++) {
+        struct conf_section *sec = &cf->sections[i];
+        struct srv_cluster *c = &V.c[V.n];
+        struct adaptor_env env = {sec->name, V.state_dir, V.libexec};
+        if (strcmp(sec->kind, "cluster") != 0)
+            continue;
+        V.n++;
+        if (cluster_create(c, sec, (int)V.n, &env, err) < 0)
+            return -1;
+        server_poll_nodes_only(c);
+        log_info("cluster=%s adaptor=%s nodes=%zu ready", c->name,
+                 c->type->name, c->nodes.n);
+    }
+    return 0;
+}
+
+int server_run(struct loom_error *err)
+{
+    if (pthread_create(&V.thread, NULL, server_main, NULL) != 0)
+        return loom_error_set(err, LOOM_EINTERNAL, "cannot start the server "
+                              "thread");
+    V.running = 1;
+    return 0;
+}
+
+void server_stop(void)
+{
+    if (V.running) {
+        msgq_post(V.q, msg_create(0, NULL, NULL, NULL));
+        pthread_join(V.thread, NULL);
+        V.running = 0;
+    }
+}
+
+void server_fini(void)
+{
+    server_stop();
+    for (size_t i = 0; i < V.n; i++) {
+        struct srv_cluster *c = &V.c[i];
+        if (c->type && c->inst)
+            c->type->destroy(c->inst);
+        cl_node_list_fini(&c->nodes);
+        cl_queue_list_fini(&c->queues);
+        free(c->name);
+        free(c->error);
+    }
+    free(V.c);
+    msgq_destroy(V.q);
+    free(V.state_dir);
+    free(V.libexec);
+    memset(&V, 0, sizeof(V));
+}
+
+struct msgq *server_queue(void)
+{
+    return V.q;
+}

@@ -1,0 +1,60 @@
+/* server.h - the server interface thread: adaptors, polls, the snapshot. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CORE_SERVER_H
+#define LOOM_CORE_SERVER_H
+
+#include <stdint.h>
+
+#include "adaptors/adaptor.h"
+#include "core/conf.h"
+#include "core/msgq.h"
+
+enum server_msg {
+    SERVER_START_JOB = 1, /* data: struct server_start * */
+    SERVER_JOB_OP,        /* data: struct server_job_op *; may carry reply */
+    SERVER_NODE_STATE,    /* data: struct server_node_state *; reply */
+    SERVER_RELOAD,        /* data: struct conf * (taken); reply */
+};
+
+/* A start decision, with owned copies of what the adaptor needs. */
+struct server_start {
+    char *cluster;
+    int64_t loom_id;
+    char *name, *owner, *script, *queue;
+    struct strv command, env, nodes;
+    int cpus_per_node, gpus;
+    long memory_mb, walltime_s;
+    int adopt;
+    time_t start_time;
+};
+void server_start_free(void *p);
+
+struct server_job_op {
+    int64_t id;
+    char op[16]; /* cancel|suspend|resume */
+    char *cluster;
+    char *native_id;
+    char *view;  /* the job's JSON to answer with, or NULL */
+};
+void server_job_op_free(void *p);
+
+struct server_node_state {
+    char *cluster, *node, *state, *reason;
+};
+void server_node_state_free(void *p);
+
+/* Create every cluster's adaptor from the configuration (errors name file,
+ * line and key), publish the first snapshot, start the thread. */
+int server_start(struct conf *c, const char *state_dir,
+                 struct loom_error *err);
+/* Start the thread (after the scheduler queued its re-attachments, so they
+ * are carried out before the first poll of jobs). */
+int server_run(struct loom_error *err);
+/* End the thread; its queue stays open (messages wait) until server_fini. */
+void server_stop(void);
+/* Destroy the adaptors (local jobs keep running under their supervisors)
+ * and the queue. */
+void server_fini(void);
+struct msgq *server_queue(void);
+
+#endif

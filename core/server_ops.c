@@ -1,0 +1,227 @@
+/* server_ops.c - the server thread's commands: starts, job ops, node state. */
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/conf.h"
+#include "core/log.h"
+#include "core/server_state.h"
+#include "core/timeutil.h"
+#include "scheduler/sched.h"
+
+void server_poll_nodes_only(struct srv_cluster *c)
+{
+    struct loom_error err;
+
+    if (c->type->nodes(c->inst, &c->nodes, &err) < 0 ||
+        c->type->queues(c->inst, &c->queues, &err) < 0) {
+        cl_node_list_fini(&c->nodes);
+        c->fails = 1;
+        free(c->error);
+        c->error = strdup(err.message);
+        log_warn("cluster=%s: first poll failed: %s", c->name, err.message);
+    }
+    c->polls = 1;
+    c->last_poll = time(NULL);
+    c->last_poll_mono = time_mono();
+    c->next_poll = c->last_poll_mono; /* jobs on the thread's first turn */
+    server_publish(c);
+}
+
+static void do_start(struct server_start *s)
+{
+    struct srv_cluster *c = server_cluster(s->cluster);
+    struct sched_started *st = calloc(1, sizeof(*st));
+    struct start_req req = {
+        .loom_id = s->loom_id, .name = s->name, .owner = s->owner,
+        .command = s->command.n ? (const char *const *)s->command.v : NULL,
+        .script = s->script, .nodes = (const char *const *)s->nodes.v,
+        .n_nodes = s->nodes.n, .cpus_per_node = s->cpus_per_node,
+        .memory_mb = s->memory_mb, .gpus = s->gpus,
+        .walltime_s = s->walltime_s, .queue = s->queue, .adopt = s->adopt,
+        .start_time = s->start_time};
+    static const char *const no_env[] = {NULL};
+
+    if (!st)
+        return;
+    req.env = s->env.n ? (const char *const *)s->env.v : no_env;
+    st->id = s->loom_id;
+    if (!c)
+        loom_error_set(&st->err, LOOM_EINVAL, "no cluster named %s",
+                       s->cluster);
+    else if (c->type->start(c->inst, &req, &st->res, &st->err) == 0)
+        st->ok = 1;
+    if (c) {
+        log_info("job=%lld cluster=%s %s%s", (long long)s->loom_id, c->name,
+                 st->ok ? (st->res.adopted ? "re-attached" : "started")
+                        : "start failed: ",
+                 st->ok ? "" : st->err.message);
+        server_poll_soon(c);
+    }
+    msgq_post(sched_queue(), msg_create(SCHED_STARTED, st,
+                                        sched_started_free, NULL));
+}
+
+static void do_job_op(struct msg *m)
+{
+    struct server_job_op *op = m->data;
+    struct srv_cluster *c = op ? server_cluster(op->cluster) : NULL;
+    struct loom_error err;
+    int rc;
+
+    if (!op || !c) {
+        loom_error_set(&err, LOOM_EINTERNAL, "job operation lost its cluster");
+        rc = -1;
+    } else if (!strcmp(op->op, "cancel")) {
+        rc = c->type->cancel(c->inst, op->native_id, &err);
+    } else if (!strcmp(op->op, "suspend")) {
+        rc = c->type->suspend(c->inst, op->native_id, &err);
+    } else if (!strcmp(op->op, "resume")) {
+        rc = c->type->resume(c->inst, op->native_id, &err);
+    } else {
+        rc = loom_error_set(&err, LOOM_EINVAL, "unknown operation %s", op->op);
+    }
+    if (c) {
+        log_info("job=%lld cluster=%s %s%s%s", (long long)op->id, c->name,
+                 op->op, rc ? " failed: " : " sent", rc ? err.message : "");
+        server_poll_soon(c);
+    }
+    if (!m->reply)
+        return;
+    if (rc < 0)
+        reply_send_error(m->reply, &err);
+    else
+        reply_send(m->reply, 202, op->view ? strdup(op->view) : NULL);
+}
+
+static void do_node_state(struct msg *m)
+{
+    struct server_node_state *ns = m->data;
+    struct srv_cluster *c = server_cluster(ns->cluster);
+    struct loom_error err;
+
+    if (!c) {
+        loom_error_set(&err, LOOM_ENOENT, "no cluster named %s", ns->cluster);
+        reply_send_error(m->reply, &err);
+        return;
+    }
+    if (c->type->set_node_state(c->inst, ns->node, ns->state, ns->reason,
+                                &err) < 0) {
+        loom_error_prefix(&err, "cluster %s: node %s", c->name, ns->node);
+        reply_send_error(m->reply, &err);
+        return;
+    }
+    log_info("cluster=%s node=%s state set to %s (%s)", c->name, ns->node,
+             ns->state, ns->reason ? ns->reason : "no reason given");
+    server_poll(c); /* answer with the node as the cluster now shows it */
+    for (size_t i = 0; i < c->nodes.n; i++)
+        if (!strcmp(c->nodes.v[i].name, ns->node)) {
+            json_t *o = json_pack("{s:s, s:s, s:s, s:s?}", "cluster", c->name,
+                                  "name", ns->node, "state",
+                                  c->nodes.v[i].state, "reason",
+                                  c->nodes.v[i].reason);
+            reply_send(m->reply, 200, json_dumps(o, JSON_COMPACT));
+            json_decref(o);
+            return;
+        }
+    reply_send(m->reply, 200, NULL);
+}
+
+/* Reload: poll intervals change at once; clusters added, removed or given
+ * another adaptor need a restart, and the answer says so. */
+static void do_reload(struct msg *m)
+{
+    struct conf *cf = m->data;
+    json_t *changed = json_array(), *restart = json_array(), *o;
+    struct loom_error err;
+
+    for (size_t i = 0; i < cf->n_sections; i++) {
+        struct conf_section *sec = &cf->sections[i];
+        struct srv_cluster *c;
+        double poll_s;
+        if (strcmp(sec->kind, "cluster") != 0)
+            continue;
+        c = server_cluster(sec->name);
+        if (!c) {
+            json_array_append_new(restart, json_string(sec->name));
+            continue;
+        }
+        if (conf_get_double(sec, "poll_s", 1.0, 0.05, 3600, &poll_s, &err) == 0
+            && poll_s != c->poll_s) {
+            c->poll_s = poll_s;
+            c->next_poll = c->last_poll_mono + poll_s;
+            json_array_append_new(changed, json_sprintf("%s.poll_s", c->name));
+        }
+    }
+    for (size_t i = 0; i < V.n; i++)
+        if (!conf_section(cf, "cluster", V.c[i].name))
+            json_array_append_new(restart, json_string(V.c[i].name));
+    o = json_pack("{s:o, s:o}", "changed", changed, "restart_needed", restart);
+    if (m->reply)
+        reply_send(m->reply, 200, json_dumps(o, JSON_COMPACT));
+    json_decref(o);
+}
+
+void server_handle(struct msg *m)
+{
+    switch (m->type) {
+    case 0:
+        V.stopping = 1;
+        break;
+    case SERVER_START_JOB:
+        do_start(m->data);
+        break;
+    case SERVER_JOB_OP:
+        do_job_op(m);
+        break;
+    case SERVER_NODE_STATE:
+        do_node_state(m);
+        break;
+    case SERVER_RELOAD:
+        do_reload(m);
+        break;
+    }
+    msg_destroy(m);
+}
+
+void server_start_free(void *p)
+{
+    struct server_start *s = p;
+
+    if (!s)
+        return;
+    free(s->cluster);
+    free(s->name);
+    free(s->owner);
+    free(s->script);
+    free(s->queue);
+    strv_fini(&s->command);
+    strv_fini(&s->env);
+    strv_fini(&s->nodes);
+    free(s);
+}
+
+void server_job_op_free(void *p)
+{
+    struct server_job_op *op = p;
+
+    if (!op)
+        return;
+    free(op->cluster);
+    free(op->native_id);
+    free(op->view);
+    free(op);
+}
+
+void server_node_state_free(void *p)
+{
+    struct server_node_state *ns = p;
+
+    if (!ns)
+        return;
+    free(ns->cluster);
+    free(ns->node);
+    free(ns->state);
+    free(ns->reason);
+    free(ns);
+}

@@ -1,0 +1,99 @@
+/* settings.c - the [loomd] section and the embedded default fabric. */
+/* SPDX-License-Identifier: MIT */
+#include "core/settings.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+
+static const char default_fabric[] =
+    "[cluster local]\n"
+    "adaptor = local\n"
+    "nodes = 4\n"
+    "cpus_per_node = 1\n"
+    "memory_mb = 1024\n"
+    "[cluster sim64]\n"
+    "adaptor = sim\n"
+    "nodes = 64\n"
+    "cpus_per_node = 32\n"
+    "memory_mb = 131072\n"
+    "speed = 10\n"
+    "[cluster sim1000]\n"
+    "adaptor = sim\n"
+    "nodes = 1000\n"
+    "cpus_per_node = 32\n"
+    "memory_mb = 131072\n"
+    "speed = 10\n";
+
+/* Move the embedded clusters into c. */
+static int add_default_fabric(struct conf *c, struct loom_error *err)
+{
+    struct conf *d = conf_parse("<default fabric>", default_fabric, err);
+    struct conf_section *s;
+
+    if (!d)
+        return -1;
+    s = realloc(c->sections, (c->n_sections + d->n_sections) * sizeof(*s));
+    if (!s) {
+        conf_destroy(d);
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    }
+    c->sections = s;
+    for (size_t i = 0; i < d->n_sections; i++) {
+        c->sections[c->n_sections] = d->sections[i];
+        c->sections[c->n_sections++].file = c->file;
+    }
+    d->n_sections = 0;
+    conf_destroy(d);
+    log_info("no [cluster] in %s: using the embedded default fabric (local, "
+             "sim64, sim1000)", c->file);
+    return 0;
+}
+
+int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
+{
+    struct conf_section *sec = conf_section(c, "loomd", NULL);
+    const char *key;
+    size_t n;
+
+    memset(s, 0, sizeof(*s));
+    if (!sec)
+        return loom_error_set(err, LOOM_EINVAL, "%s: a [loomd] section is "
+                              "required", c->file);
+    if (conf_get_str(sec, "listen", "127.0.0.1:8470", &s->listen, err) < 0 ||
+        conf_get_str(sec, "database", NULL, &s->database, err) < 0 ||
+        conf_get_str(sec, "state_dir", "/var/lib/loom", &s->state_dir,
+                     err) < 0 ||
+        conf_get_str(sec, "token_key_file", NULL, &key, err) < 0 ||
+        conf_get_long(sec, "max_body_bytes", 1 << 20, 1024, 64L << 20,
+                      &s->max_body_bytes, err) < 0 ||
+        conf_get_bool(sec, "scheduler", 1, &s->scheduler_enabled, err) < 0 ||
+        conf_get_str(sec, "log_level", "info", &s->log_level, err) < 0)
+        return -1;
+    if (!s->database)
+        return loom_error_set(err, LOOM_EINVAL, "%s:%d: [loomd] needs "
+                              "'database = <libpq connection string>'",
+                              c->file, sec->line);
+    if (conf_check_unused(sec, err) < 0)
+        return -1;
+    if (!key) { /* default: next to the state */
+        n = strlen(s->state_dir) + sizeof("/token.key");
+        s->key_file_buf = malloc(n);
+        if (!s->key_file_buf)
+            return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        snprintf(s->key_file_buf, n, "%s/token.key", s->state_dir);
+        key = s->key_file_buf;
+    }
+    s->token_key_file = key;
+    if (!conf_section(c, "cluster", NULL))
+        return add_default_fabric(c, err);
+    return 0;
+}
+
+void settings_fini(struct settings *s)
+{
+    free(s->key_file_buf);
+    memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,27 @@
+/* settings.h - the [loomd] section, and the embedded default fabric. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CORE_SETTINGS_H
+#define LOOM_CORE_SETTINGS_H
+
+#include <stddef.h>
+
+#include "core/conf.h"
+
+struct settings {
+    const char *listen;         /* borrowed from the conf */
+    const char *database;
+    const char *token_key_file; /* owned copy (may be derived) */
+    const char *state_dir;
+    long max_body_bytes;
+    int scheduler_enabled;
+    const char *log_level;
+    char *key_file_buf;
+};
+
+/* Read [loomd] (unknown keys are errors naming file, line and key). When
+ * the file declares no cluster, the embedded default fabric is added: a
+ * local cluster of 4 nodes and sim clusters of 64 and 1,000 nodes. */
+int settings_read(struct conf *c, struct settings *s, struct loom_error *err);
+void settings_fini(struct settings *s);
+
+#endif

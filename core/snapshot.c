@@ -1,0 +1,363 @@
+/* snapshot.c - reference counting, copy-on-write job table, publishing. */
+/* SPDX-License-Identifier: MIT */
+#include "core/snapshot.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK 1024
+
+struct jchunk {
+    atomic_int refs;
+    struct jview *v[CHUNK];
+};
+
+struct jobtab {
+    atomic_int refs;
+    struct jchunk **chunks;
+    size_t n_chunks;
+    int64_t max_id;
+    size_t count;
+};
+
+struct jview *jview_create(int64_t id, const char *state, const char *owner,
+                           const char *cluster, char *json_take)
+{
+    struct jview *v = calloc(1, sizeof(*v));
+
+    if (!v || !json_take)
+        goto error;
+    atomic_init(&v->refs, 1);
+    v->id = id;
+    strncpy(v->state, state, sizeof(v->state) - 1);
+    v->owner = strdup(owner ? owner : "");
+    v->cluster = cluster ? strdup(cluster) : NULL;
+    v->json = json_take;
+    v->len = strlen(json_take);
+    if (!v->owner || (cluster && !v->cluster)) {
+        jview_unref(v);
+        return NULL;
+    }
+    return v;
+error:
+    free(v);
+    free(json_take);
+    return NULL;
+}
+
+struct jview *jview_ref(struct jview *v)
+{
+    atomic_fetch_add(&v->refs, 1);
+    return v;
+}
+
+void jview_unref(struct jview *v)
+{
+    if (!v || atomic_fetch_sub(&v->refs, 1) != 1)
+        return;
+    free(v->owner);
+    free(v->cluster);
+    free(v->json);
+    free(v);
+}
+
+static void chunk_unref(struct jchunk *c)
+{
+    if (!c || atomic_fetch_sub(&c->refs, 1) != 1)
+        return;
+    for (size_t i = 0; i < CHUNK; i++)
+        jview_unref(c->v[i]);
+    free(c);
+}
+
+void jobtab_unref(struct jobtab *t)
+{
+    if (!t || atomic_fetch_sub(&t->refs, 1) != 1)
+        return;
+    for (size_t i = 0; i < t->n_chunks; i++)
+        chunk_unref(t->chunks[i]);
+    free(t->chunks);
+    free(t);
+}
+
+void jobtab_builder_init(struct jobtab_builder *b)
+{
+    b->work = calloc(1, sizeof(*b->work));
+    if (b->work)
+        atomic_init(&b->work->refs, 1);
+}
+
+void jobtab_builder_fini(struct jobtab_builder *b)
+{
+    jobtab_unref(b->work);
+    b->work = NULL;
+}
+
+/* The chunk for idx, private to the builder (copied if shared). */
+static struct jchunk *own_chunk(struct jobtab *t, size_t ci)
+{
+    struct jchunk *c = t->chunks[ci], *copy;
+
+    if (c && atomic_load(&c->refs) == 1)
+        return c;
+    copy = calloc(1, sizeof(*copy));
+    if (!copy)
+        return NULL;
+    atomic_init(&copy->refs, 1);
+    if (c) {
+        for (size_t i = 0; i < CHUNK; i++)
+            copy->v[i] = c->v[i] ? jview_ref(c->v[i]) : NULL;
+        chunk_unref(c);
+    }
+    t->chunks[ci] = copy;
+    return copy;
+}
+
+int jobtab_builder_set(struct jobtab_builder *b, struct jview *v)
+{
+    struct jobtab *t = b->work;
+    size_t ci, slot;
+    struct jchunk *c;
+
+    if (!t || v->id <= 0)
+        goto error;
+    ci = (size_t)(v->id - 1) / CHUNK;
+    slot = (size_t)(v->id - 1) % CHUNK;
+    if (ci >= t->n_chunks) {
+        size_t n = t->n_chunks ? t->n_chunks : 16;
+        struct jchunk **chunks;
+        while (n <= ci)
+            n *= 2;
+        chunks = realloc(t->chunks, n * sizeof(*chunks));
+        if (!chunks)
+            goto error;
+        memset(chunks + t->n_chunks, 0,
+               (n - t->n_chunks) * sizeof(*chunks));
+        t->chunks = chunks;
+        t->n_chunks = n;
+    }
+    c = own_chunk(t, ci);
+    if (!c)
+        goto error;
+    if (!c->v[slot])
+        t->count++;
+    jview_unref(c->v[slot]);
+    c->v[slot] = v;
+    if (v->id > t->max_id)
+        t->max_id = v->id;
+    return 0;
+error:
+    jview_unref(v);
+    return -1;
+}
+
+void jobtab_builder_clear(struct jobtab_builder *b, int64_t id)
+{
+    struct jobtab *t = b->work;
+    size_t ci = (size_t)(id - 1) / CHUNK, slot = (size_t)(id - 1) % CHUNK;
+    struct jchunk *c;
+
+    if (!t || id <= 0 || ci >= t->n_chunks || !t->chunks[ci] ||
+        !t->chunks[ci]->v[slot])
+        return;
+    c = own_chunk(t, ci);
+    if (!c)
+        return;
+    jview_unref(c->v[slot]);
+    c->v[slot] = NULL;
+    t->count--;
+}
+
+struct jobtab *jobtab_builder_publish(struct jobtab_builder *b)
+{
+    struct jobtab *w = b->work, *t = calloc(1, sizeof(*t));
+
+    if (!t || !w)
+        goto error;
+    t->chunks = calloc(w->n_chunks ? w->n_chunks : 1, sizeof(*t->chunks));
+    if (!t->chunks)
+        goto error;
+    atomic_init(&t->refs, 1);
+    t->n_chunks = w->n_chunks;
+    t->max_id = w->max_id;
+    t->count = w->count;
+    for (size_t i = 0; i < w->n_chunks; i++)
+        if (w->chunks[i]) {
+            atomic_fetch_add(&w->chunks[i]->refs, 1);
+            t->chunks[i] = w->chunks[i];
+        }
+    return t;
+error:
+    free(t);
+    return NULL;
+}
+
+struct jview *jobtab_get(const struct jobtab *t, int64_t id)
+{
+    size_t ci;
+
+    if (!t || id <= 0)
+        return NULL;
+    ci = (size_t)(id - 1) / CHUNK;
+    if (ci >= t->n_chunks || !t->chunks[ci])
+        return NULL;
+    return t->chunks[ci]->v[(size_t)(id - 1) % CHUNK];
+}
+
+int64_t jobtab_max_id(const struct jobtab *t)
+{
+    return t ? t->max_id : 0;
+}
+
+size_t jobtab_count(const struct jobtab *t)
+{
+    return t ? t->count : 0;
+}
+
+/* ---- clusters ---------------------------------------------------------- */
+
+struct scluster *scluster_ref(struct scluster *c)
+{
+    atomic_fetch_add(&c->refs, 1);
+    return c;
+}
+
+void scluster_unref(struct scluster *c)
+{
+    if (!c || atomic_fetch_sub(&c->refs, 1) != 1)
+        return;
+    for (size_t i = 0; i < c->n_nodes; i++) {
+        struct snode *n = &c->nodes[i];
+        free(n->id);
+        free(n->name);
+        free(n->state);
+        strv_fini(&n->features);
+        free(n->json);
+    }
+    for (size_t i = 0; i < c->n_queues; i++) {
+        free(c->queues[i].id);
+        free(c->queues[i].name);
+        free(c->queues[i].state);
+        free(c->queues[i].json);
+    }
+    hmap_fini(&c->node_index);
+    free(c->nodes);
+    free(c->queues);
+    free(c->name);
+    free(c->adaptor);
+    free(c->state);
+    free(c->error);
+    free(c->json);
+    free(c->nodes_json);
+    free(c);
+}
+
+struct snode *scluster_node(const struct scluster *c, const char *name)
+{
+    return hmap_get(&c->node_index, name);
+}
+
+/* ---- publishing -------------------------------------------------------- */
+
+static pthread_mutex_t pub_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct snapshot *current;
+
+static void snapshot_free(struct snapshot *s)
+{
+    for (size_t i = 0; i < s->n_clusters; i++)
+        scluster_unref(s->clusters[i]);
+    free(s->clusters);
+    jobtab_unref(s->jobs);
+    free(s);
+}
+
+void snapshot_put(struct snapshot *s)
+{
+    if (s && atomic_fetch_sub(&s->refs, 1) == 1)
+        snapshot_free(s);
+}
+
+struct snapshot *snapshot_get(void)
+{
+    struct snapshot *s;
+
+    pthread_mutex_lock(&pub_lock);
+    s = current;
+    if (s)
+        atomic_fetch_add(&s->refs, 1);
+    pthread_mutex_unlock(&pub_lock);
+    return s;
+}
+
+/* Replace current with a copy where cluster `c` (or the job table) is new.
+ * Called with pub_lock held. Allocation failure keeps the old snapshot. */
+static void republish(struct scluster *c, struct jobtab *jobs)
+{
+    struct snapshot *old = current, *s = calloc(1, sizeof(*s));
+    size_t n = old ? old->n_clusters : 0, i;
+
+    if (!s || !(s->clusters = calloc(n + 1, sizeof(*s->clusters)))) {
+        free(s);
+        scluster_unref(c);
+        jobtab_unref(jobs);
+        return;
+    }
+    atomic_init(&s->refs, 1);
+    for (i = 0; i < n; i++) {
+        struct scluster *oc = old->clusters[i];
+        s->clusters[i] = (c && strcmp(oc->name, c->name) == 0)
+                             ? c : scluster_ref(oc);
+        if (s->clusters[i] == c)
+            c = NULL;
+    }
+    s->n_clusters = n;
+    if (c) /* a cluster not seen before */
+        s->clusters[s->n_clusters++] = c;
+    if (jobs)
+        s->jobs = jobs;
+    else if (old && old->jobs) {
+        atomic_fetch_add(&old->jobs->refs, 1);
+        s->jobs = old->jobs;
+    }
+    current = s;
+    snapshot_put(old);
+}
+
+void snapshot_init(struct scluster **cs, size_t n)
+{
+    pthread_mutex_lock(&pub_lock);
+    for (size_t i = 0; i < n; i++)
+        republish(cs[i], NULL);
+    pthread_mutex_unlock(&pub_lock);
+}
+
+void snapshot_shutdown(void)
+{
+    pthread_mutex_lock(&pub_lock);
+    snapshot_put(current);
+    current = NULL;
+    pthread_mutex_unlock(&pub_lock);
+}
+
+void snapshot_publish_cluster(struct scluster *c)
+{
+    pthread_mutex_lock(&pub_lock);
+    republish(c, NULL);
+    pthread_mutex_unlock(&pub_lock);
+}
+
+void snapshot_publish_jobs(struct jobtab *t)
+{
+    pthread_mutex_lock(&pub_lock);
+    republish(NULL, t);
+    pthread_mutex_unlock(&pub_lock);
+}
+
+struct scluster *snapshot_cluster(const struct snapshot *s, const char *name)
+{
+    for (size_t i = 0; s && i < s->n_clusters; i++)
+        if (strcmp(s->clusters[i]->name, name) == 0)
+            return s->clusters[i];
+    return NULL;
+}

@@ -1,0 +1,115 @@
+/* snapshot.h - the immutable, reference-counted view HTTP handlers read. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CORE_SNAPSHOT_H
+#define LOOM_CORE_SNAPSHOT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "adaptors/adaptor.h"
+#include "core/hmap.h"
+
+/* One job as rendered JSON, shared by every snapshot that shows it. */
+struct jview {
+    atomic_int refs;
+    int64_t id;
+    char state[12];
+    char *owner;
+    char *cluster; /* or NULL */
+    char *json;    /* the job object as the API shows it */
+    size_t len;
+};
+/* Takes json; copies the rest. NULL on no memory (json freed). */
+struct jview *jview_create(int64_t id, const char *state, const char *owner,
+                           const char *cluster, char *json_take);
+struct jview *jview_ref(struct jview *v);
+void jview_unref(struct jview *v); /* NULL-safe */
+
+/* The table of jobs by id: chunks shared copy-on-write between the
+ * scheduler thread's builder and published tables. */
+struct jobtab;
+struct jobtab_builder {
+    struct jobtab *work;
+};
+void jobtab_builder_init(struct jobtab_builder *b);
+void jobtab_builder_fini(struct jobtab_builder *b);
+/* Set the view of v->id (takes v). 0, or -1 when out of memory. */
+int jobtab_builder_set(struct jobtab_builder *b, struct jview *v_take);
+/* Remove the view of id, if any. */
+void jobtab_builder_clear(struct jobtab_builder *b, int64_t id);
+/* A new immutable table with the builder's content (a reference). */
+struct jobtab *jobtab_builder_publish(struct jobtab_builder *b);
+void jobtab_unref(struct jobtab *t); /* NULL-safe */
+/* Borrowed for the life of the table; NULL when there is no such job. */
+struct jview *jobtab_get(const struct jobtab *t, int64_t id);
+int64_t jobtab_max_id(const struct jobtab *t);
+size_t jobtab_count(const struct jobtab *t);
+
+/* One node of a cluster as last polled. */
+struct snode {
+    char *id;   /* "<cluster>/<name>" */
+    char *name;
+    char *state;
+    int cpus, cpus_alloc, gpus, gpus_alloc;
+    long memory_mb, memory_alloc_mb;
+    struct strv features;
+    char *json;
+    size_t len;
+};
+
+struct squeue {
+    char *id;
+    char *name;
+    char *state;
+    int nodes;
+    long max_walltime_s;
+    char *json;
+    size_t len;
+};
+
+/* One cluster as last polled: built by the server thread, then immutable. */
+struct scluster {
+    atomic_int refs;
+    char *name;
+    char *adaptor;
+    const char *model;
+    char *state;      /* up|degraded|unreachable */
+    char *error;      /* or NULL */
+    unsigned caps;
+    int preference;
+    time_t last_poll;
+    struct snode *nodes;
+    size_t n_nodes;
+    struct hmap node_index; /* name -> struct snode * */
+    struct squeue *queues;
+    size_t n_queues;
+    char *json;       /* the cluster object */
+    char *nodes_json; /* node objects joined by commas */
+    size_t nodes_len;
+};
+struct scluster *scluster_ref(struct scluster *c);
+void scluster_unref(struct scluster *c); /* NULL-safe */
+struct snode *scluster_node(const struct scluster *c, const char *name);
+
+struct snapshot {
+    atomic_int refs;
+    struct scluster **clusters; /* in configuration order */
+    size_t n_clusters;
+    struct jobtab *jobs;
+};
+
+/* Start with these clusters (takes the references in cs). */
+void snapshot_init(struct scluster **cs, size_t n);
+void snapshot_shutdown(void);
+/* The current snapshot, referenced: release with snapshot_put. Any thread. */
+struct snapshot *snapshot_get(void);
+void snapshot_put(struct snapshot *s); /* NULL-safe */
+/* Publish a new version of one cluster (server thread; takes c). */
+void snapshot_publish_cluster(struct scluster *c_take);
+/* Publish a new job table (scheduler thread; takes t). */
+void snapshot_publish_jobs(struct jobtab *t_take);
+struct scluster *snapshot_cluster(const struct snapshot *s, const char *name);
+
+#endif

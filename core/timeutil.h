@@ -1,0 +1,15 @@
+/* timeutil.h - clocks and RFC 3339 times. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CORE_TIMEUTIL_H
+#define LOOM_CORE_TIMEUTIL_H
+
+#include <time.h>
+
+double time_mono(void);  /* seconds on the monotonic clock */
+double time_real(void);  /* seconds since the epoch, with fraction */
+/* "2026-11-21T20:00:00Z" into buf (at least 21 bytes); "" for t == 0. */
+void time_format(time_t t, char buf[32]);
+/* Parse an RFC 3339 UTC time (Z or +00:00). 0, or -1 when invalid. */
+int time_parse(const char *s, time_t *out);
+
+#endif

@@ -1,0 +1,209 @@
+/* fcfs.c - first fit placement over the snapshot's nodes. */
+/* SPDX-License-Identifier: MIT */
+#include "scheduler/fcfs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void usage_init(struct usage *u)
+{
+    hmap_init(&u->by_node);
+}
+
+void usage_fini(struct usage *u)
+{
+    hmap_fini_values(&u->by_node, free);
+}
+
+static struct use *use_of(struct usage *u, const char *cluster,
+                          const char *node, int create)
+{
+    char key[256];
+    struct use *x;
+
+    snprintf(key, sizeof(key), "%s/%s", cluster, node);
+    x = hmap_get(&u->by_node, key);
+    if (x || !create)
+        return x;
+    x = calloc(1, sizeof(*x));
+    if (x && hmap_put(&u->by_node, key, x) < 0) {
+        free(x);
+        x = NULL;
+    }
+    return x;
+}
+
+int usage_apply(struct usage *u, const struct job *j, int sign)
+{
+    if (!j->cluster)
+        return 0;
+    for (size_t i = 0; i < j->nodes.n; i++) {
+        struct use *x = use_of(u, j->cluster, j->nodes.v[i], 1);
+        if (!x)
+            return -1;
+        x->cpus += sign * j->req.cpus_per_node;
+        x->memory_mb += sign * j->req.memory_mb;
+        x->gpus += sign * j->req.gpus;
+    }
+    return 0;
+}
+
+static int has_features(const struct snode *n, const struct strv *want)
+{
+    for (size_t i = 0; i < want->n; i++) {
+        size_t k = 0;
+        while (k < n->features.n && strcmp(n->features.v[k], want->v[i]))
+            k++;
+        if (k == n->features.n)
+            return 0;
+    }
+    return 1;
+}
+
+/* Could this node ever hold one share of j? */
+static int node_could(const struct snode *n, const struct job *j)
+{
+    return n->cpus >= j->req.cpus_per_node &&
+           n->memory_mb >= j->req.memory_mb && n->gpus >= j->req.gpus &&
+           has_features(n, &j->req.features);
+}
+
+static int node_usable(const struct snode *n)
+{
+    return !strcmp(n->state, "idle") || !strcmp(n->state, "mixed") ||
+           !strcmp(n->state, "allocated");
+}
+
+/* Does it have room for one share of j now? */
+static int node_fits(const struct snode *n, const struct usage *u,
+                     const char *cluster, const struct job *j)
+{
+    struct use *x = use_of((struct usage *)u, cluster, n->name, 0);
+    int cpus = x && x->cpus > n->cpus_alloc ? x->cpus : n->cpus_alloc;
+    long mem = x && x->memory_mb > n->memory_alloc_mb ? x->memory_mb
+                                                       : n->memory_alloc_mb;
+    int gpus = x && x->gpus > n->gpus_alloc ? x->gpus : n->gpus_alloc;
+
+    return node_usable(n) && node_could(n, j) &&
+           n->cpus - cpus >= j->req.cpus_per_node &&
+           n->memory_mb - mem >= j->req.memory_mb &&
+           n->gpus - gpus >= j->req.gpus;
+}
+
+static int queue_ok(const struct scluster *c, const struct job *j,
+                    char *why, size_t why_len)
+{
+    if (!j->req.queue)
+        return 1;
+    for (size_t i = 0; i < c->n_queues; i++) {
+        const struct squeue *q = &c->queues[i];
+        if (strcmp(q->name, j->req.queue) != 0)
+            continue;
+        if (q->max_walltime_s && j->req.walltime_s > q->max_walltime_s) {
+            snprintf(why, why_len, "walltime %lds exceeds the %lds limit of "
+                     "queue %s", j->req.walltime_s, q->max_walltime_s, q->id);
+            return 0;
+        }
+        return 1;
+    }
+    snprintf(why, why_len, "cluster %s has no queue %s", c->name,
+             j->req.queue);
+    return 0;
+}
+
+int fcfs_feasible(const struct snapshot *s, const struct job *j,
+                  struct loom_error *err)
+{
+    char why[256] = "";
+    int seen = 0;
+
+    for (size_t i = 0; s && i < s->n_clusters; i++) {
+        const struct scluster *c = s->clusters[i];
+        int fit = 0;
+        if (j->req.cluster && strcmp(c->name, j->req.cluster) != 0)
+            continue;
+        seen = 1;
+        if (!queue_ok(c, j, why, sizeof(why)))
+            continue;
+        for (size_t k = 0; k < c->n_nodes && fit < j->req.nodes; k++)
+            fit += node_could(&c->nodes[k], j);
+        if (fit >= j->req.nodes)
+            return 0;
+        snprintf(why, sizeof(why), "cluster %s has %d node(s) with %d cpus, "
+                 "%ld MB, %d gpus and the features asked for; the job needs "
+                 "%d", c->name, fit, j->req.cpus_per_node, j->req.memory_mb,
+                 j->req.gpus, j->req.nodes);
+    }
+    if (!seen)
+        return loom_error_field(err, LOOM_EIMPOSSIBLE, "request.cluster",
+                                "there is no cluster named '%s'",
+                                j->req.cluster ? j->req.cluster : "");
+    return loom_error_set(err, LOOM_EIMPOSSIBLE, "no cluster could ever run "
+                          "this job: %s", why);
+}
+
+static int place_in(const struct scluster *c, const struct usage *u,
+                    const struct job *j, struct strv *nodes)
+{
+    for (size_t k = 0; k < c->n_nodes && (int)nodes->n < j->req.nodes; k++)
+        if (node_fits(&c->nodes[k], u, c->name, j) &&
+            strv_push(nodes, c->nodes[k].name) < 0)
+            return -1;
+    if ((int)nodes->n == j->req.nodes)
+        return 1;
+    strv_fini(nodes);
+    return 0;
+}
+
+int fcfs_place(const struct snapshot *s, const struct usage *u,
+               const struct job *j, const char **cluster, struct strv *nodes,
+               char *why, size_t why_len)
+{
+    snprintf(why, why_len, "waiting for free nodes");
+    for (size_t i = 0; s && i < s->n_clusters; i++) {
+        const struct scluster *c = s->clusters[i];
+        int rc;
+        if (j->req.cluster && strcmp(c->name, j->req.cluster) != 0)
+            continue;
+        if (strcmp(c->state, "up") != 0 || !queue_ok(c, j, why, why_len))
+            continue;
+        rc = place_in(c, u, j, nodes);
+        if (rc != 0) {
+            *cluster = c->name;
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int fcfs_check_nodes(const struct snapshot *s, const struct usage *u,
+                     const struct job *j, const char *cluster,
+                     const struct strv *nodes, struct loom_error *err)
+{
+    const struct scluster *c = snapshot_cluster(s, cluster);
+
+    if (!c)
+        return loom_error_field(err, LOOM_ENOENT, "cluster", "there is no "
+                                "cluster named '%s'", cluster);
+    if ((int)nodes->n != j->req.nodes)
+        return loom_error_field(err, LOOM_EINVAL, "nodes", "the job asks for "
+                                "%d node(s), %zu given", j->req.nodes,
+                                nodes->n);
+    for (size_t i = 0; i < nodes->n; i++) {
+        const struct snode *n = scluster_node(c, nodes->v[i]);
+        for (size_t k = 0; k < i; k++)
+            if (!strcmp(nodes->v[k], nodes->v[i]))
+                return loom_error_field(err, LOOM_EINVAL, "nodes", "node %s "
+                                        "is given twice", nodes->v[i]);
+        if (!n)
+            return loom_error_field(err, LOOM_ENOENT, "nodes", "cluster %s "
+                                    "has no node %s", cluster, nodes->v[i]);
+        if (!node_fits(n, u, cluster, j))
+            return loom_error_set(err, LOOM_ECONFLICT, "node %s cannot take "
+                                  "the job now (state %s, %d of %d cpus "
+                                  "allocated)", n->id, n->state,
+                                  n->cpus_alloc, n->cpus);
+    }
+    return 0;
+}

@@ -1,0 +1,43 @@
+/* fcfs.h - first-come-first-served placement (first fit, submission order). */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_SCHEDULER_FCFS_H
+#define LOOM_SCHEDULER_FCFS_H
+
+#include <stddef.h>
+
+#include "core/hmap.h"
+#include "core/snapshot.h"
+#include "scheduler/job.h"
+
+/* What Loom's own jobs hold on each node ("cluster/node" -> struct use). */
+struct usage {
+    struct hmap by_node;
+};
+struct use {
+    int cpus;
+    long memory_mb;
+    int gpus;
+};
+void usage_init(struct usage *u);
+void usage_fini(struct usage *u);
+/* Add (sign +1) or release (sign -1) what job j holds on its nodes. */
+int usage_apply(struct usage *u, const struct job *j, int sign);
+
+/* Could any cluster of the snapshot ever run j (all its nodes free and up)?
+ * 0, or -1 with a 422 naming the reason. */
+int fcfs_feasible(const struct snapshot *s, const struct job *j,
+                  struct loom_error *err);
+
+/* Pick the first cluster (pinned or in configuration order) and its first
+ * nodes that fit j now. 1 with *cluster (borrowed from s) and nodes filled,
+ * 0 when nothing fits now (why says so), -1 when out of memory. */
+int fcfs_place(const struct snapshot *s, const struct usage *u,
+               const struct job *j, const char **cluster, struct strv *nodes,
+               char *why, size_t why_len);
+
+/* Do these nodes of that cluster fit j now? 0, or -1 with err (409/404). */
+int fcfs_check_nodes(const struct snapshot *s, const struct usage *u,
+                     const struct job *j, const char *cluster,
+                     const struct strv *nodes, struct loom_error *err);
+
+#endif

@@ -1,0 +1,84 @@
+/* job.h - a fabric job: the request, its life, its JSON. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_SCHEDULER_JOB_H
+#define LOOM_SCHEDULER_JOB_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "adaptors/adaptor.h"
+#include "core/error.h"
+
+enum job_state {
+    JOB_PENDING,
+    JOB_HELD,
+    JOB_STARTING,
+    JOB_RUNNING,
+    JOB_SUSPENDED,
+    JOB_COMPLETED,
+    JOB_FAILED,
+    JOB_CANCELLED,
+};
+
+struct job_request {
+    int nodes;
+    int cpus_per_node;
+    long memory_mb;
+    int gpus;
+    long walltime_s;
+    struct strv features;
+    char *cluster; /* pinned cluster, or NULL */
+    char *queue;   /* or NULL */
+};
+
+struct job {
+    int64_t id;
+    char *name;
+    char *owner;
+    char *source; /* local|grid|maintenance|cluster */
+    enum job_state state;
+    struct job_request req;
+    struct strv command; /* empty when script is used */
+    char *script;
+    struct strv env;     /* "NAME=value", sorted by name */
+    int priority;
+    char *cluster;
+    char *native_id;
+    struct strv nodes;
+    time_t submit_time, start_time, end_time;
+    int has_exit_code;
+    int exit_code;
+    char *reason;
+    char *stdout_path, *stderr_path;
+    /* Idempotency: key given by the submitter, hash of the request body. */
+    char *idem_key;
+    char idem_hash[65];
+    /* Scheduler-thread bookkeeping, not part of the record. */
+    int dirty;
+    int cancel_requested;
+};
+
+const char *job_state_name(enum job_state s);
+int job_state_parse(const char *name, enum job_state *out); /* 0 or -1 */
+int job_state_final(enum job_state s);
+int job_state_active(enum job_state s); /* starting, running, suspended */
+
+/* A new pending job from a POST /v1/jobs body (borrowed). Unknown fields,
+ * wrong types and out-of-range values fail with a 400 naming the field. */
+struct job *job_from_request(json_t *body, const char *owner,
+                             const char *source, struct loom_error *err);
+/* A job from its stored JSON document (as job_to_json made it). */
+struct job *job_from_doc(json_t *doc, struct loom_error *err);
+/* The job as the API shows it: a new reference. */
+json_t *job_to_json(const struct job *j);
+/* The job's JSON as compact text (new string), or NULL. */
+char *job_render(const struct job *j);
+/* SHA-256 (hex) of the canonical form of a request body, for
+ * idempotency: the same request always hashes the same. */
+void job_body_hash(json_t *body, char out[65]);
+void job_destroy(struct job *j); /* NULL-safe */
+/* Replace a string field: *field = copy of value (NULL allowed). */
+int job_set_str(char **field, const char *value);
+
+#endif

@@ -1,0 +1,403 @@
+/* sched.c - the scheduler thread: its loop, the job table, commits. */
+/* SPDX-License-Identifier: MIT */
+#include "scheduler/sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/store.h"
+#include "core/store_jobs.h"
+#include "core/timeutil.h"
+#include "scheduler/sched_state.h"
+
+#define CYCLE_PERIOD_S 1.0
+#define CYCLE_MIN_GAP_S 0.005
+#define BATCH_MAX 1024
+#define DB_RETRY_S 1.0
+
+struct sched S;
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    size_t n = *cap ? *cap : 64;
+    void *nv;
+
+    if (need <= *cap)
+        return 0;
+    while (n < need)
+        n *= 2;
+    nv = realloc(*v, n * elem);
+    if (!nv)
+        return -1;
+    memset((char *)nv + *cap * elem, 0, (n - *cap) * elem);
+    *v = nv;
+    *cap = n;
+    return 0;
+}
+
+struct job *sched_job(int64_t id)
+{
+    return id > 0 && (size_t)id <= S.cap ? S.jobs[id - 1] : NULL;
+}
+
+int sched_job_add(struct job *j)
+{
+    size_t cap = S.cap;
+
+    if (grow((void **)&S.jobs, &cap, (size_t)j->id, sizeof(*S.jobs)) < 0)
+        return -1;
+    cap = S.cap;
+    if (grow((void **)&S.views, &cap, (size_t)j->id, sizeof(*S.views)) < 0)
+        return -1;
+    S.cap = cap;
+    S.jobs[j->id - 1] = j;
+    if (j->id >= S.next_id)
+        S.next_id = j->id + 1;
+    if (j->idem_key) {
+        char key[512];
+        snprintf(key, sizeof(key), "%s\x1f%s", j->owner, j->idem_key);
+        if (hmap_put(&S.idem, key, (void *)(intptr_t)j->id) < 0)
+            return -1;
+    }
+    sched_view(j);
+    return 0;
+}
+
+void sched_view(struct job *j)
+{
+    struct jview *v = jview_create(j->id, job_state_name(j->state), j->owner,
+                                   j->cluster, job_render(j));
+
+    if (!v) {
+        log_err("job=%lld: out of memory rendering the job", (long long)j->id);
+        return;
+    }
+    jview_unref(S.views[j->id - 1]);
+    S.views[j->id - 1] = jview_ref(v);
+    if (jobtab_builder_set(&S.tab, v) < 0)
+        log_err("job=%lld: out of memory publishing the job",
+                (long long)j->id);
+    S.views_changed = 1;
+}
+
+void sched_touch(struct job *j)
+{
+    sched_view(j);
+    if (j->dirty)
+        return;
+    if (grow((void **)&S.dirty, &S.cap_dirty, S.n_dirty + 1,
+             sizeof(*S.dirty)) < 0) {
+        log_err("job=%lld: out of memory; the change stays in memory only",
+                (long long)j->id);
+        return;
+    }
+    j->dirty = 1;
+    S.dirty[S.n_dirty++] = j->id;
+}
+
+int sched_pending_push(int64_t id)
+{
+    if (grow((void **)&S.pending, &S.cap_pending, S.n_pending + 1,
+             sizeof(*S.pending)) < 0)
+        return -1;
+    S.pending[S.n_pending++] = id;
+    S.need_cycle = 1;
+    return 0;
+}
+
+void sched_ack_later(struct reply *r, int64_t id, int status)
+{
+    if (grow((void **)&S.acks, &S.cap_acks, S.n_acks + 1, sizeof(*S.acks)) < 0) {
+        struct loom_error err;
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        reply_send_error(r, &err);
+        return;
+    }
+    S.acks[S.n_acks++] = (struct ack){reply_ref(r), id, status};
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static int copy_strv(struct strv *dst, const struct strv *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        if (strv_push(dst, src->v[i]) < 0)
+            return -1;
+    return 0;
+}
+
+void sched_start_later(struct job *j, int adopt)
+{
+    struct server_start *s = calloc(1, sizeof(*s));
+
+    if (!s || grow((void **)&S.to_start, &S.cap_to_start, S.n_to_start + 1,
+                   sizeof(*S.to_start)) < 0)
+        goto error;
+    s->cluster = dup_or_null(j->cluster);
+    s->loom_id = j->id;
+    s->name = dup_or_null(j->name);
+    s->owner = dup_or_null(j->owner);
+    s->script = dup_or_null(j->script);
+    s->queue = dup_or_null(j->req.queue);
+    if (copy_strv(&s->command, &j->command) < 0 ||
+        copy_strv(&s->env, &j->env) < 0 || copy_strv(&s->nodes, &j->nodes) < 0)
+        goto error;
+    s->cpus_per_node = j->req.cpus_per_node;
+    s->gpus = j->req.gpus;
+    s->memory_mb = j->req.memory_mb;
+    s->walltime_s = j->req.walltime_s;
+    s->adopt = adopt;
+    s->start_time = j->start_time;
+    S.to_start[S.n_to_start++] = s;
+    return;
+error:
+    log_err("job=%lld: out of memory queueing its start", (long long)j->id);
+    server_start_free(s);
+}
+
+void sched_release(struct job *j)
+{
+    if (usage_apply(&S.usage, j, -1) < 0)
+        log_err("job=%lld: out of memory releasing its nodes",
+                (long long)j->id);
+    S.need_cycle = 1;
+}
+
+/* Commit every changed job in one transaction. 0, or -1 when the database
+ * is unavailable (the changes stay marked and are tried again). */
+int sched_commit(void)
+{
+    struct store_job_row *rows;
+    struct loom_error err;
+    int rc;
+
+    if (!S.n_dirty)
+        return 0;
+    if (time_mono() < S.db_retry_at)
+        return -1;
+    rows = calloc(S.n_dirty, sizeof(*rows));
+    if (!rows)
+        return -1;
+    for (size_t i = 0; i < S.n_dirty; i++) {
+        struct job *j = sched_job(S.dirty[i]);
+        rows[i] = (struct store_job_row){
+            .id = j->id, .state = job_state_name(j->state),
+            .owner = j->owner, .doc = S.views[j->id - 1]->json};
+    }
+    rc = store_jobs_update(S.st, rows, S.n_dirty, &err);
+    free(rows);
+    if (rc < 0) {
+        log_warn("commit of %zu job change(s) failed: %s; retrying",
+                 S.n_dirty, err.message);
+        S.db_retry_at = time_mono() + DB_RETRY_S;
+        return -1;
+    }
+    for (size_t i = 0; i < S.n_dirty; i++)
+        sched_job(S.dirty[i])->dirty = 0;
+    S.n_dirty = 0;
+    return 0;
+}
+
+/* After a commit: send the waiting answers and carry out the starts. */
+static void after_commit(int ok)
+{
+    struct loom_error err;
+
+    loom_error_set(&err, LOOM_EUNAVAIL, "database unavailable; the change "
+                   "is kept and committed when it is back: retry to see it");
+    for (size_t i = 0; i < S.n_acks; i++) {
+        struct ack *a = &S.acks[i];
+        if (ok) {
+            struct jview *v = S.views[a->id - 1];
+            reply_send(a->reply, a->status, strdup(v->json));
+        } else {
+            reply_send_error(a->reply, &err);
+        }
+        reply_unref(a->reply);
+    }
+    S.n_acks = 0;
+    if (!ok)
+        return;
+    for (size_t i = 0; i < S.n_to_start; i++)
+        msgq_post(server_queue(), msg_create(SERVER_START_JOB, S.to_start[i],
+                                             server_start_free, NULL));
+    S.n_to_start = 0;
+}
+
+static void status_reply(struct reply *r)
+{
+    size_t count[JOB_CANCELLED + 1] = {0};
+    json_t *o, *states = json_object();
+    char *body;
+
+    for (size_t i = 0; i < S.cap; i++)
+        if (S.jobs[i])
+            count[S.jobs[i]->state]++;
+    for (int s = 0; s <= JOB_CANCELLED; s++)
+        json_object_set_new(states, job_state_name(s),
+                            json_integer((json_int_t)count[s]));
+    o = json_pack("{s:b, s:s, s:o, s:b}", "enabled", S.enabled, "policy",
+                  "fcfs", "jobs", states, "database_ok", S.n_dirty == 0);
+    body = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    reply_send(r, 200, body);
+}
+
+static void handle(struct msg *m, struct msg **subs, size_t *n_subs)
+{
+    switch (m->type) {
+    case SCHED_SUBMIT:
+        subs[(*n_subs)++] = m;
+        return; /* destroyed after the batch */
+    case SCHED_JOB_OP:
+        sched_job_op(m);
+        break;
+    case SCHED_CLUSTER_JOBS:
+        sched_cluster_jobs(m->data);
+        break;
+    case SCHED_STARTED:
+        sched_started(m->data);
+        break;
+    case SCHED_ENABLE:
+        S.enabled = (int)(intptr_t)m->data;
+        S.need_cycle = 1;
+        log_info("built-in scheduler %s", S.enabled ? "enabled" : "disabled");
+        if (m->reply)
+            status_reply(m->reply);
+        break;
+    case SCHED_STATUS:
+        status_reply(m->reply);
+        break;
+    }
+    msg_destroy(m);
+}
+
+static void *sched_main(void *arg)
+{
+    struct msg *subs[BATCH_MAX];
+
+    double stop_by = 0;
+
+    log_thread_name("sched");
+    while (!S.stopping || (S.n_dirty && time_mono() < stop_by)) {
+        double now = time_mono(), wait = S.next_cycle - now;
+        struct msg *m, *next;
+        size_t n_subs = 0;
+
+        if (S.stopping)
+            wait = DB_RETRY_S;
+        m = msgq_take(S.q, wait < 0 ? 0 : wait, BATCH_MAX);
+        for (; m; m = next) {
+            next = m->next;
+            if (m->type == 0) { /* stop: flush for at most 10 s */
+                S.stopping = 1;
+                stop_by = time_mono() + 10;
+                msg_destroy(m);
+                continue;
+            }
+            handle(m, subs, &n_subs);
+        }
+        if (n_subs)
+            sched_submit_batch(subs, n_subs);
+        now = time_mono();
+        if (S.enabled && !S.stopping &&
+            (now >= S.next_cycle || (S.need_cycle &&
+                                     now >= S.next_cycle - CYCLE_PERIOD_S +
+                                                CYCLE_MIN_GAP_S))) {
+            sched_cycle();
+            S.next_cycle = now + CYCLE_PERIOD_S;
+        } else if (now >= S.next_cycle) {
+            S.next_cycle = now + CYCLE_PERIOD_S;
+        }
+        after_commit(sched_commit() == 0);
+        if (S.views_changed) {
+            struct jobtab *t = jobtab_builder_publish(&S.tab);
+            if (t) {
+                snapshot_publish_jobs(t);
+                S.views_changed = 0;
+            }
+        }
+    }
+    if (S.n_dirty)
+        log_err("stopping with %zu job change(s) not committed: the "
+                "database stayed unavailable", S.n_dirty);
+    return NULL;
+}
+
+int sched_start(struct store *st, int enabled, struct loom_error *err)
+{
+    S.st = st;
+    S.enabled = enabled;
+    S.next_id = 1;
+    S.q = msgq_create();
+    hmap_init(&S.idem);
+    usage_init(&S.usage);
+    jobtab_builder_init(&S.tab);
+    if (!S.q || !S.tab.work)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    if (sched_load(err) < 0)
+        return -1;
+    snapshot_publish_jobs(jobtab_builder_publish(&S.tab));
+    S.views_changed = 0;
+    S.need_cycle = 1;
+    if (pthread_create(&S.thread, NULL, sched_main, NULL) != 0)
+        return loom_error_set(err, LOOM_EINTERNAL, "cannot start the "
+                              "scheduler thread");
+    return 0;
+}
+
+void sched_stop(void)
+{
+    if (!S.q)
+        return;
+    msgq_post(S.q, msg_create(0, NULL, NULL, NULL));
+    pthread_join(S.thread, NULL);
+    for (size_t i = 0; i < S.n_to_start; i++)
+        server_start_free(S.to_start[i]);
+    for (size_t i = 0; i < S.cap; i++) {
+        job_destroy(S.jobs[i]);
+        jview_unref(S.views[i]);
+    }
+    free(S.jobs);
+    free(S.views);
+    free(S.pending);
+    free(S.dirty);
+    free(S.to_start);
+    free(S.acks);
+    hmap_fini(&S.idem);
+    usage_fini(&S.usage);
+    jobtab_builder_fini(&S.tab);
+    msgq_destroy(S.q);
+    store_close(S.st);
+    memset(&S, 0, sizeof(S));
+}
+
+struct msgq *sched_queue(void)
+{
+    return S.q;
+}
+
+void sched_cluster_jobs_free(void *p)
+{
+    struct sched_cluster_jobs *cj = p;
+
+    if (!cj)
+        return;
+    free(cj->cluster);
+    cl_job_list_fini(&cj->list);
+    free(cj);
+}
+
+void sched_started_free(void *p)
+{
+    struct sched_started *st = p;
+
+    if (!st)
+        return;
+    start_result_fini(&st->res);
+    free(st);
+}

@@ -1,0 +1,55 @@
+/* sched.h - the scheduler interface thread: the fabric queue and its door. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_SCHEDULER_SCHED_H
+#define LOOM_SCHEDULER_SCHED_H
+
+#include <stdint.h>
+
+#include "adaptors/adaptor.h"
+#include "core/msgq.h"
+#include "scheduler/job.h"
+
+/* Commands the scheduler thread takes (struct msg.type). */
+enum sched_msg {
+    SCHED_SUBMIT = 1,   /* data: struct job * (pending, idem fields set) */
+    SCHED_JOB_OP,       /* data: struct sched_job_op * */
+    SCHED_CLUSTER_JOBS, /* data: struct sched_cluster_jobs * (from server) */
+    SCHED_STARTED,      /* data: struct sched_started * (from server) */
+    SCHED_ENABLE,       /* data: (intptr_t) 0 or 1 */
+    SCHED_STATUS,       /* reply: {"enabled", "pending", "running", ...} */
+};
+
+struct sched_job_op {
+    int64_t id;
+    char op[16];        /* cancel|suspend|resume|hold|release|start */
+    char *subject;      /* who asks */
+    unsigned roles;
+    char *cluster;      /* start: where */
+    struct strv nodes;  /* start: on which nodes */
+};
+void sched_job_op_free(void *op);
+
+struct sched_cluster_jobs {
+    char *cluster;
+    struct cl_job_list list;
+    int complete;
+};
+void sched_cluster_jobs_free(void *p);
+
+struct sched_started {
+    int64_t id;
+    int ok;
+    struct start_result res;
+    struct loom_error err;
+};
+void sched_started_free(void *p);
+
+struct store;
+/* Load every job from the store (the thread takes st), publish them, and
+ * start the thread. Start-up errors end the daemon: -1 with err. */
+int sched_start(struct store *st, int enabled, struct loom_error *err);
+/* Flush what is not yet committed and end the thread. */
+void sched_stop(void);
+struct msgq *sched_queue(void);
+
+#endif

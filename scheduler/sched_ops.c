@@ -1,0 +1,268 @@
+/* sched_ops.c - submits (group commit) and job operations. */
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/store_jobs.h"
+#include "core/token.h"
+#include "scheduler/sched_state.h"
+
+static void idem_key_of(const struct job *j, char *key, size_t n)
+{
+    snprintf(key, n, "%s\x1f%s", j->owner, j->idem_key);
+}
+
+/* A replay of a known key: the same job (200), or 409 for another body.
+ * Returns 1 when answered. */
+static int idem_replay(struct msg *m, struct job *j)
+{
+    struct loom_error err;
+    struct job *old;
+    char key[512];
+
+    if (!j->idem_key)
+        return 0;
+    idem_key_of(j, key, sizeof(key));
+    old = sched_job((int64_t)(intptr_t)hmap_get(&S.idem, key));
+    if (!old)
+        return 0;
+    if (old->dirty == 2) {
+        loom_error_field(&err, LOOM_ECONFLICT, "Idempotency-Key",
+                         "a request with Idempotency-Key '%s' is in "
+                         "progress; retry", j->idem_key);
+        reply_send_error(m->reply, &err);
+    } else if (strcmp(old->idem_hash, j->idem_hash) != 0) {
+        loom_error_field(&err, LOOM_ECONFLICT, "Idempotency-Key",
+                         "Idempotency-Key '%s' was used for another request "
+                         "(job %lld)", j->idem_key, (long long)old->id);
+        reply_send_error(m->reply, &err);
+    } else if (old->dirty) {
+        sched_ack_later(m->reply, old->id, 200);
+    } else {
+        reply_send(m->reply, 200, strdup(S.views[old->id - 1]->json));
+    }
+    return 1;
+}
+
+/* Accept what can be accepted, commit all of it in one transaction, then
+ * answer every submitter: the group commit of concurrent submits. */
+void sched_submit_batch(struct msg **subs, size_t n)
+{
+    struct store_job_row *rows = calloc(n, sizeof(*rows));
+    struct job **batch = calloc(n, sizeof(*batch));
+    struct msg **owners = calloc(n, sizeof(*owners));
+    struct snapshot *snap = snapshot_get();
+    struct loom_error err;
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        struct job *j = subs[i]->data;
+        if (!rows || !batch || !owners) {
+            loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+            reply_send_error(subs[i]->reply, &err);
+            continue;
+        }
+        if (idem_replay(subs[i], j))
+            continue;
+        if (fcfs_feasible(snap, j, &err) < 0) {
+            reply_send_error(subs[i]->reply, &err);
+            continue;
+        }
+        j->id = S.next_id++;
+        j->submit_time = time(NULL);
+        if (sched_job_add(j) < 0) {
+            loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+            reply_send_error(subs[i]->reply, &err);
+            continue;
+        }
+        subs[i]->data = NULL; /* the table owns it now */
+        j->dirty = 2;          /* not committed yet */
+        batch[k] = j;
+        owners[k] = subs[i];
+        rows[k] = (struct store_job_row){
+            .id = j->id, .state = job_state_name(j->state), .owner = j->owner,
+            .idem_owner = j->idem_key ? j->owner : NULL,
+            .idem_key = j->idem_key,
+            .idem_hash = j->idem_key ? j->idem_hash : NULL,
+            .doc = S.views[j->id - 1]->json};
+        k++;
+    }
+    if (k && store_jobs_insert(S.st, rows, k, &err) < 0) {
+        log_warn("commit of %zu submitted job(s) failed: %s", k, err.message);
+        if (err.kind != LOOM_ECONFLICT)
+            loom_error_set(&err, LOOM_EUNAVAIL, "database unavailable: the "
+                           "job was not accepted; retry later");
+        for (size_t i = 0; i < k; i++) {
+            char key[512];
+            reply_send_error(owners[i]->reply, &err);
+            if (batch[i]->idem_key) {
+                idem_key_of(batch[i], key, sizeof(key));
+                hmap_del(&S.idem, key);
+            }
+            /* Not acknowledged: drop it from the table and the view. */
+            S.jobs[batch[i]->id - 1] = NULL;
+            jview_unref(S.views[batch[i]->id - 1]);
+            S.views[batch[i]->id - 1] = NULL;
+            jobtab_builder_clear(&S.tab, batch[i]->id);
+            job_destroy(batch[i]);
+        }
+        k = 0;
+    }
+    for (size_t i = 0; i < k; i++) {
+        batch[i]->dirty = 0;
+        sched_pending_push(batch[i]->id);
+        reply_send(owners[i]->reply, 201,
+                   strdup(S.views[batch[i]->id - 1]->json));
+    }
+    snapshot_put(snap);
+    for (size_t i = 0; i < n; i++)
+        msg_destroy(subs[i]);
+    free(rows);
+    free(batch);
+    free(owners);
+}
+
+static int may_control(const struct job *j, const struct sched_job_op *op)
+{
+    return (op->roles & LOOM_ROLE_ADMIN) || !strcmp(op->subject, j->owner);
+}
+
+static void to_server(struct msg *m, struct job *j, const char *op)
+{
+    struct server_job_op *s = calloc(1, sizeof(*s));
+
+    if (s) {
+        s->id = j->id;
+        snprintf(s->op, sizeof(s->op), "%s", op);
+        s->cluster = strdup(j->cluster);
+        s->native_id = j->native_id ? strdup(j->native_id) : NULL;
+        s->view = strdup(S.views[j->id - 1]->json);
+    }
+    msgq_post(server_queue(),
+              msg_create(SERVER_JOB_OP, s, server_job_op_free, m->reply));
+}
+
+static void finish_now(struct job *j, enum job_state st, const char *why)
+{
+    j->state = st;
+    j->end_time = time(NULL);
+    job_set_str(&j->reason, why);
+    sched_touch(j);
+}
+
+static int do_start(struct msg *m, struct job *j, struct sched_job_op *op,
+                    struct loom_error *err)
+{
+    struct snapshot *snap = snapshot_get();
+    int rc = fcfs_check_nodes(snap, &S.usage, j, op->cluster, &op->nodes, err);
+
+    snapshot_put(snap);
+    if (rc < 0)
+        return -1;
+    j->state = JOB_STARTING;
+    job_set_str(&j->cluster, op->cluster);
+    strv_fini(&j->nodes);
+    for (size_t i = 0; i < op->nodes.n; i++)
+        strv_push(&j->nodes, op->nodes.v[i]);
+    job_set_str(&j->reason, NULL);
+    usage_apply(&S.usage, j, 1);
+    sched_touch(j);
+    sched_start_later(j, 0);
+    sched_ack_later(m->reply, j->id, 202);
+    log_info("job=%lld start on cluster=%s requested by %s", (long long)j->id,
+             op->cluster, op->subject);
+    return 0;
+}
+
+static int job_op(struct msg *m, struct job *j, struct sched_job_op *op,
+                  struct loom_error *err)
+{
+    char why[160];
+    const char *st = job_state_name(j->state);
+
+    if (!may_control(j, op))
+        return loom_error_set(err, LOOM_EPERM, "job %lld belongs to %s",
+                              (long long)j->id, j->owner);
+    if (!strcmp(op->op, "cancel")) {
+        if (job_state_final(j->state))
+            return loom_error_set(err, LOOM_ECONFLICT, "job %lld is %s "
+                                  "already", (long long)j->id, st);
+        if (j->state == JOB_PENDING || j->state == JOB_HELD) {
+            snprintf(why, sizeof(why), "cancelled by %s", op->subject);
+            finish_now(j, JOB_CANCELLED, why);
+            sched_ack_later(m->reply, j->id, 200);
+        } else if (j->state == JOB_STARTING) {
+            j->cancel_requested = 1;
+            job_set_str(&j->reason, "cancel requested while starting");
+            sched_view(j);
+            reply_send(m->reply, 202, strdup(S.views[j->id - 1]->json));
+        } else {
+            to_server(m, j, "cancel");
+        }
+        return 0;
+    }
+    if (!strcmp(op->op, "hold") || !strcmp(op->op, "release")) {
+        int hold = !strcmp(op->op, "hold");
+        if (j->state != (hold ? JOB_PENDING : JOB_HELD))
+            return loom_error_set(err, LOOM_ECONFLICT, "job %lld is %s: only "
+                                  "a %s job can be %s", (long long)j->id, st,
+                                  hold ? "pending" : "held",
+                                  hold ? "held" : "released");
+        j->state = hold ? JOB_HELD : JOB_PENDING;
+        snprintf(why, sizeof(why), "%s by %s", hold ? "held" : "released",
+                 op->subject);
+        job_set_str(&j->reason, why);
+        if (!hold)
+            sched_pending_push(j->id);
+        sched_touch(j);
+        sched_ack_later(m->reply, j->id, 200);
+        return 0;
+    }
+    if (!strcmp(op->op, "suspend") || !strcmp(op->op, "resume")) {
+        int sus = !strcmp(op->op, "suspend");
+        if (j->state != (sus ? JOB_RUNNING : JOB_SUSPENDED))
+            return loom_error_set(err, LOOM_ECONFLICT, "job %lld is %s: only "
+                                  "a %s job can be %s", (long long)j->id, st,
+                                  sus ? "running" : "suspended",
+                                  sus ? "suspended" : "resumed");
+        to_server(m, j, op->op);
+        return 0;
+    }
+    if (!strcmp(op->op, "start")) {
+        if (j->state != JOB_PENDING && j->state != JOB_HELD)
+            return loom_error_set(err, LOOM_ECONFLICT, "job %lld is %s: only "
+                                  "a pending or held job can be started",
+                                  (long long)j->id, st);
+        return do_start(m, j, op, err);
+    }
+    return loom_error_set(err, LOOM_EINVAL, "unknown job operation '%s'",
+                          op->op);
+}
+
+void sched_job_op(struct msg *m)
+{
+    struct sched_job_op *op = m->data;
+    struct job *j = sched_job(op->id);
+    struct loom_error err;
+
+    if (!j) {
+        loom_error_set(&err, LOOM_ENOENT, "no job %lld", (long long)op->id);
+        reply_send_error(m->reply, &err);
+        return;
+    }
+    if (job_op(m, j, op, &err) < 0)
+        reply_send_error(m->reply, &err);
+}
+
+void sched_job_op_free(void *p)
+{
+    struct sched_job_op *op = p;
+
+    if (!op)
+        return;
+    free(op->subject);
+    free(op->cluster);
+    strv_fini(&op->nodes);
+    free(op);
+}

@@ -1,0 +1,77 @@
+/* sched_state.h - the scheduler thread's own state; private to scheduler/. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_SCHEDULER_SCHED_STATE_H
+#define LOOM_SCHEDULER_SCHED_STATE_H
+
+#include <pthread.h>
+
+#include "core/hmap.h"
+#include "core/server.h"
+#include "core/snapshot.h"
+#include "scheduler/fcfs.h"
+#include "scheduler/sched.h"
+
+struct ack {
+    struct reply *reply;
+    int64_t id;
+    int status;
+};
+
+struct sched {
+    struct msgq *q;
+    pthread_t thread;
+    struct store *st;
+    int enabled;
+    int stopping;
+    /* jobs by id - 1, and their rendered views (one reference each) */
+    struct job **jobs;
+    struct jview **views;
+    size_t cap;
+    int64_t next_id;
+    /* pending job ids in submission order (compacted by each cycle) */
+    int64_t *pending;
+    size_t n_pending, cap_pending;
+    /* jobs changed since the last commit */
+    int64_t *dirty;
+    size_t n_dirty, cap_dirty;
+    /* start decisions and answers that wait for the next commit */
+    struct server_start **to_start;
+    size_t n_to_start, cap_to_start;
+    struct ack *acks;
+    size_t n_acks, cap_acks;
+    struct hmap idem; /* "owner\x1fkey" -> id (intptr_t) */
+    struct usage usage;
+    struct jobtab_builder tab;
+    int views_changed;
+    int need_cycle;
+    double next_cycle;
+    double db_retry_at;
+};
+
+extern struct sched S;
+
+struct job *sched_job(int64_t id);
+/* Put a job in the table (taken). 0, or -1 when out of memory. */
+int sched_job_add(struct job *j);
+/* Re-render the job's view and mark it for the next commit. */
+void sched_touch(struct job *j);
+void sched_view(struct job *j); /* re-render only */
+int sched_pending_push(int64_t id);
+/* Queue an answer to send after the next successful commit. */
+void sched_ack_later(struct reply *r, int64_t id, int status);
+/* Queue a start for after the next commit (the decision is taken). */
+void sched_start_later(struct job *j, int adopt);
+/* A job leaves its nodes (final state, or back to pending). */
+void sched_release(struct job *j);
+int sched_commit(void);
+
+/* sched_ops.c */
+void sched_submit_batch(struct msg **subs, size_t n);
+void sched_job_op(struct msg *m);
+/* sched_update.c */
+void sched_cluster_jobs(struct sched_cluster_jobs *cj);
+void sched_started(struct sched_started *st);
+void sched_cycle(void);
+int sched_load(struct loom_error *err);
+
+#endif

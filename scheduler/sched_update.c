@@ -1,0 +1,257 @@
+/* sched_update.c - what clusters report, start results, the cycle, reload. */
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/store_jobs.h"
+#include "core/timeutil.h"
+#include "scheduler/sched_state.h"
+
+static void set_final(struct job *j, const struct cl_job *c,
+                      enum job_state st)
+{
+    if (job_state_active(j->state))
+        sched_release(j);
+    j->state = st;
+    j->end_time = c && c->end_time ? c->end_time : time(NULL);
+    if (c && c->has_exit_code) {
+        j->has_exit_code = 1;
+        j->exit_code = c->exit_code;
+    }
+    if (c && c->reason)
+        job_set_str(&j->reason, c->reason);
+    log_info("job=%lld cluster=%s %s%s%s", (long long)j->id, j->cluster,
+             job_state_name(st), j->reason ? ": " : "",
+             j->reason ? j->reason : "");
+}
+
+/* Fold one reported job into the record. */
+static void update_one(const char *cluster, const struct cl_job *c)
+{
+    struct job *j = sched_job(c->loom_id);
+    enum job_state st;
+
+    if (!j || !j->cluster || strcmp(j->cluster, cluster) != 0 ||
+        job_state_final(j->state) || job_state_parse(c->state, &st) < 0)
+        return;
+    if (st == JOB_PENDING || st == JOB_HELD || st == JOB_STARTING)
+        return; /* queued in the cluster: still starting for Loom */
+    if (!j->native_id && c->native_id)
+        job_set_str(&j->native_id, c->native_id);
+    if (!j->stdout_path && c->stdout_path)
+        job_set_str(&j->stdout_path, c->stdout_path);
+    if (!j->stderr_path && c->stderr_path)
+        job_set_str(&j->stderr_path, c->stderr_path);
+    if (job_state_final(st)) {
+        set_final(j, c, st);
+    } else if (st != j->state) {
+        j->state = st;
+        if (!j->start_time)
+            j->start_time = c->start_time ? c->start_time : time(NULL);
+    } else {
+        return;
+    }
+    sched_touch(j);
+}
+
+static int in_list(const struct cl_job_list *l, int64_t id)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].loom_id == id)
+            return 1;
+    return 0;
+}
+
+void sched_cluster_jobs(struct sched_cluster_jobs *cj)
+{
+    for (size_t i = 0; i < cj->list.n; i++)
+        if (cj->list.v[i].loom_id > 0)
+            update_one(cj->cluster, &cj->list.v[i]);
+    if (!cj->complete)
+        return;
+    /* A complete list: a running job it lacks is gone from the cluster. */
+    for (size_t i = 0; i < S.cap; i++) {
+        struct job *j = S.jobs[i];
+        if (!j || (j->state != JOB_RUNNING && j->state != JOB_SUSPENDED) ||
+            strcmp(j->cluster, cj->cluster) != 0 || in_list(&cj->list, j->id))
+            continue;
+        job_set_str(&j->reason, "lost: the cluster no longer knows the job");
+        set_final(j, NULL, JOB_FAILED);
+        sched_touch(j);
+    }
+}
+
+static void to_pending(struct job *j, const char *why)
+{
+    sched_release(j);
+    j->state = JOB_PENDING;
+    job_set_str(&j->cluster, NULL);
+    strv_fini(&j->nodes);
+    job_set_str(&j->reason, why);
+    sched_pending_push(j->id);
+}
+
+void sched_started(struct sched_started *st)
+{
+    struct job *j = sched_job(st->id);
+
+    if (!j || j->state != JOB_STARTING)
+        return;
+    if (!st->ok) {
+        log_warn("job=%lld cluster=%s start failed: %s", (long long)j->id,
+                 j->cluster, st->err.message);
+        if (st->err.kind == LOOM_ECONFLICT || st->err.kind == LOOM_ETEMP ||
+            st->err.kind == LOOM_EUNAVAIL) {
+            to_pending(j, st->err.message);
+        } else {
+            job_set_str(&j->reason, st->err.message);
+            set_final(j, NULL, JOB_FAILED);
+        }
+        sched_touch(j);
+        return;
+    }
+    j->state = JOB_RUNNING;
+    if (!j->start_time)
+        j->start_time = time(NULL);
+    job_set_str(&j->native_id, st->res.native_id);
+    job_set_str(&j->stdout_path, st->res.stdout_path);
+    job_set_str(&j->stderr_path, st->res.stderr_path);
+    sched_touch(j);
+    if (j->cancel_requested) {
+        struct server_job_op *op = calloc(1, sizeof(*op));
+        j->cancel_requested = 0;
+        if (op) {
+            op->id = j->id;
+            snprintf(op->op, sizeof(op->op), "cancel");
+            op->cluster = strdup(j->cluster);
+            op->native_id = strdup(j->native_id ? j->native_id : "");
+        }
+        msgq_post(server_queue(), msg_create(SERVER_JOB_OP, op,
+                                             server_job_op_free, NULL));
+    }
+}
+
+/* Shapes that found no room in this cycle: a job at least as large (and
+ * as unconstrained) cannot fit either, so the cycle stays linear. */
+struct shape {
+    int nodes, cpus, gpus;
+    long mem;
+    const char *pin;
+};
+
+static int covered(const struct shape *f, size_t n, const struct job *j)
+{
+    if (j->req.features.n || j->req.queue)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (j->req.nodes >= f[i].nodes && j->req.cpus_per_node >= f[i].cpus &&
+            j->req.memory_mb >= f[i].mem && j->req.gpus >= f[i].gpus &&
+            ((!f[i].pin && !j->req.cluster) ||
+             (f[i].pin && j->req.cluster && !strcmp(f[i].pin, j->req.cluster))))
+            return 1;
+    return 0;
+}
+
+static void try_place(const struct snapshot *snap, struct job *j,
+                      struct shape *failed, size_t *n_failed)
+{
+    const char *cluster = NULL;
+    struct strv nodes = {0};
+    char why[256];
+    int rc = fcfs_place(snap, &S.usage, j, &cluster, &nodes, why, sizeof(why));
+
+    if (rc <= 0) {
+        if (!j->reason || strcmp(j->reason, why) != 0) {
+            job_set_str(&j->reason, why);
+            sched_view(j);
+        }
+        if (*n_failed < 16 && !j->req.features.n && !j->req.queue)
+            failed[(*n_failed)++] = (struct shape){
+                j->req.nodes, j->req.cpus_per_node, j->req.gpus,
+                j->req.memory_mb, j->req.cluster};
+        return;
+    }
+    j->state = JOB_STARTING;
+    job_set_str(&j->cluster, cluster);
+    strv_fini(&j->nodes);
+    j->nodes = nodes;
+    job_set_str(&j->reason, NULL);
+    usage_apply(&S.usage, j, 1);
+    sched_touch(j);
+    sched_start_later(j, 0);
+}
+
+void sched_cycle(void)
+{
+    struct snapshot *snap = snapshot_get();
+    struct shape failed[16];
+    size_t n_failed = 0, keep = 0;
+
+    for (size_t i = 0; i < S.n_pending; i++) {
+        struct job *j = sched_job(S.pending[i]);
+        if (!j || j->state != JOB_PENDING)
+            continue;
+        /* a job pushed twice (released, then requeued) is kept once */
+        if (keep && S.pending[keep - 1] == j->id)
+            continue;
+        if (!covered(failed, n_failed, j))
+            try_place(snap, j, failed, &n_failed);
+        if (j->state == JOB_PENDING)
+            S.pending[keep++] = j->id;
+    }
+    S.n_pending = keep;
+    S.need_cycle = 0;
+    snapshot_put(snap);
+}
+
+/* ---- start-up: load every job and re-attach the active ones ---------- */
+
+static int load_row(void *arg, const struct store_job_row *row)
+{
+    struct loom_error err;
+    json_error_t jerr;
+    json_t *doc = json_loads(row->doc, 0, &jerr);
+    struct job *j = doc ? job_from_doc(doc, &err) : NULL;
+
+    json_decref(doc);
+    if (!j) {
+        log_err("job=%lld: stored record unreadable; skipped",
+                (long long)row->id);
+        return 0;
+    }
+    if (row->idem_key) {
+        job_set_str(&j->idem_key, row->idem_key);
+        snprintf(j->idem_hash, sizeof(j->idem_hash), "%s",
+                 row->idem_hash ? row->idem_hash : "");
+    }
+    if (sched_job_add(j) < 0) {
+        job_destroy(j);
+        return -1;
+    }
+    (*(size_t *)arg)++;
+    if (j->state == JOB_PENDING)
+        sched_pending_push(j->id);
+    if (job_state_active(j->state)) {
+        usage_apply(&S.usage, j, 1);
+        sched_start_later(j, 1);
+    }
+    return 0;
+}
+
+int sched_load(struct loom_error *err)
+{
+    double t0 = time_mono();
+    size_t n = 0;
+
+    if (store_jobs_load(S.st, load_row, &n, err) < 0)
+        return loom_error_prefix(err, "loading jobs");
+    log_info("loaded %zu job(s) in %.0f ms; %zu pending, %zu to re-attach", n,
+             (time_mono() - t0) * 1000, S.n_pending, S.n_to_start);
+    /* The re-attachments were decided before: carry them out now. */
+    for (size_t i = 0; i < S.n_to_start; i++)
+        msgq_post(server_queue(), msg_create(SERVER_START_JOB, S.to_start[i],
+                                             server_start_free, NULL));
+    S.n_to_start = 0;
+    return 0;
+}

@@ -1,0 +1,198 @@
+/* adaptors_registry.c - adaptor types keep the contract; bad ones fail it. */
+/* SPDX-License-Identifier: MIT */
+#include "adaptors/adaptor.h"
+#include "tests/lib/tap.h"
+
+/*
+ * adaptor_type_check looks a type up by name in the registry and checks the
+ * raw table registered there, so a bad table made here cannot be handed to
+ * it. To test that very code on bad tables, this file compiles a private
+ * copy of adaptors/adaptor.c whose registry holds the two bad tables below
+ * in place of adaptor_local and adaptor_sim. Every exported name of the copy
+ * is renamed so it does not clash with the real registry, which the test
+ * also links; a name added to adaptor.c without a rename here shows up as a
+ * duplicate symbol at link time, never as a silent pass.
+ */
+#define adaptor_local bad_suspend_type
+#define adaptor_sim bad_state_type
+#define adaptor_type_find copy_adaptor_type_find
+#define adaptor_types copy_adaptor_types
+#define adaptor_type_check copy_adaptor_type_check
+#define strv_push copy_strv_push
+#define strv_fini copy_strv_fini
+#define cl_node_list_add copy_cl_node_list_add
+#define cl_job_list_add copy_cl_job_list_add
+#define cl_queue_list_add copy_cl_queue_list_add
+#define cl_node_list_fini copy_cl_node_list_fini
+#define cl_job_list_fini copy_cl_job_list_fini
+#define cl_queue_list_fini copy_cl_queue_list_fini
+#define start_result_fini copy_start_result_fini
+#include "adaptors/adaptor.c"
+#undef adaptor_local
+#undef adaptor_sim
+#undef adaptor_type_find
+#undef adaptor_types
+#undef adaptor_type_check
+#undef strv_push
+#undef strv_fini
+#undef cl_node_list_add
+#undef cl_job_list_add
+#undef cl_queue_list_add
+#undef cl_node_list_fini
+#undef cl_job_list_fini
+#undef cl_queue_list_fini
+#undef start_result_fini
+
+static int fake_create(struct conf_section *sec, const struct adaptor_env *env,
+                       void **self, struct loom_error *err)
+{
+    return loom_error_set(err, LOOM_ENOTSUP, "fake");
+}
+
+static void fake_destroy(void *self)
+{
+}
+
+static int fake_probe(void *self, struct loom_error *err)
+{
+    return 0;
+}
+
+static int fake_nodes(void *self, struct cl_node_list *out,
+                      struct loom_error *err)
+{
+    return 0;
+}
+
+static int fake_jobs(void *self, struct cl_job_list *out, int *complete,
+                     struct loom_error *err)
+{
+    return 0;
+}
+
+static int fake_queues(void *self, struct cl_queue_list *out,
+                       struct loom_error *err)
+{
+    return 0;
+}
+
+static int fake_start(void *self, const struct start_req *req,
+                      struct start_result *out, struct loom_error *err)
+{
+    return 0;
+}
+
+static int fake_job_op(void *self, const char *native_id,
+                       struct loom_error *err)
+{
+    return 0;
+}
+
+static int fake_node_state(void *self, const char *node, const char *state,
+                           const char *reason, struct loom_error *err)
+{
+    return 0;
+}
+
+#define FAKE_CORE_OPS                                                        \
+    .version = LOOM_ADAPTOR_VERSION, .create = fake_create,                  \
+    .destroy = fake_destroy, .probe = fake_probe, .nodes = fake_nodes,       \
+    .jobs = fake_jobs, .queues = fake_queues, .start = fake_start,           \
+    .cancel = fake_job_op
+
+/* Claims suspend but has only half of the pair. */
+const struct adaptor_type bad_suspend_type = {
+    .name = "bad-suspend",
+    .caps = LOOM_CAP_SUSPEND,
+    FAKE_CORE_OPS,
+    .suspend = fake_job_op,
+};
+
+/* Has a set_node_state op without claiming the capability. */
+const struct adaptor_type bad_state_type = {
+    .name = "bad-state",
+    .caps = 0,
+    FAKE_CORE_OPS,
+    .set_node_state = fake_node_state,
+};
+
+/* An op the type lacks must be the registry's ENOTSUP default. */
+static void check_default(const struct adaptor_type *t, const char *op,
+                          int rc, struct loom_error *err)
+{
+    ok(rc < 0 && err->kind == LOOM_ENOTSUP, "%s: %s is the not-supported "
+       "default", t->name, op);
+}
+
+static void check_type(const struct adaptor_type *t)
+{
+    struct loom_error err = {0};
+    int valid = adaptor_type_check(t, &err) == 0;
+
+    ok(valid, "%s: contract check passes (%s)", t->name, err.message);
+    ok(adaptor_type_find(t->name) == t, "%s: found by its name", t->name);
+    is_int(t->version, LOOM_ADAPTOR_VERSION, "%s: interface version",
+           t->name);
+    ok(t->create && t->destroy && t->probe && t->nodes && t->jobs &&
+       t->queues && t->start && t->cancel, "%s: core ops set", t->name);
+    ok(t->set_node_state && t->suspend && t->resume && t->hold &&
+       t->release, "%s: optional ops filled", t->name);
+    /* Only when bits and ops agree is a missing bit's op the default;
+     * otherwise it may be the type's own op, which needs an instance. */
+    if (!valid)
+        return;
+    if (!(t->caps & LOOM_CAP_NODE_STATE))
+        check_default(t, "set_node_state",
+                      t->set_node_state(NULL, "n1", "up", NULL, &err), &err);
+    if (!(t->caps & LOOM_CAP_SUSPEND)) {
+        check_default(t, "suspend", t->suspend(NULL, "1", &err), &err);
+        check_default(t, "resume", t->resume(NULL, "1", &err), &err);
+    }
+    if (!(t->caps & LOOM_CAP_HOLD)) {
+        check_default(t, "hold", t->hold(NULL, "1", &err), &err);
+        check_default(t, "release", t->release(NULL, "1", &err), &err);
+    }
+}
+
+static void t_registered(void)
+{
+    const struct adaptor_type *const *types;
+    struct adaptor_type stranger = {.name = "stranger"};
+    struct loom_error err = {0};
+    size_t n;
+
+    types = adaptor_types(&n);
+    ok(n >= 2, "%zu types registered", n);
+    for (size_t i = 0; i < n; i++)
+        check_type(types[i]);
+    ok(adaptor_type_find("local") != NULL, "local is registered");
+    ok(adaptor_type_find("sim") != NULL, "sim is registered");
+    ok(adaptor_type_find("nope") == NULL, "no type nope");
+    ok(adaptor_type_check(&stranger, &err) < 0 && err.kind == LOOM_EINVAL,
+       "an unregistered type fails the check: %s", err.message);
+}
+
+static void t_bad(void)
+{
+    struct loom_error err = {0};
+    const struct adaptor_type *t;
+
+    t = copy_adaptor_type_find("bad-suspend");
+    ok(t != NULL, "the copy registers bad-suspend");
+    ok(t && copy_adaptor_type_check(t, &err) < 0 &&
+       strstr(err.message, "suspend capability and ops disagree"),
+       "a capability bit without its ops is caught: %s", err.message);
+    loom_error_clear(&err);
+    t = copy_adaptor_type_find("bad-state");
+    ok(t != NULL, "the copy registers bad-state");
+    ok(t && copy_adaptor_type_check(t, &err) < 0 &&
+       strstr(err.message, "node-state capability and op disagree"),
+       "an op without its capability bit is caught: %s", err.message);
+}
+
+int main(void)
+{
+    t_registered();
+    t_bad();
+    return done_testing();
+}
