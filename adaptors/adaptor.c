@@ -79,23 +79,28 @@ int adaptor_type_check(const struct adaptor_type *t, struct loom_error *err)
             raw = registry[i];
     if (!raw)
         return loom_error_set(err, LOOM_EINVAL, "%s: not registered", t->name);
+    return adaptor_table_check(raw, err);
+}
+
+int adaptor_table_check(const struct adaptor_type *raw, struct loom_error *err)
+{
     if (raw->version != LOOM_ADAPTOR_VERSION)
         return loom_error_set(err, LOOM_EINVAL, "%s: interface version %d, "
-                              "want %d", t->name, raw->version,
+                              "want %d", raw->name, raw->version,
                               LOOM_ADAPTOR_VERSION);
     if (!raw->create || !raw->destroy || !raw->probe || !raw->nodes ||
         !raw->jobs || !raw->queues || !raw->start || !raw->cancel)
         return loom_error_set(err, LOOM_EINVAL, "%s: a core op is missing",
-                              t->name);
+                              raw->name);
     if (!!(raw->caps & LOOM_CAP_SUSPEND) != !!(raw->suspend && raw->resume))
         return loom_error_set(err, LOOM_EINVAL, "%s: suspend capability and "
-                              "ops disagree", t->name);
+                              "ops disagree", raw->name);
     if (!!(raw->caps & LOOM_CAP_HOLD) != !!(raw->hold && raw->release))
         return loom_error_set(err, LOOM_EINVAL, "%s: hold capability and ops "
-                              "disagree", t->name);
+                              "disagree", raw->name);
     if (!!(raw->caps & LOOM_CAP_NODE_STATE) != !!raw->set_node_state)
         return loom_error_set(err, LOOM_EINVAL, "%s: node-state capability "
-                              "and op disagree", t->name);
+                              "and op disagree", raw->name);
     return 0;
 }
 

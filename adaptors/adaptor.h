@@ -175,7 +175,13 @@ struct adaptor_type {
 const struct adaptor_type *adaptor_type_find(const char *name);
 /* All registered types (for tests). */
 const struct adaptor_type *const *adaptor_types(size_t *n);
-/* 0 when every capability bit has its ops and no op lacks its bit. */
+/* 0 when the registered table of t's name has every core op, the right
+ * interface version, and every capability bit has its ops and no op lacks
+ * its bit. */
 int adaptor_type_check(const struct adaptor_type *t, struct loom_error *err);
+/* The same checks on a raw table as a type declares it (before the
+ * registry fills its optional ops). */
+int adaptor_table_check(const struct adaptor_type *raw,
+                        struct loom_error *err);
 
 #endif

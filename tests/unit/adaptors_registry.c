@@ -3,45 +3,9 @@
 #include "adaptors/adaptor.h"
 #include "tests/lib/tap.h"
 
-/*
- * adaptor_type_check looks a type up by name in the registry and checks the
- * raw table registered there, so a bad table made here cannot be handed to
- * it. To test that very code on bad tables, this file compiles a private
- * copy of adaptors/adaptor.c whose registry holds the two bad tables below
- * in place of adaptor_local and adaptor_sim. Every exported name of the copy
- * is renamed so it does not clash with the real registry, which the test
- * also links; a name added to adaptor.c without a rename here shows up as a
- * duplicate symbol at link time, never as a silent pass.
- */
-#define adaptor_local bad_suspend_type
-#define adaptor_sim bad_state_type
-#define adaptor_type_find copy_adaptor_type_find
-#define adaptor_types copy_adaptor_types
-#define adaptor_type_check copy_adaptor_type_check
-#define strv_push copy_strv_push
-#define strv_fini copy_strv_fini
-#define cl_node_list_add copy_cl_node_list_add
-#define cl_job_list_add copy_cl_job_list_add
-#define cl_queue_list_add copy_cl_queue_list_add
-#define cl_node_list_fini copy_cl_node_list_fini
-#define cl_job_list_fini copy_cl_job_list_fini
-#define cl_queue_list_fini copy_cl_queue_list_fini
-#define start_result_fini copy_start_result_fini
-#include "adaptors/adaptor.c"
-#undef adaptor_local
-#undef adaptor_sim
-#undef adaptor_type_find
-#undef adaptor_types
-#undef adaptor_type_check
-#undef strv_push
-#undef strv_fini
-#undef cl_node_list_add
-#undef cl_job_list_add
-#undef cl_queue_list_add
-#undef cl_node_list_fini
-#undef cl_job_list_fini
-#undef cl_queue_list_fini
-#undef start_result_fini
+/* Bad tables are checked with adaptor_table_check, the same code that
+ * adaptor_type_check runs on every registered type. */
+#include <string.h>
 
 static int fake_create(struct conf_section *sec, const struct adaptor_env *env,
                        void **self, struct loom_error *err)
@@ -101,7 +65,7 @@ static int fake_node_state(void *self, const char *node, const char *state,
     .cancel = fake_job_op
 
 /* Claims suspend but has only half of the pair. */
-const struct adaptor_type bad_suspend_type = {
+static const struct adaptor_type bad_suspend_type = {
     .name = "bad-suspend",
     .caps = LOOM_CAP_SUSPEND,
     FAKE_CORE_OPS,
@@ -109,7 +73,7 @@ const struct adaptor_type bad_suspend_type = {
 };
 
 /* Has a set_node_state op without claiming the capability. */
-const struct adaptor_type bad_state_type = {
+static const struct adaptor_type bad_state_type = {
     .name = "bad-state",
     .caps = 0,
     FAKE_CORE_OPS,
@@ -177,15 +141,13 @@ static void t_bad(void)
     struct loom_error err = {0};
     const struct adaptor_type *t;
 
-    t = copy_adaptor_type_find("bad-suspend");
-    ok(t != NULL, "the copy registers bad-suspend");
-    ok(t && copy_adaptor_type_check(t, &err) < 0 &&
+    t = &bad_suspend_type;
+    ok(adaptor_table_check(t, &err) < 0 &&
        strstr(err.message, "suspend capability and ops disagree"),
        "a capability bit without its ops is caught: %s", err.message);
     loom_error_clear(&err);
-    t = copy_adaptor_type_find("bad-state");
-    ok(t != NULL, "the copy registers bad-state");
-    ok(t && copy_adaptor_type_check(t, &err) < 0 &&
+    t = &bad_state_type;
+    ok(adaptor_table_check(t, &err) < 0 &&
        strstr(err.message, "node-state capability and op disagree"),
        "an op without its capability bit is caught: %s", err.message);
 }

@@ -1,0 +1,175 @@
+/* local_job.h - the local executor's job directory and supervisor protocol. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_ADAPTORS_LOCAL_JOB_H
+#define LOOM_ADAPTORS_LOCAL_JOB_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "adaptors/adaptor.h"
+#include "core/error.h"
+
+/*
+ * One directory per job, <state_dir>/clusters/<cluster>/jobs/<loom_id>/,
+ * mode 0700:
+ *   spec.json      what was asked; written by the adaptor before the start,
+ *                  never changed once a supervisor ran. Its open file is the
+ *                  supervisor's lifetime lock (flock).
+ *   script         the job's script, when it is one (0700)
+ *   stdout stderr  the job's output
+ *   pid.json       supervisor pid and start time, the job's process group and
+ *                  its leader's start time; by the supervisor, before the job
+ *                  may exec
+ *   exit.json      how the job ended; by the supervisor, or by the adaptor
+ *                  when the supervisor is gone
+ *   suspended      present while the adaptor holds the job stopped
+ *   supervise.log  the supervisor's own log lines
+ * Every JSON file is written whole: NAME.tmp, fsync, rename.
+ */
+#define LOOM_LF_SPEC "spec.json"
+#define LOOM_LF_PID "pid.json"
+#define LOOM_LF_EXIT "exit.json"
+#define LOOM_LF_SCRIPT "script"
+#define LOOM_LF_STDOUT "stdout"
+#define LOOM_LF_STDERR "stderr"
+#define LOOM_LF_SUSPENDED "suspended"
+#define LOOM_LF_SUPLOG "supervise.log"
+
+/*
+ * The supervisor protocol. The adaptor runs `loom-supervise JOBDIR` with
+ * fd 3 the write end of a pipe and fd 4 an open file of JOBDIR/spec.json on
+ * which it holds flock(LOCK_EX). That process forks the real supervisor and
+ * exits at once (the adaptor reaps it). The supervisor starts a new session,
+ * keeps fd 4 (and so the lock) for its whole life, starts the job, writes
+ * pid.json, lets the job exec, then writes one line to fd 3: "ok", or
+ * "error: <message>" when the job could not be started.
+ */
+#define LOOM_LOCAL_READY_FD 3
+#define LOOM_LOCAL_LOCK_FD 4
+#define LOOM_LOCAL_GRACE_S 2 /* from SIGTERM to SIGKILL */
+
+/* Everything below is called from the server-interface thread (through the
+ * local adaptor) or from loom-supervise, and keeps no state of its own. */
+
+/* What was asked (spec.json); the supervisor turns it into argv and an
+ * environment. All strings owned. */
+struct local_spec {
+    int64_t loom_id;
+    char *cluster;
+    char *name, *owner;   /* or NULL */
+    struct strv command;  /* argv as given; empty: run dir/script */
+    struct strv env;      /* the request's NAME=value entries */
+    struct strv nodes;
+    int cpus_per_node;
+    long memory_mb;
+    int gpus;
+    long walltime_s; /* 0 = none */
+    time_t submit_time;
+};
+
+/* Who runs it (pid.json). Start times are /proc/PID/stat field 22, and
+ * with the boot id they keep a recycled pid (also after a reboot) from
+ * being taken for ours. */
+struct local_pid {
+    pid_t sup_pid;
+    unsigned long long sup_start;
+    pid_t pgid; /* the job's process group: its leader's pid */
+    unsigned long long job_start;
+    time_t start_time;
+    char boot_id[40];
+};
+
+/* How it ended (exit.json). */
+struct local_exit {
+    int has_exit_code;
+    int exit_code;   /* 128 + signal for a signalled job */
+    int signal;      /* 0, or the signal that ended it */
+    char reason[64]; /* "" = none; "walltime exceeded", "cancelled",
+                        "killed by signal N", "supervisor lost" */
+    time_t start_time, end_time;
+};
+
+/* A job's state as its directory tells: API job states. */
+enum local_state {
+    LOOM_LOCAL_RUNNING,
+    LOOM_LOCAL_SUSPENDED,
+    LOOM_LOCAL_COMPLETED,
+    LOOM_LOCAL_FAILED,
+    LOOM_LOCAL_CANCELLED,
+};
+extern const char *const local_state_names[];
+
+/* One job, as read from its directory. */
+struct local_job {
+    char *dir;
+    const char *cluster; /* borrowed from the adaptor, for log lines */
+    struct local_spec spec;
+    struct local_pid pid;
+    struct local_exit exit;
+    int has_pid;
+    enum local_state state;
+    int reported; /* the adaptor's: the state it last reported, or -1 */
+};
+
+/* Read dir into a new job (destroy it with local_job_destroy): 1; 0 when
+ * dir holds no job that ever started (no spec.json, or neither a pid.json
+ * nor a live supervisor); -1 with err. */
+int local_job_load(const char *dir, const char *cluster,
+                   struct local_job **out, struct loom_error *err);
+/* Write dir for req (checked by the caller, resources and all) and run its
+ * supervisor: a new job, or NULL with err. Blocks up to 10 s for the
+ * supervisor's answer and leaves no child behind. A failure leaves no
+ * directory, unless a job did start after all: then that job is returned
+ * and a warning logged. */
+struct local_job *local_job_start(const char *dir, const char *cluster,
+                                  const struct start_req *req,
+                                  const char *supervise,
+                                  struct loom_error *err);
+void local_job_destroy(struct local_job *j); /* NULL-safe */
+int local_job_active(const struct local_job *j); /* running or suspended */
+/* Bring a running job up to date: one file look-up, and one read of /proc
+ * while it runs. A job whose supervisor died without writing exit.json is
+ * ended with "supervisor lost". */
+void local_job_refresh(struct local_job *j);
+/* Cancel: SIGTERM to a live supervisor (it ends the job and writes
+ * exit.json); with no supervisor, SIGKILL the group and write exit.json
+ * here. An ended job: 0, nothing done. -1 with LOOM_ETEMP while starting. */
+int local_job_cancel(struct local_job *j, struct loom_error *err);
+/* SIGSTOP (stop = 1) or SIGCONT the job's group, and mark or unmark it
+ * suspended. The caller checks the job's state first. */
+int local_job_stop(struct local_job *j, int stop, struct loom_error *err);
+
+/* A new string of that format, or NULL when out of memory. */
+char *local_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* buf = dir/name; -1 with err (may be NULL) when it does not fit. */
+int local_path(char *buf, size_t size, const char *dir, const char *name,
+               struct loom_error *err);
+/* dir/name as JSON, written whole. Consumes o; NULL (a failed json_pack)
+ * is an out-of-memory error. */
+int local_json_write_take(const char *dir, const char *name, json_t *o,
+                          struct loom_error *err);
+/* 1 with a new reference in *out, 0 when the file does not exist, -1. */
+int local_json_read(const char *dir, const char *name, json_t **out,
+                    struct loom_error *err);
+
+/* The files. Reads fill *p (fini a spec): 1, 0 when there is no such file,
+ * -1 with err for a bad one. Writes are whole (tmp, fsync, rename). */
+void local_spec_fini(struct local_spec *s); /* NULL-safe */
+int local_spec_read(const char *dir, struct local_spec *s,
+                    struct loom_error *err);
+int local_pid_write(const char *dir, const struct local_pid *p,
+                    struct loom_error *err);
+int local_pid_read(const char *dir, struct local_pid *p,
+                   struct loom_error *err);
+int local_exit_write(const char *dir, const struct local_exit *e,
+                     struct loom_error *err);
+
+/* State letter (R, S, T, Z, ...) and start time of a process: 0, or -1
+ * when there is no such process. */
+int local_proc_stat(pid_t pid, char *state, unsigned long long *start);
+/* /proc/sys/kernel/random/boot_id, or "" when unknown. Borrowed. */
+const char *local_boot_id(void);
+
+#endif

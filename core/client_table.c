@@ -1,0 +1,541 @@
+/* client_table.c - loomctl's tables and key: value listings. */
+/* SPDX-License-Identifier: MIT */
+#include "core/client_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/timeutil.h"
+
+struct client_table {
+    const struct client_table_col *cols;
+    size_t ncols;
+    char **cells; /* nrows * ncols, row-major, cleaned copies */
+    size_t nrows, cap;
+};
+
+/* Characters shown for a UTF-8 string: bytes that do not continue one. */
+static size_t width_of(const char *s)
+{
+    size_t w = 0;
+
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xc0) != 0x80;
+    return w;
+}
+
+/* Byte length of the first n characters of s. */
+static size_t bytes_for(const char *s, size_t n)
+{
+    size_t i = 0;
+
+    while (s[i] && n > 0) {
+        i++;
+        while (((unsigned char)s[i] & 0xc0) == 0x80)
+            i++;
+        n--;
+    }
+    return i;
+}
+
+/* A copy of s with control characters as '?', cut to max characters. */
+static char *cell_copy(const char *s, int max)
+{
+    size_t keep, n;
+    char *d;
+
+    if (!s || !*s)
+        s = "-";
+    if (max <= 0)
+        max = CLIENT_TABLE_CELL_MAX;
+    keep = width_of(s) > (size_t)max ? bytes_for(s, (size_t)max - 1)
+                                     : strlen(s);
+    d = malloc(keep + 2);
+    if (!d)
+        return NULL;
+    for (n = 0; n < keep; n++)
+        d[n] = (unsigned char)s[n] < 0x20 || s[n] == 0x7f ? '?' : s[n];
+    if (keep < strlen(s))
+        d[n++] = '+';
+    d[n] = '\0';
+    return d;
+}
+
+struct client_table *client_table_create(const struct client_table_col *cols,
+                                         size_t ncols)
+{
+    struct client_table *t = calloc(1, sizeof(*t));
+
+    if (t) {
+        t->cols = cols;
+        t->ncols = ncols;
+    }
+    return t;
+}
+
+void client_table_destroy(struct client_table *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->nrows * t->ncols; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    free(t);
+}
+
+int client_table_add(struct client_table *t, const char *const *cells)
+{
+    size_t base = t->nrows * t->ncols;
+
+    if (t->nrows == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        char **more = realloc(t->cells, cap * t->ncols * sizeof(*more));
+        if (!more)
+            return -1;
+        t->cells = more;
+        t->cap = cap;
+    }
+    for (size_t c = 0; c < t->ncols; c++) {
+        t->cells[base + c] = cell_copy(cells[c], t->cols[c].max);
+        if (!t->cells[base + c]) {
+            while (c-- > 0)
+                free(t->cells[base + c]);
+            return -1;
+        }
+    }
+    t->nrows++;
+    return 0;
+}
+
+static void print_cell(FILE *out, const char *s, size_t width, int right,
+                       int last)
+{
+    size_t pad = width - width_of(s);
+
+    if (right)
+        fprintf(out, "%*s", (int)pad, "");
+    fputs(s, out);
+    if (!right && !last)
+        fprintf(out, "%*s", (int)pad, "");
+    fputs(last ? "\n" : " ", out);
+}
+
+void client_table_print(const struct client_table *t, FILE *out)
+{
+    size_t *w = calloc(t->ncols ? t->ncols : 1, sizeof(*w));
+
+    if (!w)
+        return;
+    for (size_t c = 0; c < t->ncols; c++) {
+        w[c] = width_of(t->cols[c].header);
+        for (size_t r = 0; r < t->nrows; r++) {
+            size_t cw = width_of(t->cells[r * t->ncols + c]);
+            w[c] = cw > w[c] ? cw : w[c];
+        }
+    }
+    for (size_t c = 0; c < t->ncols; c++)
+        print_cell(out, t->cols[c].header, w[c], t->cols[c].right,
+                   c + 1 == t->ncols);
+    for (size_t r = 0; r < t->nrows; r++)
+        for (size_t c = 0; c < t->ncols; c++)
+            print_cell(out, t->cells[r * t->ncols + c], w[c],
+                       t->cols[c].right, c + 1 == t->ncols);
+    free(w);
+}
+
+/* Times ---------------------------------------------------------------- */
+
+char *client_table_duration(long long s, char *buf, size_t size)
+{
+    long long d, h, m;
+
+    if (s < 0)
+        s = 0;
+    d = s / 86400;
+    h = s / 3600 % 24;
+    m = s / 60 % 60;
+    s %= 60;
+    if (d)
+        snprintf(buf, size, "%lld-%02lld:%02lld:%02lld", d, h, m, s);
+    else if (h)
+        snprintf(buf, size, "%lld:%02lld:%02lld", h, m, s);
+    else
+        snprintf(buf, size, "%lld:%02lld", m, s);
+    return buf;
+}
+
+/* Cells from JSON ------------------------------------------------------ */
+
+/* A member as text in buf: strings as they are, numbers and booleans
+ * written out, null or absent as "" (shown as "-"). Returns buf. */
+static const char *text_of(const json_t *obj, const char *key, char *buf,
+                           size_t size)
+{
+    const json_t *v = json_object_get(obj, key);
+
+    buf[0] = '\0';
+    if (json_is_string(v))
+        snprintf(buf, size, "%s", json_string_value(v));
+    else if (json_is_integer(v))
+        snprintf(buf, size, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(buf, size, "%g", json_real_value(v));
+    else if (json_is_boolean(v))
+        snprintf(buf, size, "%s", json_is_true(v) ? "yes" : "no");
+    return buf;
+}
+
+/* The strings of an array joined with ','. */
+static const char *join_of(const json_t *obj, const char *key, char *buf,
+                           size_t size)
+{
+    const json_t *a = json_object_get(obj, key), *v;
+    size_t len = 0, i;
+    int n;
+
+    buf[0] = '\0';
+    json_array_foreach(a, i, v) {
+        if (!json_is_string(v))
+            continue;
+        n = snprintf(buf + len, size - len, "%s%s", len ? "," : "",
+                     json_string_value(v));
+        if (n < 0 || (size_t)n >= size - len)
+            break;
+        len += (size_t)n;
+    }
+    return buf;
+}
+
+static long long int_of(const json_t *obj, const char *key)
+{
+    return json_integer_value(json_object_get(obj, key));
+}
+
+static const char *age_of(const json_t *obj, const char *key, time_t now,
+                          char *buf, size_t size)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+    long long age;
+    time_t t;
+
+    buf[0] = '\0';
+    if (!s)
+        return buf;
+    if (time_parse(s, &t) < 0) {
+        snprintf(buf, size, "%s", s);
+        return buf;
+    }
+    age = (long long)(now - t);
+    age = age < 0 ? 0 : age;
+    if (age < 120)
+        snprintf(buf, size, "%llds ago", age);
+    else if (age < 7200)
+        snprintf(buf, size, "%lldm ago", age / 60);
+    else if (age < 172800)
+        snprintf(buf, size, "%lldh ago", age / 3600);
+    else
+        snprintf(buf, size, "%lldd ago", age / 86400);
+    return buf;
+}
+
+/* Run time of a job: from start_time to end_time, or to now. */
+static const char *elapsed_of(const json_t *job, time_t now, char *buf,
+                              size_t size)
+{
+    const char *s = json_string_value(json_object_get(job, "start_time"));
+    const char *e = json_string_value(json_object_get(job, "end_time"));
+    time_t start, end = now;
+
+    if (!s || time_parse(s, &start) < 0)
+        return client_table_duration(0, buf, size);
+    if (e && time_parse(e, &end) < 0)
+        end = now;
+    return client_table_duration((long long)(end - start), buf, size);
+}
+
+/* Each list's rows -------------------------------------------------------- */
+
+typedef int row_f(struct client_table *t, const json_t *item, time_t now);
+
+static int table_run(FILE *out, const struct client_table_col *cols,
+                     size_t ncols, const json_t *items, time_t now,
+                     row_f *row, struct loom_error *err)
+{
+    struct client_table *t = client_table_create(cols, ncols);
+    const json_t *item;
+    size_t i;
+
+    if (!t)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    json_array_foreach(items, i, item) {
+        if (json_is_object(item) && row(t, item, now) < 0) {
+            client_table_destroy(t);
+            return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        }
+    }
+    client_table_print(t, out);
+    client_table_destroy(t);
+    return 0;
+}
+
+static int node_row(struct client_table *t, const json_t *n, time_t now)
+{
+    char name[256], cl[256], st[64], cpus[48], mem[32], gpus[32], feat[512],
+        why[512];
+    const char *cells[8];
+
+    snprintf(cpus, sizeof(cpus), "%lld/%lld", int_of(n, "cpus_alloc"),
+             int_of(n, "cpus"));
+    cells[0] = text_of(n, "name", name, sizeof(name));
+    cells[1] = text_of(n, "cluster", cl, sizeof(cl));
+    cells[2] = text_of(n, "state", st, sizeof(st));
+    cells[3] = cpus;
+    cells[4] = text_of(n, "memory_mb", mem, sizeof(mem));
+    cells[5] = text_of(n, "gpus", gpus, sizeof(gpus));
+    cells[6] = join_of(n, "features", feat, sizeof(feat));
+    cells[7] = text_of(n, "reason", why, sizeof(why));
+    return client_table_add(t, cells);
+}
+
+int client_table_nodes(FILE *out, const json_t *items, time_t now,
+                       struct loom_error *err)
+{
+    static const struct client_table_col cols[] = {
+        { "NODE", 0, 0 },   { "CLUSTER", 0, 0 },   { "STATE", 0, 0 },
+        { "CPUS(A/T)", 1, 0 }, { "MEMORY", 1, 0 }, { "GPUS", 1, 0 },
+        { "FEATURES", 0, 0 }, { "REASON", 0, 60 },
+    };
+    return table_run(out, cols, 8, items, now, node_row, err);
+}
+
+static const char *job_nodes(const json_t *j, char *buf, size_t size)
+{
+    size_t n = json_array_size(json_object_get(j, "nodes"));
+    long long want = int_of(json_object_get(j, "request"), "nodes");
+
+    snprintf(buf, size, "%lld", n ? (long long)n : want);
+    return buf;
+}
+
+static int job_row(struct client_table *t, const json_t *j, time_t now)
+{
+    char id[128], name[256], owner[256], st[64], cl[256], nodes[32],
+        tm[32], why[512];
+    const char *cells[8];
+
+    cells[0] = text_of(j, "id", id, sizeof(id));
+    cells[1] = text_of(j, "name", name, sizeof(name));
+    cells[2] = text_of(j, "owner", owner, sizeof(owner));
+    cells[3] = text_of(j, "state", st, sizeof(st));
+    cells[4] = text_of(j, "cluster", cl, sizeof(cl));
+    cells[5] = job_nodes(j, nodes, sizeof(nodes));
+    cells[6] = elapsed_of(j, now, tm, sizeof(tm));
+    cells[7] = text_of(j, "reason", why, sizeof(why));
+    return client_table_add(t, cells);
+}
+
+int client_table_jobs(FILE *out, const json_t *items, time_t now,
+                      struct loom_error *err)
+{
+    static const struct client_table_col cols[] = {
+        { "JOBID", 1, 0 }, { "NAME", 0, 24 }, { "OWNER", 0, 16 },
+        { "STATE", 0, 0 }, { "CLUSTER", 0, 0 }, { "NODES", 1, 0 },
+        { "TIME", 1, 0 },  { "REASON", 0, 60 },
+    };
+    return table_run(out, cols, 8, items, now, job_row, err);
+}
+
+static int cluster_row(struct client_table *t, const json_t *c, time_t now)
+{
+    char name[256], ad[64], model[64], st[64], nodes[32], poll[64],
+        error[512];
+    const char *cells[7];
+
+    cells[0] = text_of(c, "name", name, sizeof(name));
+    cells[1] = text_of(c, "adaptor", ad, sizeof(ad));
+    cells[2] = text_of(c, "model", model, sizeof(model));
+    cells[3] = text_of(c, "state", st, sizeof(st));
+    cells[4] = text_of(c, "nodes", nodes, sizeof(nodes));
+    cells[5] = age_of(c, "last_poll", now, poll, sizeof(poll));
+    cells[6] = text_of(c, "error", error, sizeof(error));
+    return client_table_add(t, cells);
+}
+
+int client_table_clusters(FILE *out, const json_t *items, time_t now,
+                          struct loom_error *err)
+{
+    static const struct client_table_col cols[] = {
+        { "CLUSTER", 0, 0 }, { "ADAPTOR", 0, 0 }, { "MODEL", 0, 0 },
+        { "STATE", 0, 0 },   { "NODES", 1, 0 },   { "LAST_POLL", 0, 0 },
+        { "ERROR", 0, 60 },
+    };
+    return table_run(out, cols, 7, items, now, cluster_row, err);
+}
+
+static int queue_row(struct client_table *t, const json_t *q, time_t now)
+{
+    char name[256], cl[256], st[64], nodes[32], max[32];
+    const char *cells[5];
+    long long wall = int_of(q, "max_walltime_s");
+
+    cells[0] = text_of(q, "name", name, sizeof(name));
+    cells[1] = text_of(q, "cluster", cl, sizeof(cl));
+    cells[2] = text_of(q, "state", st, sizeof(st));
+    cells[3] = text_of(q, "nodes", nodes, sizeof(nodes));
+    cells[4] = wall > 0 ? client_table_duration(wall, max, sizeof(max))
+                        : "UNLIMITED";
+    return client_table_add(t, cells);
+}
+
+int client_table_queues(FILE *out, const json_t *items, time_t now,
+                        struct loom_error *err)
+{
+    static const struct client_table_col cols[] = {
+        { "QUEUE", 0, 0 }, { "CLUSTER", 0, 0 }, { "STATE", 0, 0 },
+        { "NODES", 1, 0 }, { "MAXTIME", 1, 0 },
+    };
+    return table_run(out, cols, 5, items, now, queue_row, err);
+}
+
+/* key: value ------------------------------------------------------------ */
+
+#define KV_DEPTH 6 /* deeper objects are shown as compact JSON */
+
+static void put_clean(FILE *out, const char *s)
+{
+    for (; *s; s++)
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+}
+
+/* Whether an array holds only scalars that can be joined with ','. */
+static int plain_array(const json_t *a)
+{
+    const json_t *v;
+    size_t i;
+
+    json_array_foreach(a, i, v) {
+        const char *s = json_string_value(v);
+        if (json_is_object(v) || json_is_array(v) ||
+            (s && (!*s || strpbrk(s, ", \t\r\n\"'"))))
+            return 0;
+    }
+    return 1;
+}
+
+static void put_compact(FILE *out, const json_t *v)
+{
+    char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+    if (s)
+        put_clean(out, s);
+    free(s);
+}
+
+static void put_scalar(FILE *out, const json_t *v)
+{
+    if (json_is_string(v))
+        put_clean(out, json_string_value(v));
+    else if (json_is_null(v))
+        fputs("-", out);
+    else
+        put_compact(out, v);
+}
+
+static void put_array(FILE *out, const json_t *a)
+{
+    const json_t *v;
+    size_t i;
+
+    if (!json_array_size(a)) {
+        fputs("-", out);
+        return;
+    }
+    if (!plain_array(a)) {
+        put_compact(out, a);
+        return;
+    }
+    json_array_foreach(a, i, v) {
+        if (i)
+            fputc(',', out);
+        put_scalar(out, v);
+    }
+}
+
+/* A string with line breaks: every line indented by four spaces. */
+static void put_block(FILE *out, const char *s)
+{
+    fputs("\n    ", out);
+    for (; *s; s++) {
+        if (*s == '\n') {
+            if (s[1])
+                fputs("\n    ", out);
+        } else {
+            fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+        }
+    }
+}
+
+static int nested(const json_t *v, int depth)
+{
+    return json_is_object(v) && json_object_size(v) && depth < KV_DEPTH;
+}
+
+/* The widest flattened key below obj, prefix characters included. */
+static size_t kv_width(const json_t *obj, size_t prefix, int depth)
+{
+    const char *key;
+    const json_t *v;
+    size_t w = 0, k;
+
+    json_object_foreach((json_t *)obj, key, v) {
+        k = prefix + width_of(key);
+        if (nested(v, depth))
+            k = kv_width(v, k + 1, depth + 1);
+        w = k > w ? k : w;
+    }
+    return w;
+}
+
+static void kv_print(FILE *out, const json_t *obj, const char *prefix,
+                     size_t width, int depth)
+{
+    const char *key, *s;
+    const json_t *v;
+    char path[512];
+
+    json_object_foreach((json_t *)obj, key, v) {
+        if (nested(v, depth)) {
+            snprintf(path, sizeof(path), "%s%s.", prefix, key);
+            kv_print(out, v, path, width, depth + 1);
+            continue;
+        }
+        snprintf(path, sizeof(path), "%s%s", prefix, key);
+        put_clean(out, path);
+        fputc(':', out);
+        s = json_string_value(v);
+        if (s && strchr(s, '\n')) {
+            put_block(out, s);
+        } else if (s && !*s) {
+            /* nothing: no trailing blanks */
+        } else {
+            fprintf(out, "%*s", (int)(width - width_of(path) + 1), "");
+            if (json_is_array(v))
+                put_array(out, v);
+            else if (json_is_object(v) && !json_object_size(v))
+                fputs("-", out);
+            else
+                put_scalar(out, v);
+        }
+        fputc('\n', out);
+    }
+}
+
+void client_table_object(FILE *out, const json_t *obj)
+{
+    if (!json_is_object(obj)) {
+        put_scalar(out, obj);
+        fputc('\n', out);
+        return;
+    }
+    kv_print(out, obj, "", kv_width(obj, 0, 0), 0);
+}

@@ -1,0 +1,503 @@
+/* loomctl.c - main() of loomctl: options, commands, where to connect. */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#include "core/client.h"
+#include "core/conf.h"
+#include "core/loomctl.h"
+#include "core/token.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+#define TOKEN_FILE_MAX 16384
+
+struct command {
+    const char *name;
+    ctl_cmd_f *run;
+    const char *usage; /* what follows "loomctl [options] " */
+    const char *what;  /* one line for --help */
+    const char *more;  /* printed by COMMAND --help, or NULL */
+};
+
+static const char submit_more[] =
+    "  --name NAME            job name (default: the script's or the "
+    "program's\n"
+    "                         file name)\n"
+    "  --nodes N              number of nodes\n"
+    "  --cpus-per-node N      CPUs on each node\n"
+    "  --mem MB               memory in MiB\n"
+    "  --gpus N               GPUs\n"
+    "  --time SECONDS         walltime limit\n"
+    "  --cluster C            run on cluster C only\n"
+    "  --queue Q              run in queue Q\n"
+    "  --env NAME=VALUE       set a variable in the job's environment "
+    "(repeatable)\n"
+    "  --priority N           priority within the fabric queue\n"
+    "  --idempotency-key K    a retry with the same key returns the same "
+    "job\n"
+    "  --json                 print the new job as JSON, not only its id\n"
+    "SCRIPT's text is the job's script ('-' reads standard input); the "
+    "words\nafter -- are its command and arguments, run without a shell.\n";
+
+static const struct command commands[] = {
+    { "clusters", cmd_clusters, "clusters", "list the clusters", NULL },
+    { "nodes", cmd_nodes, "nodes [--cluster C] [--state S]",
+      "list nodes, like sinfo -N", NULL },
+    { "queues", cmd_queues, "queues [--cluster C]", "list queues", NULL },
+    { "jobs", cmd_jobs, "jobs [--cluster C] [--state S] [--owner O]",
+      "list jobs, like squeue", NULL },
+    { "submit", cmd_submit,
+      "submit [OPTIONS] SCRIPT | submit [OPTIONS] -- COMMAND [ARG...]",
+      "submit a job to the fabric; prints its id", submit_more },
+    { "cancel", cmd_job_action, "cancel JOBID...", "cancel jobs", NULL },
+    { "suspend", cmd_job_action, "suspend JOBID...", "suspend jobs", NULL },
+    { "resume", cmd_job_action, "resume JOBID...", "resume suspended jobs",
+      NULL },
+    { "hold", cmd_job_action, "hold JOBID...", "hold pending jobs", NULL },
+    { "release", cmd_job_action, "release JOBID...", "release held jobs",
+      NULL },
+    { "show", cmd_show,
+      "show job ID | node CLUSTER/NAME | queue CLUSTER/NAME | cluster NAME"
+      " | reservation ID | maintenance ID",
+      "one object, as key: value lines", NULL },
+    { "status", cmd_status, "status", "the daemon's runtime status", NULL },
+    { "node-state", cmd_node_state,
+      "node-state CLUSTER/NAME up|drain|down [--reason R]",
+      "set the state of a node", NULL },
+    { "runtime", cmd_runtime, "runtime reload | shutdown | scheduler on|off",
+      "reload loom.conf, stop loomd, switch the built-in scheduler", NULL },
+    { "token", cmd_token,
+      "token create --subject S --role R [--role R2] [--ttl SECONDS]",
+      "sign a token with the daemon's key (needs -c)", NULL },
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const char usage_line[] =
+    "usage: loomctl [-c loom.conf | --url URL --token-file FILE] [--json] "
+    "COMMAND [ARG...]\n";
+
+/* Messages ------------------------------------------------------------- */
+
+int ctl_fail(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("loomctl: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return CTL_FAIL;
+}
+
+static const struct command *find_command(const char *name)
+{
+    for (size_t i = 0; name && i < N_COMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+int ctl_usage(const char *cmd, const char *fmt, ...)
+{
+    const struct command *c = find_command(cmd);
+    va_list ap;
+
+    fputs("loomctl: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (c)
+        fprintf(stderr, "usage: loomctl [OPTIONS] %s\n", c->usage);
+    else
+        fputs(usage_line, stderr);
+    fputs("Try 'loomctl --help' for more information.\n", stderr);
+    return CTL_USAGE;
+}
+
+int ctl_opt_error(const char *cmd, int c, char **argv)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+    if (c == ':')
+        return ctl_usage(cmd, "option '%s' needs a value", arg);
+    if (optopt && strncmp(arg, "--", 2) != 0)
+        return ctl_usage(cmd, "unknown option '-%c'", optopt);
+    return ctl_usage(cmd, "unknown option '%s'", arg);
+}
+
+int ctl_long(const char *s, long min, long max, long *out)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+void ctl_print_json(const json_t *j)
+{
+    if (!j)
+        return;
+    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_ENCODE_ANY);
+    fputc('\n', stdout);
+}
+
+ssize_t ctl_read_fd(int fd, char *buf, size_t max)
+{
+    size_t got = 0;
+
+    while (got < max) {
+        ssize_t n = read(fd, buf + got, max - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return (ssize_t)got;
+}
+
+static void help(void)
+{
+    fputs(usage_line, stdout);
+    fputs("\nThe command-line client of loomd, the Loom fabric "
+          "meta-scheduler.\n\n"
+          "Options:\n"
+          "  -c, --conf FILE        loom.conf of the loomd on this host: "
+          "connect to its\n"
+          "                         'listen' address with a 300 s admin "
+          "token signed\n"
+          "                         with its token key (default $LOOM_CONF, "
+          "else\n"
+          "                         " CTL_CONF_DEFAULT " when no URL is "
+          "given)\n"
+          "      --url URL          http://HOST:PORT, https://HOST:PORT or "
+          "unix:/PATH\n"
+          "                         (default $LOOM_URL)\n"
+          "      --token-file FILE  a token from 'loomctl token create', "
+          "readable by its\n"
+          "                         owner only (default $LOOM_TOKEN_FILE)\n"
+          "      --json             print the server's JSON instead of "
+          "tables\n"
+          "  -h, --help             print this help; COMMAND --help prints "
+          "its usage\n"
+          "  -V, --version          print the version\n\nCommands:\n",
+          stdout);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        printf("  %-11s %s\n", commands[i].name, commands[i].what);
+    fputs("\nExit status: 0 on success, 1 on failure, 2 on a usage error.\n"
+          "See loomctl(1).\n",
+          stdout);
+}
+
+/* Where to connect, and as whom ------------------------------------------ */
+
+static const char *env(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+static void wipe_free(char *s)
+{
+    if (s) {
+        OPENSSL_cleanse(s, strlen(s));
+        free(s);
+    }
+}
+
+static int token_file_check(const char *path, int fd, struct loom_error *err)
+{
+    struct stat st;
+
+    if (fstat(fd, &st) < 0)
+        return loom_error_set(err, LOOM_EINVAL, "token file %s: %s", path,
+                              strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return loom_error_set(err, LOOM_EINVAL,
+                              "token file %s is not a regular file", path);
+    if (st.st_mode & 077)
+        return loom_error_set(err, LOOM_EINVAL,
+                              "token file %s may be read or written by group "
+                              "or others (mode %04o); chmod 600 it",
+                              path, (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+/* The token in path: one word, surrounding blanks dropped. New string, a
+ * secret: free it with wipe_free. */
+static char *token_file_read(const char *path, struct loom_error *err)
+{
+    char *buf = NULL, *start, *end;
+    ssize_t n;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+    if (fd < 0) {
+        loom_error_set(err, LOOM_EINVAL, "token file %s: cannot open: %s",
+                       path, strerror(errno));
+        return NULL;
+    }
+    if (token_file_check(path, fd, err) < 0 ||
+        !(buf = calloc(1, TOKEN_FILE_MAX + 2)))
+        goto error;
+    n = ctl_read_fd(fd, buf, TOKEN_FILE_MAX + 1);
+    if (n < 0 || n > TOKEN_FILE_MAX) {
+        loom_error_set(err, LOOM_EINVAL, "token file %s: %s", path,
+                       n < 0 ? strerror(errno) : "larger than 16 KiB");
+        goto error;
+    }
+    if (memchr(buf, '\0', (size_t)n)) {
+        loom_error_set(err, LOOM_EINVAL, "token file %s is not text", path);
+        goto error;
+    }
+    for (start = buf; *start && strchr(" \t\r\n", *start); start++)
+        ;
+    end = start + strlen(start);
+    while (end > start && strchr(" \t\r\n", end[-1]))
+        *--end = '\0';
+    if (!*start || strpbrk(start, " \t\r\n")) {
+        loom_error_set(err, LOOM_EINVAL, "token file %s does not hold one "
+                       "token (it is empty or has several words)", path);
+        goto error;
+    }
+    memmove(buf, start, strlen(start) + 1);
+    close(fd);
+    return buf;
+error:
+    if (buf)
+        OPENSSL_cleanse(buf, TOKEN_FILE_MAX + 2);
+    free(buf);
+    close(fd);
+    return NULL;
+}
+
+/* Which loom.conf applies: -c, else $LOOM_CONF, else the default unless a
+ * URL is given (--url or $LOOM_URL); NULL when a URL is used instead. */
+static const char *conf_path(const struct ctl *ctl)
+{
+    if (ctl->conf_path)
+        return ctl->conf_path;
+    if (ctl->url)
+        return NULL;
+    if (env("LOOM_CONF"))
+        return env("LOOM_CONF");
+    return env("LOOM_URL") ? NULL : CTL_CONF_DEFAULT;
+}
+
+static struct conf *conf_open(const char *path, struct conf_section **loomd,
+                              struct loom_error *err)
+{
+    struct conf *c = conf_load(path, err);
+
+    if (!c)
+        return NULL;
+    *loomd = conf_section(c, "loomd", "");
+    if (!*loomd) {
+        loom_error_set(err, LOOM_EINVAL, "%s has no [loomd] section", path);
+        conf_destroy(c);
+        return NULL;
+    }
+    return c;
+}
+
+static int key_from_conf(const char *path, struct conf_section *loomd,
+                         unsigned char **key, size_t *len,
+                         struct loom_error *err)
+{
+    const char *file = conf_get(loomd, "token_key_file");
+    const char *state = conf_get(loomd, "state_dir");
+    char why[sizeof(err->message)], derived[4096];
+
+    if (!file || !*file) { /* loomd's default: next to its state */
+        snprintf(derived, sizeof(derived), "%s/token.key",
+                 state && *state ? state : CTL_STATE_DIR_DEFAULT);
+        file = derived;
+    }
+    if (token_key_load(file, 0, key, len, err) == 0)
+        return 0;
+    snprintf(why, sizeof(why), "%s", err->message);
+    return loom_error_set(err, err->kind, "cannot sign a token: %.400s", why);
+}
+
+int ctl_signing_key(struct ctl *ctl, unsigned char **key, size_t *len,
+                    struct loom_error *err)
+{
+    const char *path = ctl->conf_path ? ctl->conf_path : env("LOOM_CONF");
+    struct conf_section *loomd;
+    struct conf *c;
+    int rc;
+
+    if (!path && ctl->url)
+        return loom_error_set(err, LOOM_EINVAL,
+                              "signing needs the daemon's key: give -c "
+                              "loom.conf instead of --url");
+    path = path ? path : CTL_CONF_DEFAULT;
+    if (!(c = conf_open(path, &loomd, err)))
+        return -1;
+    rc = key_from_conf(path, loomd, key, len, err);
+    conf_destroy(c);
+    return rc;
+}
+
+/* A token for this call from the key named in loom.conf. */
+static char *token_from_conf(const char *path, struct conf_section *loomd,
+                             struct loom_error *err)
+{
+    unsigned char *key;
+    size_t len;
+    char *tok, why[sizeof(err->message)];
+
+    if (key_from_conf(path, loomd, &key, &len, err) < 0) {
+        snprintf(why, sizeof(why), "%s", err->message);
+        loom_error_set(err, err->kind, "%.400s; give --token-file FILE to "
+                       "use a token instead", why);
+        return NULL;
+    }
+    tok = token_create(key, len, "loomctl", LOOM_ROLE_ADMIN, CTL_ADMIN_TTL_S,
+                       time(NULL), err);
+    token_key_free(key, len);
+    return tok;
+}
+
+/* URL (into url, size bytes) and token (new, secret) from loom.conf. */
+static char *from_conf(const char *path, const char *token_file, char *url,
+                       size_t size, struct loom_error *err)
+{
+    struct conf_section *loomd;
+    struct conf *c = conf_open(path, &loomd, err);
+    const char *listen;
+    char *tok = NULL;
+
+    if (!c)
+        return NULL;
+    listen = conf_get(loomd, "listen");
+    if (client_url_from_listen(listen ? listen : CTL_LISTEN_DEFAULT, url,
+                               size, err) == 0)
+        tok = token_file ? token_file_read(token_file, err)
+                         : token_from_conf(path, loomd, err);
+    conf_destroy(c);
+    return tok;
+}
+
+struct client *ctl_client(struct ctl *ctl)
+{
+    const char *conf = conf_path(ctl);
+    const char *tfile = ctl->token_file ? ctl->token_file
+                                        : env("LOOM_TOKEN_FILE");
+    struct loom_error err = { 0 };
+    char url[1024], *tok = NULL;
+
+    if (ctl->client)
+        return ctl->client;
+    if (conf) {
+        tok = from_conf(conf, tfile, url, sizeof(url), &err);
+        if (!tok && !ctl->conf_path && !env("LOOM_CONF") &&
+            access(conf, F_OK) < 0)
+            loom_error_set(&err, LOOM_EINVAL,
+                           "%s does not exist: give -c loom.conf, or --url "
+                           "URL with --token-file FILE", conf);
+    } else if (!tfile) {
+        loom_error_set(&err, LOOM_EINVAL,
+                       "no token: give --token-file FILE (or set "
+                       "LOOM_TOKEN_FILE) with a URL, or -c loom.conf on "
+                       "the daemon's host");
+    } else {
+        snprintf(url, sizeof(url), "%s", ctl->url ? ctl->url : env("LOOM_URL"));
+        tok = token_file_read(tfile, &err);
+    }
+    if (tok)
+        ctl->client = client_create(url, tok, 0, &err);
+    wipe_free(tok);
+    if (!ctl->client)
+        ctl_fail("%s", err.message);
+    return ctl->client;
+}
+
+/* main ------------------------------------------------------------------ */
+
+/* Returns -1 to go on with the command at argv[*first], or the exit status
+ * to end with. */
+static int parse_global(struct ctl *ctl, int argc, char **argv, int *first)
+{
+    static const struct option longs[] = {
+        { "conf", required_argument, NULL, 'c' },
+        { "url", required_argument, NULL, 'u' },
+        { "token-file", required_argument, NULL, 't' },
+        { "json", no_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+:c:hV", longs, NULL)) != -1) {
+        switch (c) {
+        case 'c': ctl->conf_path = optarg; break;
+        case 'u': ctl->url = optarg; break;
+        case 't': ctl->token_file = optarg; break;
+        case 'j': ctl->json = 1; break;
+        case 'h': help(); return CTL_OK;
+        case 'V': printf("loomctl %s\n", PACKAGE_VERSION); return CTL_OK;
+        default: return ctl_opt_error(NULL, c, argv);
+        }
+    }
+    if (ctl->conf_path && ctl->url)
+        return ctl_usage(NULL, "give -c or --url, not both");
+    if (optind >= argc)
+        return ctl_usage(NULL, "no command given");
+    *first = optind;
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct ctl ctl = { 0 };
+    const struct command *cmd;
+    struct loom_error err = { 0 };
+    int first = 0, rc;
+
+    rc = parse_global(&ctl, argc, argv, &first);
+    if (rc >= 0)
+        return rc;
+    cmd = find_command(argv[first]);
+    if (!cmd)
+        return ctl_usage(NULL, "unknown command '%s'", argv[first]);
+    if (first + 1 < argc && (!strcmp(argv[first + 1], "--help") ||
+                             !strcmp(argv[first + 1], "-h"))) {
+        printf("usage: loomctl [OPTIONS] %s\n", cmd->usage);
+        if (cmd->more)
+            printf("\n%s", cmd->more);
+        return CTL_OK;
+    }
+    if (client_global_init(&err) < 0)
+        return ctl_fail("%s", err.message);
+    optind = 0; /* each command parses its own options from scratch */
+    rc = cmd->run(&ctl, argc - first, argv + first);
+    client_destroy(ctl.client);
+    client_global_cleanup();
+    if (fflush(stdout) == EOF || ferror(stdout))
+        rc = ctl_fail("cannot write the output: %s", strerror(errno));
+    return rc;
+}

@@ -1,0 +1,73 @@
+/* loomctl.h - what the parts of loomctl share (not part of libloom). */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CORE_LOOMCTL_H
+#define LOOM_CORE_LOOMCTL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "core/client.h"
+#include "core/error.h"
+
+/* Exit statuses. */
+#define CTL_OK 0
+#define CTL_FAIL 1
+#define CTL_USAGE 2
+
+/* The same default as loomd's: SYSCONFDIR/loom/loom.conf. */
+#ifdef LOOM_SYSCONFDIR
+#define CTL_CONF_DEFAULT LOOM_SYSCONFDIR "/loom/loom.conf"
+#else
+#define CTL_CONF_DEFAULT "/etc/loom/loom.conf"
+#endif
+#define CTL_LISTEN_DEFAULT "127.0.0.1:8470"  /* as loomd's settings.c */
+#define CTL_STATE_DIR_DEFAULT "/var/lib/loom" /* token.key is under it */
+#define CTL_ADMIN_TTL_S 300 /* of the token minted from the key file */
+
+/* The global options, and the client once one is open. */
+struct ctl {
+    int json;               /* --json: print the server's JSON */
+    const char *conf_path;  /* -c FILE, or NULL */
+    const char *url;        /* --url URL, or NULL */
+    const char *token_file; /* --token-file FILE, or NULL */
+    struct client *client;  /* opened by ctl_client; main destroys it */
+};
+
+/* A command: argv[0] is its name, argc counts it. Returns an exit status. */
+typedef int ctl_cmd_f(struct ctl *ctl, int argc, char **argv);
+
+/* Print "loomctl: MESSAGE" on stderr. Returns CTL_FAIL. */
+int ctl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "loomctl: MESSAGE" and the usage line of command cmd (NULL: of
+ * loomctl) on stderr. Returns CTL_USAGE. */
+int ctl_usage(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The usage error for what getopt_long returned ('?' or ':'), with the
+ * getopt state as it left it. Returns CTL_USAGE. */
+int ctl_opt_error(const char *cmd, int c, char **argv);
+/* Parse a whole decimal integer from min to max. Returns 0 or -1. */
+int ctl_long(const char *s, long min, long max, long *out);
+/* Print j as indented JSON and a newline on stdout (nothing for NULL). */
+void ctl_print_json(const json_t *j);
+/* Read from fd into buf until EOF or max bytes; returns the count or -1
+ * with errno. (Ask for one byte more than allowed to detect too much.) */
+ssize_t ctl_read_fd(int fd, char *buf, size_t max);
+
+/* The client for this call, opened on first use from the options, the
+ * environment or loom.conf (see loomctl(1)); NULL after printing why. */
+struct client *ctl_client(struct ctl *ctl);
+/* Load the token key named by loom.conf (the -c file, $LOOM_CONF or the
+ * default) for signing: *key and *len as token_key_load gives them.
+ * Returns 0 or -1 with err. */
+int ctl_signing_key(struct ctl *ctl, unsigned char **key, size_t *len,
+                    struct loom_error *err);
+
+/* loomctl_cmd.c */
+ctl_cmd_f cmd_clusters, cmd_nodes, cmd_queues, cmd_jobs, cmd_show,
+    cmd_status, cmd_job_action, cmd_node_state, cmd_runtime;
+/* loomctl_submit.c */
+ctl_cmd_f cmd_submit, cmd_token;
+
+#endif

@@ -1,0 +1,376 @@
+/* loomctl_cmd.c - loomctl's lists, show, status, job/node/runtime control. */
+/* SPDX-License-Identifier: MIT */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/client.h"
+#include "core/client_table.h"
+#include "core/loomctl.h"
+
+typedef int print_f(FILE *out, const json_t *items, time_t now,
+                    struct loom_error *err);
+
+/* Options of a command that has only --json. Returns -1 with optind at the
+ * first operand, or an exit status. */
+static int operands(struct ctl *ctl, int argc, char **argv)
+{
+    static const struct option longs[] = {
+        { "json", no_argument, NULL, 'j' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+
+    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
+        if (c != 'j')
+            return ctl_opt_error(argv[0], c, argv);
+        ctl->json = 1;
+    }
+    return -1;
+}
+
+/* GET one object and print it as key: value lines (or JSON). */
+static int show_path(struct ctl *ctl, const struct client_path *p)
+{
+    struct loom_error err = { 0 };
+    const char *path = client_path_get(p, &err);
+    struct client *c;
+    json_t *reply;
+
+    if (!path)
+        return ctl_fail("%s", err.message);
+    if (!(c = ctl_client(ctl)))
+        return CTL_FAIL;
+    if (client_request(c, "GET", path, NULL, NULL, NULL, &reply, &err) < 0)
+        return ctl_fail("%s", err.message);
+    if (ctl->json)
+        ctl_print_json(reply);
+    else if (reply)
+        client_table_object(stdout, reply);
+    json_decref(reply);
+    return CTL_OK;
+}
+
+/* Send one change; print the answer with --json. */
+static int change(struct ctl *ctl, const char *method,
+                  const struct client_path *p, const json_t *body)
+{
+    struct loom_error err = { 0 };
+    const char *path = client_path_get(p, &err);
+    struct client *c;
+    json_t *reply;
+
+    if (!path)
+        return ctl_fail("%s", err.message);
+    if (!(c = ctl_client(ctl)))
+        return CTL_FAIL;
+    if (client_request(c, method, path, body, NULL, NULL, &reply, &err) < 0)
+        return ctl_fail("%s", err.message);
+    if (ctl->json)
+        ctl_print_json(reply);
+    json_decref(reply);
+    return CTL_OK;
+}
+
+/* Lists ------------------------------------------------------------------ */
+
+static int run_list(struct ctl *ctl, const struct client_path *p,
+                    print_f *print)
+{
+    struct loom_error err = { 0 };
+    const char *path = client_path_get(p, &err);
+    json_t *items = NULL, *wrap;
+    struct client *c;
+    int rc = CTL_OK;
+
+    if (!path)
+        return ctl_fail("%s", err.message);
+    if (!(c = ctl_client(ctl)))
+        return CTL_FAIL;
+    if (client_get_all(c, path, &items, &err) < 0)
+        return ctl_fail("%s", err.message);
+    if (ctl->json) {
+        wrap = json_pack("{s:O}", "items", items);
+        ctl_print_json(wrap);
+        json_decref(wrap);
+    } else if (print(stdout, items, time(NULL), &err) < 0) {
+        rc = ctl_fail("%s", err.message);
+    }
+    json_decref(items);
+    return rc;
+}
+
+/* Parse the filters a list allows (letters of allowed: C cluster, s state,
+ * o owner) into p's query. Returns -1 to go on, or an exit status. */
+static int list_options(struct ctl *ctl, int argc, char **argv,
+                        const char *allowed, struct client_path *p)
+{
+    static const struct option longs[] = {
+        { "cluster", required_argument, NULL, 'C' },
+        { "state", required_argument, NULL, 's' },
+        { "owner", required_argument, NULL, 'o' },
+        { "json", no_argument, NULL, 'j' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *cluster = NULL, *state = NULL, *owner = NULL;
+    int c;
+
+    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
+        if (c == 'j') {
+            ctl->json = 1;
+            continue;
+        }
+        if (c == '?' || c == ':')
+            return ctl_opt_error(argv[0], c, argv);
+        if (!strchr(allowed, c))
+            return ctl_usage(argv[0], "%s takes no --%s", argv[0],
+                             c == 'C' ? "cluster" : c == 's' ? "state"
+                                                              : "owner");
+        switch (c) {
+        case 'C': cluster = optarg; break;
+        case 's': state = optarg; break;
+        default: owner = optarg; break;
+        }
+    }
+    if (optind < argc)
+        return ctl_usage(argv[0], "unexpected argument '%s'", argv[optind]);
+    client_path_query(p, "cluster", cluster);
+    client_path_query(p, "state", state);
+    client_path_query(p, "owner", owner);
+    return -1;
+}
+
+static int list(struct ctl *ctl, int argc, char **argv, const char *base,
+                const char *allowed, print_f *print)
+{
+    struct client_path p;
+    int rc;
+
+    client_path_init(&p, base);
+    rc = list_options(ctl, argc, argv, allowed, &p);
+    return rc >= 0 ? rc : run_list(ctl, &p, print);
+}
+
+int cmd_clusters(struct ctl *ctl, int argc, char **argv)
+{
+    return list(ctl, argc, argv, "/v1/clusters", "", client_table_clusters);
+}
+
+int cmd_nodes(struct ctl *ctl, int argc, char **argv)
+{
+    return list(ctl, argc, argv, "/v1/nodes", "Cs", client_table_nodes);
+}
+
+int cmd_queues(struct ctl *ctl, int argc, char **argv)
+{
+    return list(ctl, argc, argv, "/v1/queues", "C", client_table_queues);
+}
+
+int cmd_jobs(struct ctl *ctl, int argc, char **argv)
+{
+    return list(ctl, argc, argv, "/v1/jobs", "Cso", client_table_jobs);
+}
+
+/* One object ------------------------------------------------------------- */
+
+static const struct {
+    const char *kind, *base;
+    int pair; /* the id is CLUSTER/NAME */
+} kinds[] = {
+    { "job", "/v1/jobs", 0 },
+    { "node", "/v1/nodes", 1 },
+    { "queue", "/v1/queues", 1 },
+    { "cluster", "/v1/clusters", 0 },
+    { "reservation", "/v1/reservations", 0 },
+    { "maintenance", "/v1/maintenance", 0 },
+};
+
+/* Add "CLUSTER/NAME" to p as two segments; -1 when it is not one. */
+static int pair_segments(struct client_path *p, const char *id)
+{
+    const char *slash = strchr(id, '/');
+    char cluster[256];
+
+    if (!slash || slash == id || !slash[1] || strchr(slash + 1, '/') ||
+        (size_t)(slash - id) >= sizeof(cluster))
+        return -1;
+    memcpy(cluster, id, (size_t)(slash - id));
+    cluster[slash - id] = '\0';
+    client_path_segment(p, cluster);
+    client_path_segment(p, slash + 1);
+    return 0;
+}
+
+int cmd_show(struct ctl *ctl, int argc, char **argv)
+{
+    struct client_path p;
+    int rc = operands(ctl, argc, argv);
+
+    if (rc >= 0)
+        return rc;
+    if (argc - optind != 2)
+        return ctl_usage("show", "give a kind and an id");
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        const char *id = argv[optind + 1];
+
+        if (strcmp(argv[optind], kinds[i].kind) != 0)
+            continue;
+        client_path_init(&p, kinds[i].base);
+        if (!*id)
+            return ctl_usage("show", "the id is empty");
+        if (!kinds[i].pair)
+            client_path_segment(&p, id);
+        else if (pair_segments(&p, id) < 0)
+            return ctl_usage("show", "a %s is named CLUSTER/NAME, not '%s'",
+                             kinds[i].kind, id);
+        return show_path(ctl, &p);
+    }
+    return ctl_usage("show", "unknown kind '%s'", argv[optind]);
+}
+
+int cmd_status(struct ctl *ctl, int argc, char **argv)
+{
+    struct client_path p;
+    int rc = operands(ctl, argc, argv);
+
+    if (rc >= 0)
+        return rc;
+    if (optind < argc)
+        return ctl_usage("status", "unexpected argument '%s'", argv[optind]);
+    client_path_init(&p, "/v1/runtime");
+    return show_path(ctl, &p);
+}
+
+/* Job and node control ----------------------------------------------------- */
+
+static int job_one(struct ctl *ctl, struct client *c, const char *action,
+                   const char *id, int *stop)
+{
+    struct loom_error err = { 0 };
+    int cancel = strcmp(action, "cancel") == 0;
+    json_t *body = cancel ? NULL : json_object(), *reply;
+    struct client_path p;
+    const char *path;
+    long status = 0;
+    int rc;
+
+    client_path_init(&p, "/v1/jobs");
+    client_path_segment(&p, id);
+    if (!cancel)
+        client_path_segment(&p, action);
+    path = client_path_get(&p, &err);
+    rc = path ? client_request(c, cancel ? "DELETE" : "POST", path, body,
+                               NULL, &status, &reply, &err)
+              : -1;
+    json_decref(body);
+    if (rc < 0) {
+        /* Without an answer, the next job will not fare better. */
+        *stop = status == 0;
+        if (status == 0 || strstr(err.message, id))
+            return ctl_fail("%s", err.message);
+        return ctl_fail("job %s: %s", id, err.message);
+    }
+    if (ctl->json)
+        ctl_print_json(reply);
+    json_decref(reply);
+    return CTL_OK;
+}
+
+int cmd_job_action(struct ctl *ctl, int argc, char **argv)
+{
+    int rc = operands(ctl, argc, argv), stop = 0, failed = 0;
+    struct client *c;
+
+    if (rc >= 0)
+        return rc;
+    if (optind >= argc)
+        return ctl_usage(argv[0], "give at least one job id");
+    for (int i = optind; i < argc; i++)
+        if (!*argv[i])
+            return ctl_usage(argv[0], "a job id is empty");
+    if (!(c = ctl_client(ctl)))
+        return CTL_FAIL;
+    for (int i = optind; i < argc && !stop; i++)
+        failed |= job_one(ctl, c, argv[0], argv[i], &stop) != CTL_OK;
+    return failed ? CTL_FAIL : CTL_OK;
+}
+
+static int node_state_options(struct ctl *ctl, int argc, char **argv,
+                              const char **reason)
+{
+    static const struct option longs[] = {
+        { "reason", required_argument, NULL, 'r' },
+        { "json", no_argument, NULL, 'j' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+
+    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
+        if (c == 'r')
+            *reason = optarg;
+        else if (c == 'j')
+            ctl->json = 1;
+        else
+            return ctl_opt_error("node-state", c, argv);
+    }
+    return -1;
+}
+
+int cmd_node_state(struct ctl *ctl, int argc, char **argv)
+{
+    const char *reason = NULL, *state;
+    struct client_path p;
+    json_t *body;
+    int rc = node_state_options(ctl, argc, argv, &reason);
+
+    if (rc >= 0)
+        return rc;
+    if (argc - optind != 2)
+        return ctl_usage("node-state", "give a node and a state");
+    state = argv[optind + 1];
+    if (strcmp(state, "up") && strcmp(state, "drain") && strcmp(state, "down"))
+        return ctl_usage("node-state", "the state is up, drain or down, not "
+                         "'%s'", state);
+    client_path_init(&p, "/v1/nodes");
+    if (pair_segments(&p, argv[optind]) < 0)
+        return ctl_usage("node-state", "a node is named CLUSTER/NAME, not "
+                         "'%s'", argv[optind]);
+    client_path_segment(&p, "state");
+    body = json_pack("{s:s}", "state", state);
+    if (!body || (reason && json_object_set_new(body, "reason",
+                                                json_string(reason)) < 0)) {
+        json_decref(body);
+        return ctl_fail("the reason is not UTF-8 text");
+    }
+    rc = change(ctl, "PUT", &p, body);
+    json_decref(body);
+    return rc;
+}
+
+int cmd_runtime(struct ctl *ctl, int argc, char **argv)
+{
+    struct client_path p;
+    const char *what, *on;
+    json_t *body;
+    int rc = operands(ctl, argc, argv), n;
+
+    if (rc >= 0)
+        return rc;
+    n = argc - optind;
+    what = n > 0 ? argv[optind] : "";
+    on = n > 1 ? argv[optind + 1] : "";
+    if (n == 1 && (!strcmp(what, "reload") || !strcmp(what, "shutdown")))
+        body = json_object();
+    else if (n == 2 && !strcmp(what, "scheduler") &&
+             (!strcmp(on, "on") || !strcmp(on, "off")))
+        body = json_pack("{s:b}", "enabled", !strcmp(on, "on"));
+    else
+        return ctl_usage("runtime", "give reload, shutdown, or scheduler "
+                         "on|off");
+    client_path_init(&p, "/v1/runtime");
+    client_path_segment(&p, what);
+    rc = change(ctl, "POST", &p, body);
+    json_decref(body);
+    return rc;
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# core.sh - benchmarks of the walking skeleton: read path beside a bare
+# libmicrohttpd server, node and job lists, durable submits, restart time and
+# memory. Prints one table. Run from an optimised build directory:
+#   make bench && LOOM_TOP_SRCDIR=.. LOOM_TOP_BUILDDIR=$PWD bash ../tests/bench/core.sh
+# Needs wrk (Debian package wrk; installed when missing and running as root).
+# SPDX-License-Identifier: MIT
+set -u
+: "${LOOM_TOP_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd -P)}"
+: "${LOOM_TOP_BUILDDIR:=$PWD}"
+. "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+
+READ_S=${BENCH_READ_S:-10}
+WRITE_S=${BENCH_WRITE_S:-30}
+CLIENTS=8
+
+if ! command -v wrk >/dev/null; then
+    [ "$(id -u)" = 0 ] || { echo "core.sh: needs wrk" >&2; exit 1; }
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null ||
+        { echo "core.sh: cannot install wrk" >&2; exit 1; }
+fi
+
+ROWS=()
+row() { ROWS+=("$(printf '%-46s %14s %12s %12s' "$@")"); }
+
+# wrk_run ARGS...: run wrk, print "req/s p50_ms p99_ms non2xx".
+wrk_run() {
+    wrk --latency "$@" >"$T/wrk.out" 2>&1
+    awk '
+    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0;
+                     if (v ~ /s$/) return v * 1000; return v }
+    /Requests\/sec/ { rps = $2 }
+    $1 == "50%" { p50 = ms($2) }
+    $1 == "99%" { p99 = ms($2) }
+    /Non-2xx/ { bad = $NF }
+    END { printf "%.0f %.2f %.2f %d\n", rps, p50, p99, bad + 0 }' "$T/wrk.out"
+}
+
+durable_pg() {
+    pg_start || exit 1
+    # The harness's PostgreSQL trades durability for speed; the write
+    # benchmark must measure real commits.
+    printf 'fsync = on\nsynchronous_commit = on\nfull_page_writes = on\n' \
+        >>"$LOOM_PG_DIR/data/postgresql.conf"
+    pg_stop && pg_restart_same || exit 1
+}
+
+durable_pg
+loomd_conf <<'EOF2'
+[cluster local]
+adaptor = local
+nodes = 4
+[cluster sim1000]
+adaptor = sim
+nodes = 1000
+cpus_per_node = 32
+speed = 1
+EOF2
+loomd_start || exit 1
+admin_token || exit 1
+AUTH="Authorization: Bearer $TOKEN"
+
+# ---- read path --------------------------------------------------------------
+api POST /v1/jobs '{"command":["sleep","600"],"request":{"cluster":"sim1000"}}' >/dev/null
+BARE_PORT=$(free_port)
+"$LOOM_TOP_BUILDDIR/tests/bench/http_bare" "$BARE_PORT" &
+BARE_PID=$!
+t_cleanup "kill $BARE_PID"
+sleep 0.3
+read -r b_rps b_p50 b_p99 _ < <(wrk_run -t2 -c$CLIENTS -d${READ_S}s "http://127.0.0.1:$BARE_PORT/")
+read -r l_rps l_p50 l_p99 l_bad < <(wrk_run -t2 -c$CLIENTS -d${READ_S}s -H "$AUTH" "$LOOM_URL/v1/jobs/1")
+row "GET bare MHD 200-byte JSON (8 clients)" "$b_rps req/s" "p50 $b_p50" "p99 $b_p99"
+row "GET /v1/jobs/{id} (8 clients)" "$l_rps req/s" "p50 $l_p50" "p99 $l_p99"
+row "  loomd / bare" "$(awk -v a="$l_rps" -v b="$b_rps" 'BEGIN{printf "%.0f %%", 100*a/b}')" "target" ">= 90 %"
+read -r n_rps n_p50 n_p99 _ < <(wrk_run -t1 -c1 -d5s -H "$AUTH" "$LOOM_URL/v1/nodes?cluster=sim1000")
+row "GET /v1/nodes, 1,000 nodes (1 client)" "$n_rps req/s" "p50 $n_p50" "p99 $n_p99"
+
+# ---- write path ---------------------------------------------------------------
+cat >"$T/post.lua" <<'EOF2'
+wrk.method = "POST"
+wrk.body = '{"command":["true"],"request":{"cluster":"sim1000"},"env":{"LOOM_SIM_RUNTIME_S":"5"}}'
+wrk.headers["Content-Type"] = "application/json"
+EOF2
+before=$(pg_sql "select count(*) from jobs")
+read -r w_rps w_p50 w_p99 w_bad < <(wrk_run -t2 -c$CLIENTS -d${WRITE_S}s -H "$AUTH" -s "$T/post.lua" "$LOOM_URL/v1/jobs")
+after=$(pg_sql "select count(*) from jobs")
+row "POST /v1/jobs durable (8 clients, ${WRITE_S} s)" "$w_rps jobs/s" "p50 $w_p50" "p99 $w_p99"
+row "  rows committed / non-2xx answers" "$((after - before))" "$w_bad" ""
+
+# ---- job list ---------------------------------------------------------------------
+read -r j_rps j_p50 j_p99 _ < <(wrk_run -t1 -c1 -d5s -H "$AUTH" "$LOOM_URL/v1/jobs?limit=10000")
+row "GET /v1/jobs, 10,000 per page (1 client)" "$j_rps req/s" "p50 $j_p50" "p99 $j_p99"
+loomd_stop
+
+# ---- restart with 50,000 unfinished and 100,000 finished jobs -----------------------
+pg_sql "delete from jobs" >/dev/null
+pg_sql "insert into jobs (id, state, owner, doc)
+  select g, s, 'bench', jsonb_build_object('id', g::text, 'name', 'bench',
+    'owner', 'bench', 'source', 'local', 'state', s,
+    'request', jsonb_build_object('nodes', 1, 'cpus_per_node', 1,
+       'memory_mb', 100, 'gpus', 0, 'walltime_s', 3600, 'features', '[]'::jsonb,
+       'cluster', 'sim10k', 'queue', null),
+    'command', '[\"true\"]'::jsonb, 'script', null,
+    'env', jsonb_build_object('LOOM_SIM_RUNTIME_S', '3600'), 'priority', 0,
+    'cluster', null, 'native_id', null, 'nodes', '[]'::jsonb,
+    'submit_time', '2026-11-21T20:00:00Z', 'start_time', null,
+    'end_time', null, 'exit_code', case when s = 'completed' then 0 end,
+    'reason', null, 'planned_start', null, 'planned_cluster', null,
+    'stdout', null, 'stderr', null)
+  from (select g, case when g <= 100000 then 'completed' else 'pending' end s
+        from generate_series(1, 150000) g) x" >/dev/null
+pg_sql "vacuum analyze jobs" >/dev/null
+loomd_conf <<'EOF2'
+[cluster sim10k]
+adaptor = sim
+nodes = 10000
+cpus_per_node = 32
+EOF2
+t0=$(date +%s%N)
+loomd_start || exit 1
+until [ "$(curl -s -o /dev/null -w '%{http_code}' -H "$AUTH" "$LOOM_URL/v1/jobs/150000")" = 200 ]; do
+    sleep 0.05
+done
+t1=$(date +%s%N)
+row "restart, 150,000 jobs in PostgreSQL" "$(( (t1 - t0) / 1000000 )) ms" "target" "< 5000 ms"
+sleep 3
+rss=$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$LOOMD_PID/status")
+running=$(curl -s -H "$AUTH" "$LOOM_URL/v1/runtime" | python3 -c 'import json,sys; print(json.load(sys.stdin)["scheduler"]["jobs"]["running"])')
+row "loomd RSS, 150,000 jobs + 10,000 sim nodes" "$rss MiB" "running" "$running"
+loomd_stop
+
+echo
+printf '%-46s %14s %12s %12s\n' "benchmark" "result" "" ""
+printf '%s\n' "${ROWS[@]}"
+t_ok 0 "benchmarks ran"
+t_done

@@ -1,0 +1,125 @@
+/* core_conf.c - the loom.conf parser: sections, keys, errors, getters. */
+/* SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include "core/conf.h"
+#include "core/settings.h"
+#include "tests/lib/tap.h"
+
+static struct conf *parse(const char *text, struct loom_error *err)
+{
+    loom_error_clear(err);
+    return conf_parse("t.conf", text, err);
+}
+
+static void t_good(void)
+{
+    struct loom_error err;
+    struct conf *c = parse("# comment\n[loomd]\nlisten = 127.0.0.1:1 # x\n"
+                           "\n[cluster a]\nadaptor = local\nnodes=4\n"
+                           "env.X = y ; z\n", &err);
+    struct conf_section *s;
+    long n = 0;
+
+    ok(c != NULL, "a good file parses (%s)", err.message);
+    if (!c)
+        return;
+    is_int(c->n_sections, 2, "two sections");
+    s = conf_section(c, "loomd", NULL);
+    is_str(conf_get(s, "listen"), "127.0.0.1:1", "trailing comment stripped");
+    s = conf_section(c, "cluster", "a");
+    ok(s != NULL, "cluster a found by name");
+    ok(conf_get_long(s, "nodes", 1, 1, 10, &n, &err) == 0 && n == 4,
+       "integer key read");
+    ok(conf_get_long(s, "cpus", 7, 1, 10, &n, &err) == 0 && n == 7,
+       "absent key gives the default");
+    ok(conf_check_unused(s, &err) < 0, "unread keys are errors");
+    ok(strstr(err.message, "t.conf:6: unknown key 'adaptor' in [cluster a]")
+           != NULL, "the error names file, line, key and section: %s",
+       err.message);
+    conf_get(s, "adaptor");
+    is_str(conf_get(s, "env.X"), "y", "value with '; comment' cut");
+    ok(conf_check_unused(s, &err) == 0, "all keys read: no error");
+    conf_destroy(c);
+}
+
+static void t_bad(void)
+{
+    static const struct { const char *text, *want; } cases[] = {
+        {"x = 1\n", "t.conf:1: key outside of any section"},
+        {"[nonsense]\n", "t.conf:1: unknown section [nonsense]"},
+        {"[loomd]\n[loomd]\n", "t.conf:2: duplicate section [loomd]"},
+        {"[loomd]\na = 1\na = 2\n", "t.conf:3: duplicate key 'a'"},
+        {"[cluster]\n", "t.conf:1: [cluster NAME] needs a name"},
+        {"[cluster a b]\n", "t.conf:1: [cluster NAME] needs a name"},
+        {"[loomd\n", "t.conf:1: bad section header"},
+        {"[loomd]\njust words\n", "t.conf:2: expected 'key = value'"},
+        {"[loomd]\n= 3\n", "t.conf:2: empty key"},
+    };
+    struct loom_error err;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        struct conf *c = parse(cases[i].text, &err);
+        ok(!c && strstr(err.message, cases[i].want), "refused: %s",
+           err.message);
+        conf_destroy(c);
+    }
+}
+
+static void t_typed(void)
+{
+    struct loom_error err;
+    struct conf *c = parse("[loomd]\nn = 12x\nd = 0.5\nb = maybe\nm = 99\n"
+                           "e =\n", &err);
+    struct conf_section *s = conf_section(c, "loomd", NULL);
+    const char *str;
+    double d = 0;
+    long n;
+    int b;
+
+    ok(conf_get_long(s, "n", 0, 0, 100, &n, &err) < 0 &&
+       strstr(err.message, "t.conf:2: key 'n': expected an integer"),
+       "not an integer: %s", err.message);
+    ok(conf_get_long(s, "m", 0, 0, 10, &n, &err) < 0, "out of range");
+    ok(conf_get_double(s, "d", 0, 0, 1, &d, &err) == 0 && d == 0.5,
+       "a double");
+    ok(conf_get_bool(s, "b", 0, &b, &err) < 0, "not a boolean");
+    ok(conf_get_str(s, "e", "x", &str, &err) < 0, "an empty value is refused");
+    conf_destroy(c);
+}
+
+static void t_settings(void)
+{
+    struct loom_error err;
+    struct settings set;
+    struct conf *c = parse("[loomd]\ndatabase = dbname=x\n", &err);
+
+    ok(settings_read(c, &set, &err) == 0, "minimal [loomd] (%s)", err.message);
+    is_str(set.listen, "127.0.0.1:8470", "default listen");
+    is_int(set.max_body_bytes, 1 << 20, "default body limit 1 MiB");
+    ok(conf_section(c, "cluster", "local") && conf_section(c, "cluster",
+                                                           "sim1000"),
+       "no cluster: the embedded default fabric is added");
+    settings_fini(&set);
+    conf_destroy(c);
+    c = parse("[loomd]\ndatabase = x\nlisten_on = y\n", &err);
+    ok(settings_read(c, &set, &err) < 0 &&
+       strstr(err.message, "t.conf:3: unknown key 'listen_on' in [loomd]"),
+       "a typo in [loomd] stops start-up: %s", err.message);
+    settings_fini(&set);
+    conf_destroy(c);
+    c = parse("[loomd]\nlisten = x\n", &err);
+    ok(settings_read(c, &set, &err) < 0 && strstr(err.message, "database"),
+       "database is required");
+    settings_fini(&set);
+    conf_destroy(c);
+}
+
+int main(void)
+{
+    t_good();
+    t_bad();
+    t_typed();
+    t_settings();
+    return done_testing();
+}

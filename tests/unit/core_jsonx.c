@@ -1,0 +1,58 @@
+/* core_jsonx.c - strict JSON input: parse errors, fields, types, ranges. */
+/* SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include "core/jsonx.h"
+#include "tests/lib/tap.h"
+
+static const struct jx_field fields[] = {
+    {"name", JX_STRING, 1},
+    {"n", JX_INT, 0},
+    {"opt", JX_STRING | JX_NULLABLE, 0},
+    {"list", JX_ARRAY, 0},
+    {NULL, 0, 0},
+};
+
+static int check(const char *text, struct loom_error *err)
+{
+    json_t *o = jx_parse_object(text, strlen(text), err);
+    int rc = o ? jx_check(o, "req", fields, err) : -1;
+
+    json_decref(o);
+    return rc;
+}
+
+int main(void)
+{
+    struct loom_error err;
+    long long v;
+    json_t *o;
+
+    ok(check("{\"name\":\"a\",\"n\":3,\"opt\":null,\"list\":[]}", &err) == 0,
+       "a good object passes");
+    ok(check("{\"name\":\"a\",\"x\":1}", &err) < 0 &&
+       !strcmp(err.field, "req.x") && err.kind == LOOM_EINVAL,
+       "unknown field named with its path: %s", err.message);
+    ok(check("{\"n\":1}", &err) < 0 && !strcmp(err.field, "req.name"),
+       "missing required field: %s", err.message);
+    ok(check("{\"name\":1}", &err) < 0 &&
+       strstr(err.message, "must be a string"), "wrong type: %s",
+       err.message);
+    ok(check("{\"name\":\"a\",\"n\":null}", &err) < 0,
+       "null where not nullable");
+    ok(check("{\"name\":\"a\",\"n\":1.5}", &err) < 0, "a real is no integer");
+    ok(check("{\"name\":", &err) < 0 && strstr(err.message, "malformed JSON"),
+       "malformed JSON: %s", err.message);
+    ok(check("[1,2]", &err) < 0 && strstr(err.message, "must be a JSON "
+                                          "object"), "not an object");
+    ok(check("", &err) < 0 && strstr(err.message, "empty"), "empty body");
+    ok(check("{\"name\":\"a\",\"name\":\"b\"}", &err) < 0,
+       "duplicate keys refused");
+    o = json_pack("{s:i}", "k", 50);
+    ok(jx_int_range(o, "r", "k", 1, 1, 10, &v, &err) < 0 &&
+       !strcmp(err.field, "r.k"), "out of range: %s", err.message);
+    ok(jx_int_range(o, "r", "absent", 7, 1, 10, &v, &err) == 0 && v == 7,
+       "absent gives the default");
+    json_decref(o);
+    return done_testing();
+}

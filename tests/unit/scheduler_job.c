@@ -1,0 +1,110 @@
+/* scheduler_job.c - job validation, JSON round trip, idempotency hash. */
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheduler/job.h"
+#include "tests/lib/tap.h"
+
+static struct job *from(const char *text, struct loom_error *err)
+{
+    json_t *o = json_loads(text, 0, NULL);
+    struct job *j = o ? job_from_request(o, "alice", "local", err) : NULL;
+
+    json_decref(o);
+    return j;
+}
+
+static void t_valid(void)
+{
+    struct loom_error err;
+    struct job *j = from("{\"name\":\"x\",\"command\":[\"echo\",\"hi\"],"
+                         "\"env\":{\"B\":\"2\",\"A\":\"1\"},\"request\":"
+                         "{\"nodes\":2,\"features\":[\"ib\"],\"cluster\":"
+                         "\"c\"}}", &err);
+    struct job *back;
+    json_t *doc;
+
+    ok(j != NULL, "a good request is accepted (%s)", j ? "" : err.message);
+    if (!j)
+        return;
+    is_int(j->req.nodes, 2, "nodes");
+    is_int(j->req.cpus_per_node, 1, "cpus_per_node defaults to 1");
+    is_int(j->req.walltime_s, 3600, "walltime defaults to 1 h");
+    is_str(j->env.v[0], "A=1", "env sorted by name");
+    is_str(j->owner, "alice", "owner is the token's subject");
+    j->id = 42;
+    j->state = JOB_FAILED;
+    j->has_exit_code = 1;
+    j->exit_code = 3;
+    j->submit_time = 1795000000;
+    doc = job_to_json(j);
+    back = job_from_doc(doc, &err);
+    ok(back != NULL, "the stored document reads back");
+    if (back) {
+        is_int(back->id, 42, "id kept");
+        is_int(back->state, JOB_FAILED, "state kept");
+        is_int(back->exit_code, 3, "exit code kept");
+        is_int(back->submit_time, 1795000000, "submit time kept");
+        is_str(back->req.cluster, "c", "pinned cluster kept");
+        is_str(back->command.v[1], "hi", "command kept");
+        is_str(back->env.v[1], "B=2", "env kept");
+    }
+    json_decref(doc);
+    job_destroy(back);
+    job_destroy(j);
+}
+
+static void t_invalid(void)
+{
+    static const struct { const char *body, *field; } cases[] = {
+        {"{\"command\":[\"x\"],\"bogus\":1}", "bogus"},
+        {"{\"command\":[\"x\"],\"request\":{\"bogus\":1}}", "request.bogus"},
+        {"{\"command\":[\"x\"],\"request\":{\"nodes\":\"two\"}}",
+         "request.nodes"},
+        {"{\"command\":[\"x\"],\"request\":{\"nodes\":0}}", "request.nodes"},
+        {"{\"command\":[\"x\"],\"script\":\"y\"}", "command"},
+        {"{\"name\":\"x\"}", "command"},
+        {"{\"command\":[]}", "command"},
+        {"{\"command\":[\"\"]}", "command[0]"},
+        {"{\"command\":[\"x\"],\"env\":{\"1A\":\"v\"}}", "env.1A"},
+        {"{\"command\":[\"x\"],\"env\":{\"A\":1}}", "env.A"},
+        {"{\"command\":[\"x\"],\"priority\":\"high\"}", "priority"},
+    };
+    struct loom_error err;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        struct job *j;
+        loom_error_clear(&err);
+        j = from(cases[i].body, &err);
+        ok(!j && err.kind == LOOM_EINVAL && !strcmp(err.field, cases[i].field),
+           "refused on %s: %s", cases[i].field, err.message);
+        job_destroy(j);
+    }
+}
+
+static void t_hash(void)
+{
+    json_t *a = json_loads("{\"command\":[\"x\"],\"name\":\"n\"}", 0, NULL);
+    json_t *b = json_loads("{\"name\":\"n\",\"command\":[\"x\"]}", 0, NULL);
+    json_t *c = json_loads("{\"name\":\"m\",\"command\":[\"x\"]}", 0, NULL);
+    char ha[65], hb[65], hc[65];
+
+    job_body_hash(a, ha);
+    job_body_hash(b, hb);
+    job_body_hash(c, hc);
+    is_str(ha, hb, "key order does not change the hash");
+    ok(strcmp(ha, hc) != 0, "another body hashes differently");
+    is_int(strlen(ha), 64, "sha-256 in hex");
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+}
+
+int main(void)
+{
+    t_valid();
+    t_invalid();
+    t_hash();
+    return done_testing();
+}
