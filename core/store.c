@@ -1,0 +1,405 @@
+/* store.c - the PostgreSQL connection: open, reconnect, run, migrate. */
+/* SPDX-License-Identifier: MIT */
+#include "core/store.h"
+
+#include <libpq-fe.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/log.h"
+
+/* A key of our own for pg_advisory_xact_lock: "LOOM" and 1 (migrations). */
+#define STORE_LOCK_SQL "SELECT pg_advisory_xact_lock(1280266061, 1)"
+#define STORE_RESET_INTERVAL_MS 1000
+
+struct store {
+    PGconn *conn;
+    long long last_reset_ms; /* monotonic time of the last PQreset, or 0 */
+    int broken;              /* a call lost the connection: reset it */
+    int down_logged;         /* the outage is in the log already */
+    char last_msg[256];      /* why the connection was last found broken */
+    char constraint[64];     /* constraint named by the last failure */
+};
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The first non-empty line of a libpq message, without its "ERROR:  "
+ * style severity prefix, so that an error message stays one line. */
+static void one_line(const char *msg, char *out, size_t size)
+{
+    static const char *const prefixes[] = {"ERROR:  ", "FATAL:  ",
+                                           "PANIC:  ", "WARNING:  "};
+    size_t n;
+
+    if (!msg)
+        msg = "";
+    while (*msg == '\n' || *msg == ' ' || *msg == '\t')
+        msg++;
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+        n = strlen(prefixes[i]);
+        if (strncmp(msg, prefixes[i], n) == 0) {
+            msg += n;
+            break;
+        }
+    }
+    n = strcspn(msg, "\n");
+    while (n > 0 && (msg[n - 1] == ' ' || msg[n - 1] == '\t' ||
+                     msg[n - 1] == '\r'))
+        n--;
+    if (n == 0) {
+        msg = "no message from libpq";
+        n = strlen(msg);
+    }
+    if (n >= size)
+        n = size - 1;
+    memcpy(out, msg, n);
+    out[n] = '\0';
+}
+
+static void notice_cb(void *arg, const char *message)
+{
+    char line[256];
+
+    one_line(message, line, sizeof(line));
+    log_debug("store: server notice: %s", line);
+}
+
+static int unavailable(struct store *st, struct loom_error *err)
+{
+    if (!st->down_logged) {
+        log_warn("store: database unavailable: %s", st->last_msg);
+        st->down_logged = 1;
+    }
+    return loom_error_set(err, LOOM_EUNAVAIL, "database unavailable: %s",
+                          st->last_msg);
+}
+
+struct store *store_open(const char *conninfo, struct loom_error *err)
+{
+    /* Defaults first: conninfo, expanded in place of dbname, overrides. */
+    const char *const keys[] = {"connect_timeout", "client_encoding",
+                                "fallback_application_name", "dbname",
+                                NULL};
+    const char *const values[] = {"5", "UTF8", "loomd",
+                                  conninfo ? conninfo : "", NULL};
+    PQconninfoOption *opts;
+    struct store *st;
+    char *parse_err = NULL;
+    char line[256];
+
+    opts = PQconninfoParse(conninfo ? conninfo : "", &parse_err);
+    if (!opts) {
+        one_line(parse_err ? parse_err : "out of memory", line,
+                 sizeof(line));
+        PQfreemem(parse_err);
+        loom_error_set(err, LOOM_EINVAL,
+                       "database: bad connection string: %s", line);
+        return NULL;
+    }
+    PQconninfoFree(opts);
+    st = calloc(1, sizeof(*st));
+    if (!st) {
+        loom_error_set(err, LOOM_EINTERNAL, "database: out of memory");
+        return NULL;
+    }
+    st->conn = PQconnectdbParams(keys, values, 1);
+    if (!st->conn) {
+        free(st);
+        loom_error_set(err, LOOM_EINTERNAL, "database: out of memory");
+        return NULL;
+    }
+    PQsetNoticeProcessor(st->conn, notice_cb, NULL);
+    if (PQstatus(st->conn) != CONNECTION_OK) {
+        /* The caller reports this one; it is not an outage to log. */
+        one_line(PQerrorMessage(st->conn), st->last_msg,
+                 sizeof(st->last_msg));
+        loom_error_set(err, LOOM_EUNAVAIL, "database unavailable: %s",
+                       st->last_msg);
+        store_close(st);
+        return NULL;
+    }
+    return st;
+}
+
+void store_close(struct store *st)
+{
+    if (!st)
+        return;
+    PQfinish(st->conn);
+    free(st);
+}
+
+int store_ok(struct store *st)
+{
+    return st && !st->broken && PQstatus(st->conn) == CONNECTION_OK;
+}
+
+/* An idle connection has nothing to say. Input waiting on one means the
+ * server ended it (a restart sends FATAL then closes): it is broken, and
+ * nothing was sent on it yet, so a reset loses nothing. */
+static int idle_but_readable(PGconn *conn)
+{
+    struct pollfd pfd = {.fd = PQsocket(conn), .events = POLLIN};
+
+    if (pfd.fd < 0 || PQtransactionStatus(conn) != PQTRANS_IDLE)
+        return 0;
+    if (poll(&pfd, 1, 0) <= 0)
+        return 0;
+    PQconsumeInput(conn);
+    return 1;
+}
+
+struct pg_conn *store_conn(struct store *st, struct loom_error *err)
+{
+    long long now;
+
+    if (PQstatus(st->conn) == CONNECTION_OK && !st->broken) {
+        if (!idle_but_readable(st->conn))
+            return st->conn;
+        if (PQstatus(st->conn) == CONNECTION_OK)
+            snprintf(st->last_msg, sizeof(st->last_msg),
+                     "the server ended the connection");
+        else
+            one_line(PQerrorMessage(st->conn), st->last_msg,
+                     sizeof(st->last_msg));
+    }
+    now = now_ms();
+    if (st->last_reset_ms &&
+        now - st->last_reset_ms < STORE_RESET_INTERVAL_MS) {
+        unavailable(st, err);
+        return NULL;
+    }
+    st->last_reset_ms = now;
+    PQreset(st->conn);
+    if (PQstatus(st->conn) != CONNECTION_OK) {
+        one_line(PQerrorMessage(st->conn), st->last_msg,
+                 sizeof(st->last_msg));
+        unavailable(st, err);
+        return NULL;
+    }
+    st->broken = 0;
+    st->down_logged = 0;
+    log_info("store: reconnected to the database");
+    return st->conn;
+}
+
+/* Errors that mean "the database is not there right now": connection
+ * exceptions (class 08), the server shutting down or starting up, and
+ * errors libpq made itself (no SQLSTATE): the connection broke under the
+ * call, which libpq does not always show in PQstatus at once. */
+static int unavailable_state(const char *sqlstate)
+{
+    if (!sqlstate)
+        return 1;
+    return strncmp(sqlstate, "08", 2) == 0 ||
+           strcmp(sqlstate, "57P01") == 0 || /* admin_shutdown */
+           strcmp(sqlstate, "57P02") == 0 || /* crash_shutdown */
+           strcmp(sqlstate, "57P03") == 0;   /* cannot_connect_now */
+}
+
+struct pg_result *store_exec(struct store *st, const char *what,
+                             const char *sql, int n_params,
+                             const char *const *values,
+                             struct loom_error *err)
+{
+    const char *sqlstate, *name;
+    PGconn *conn;
+    PGresult *r;
+    char line[256];
+
+    st->constraint[0] = '\0';
+    conn = store_conn(st, err);
+    if (!conn)
+        return NULL;
+    r = PQexecParams(conn, sql, n_params, NULL, values, NULL, NULL, 0);
+    if (r && (PQresultStatus(r) == PGRES_COMMAND_OK ||
+              PQresultStatus(r) == PGRES_TUPLES_OK))
+        return r;
+    one_line(r ? PQresultErrorMessage(r) : PQerrorMessage(conn), line,
+             sizeof(line));
+    sqlstate = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    if (PQstatus(conn) != CONNECTION_OK || unavailable_state(sqlstate)) {
+        snprintf(st->last_msg, sizeof(st->last_msg), "%s", line);
+        st->broken = 1;
+        PQclear(r);
+        unavailable(st, err);
+        return NULL;
+    }
+    if (sqlstate && strcmp(sqlstate, "23505") == 0) {
+        name = PQresultErrorField(r, PG_DIAG_CONSTRAINT_NAME);
+        snprintf(st->constraint, sizeof(st->constraint), "%s",
+                 name ? name : "");
+        PQclear(r);
+        loom_error_set(err, LOOM_ECONFLICT, "%s: %s", what, line);
+        return NULL;
+    }
+    PQclear(r);
+    loom_error_set(err, LOOM_EINTERNAL, "%s: %s", what, line);
+    return NULL;
+}
+
+int store_run(struct store *st, const char *what, const char *sql,
+              int n_params, const char *const *values,
+              struct loom_error *err)
+{
+    PGresult *r = store_exec(st, what, sql, n_params, values, err);
+
+    if (!r)
+        return -1;
+    PQclear(r);
+    return 0;
+}
+
+const char *store_last_constraint(struct store *st)
+{
+    return st->constraint;
+}
+
+void store_rollback(struct store *st)
+{
+    if (PQstatus(st->conn) != CONNECTION_OK ||
+        PQtransactionStatus(st->conn) == PQTRANS_IDLE)
+        return;
+    PQclear(PQexecParams(st->conn, "ROLLBACK", 0, NULL, NULL, NULL, NULL, 0));
+}
+
+int store_event(struct store *st, const char *level, const char *kind,
+                const char *subject, const char *message,
+                struct loom_error *err)
+{
+    const char *const values[] = {level, kind, subject, message};
+
+    if (!kind || !message)
+        return loom_error_set(err, LOOM_EINVAL,
+                              "event: kind and message are required");
+    return store_run(st, "event",
+                     "INSERT INTO events (level, kind, subject, message) "
+                     "VALUES ($1, $2, $3, $4)",
+                     4, values, err);
+}
+
+/* ---- Migrations ------------------------------------------------------- */
+
+/* Run one embedded migration: its text holds several statements, which the
+ * extended protocol (PQexecParams) cannot take. The text is a constant
+ * compiled into the binary, never built at run time; it runs inside the
+ * caller's transaction. */
+static int run_script(struct store *st, const struct store_migration *m,
+                      struct loom_error *err)
+{
+    PGresult *r;
+    char line[256];
+    int failed = 0;
+
+    if (!PQsendQuery(st->conn, m->sql)) {
+        one_line(PQerrorMessage(st->conn), line, sizeof(line));
+        st->broken = 1;
+        return loom_error_set(err, LOOM_EUNAVAIL,
+                              "database unavailable: %s", line);
+    }
+    while ((r = PQgetResult(st->conn))) {
+        if (!failed && PQresultStatus(r) != PGRES_COMMAND_OK &&
+            PQresultStatus(r) != PGRES_TUPLES_OK &&
+            PQresultStatus(r) != PGRES_EMPTY_QUERY) {
+            one_line(PQresultErrorMessage(r), line, sizeof(line));
+            if (unavailable_state(
+                    PQresultErrorField(r, PG_DIAG_SQLSTATE))) {
+                st->broken = 1;
+                loom_error_set(err, LOOM_EUNAVAIL,
+                               "database unavailable: %s", line);
+            } else {
+                loom_error_set(err, LOOM_EINTERNAL, "migration %s: %s",
+                               m->name, line);
+            }
+            failed = 1;
+        }
+        PQclear(r);
+    }
+    return failed ? -1 : 0;
+}
+
+/* The version the database is at, under the migration lock, inside an open
+ * transaction. -1 with err on failure. */
+static int locked_version(struct store *st, struct loom_error *err)
+{
+    PGresult *r;
+    int v;
+
+    if (store_run(st, "migrate: lock", STORE_LOCK_SQL, 0, NULL, err) < 0 ||
+        store_run(st, "migrate: schema_version",
+                  "CREATE TABLE IF NOT EXISTS schema_version ("
+                  "version integer PRIMARY KEY, name text NOT NULL, "
+                  "applied_at timestamptz NOT NULL DEFAULT now())",
+                  0, NULL, err) < 0)
+        return -1;
+    r = store_exec(st, "migrate: version",
+                   "SELECT coalesce(max(version), 0) FROM schema_version", 0,
+                   NULL, err);
+    if (!r)
+        return -1;
+    v = (int)strtol(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    return v;
+}
+
+/* Apply the next migration if one is due. 1 applied, 0 up to date, -1. */
+static int migrate_step(struct store *st, struct loom_error *err)
+{
+    const struct store_migration *m;
+    char version[16];
+    const char *values[2];
+    int cur, top = (int)store_n_migrations;
+
+    if (store_run(st, "migrate: begin", "BEGIN", 0, NULL, err) < 0)
+        return -1;
+    cur = locked_version(st, err);
+    if (cur < 0)
+        goto error;
+    if (cur > top) {
+        loom_error_set(err, LOOM_EINTERNAL,
+                       "database schema version %d is newer than this "
+                       "build of loom knows (%d)", cur, top);
+        goto error;
+    }
+    if (cur == top)
+        return store_run(st, "migrate: commit", "COMMIT", 0, NULL, err);
+    m = &store_migrations[cur];
+    snprintf(version, sizeof(version), "%d", m->version);
+    values[0] = version;
+    values[1] = m->name;
+    if (run_script(st, m, err) < 0 ||
+        store_run(st, "migrate: record",
+                  "INSERT INTO schema_version (version, name) "
+                  "VALUES ($1, $2)", 2, values, err) < 0 ||
+        store_run(st, "migrate: commit", "COMMIT", 0, NULL, err) < 0)
+        goto error;
+    log_info("store: migration applied version=%d name=%s", m->version,
+             m->name);
+    return 1;
+error:
+    store_rollback(st);
+    return -1;
+}
+
+int store_migrate(struct store *st, struct loom_error *err)
+{
+    int rc;
+
+    for (size_t i = 0; i < store_n_migrations; i++) {
+        if (store_migrations[i].version != (int)i + 1)
+            return loom_error_set(err, LOOM_EINTERNAL,
+                                  "migration %s is out of order",
+                                  store_migrations[i].name);
+    }
+    while ((rc = migrate_step(st, err)) == 1)
+        ;
+    return rc;
+}

@@ -1,0 +1,90 @@
+/* store.h - the PostgreSQL store: one libpq connection, migrations, events. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CORE_STORE_H
+#define LOOM_CORE_STORE_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+
+/* A struct store wraps one libpq connection. Each thread that uses the
+ * database opens its own; a store is not thread-safe.
+ *
+ * Every statement is parameterised (PQexecParams); no query text is ever
+ * built at run time. When a call finds the connection broken it tries
+ * PQreset, at most once per second per store, and otherwise fails fast with
+ * LOOM_EUNAVAIL "database unavailable: <libpq's message>", so a daemon rides
+ * out a restart of PostgreSQL without restarting itself. A call that fails
+ * leaves nothing behind: its transaction is rolled back. */
+struct store;
+
+/* One numbered migration, embedded at build time from sql/NNNN_name.sql by
+ * sql/embed.sh into the generated core/sql_migrations.c. */
+struct store_migration {
+    int version;      /* NNNN: 1, 2, 3, ... without gaps */
+    const char *name; /* "0001_init" */
+    const char *sql;  /* the file's text: one or more statements */
+};
+extern const struct store_migration store_migrations[];
+extern const size_t store_n_migrations;
+
+/* Connect to conninfo (a libpq connection string, e.g. "host=/srv/loom/pg
+ * dbname=loom"). Returns a new store (close with store_close), or NULL with
+ * err (LOOM_EUNAVAIL when the server cannot be reached, LOOM_EINTERNAL when
+ * out of memory). At start-up the caller ends the daemon on failure. */
+struct store *store_open(const char *conninfo, struct loom_error *err);
+
+/* Close the connection and free the store. NULL-safe. */
+void store_close(struct store *st);
+
+/* Bring the schema up to date: create schema_version(version, name,
+ * applied_at) if missing, then apply each embedded migration above the
+ * current version, each in one transaction with its schema_version row,
+ * under a transaction-level advisory lock so that two daemons never migrate
+ * at once. Logs each migration applied. Idempotent. Returns 0, or -1 with
+ * err (also when the database is newer than this build). */
+int store_migrate(struct store *st, struct loom_error *err);
+
+/* 1 when the connection is up as far as libpq knows, else 0. Never blocks
+ * and never reconnects. */
+int store_ok(struct store *st);
+
+/* Append one row to the event log. level and subject may be NULL; kind and
+ * message are required. Returns 0 or -1 with err. */
+int store_event(struct store *st, const char *level, const char *kind,
+                const char *subject, const char *message,
+                struct loom_error *err);
+
+/* ---- For the store's own files (store_*.c) only. ---------------------- */
+
+struct pg_conn;   /* PGconn of libpq-fe.h */
+struct pg_result; /* PGresult of libpq-fe.h */
+
+/* The connection, reset first if it is broken (at most once a second).
+ * NULL with err LOOM_EUNAVAIL when the database cannot be reached. A
+ * transaction left open by an earlier failed call is rolled back first. */
+struct pg_conn *store_conn(struct store *st, struct loom_error *err);
+
+/* Run one parameterised statement (text parameters, text results; values[i]
+ * may be NULL for SQL NULL). Returns the result, which the caller frees
+ * with PQclear, or NULL with err: LOOM_EUNAVAIL when the connection is lost
+ * or the server is shutting down, LOOM_ECONFLICT on a unique violation,
+ * LOOM_EINTERNAL otherwise. what names the operation in messages. */
+struct pg_result *store_exec(struct store *st, const char *what,
+                             const char *sql, int n_params,
+                             const char *const *values,
+                             struct loom_error *err);
+
+/* As store_exec for statements whose result is not needed. 0 or -1. */
+int store_run(struct store *st, const char *what, const char *sql,
+              int n_params, const char *const *values,
+              struct loom_error *err);
+
+/* The constraint named by the last LOOM_ECONFLICT from store_exec (e.g.
+ * "jobs_idem_key"), or "". Borrowed until the next call on st. */
+const char *store_last_constraint(struct store *st);
+
+/* Roll back the open transaction, if any; errors are ignored. */
+void store_rollback(struct store *st);
+
+#endif

@@ -1,0 +1,314 @@
+/* store_jobs.c - the jobs table: group insert and update through unnest. */
+/* SPDX-License-Identifier: MIT */
+#include "core/store_jobs.h"
+
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rows per round trip while loading; the two must agree. */
+#define LOAD_BATCH 2000
+#define LOAD_BATCH_SQL "FETCH FORWARD 2000 FROM loom_jobs_load"
+
+/* A growable buffer for one PostgreSQL array literal. Quoting the elements
+ * of an array value is data encoding, like escaping JSON; the statement
+ * text itself is constant and the array travels as a parameter. */
+struct arr {
+    char *p;
+    size_t len, cap;
+    int oom;
+};
+
+static void arr_reserve(struct arr *a, size_t more)
+{
+    size_t cap;
+    char *p;
+
+    if (a->oom || a->len + more + 1 <= a->cap)
+        return;
+    cap = a->cap ? a->cap : 256;
+    while (cap < a->len + more + 1) {
+        if (cap > SIZE_MAX / 2) {
+            a->oom = 1;
+            return;
+        }
+        cap *= 2;
+    }
+    p = realloc(a->p, cap);
+    if (!p) {
+        a->oom = 1;
+        return;
+    }
+    a->p = p;
+    a->cap = cap;
+}
+
+static void arr_put(struct arr *a, const char *s, size_t n)
+{
+    arr_reserve(a, n);
+    if (a->oom)
+        return;
+    memcpy(a->p + a->len, s, n);
+    a->len += n;
+    a->p[a->len] = '\0';
+}
+
+/* Open "{" or separate with ",". */
+static void arr_next(struct arr *a, size_t i)
+{
+    arr_put(a, i ? "," : "{", 1);
+}
+
+/* A text element: NULL, or double-quoted with " and \ escaped, so that
+ * commas, braces, blanks and the word NULL inside it stay data. */
+static void arr_text(struct arr *a, size_t i, const char *s)
+{
+    size_t n, quote = 0;
+    char *w;
+
+    arr_next(a, i);
+    if (!s) {
+        arr_put(a, "NULL", 4);
+        return;
+    }
+    n = strlen(s);
+    for (size_t k = 0; k < n; k++)
+        quote += s[k] == '"' || s[k] == '\\';
+    arr_reserve(a, n + quote + 2);
+    if (a->oom)
+        return;
+    w = a->p + a->len;
+    *w++ = '"';
+    for (size_t k = 0; k < n; k++) {
+        if (s[k] == '"' || s[k] == '\\')
+            *w++ = '\\';
+        *w++ = s[k];
+    }
+    *w++ = '"';
+    *w = '\0';
+    a->len = (size_t)(w - a->p);
+}
+
+static void arr_int64(struct arr *a, size_t i, int64_t v)
+{
+    char num[24];
+    int n;
+
+    arr_next(a, i);
+    n = snprintf(num, sizeof(num), "%" PRId64, v);
+    arr_put(a, num, (size_t)n);
+}
+
+static void arr_close(struct arr *a, size_t n)
+{
+    arr_put(a, n ? "}" : "{}", n ? 1 : 2);
+}
+
+static void arrs_free(struct arr *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(a[i].p);
+}
+
+/* 0, or -1 with err when any buffer ran out of memory. */
+static int arrs_check(struct arr *a, size_t n, const char **values,
+                      struct loom_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].oom)
+            return loom_error_set(err, LOOM_EINTERNAL,
+                                  "jobs: out of memory");
+        values[i] = a[i].p;
+    }
+    return 0;
+}
+
+static int check_rows(const struct store_job_row *rows, size_t n,
+                      int need_owner, struct loom_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!rows[i].state || !rows[i].doc || (need_owner && !rows[i].owner))
+            return loom_error_set(err, LOOM_EINVAL,
+                                  "jobs: job %" PRId64 " lacks state, "
+                                  "owner or doc", rows[i].id);
+    }
+    return 0;
+}
+
+int store_jobs_insert(struct store *st, const struct store_job_row *rows,
+                      size_t n, struct loom_error *err)
+{
+    struct arr a[7] = {{0}};
+    const char *values[7];
+    struct loom_error e = {0};
+    int rc = -1;
+
+    if (n == 0)
+        return 0;
+    if (check_rows(rows, n, 1, err) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        arr_int64(&a[0], i, rows[i].id);
+        arr_text(&a[1], i, rows[i].state);
+        arr_text(&a[2], i, rows[i].owner);
+        arr_text(&a[3], i, rows[i].idem_owner);
+        arr_text(&a[4], i, rows[i].idem_key);
+        arr_text(&a[5], i, rows[i].idem_hash);
+        arr_text(&a[6], i, rows[i].doc);
+    }
+    for (size_t k = 0; k < 7; k++)
+        arr_close(&a[k], n);
+    if (arrs_check(a, 7, values, err) < 0)
+        goto out;
+    rc = store_run(st, "jobs: insert",
+                   "INSERT INTO jobs (id, state, owner, idem_owner, "
+                   "idem_key, idem_hash, doc) "
+                   "SELECT id, state, owner, idem_owner, idem_key, "
+                   "idem_hash, doc::jsonb "
+                   "FROM unnest($1::bigint[], $2::text[], $3::text[], "
+                   "$4::text[], $5::text[], $6::text[], $7::text[]) "
+                   "AS u(id, state, owner, idem_owner, idem_key, "
+                   "idem_hash, doc)",
+                   7, values, &e);
+    if (rc < 0 && e.kind == LOOM_ECONFLICT &&
+        strcmp(store_last_constraint(st), "jobs_idem_key") != 0)
+        e.kind = LOOM_EINTERNAL; /* a duplicate id is our bug */
+    else if (rc < 0 && e.kind == LOOM_ECONFLICT)
+        loom_error_set(&e, LOOM_ECONFLICT,
+                       "jobs: idempotency key already used");
+    if (rc < 0 && err)
+        *err = e;
+out:
+    arrs_free(a, 7);
+    return rc;
+}
+
+int store_jobs_update(struct store *st, const struct store_job_row *rows,
+                      size_t n, struct loom_error *err)
+{
+    struct arr a[3] = {{0}};
+    const char *values[3];
+    PGresult *r = NULL;
+    int rc = -1;
+
+    if (n == 0)
+        return 0;
+    if (check_rows(rows, n, 0, err) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        arr_int64(&a[0], i, rows[i].id);
+        arr_text(&a[1], i, rows[i].state);
+        arr_text(&a[2], i, rows[i].doc);
+    }
+    for (size_t k = 0; k < 3; k++)
+        arr_close(&a[k], n);
+    if (arrs_check(a, 3, values, err) < 0)
+        goto out;
+    /* One statement: the last row per id wins, and when an id is missing
+     * the update touches nothing and names the id instead. */
+    r = store_exec(st, "jobs: update",
+                   "WITH u AS (SELECT DISTINCT ON (id) id, state, doc "
+                   "  FROM unnest($1::bigint[], $2::text[], $3::text[]) "
+                   "  WITH ORDINALITY AS t(id, state, doc, ord) "
+                   "  ORDER BY id, ord DESC), "
+                   "missing AS (SELECT u.id FROM u "
+                   "  WHERE NOT EXISTS (SELECT 1 FROM jobs j "
+                   "  WHERE j.id = u.id) LIMIT 1), "
+                   "upd AS (UPDATE jobs AS j SET state = u.state, "
+                   "  doc = u.doc::jsonb, updated_at = now() FROM u "
+                   "  WHERE j.id = u.id "
+                   "  AND NOT EXISTS (SELECT 1 FROM missing) "
+                   "  RETURNING j.id) "
+                   "SELECT (SELECT id FROM missing), "
+                   "(SELECT count(*) FROM upd)",
+                   3, values, err);
+    if (!r)
+        goto out;
+    if (!PQgetisnull(r, 0, 0)) {
+        loom_error_set(err, LOOM_ENOENT, "jobs: update: no job %s",
+                       PQgetvalue(r, 0, 0));
+        goto out;
+    }
+    rc = 0;
+out:
+    PQclear(r);
+    arrs_free(a, 3);
+    return rc;
+}
+
+static const char *opt_value(PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
+}
+
+/* Hand one fetched batch to cb. Returns the number of rows, or -1. */
+static int load_batch(PGresult *r,
+                      int (*cb)(void *arg, const struct store_job_row *row),
+                      void *arg, struct loom_error *err)
+{
+    struct store_job_row row;
+    int n = PQntuples(r);
+
+    for (int i = 0; i < n; i++) {
+        row.id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+        row.state = PQgetvalue(r, i, 1);
+        row.owner = PQgetvalue(r, i, 2);
+        row.idem_owner = opt_value(r, i, 3);
+        row.idem_key = opt_value(r, i, 4);
+        row.idem_hash = opt_value(r, i, 5);
+        row.doc = PQgetvalue(r, i, 6);
+        if (cb(arg, &row) != 0)
+            return loom_error_set(err, LOOM_EINTERNAL,
+                                  "jobs: load stopped at job %" PRId64,
+                                  row.id);
+    }
+    return n;
+}
+
+int store_jobs_load(struct store *st,
+                    int (*cb)(void *arg, const struct store_job_row *row),
+                    void *arg, struct loom_error *err)
+{
+    PGresult *r;
+    int n;
+
+    if (store_run(st, "jobs: load",
+                  "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", 0, NULL,
+                  err) < 0)
+        return -1;
+    if (store_run(st, "jobs: load",
+                  "DECLARE loom_jobs_load NO SCROLL CURSOR FOR "
+                  "SELECT id, state, owner, idem_owner, idem_key, "
+                  "idem_hash, doc::text FROM jobs ORDER BY id",
+                  0, NULL, err) < 0)
+        goto error;
+    do {
+        r = store_exec(st, "jobs: load", LOAD_BATCH_SQL, 0, NULL, err);
+        if (!r)
+            goto error;
+        n = load_batch(r, cb, arg, err);
+        PQclear(r);
+        if (n < 0)
+            goto error;
+    } while (n == LOAD_BATCH);
+    return store_run(st, "jobs: load", "COMMIT", 0, NULL, err);
+error:
+    store_rollback(st);
+    return -1;
+}
+
+int64_t store_jobs_max_id(struct store *st, struct loom_error *err)
+{
+    PGresult *r;
+    int64_t id;
+
+    r = store_exec(st, "jobs: max id",
+                   "SELECT coalesce(max(id), 0) FROM jobs", 0, NULL, err);
+    if (!r)
+        return -1;
+    id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    return id;
+}

@@ -1,0 +1,56 @@
+/* store_jobs.h - fabric jobs in PostgreSQL: group insert, update, load. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CORE_STORE_JOBS_H
+#define LOOM_CORE_STORE_JOBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/store.h"
+
+/* One row of the jobs table. Every string is borrowed: from the caller for
+ * insert and update, from the store for the duration of one callback for
+ * load. idem_owner, idem_key and idem_hash may be NULL (no idempotency
+ * key); state, owner and doc (the job as JSON text) may not. */
+struct store_job_row {
+    int64_t id;
+    const char *state;
+    const char *owner;
+    const char *idem_owner;
+    const char *idem_key;
+    const char *idem_hash;
+    const char *doc;
+};
+
+/* Insert n rows in one statement and so one transaction: the group commit
+ * of concurrent submits. All rows are inserted or none. Returns 0, or -1
+ * with err: LOOM_ECONFLICT when an idempotency key (idem_owner, idem_key) is
+ * already used, by a stored job or by another row of the batch (the caller
+ * then retries the rows one by one to find which); LOOM_EUNAVAIL when the
+ * database is down; LOOM_EINVAL for a row missing state, owner or doc;
+ * LOOM_EINTERNAL otherwise (e.g. a duplicate id). n == 0 does nothing. */
+int store_jobs_insert(struct store *st, const struct store_job_row *rows,
+                      size_t n, struct loom_error *err);
+
+/* Set state and doc (and updated_at) of n existing jobs in one statement.
+ * Only id, state and doc of each row are read. When an id appears twice the
+ * later row wins. If any id is not in the table nothing is changed and -1
+ * is returned with LOOM_ENOENT naming it. Other errors as for insert. */
+int store_jobs_update(struct store *st, const struct store_job_row *rows,
+                      size_t n, struct loom_error *err);
+
+/* Call cb for every job, in id order, streamed through a cursor in batches
+ * so that memory does not grow with the number of jobs. row and its strings
+ * are valid only during the call. cb returns 0 to go on; anything else
+ * stops the load, which then returns -1 with err LOOM_EINTERNAL (cb keeps
+ * its own reason in arg). Returns 0 or -1 with err; the read transaction is
+ * closed either way. */
+int store_jobs_load(struct store *st,
+                    int (*cb)(void *arg, const struct store_job_row *row),
+                    void *arg, struct loom_error *err);
+
+/* The highest job id stored, 0 when there are none, or -1 with err. */
+int64_t store_jobs_max_id(struct store *st, struct loom_error *err);
+
+#endif

@@ -1,0 +1,490 @@
+# harness.sh - TAP helpers and private daemons for Loom's integration tests.
+# SPDX-License-Identifier: MIT
+#
+# Sourced by tests/integration/*.t (bash):
+#   . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+# make check exports LOOM_TOP_SRCDIR and LOOM_TOP_BUILDDIR; run by hand, a
+# test may set them itself (they default to the tree this file is in).
+#
+# TAP:      t_plan N, t_ok STATUS NAME, t_is GOT WANT NAME, t_isnt GOT
+#           UNWANTED NAME, t_like GOT ERE NAME, t_diag MSG, t_skip NAME
+#           REASON, t_skip_all REASON, t_bail REASON, t_done.
+# Temp dir: $T, made per test (mktemp -d, mode 0755 so that postgres can
+#           traverse it); removed at exit unless LOOM_KEEP_TMP=1.
+# Postgres: pg_start, pg_stop, pg_kill, pg_restart_same; LOOM_PG_DIR,
+#           LOOM_PG_CONNINFO, pg_sql SQL (psql -tA, one value per line).
+# loomd:    free_port, loomd_conf [SECTIONS] (or a heredoc on stdin; sets
+#           PORT and LOOM_URL), loomd_start [ARGS], loomd_stop (returns
+#           loomd's exit status), loomd_kill9, loomctl ARGS (with -c
+#           $T/loom.conf), admin_token (sets TOKEN), token_for SUBJECT ROLE
+#           [TTL] (prints the token).
+# Processes: alive PID (a zombie counts as dead), wait_dead PID TENTHS,
+#           t_sleep SECS.
+# HTTP:     api METHOD PATH [JSON|-] [curl args...]: prints the body and sets
+#           STATUS and BODY. Call it as `api GET /v1/x >/dev/null` to keep
+#           STATUS and BODY; inside $(...) they are lost with the subshell,
+#           then `api_status` prints the last status.
+# JSON:     jget JSON PATH (.items.0.state; prints strings raw, other values
+#           as JSON, fails when absent), jlen JSON PATH (length).
+# Cleanup:  an EXIT trap stops, by PID, whatever the test started (loomd,
+#           then PostgreSQL), even on failure or interruption; t_cleanup CMD
+#           adds a command to run first; processes left with a working
+#           directory in $T (local jobs) are killed. Use t_sleep SECS for
+#           long waits: bash defers a trap until the foreground command ends.
+
+if [ -z "${LOOM_TOP_SRCDIR:-}" ]; then
+    LOOM_TOP_SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+fi
+LOOM_TOP_BUILDDIR=${LOOM_TOP_BUILDDIR:-$LOOM_TOP_SRCDIR}
+export LOOM_TOP_SRCDIR LOOM_TOP_BUILDDIR
+
+# ---- TAP ---------------------------------------------------------------
+
+T_N=0
+T_FAILED=0
+T_PLANNED=
+
+t_plan() {
+    T_PLANNED=$1
+    echo "1..$1"
+}
+
+# t_diag MSG...: each argument (it may hold several lines) as "# " lines.
+t_diag() {
+    local arg line
+    for arg in "$@"; do
+        while IFS= read -r line; do
+            echo "# $line"
+        done <<<"$arg"
+    done
+}
+
+# Where the test called a t_ helper: FILE:LINE.
+t_where() {
+    local i
+    for ((i = 1; i < ${#FUNCNAME[@]}; i++)); do
+        case ${FUNCNAME[$i]} in t_*) continue ;; esac
+        echo "${BASH_SOURCE[$i]##*/}:${BASH_LINENO[$((i - 1))]}"
+        return
+    done
+}
+
+# t_ok STATUS NAME: a test point that passes when STATUS is 0.
+t_ok() {
+    local st=$1 name=$2
+    T_N=$((T_N + 1))
+    if [ "$st" = 0 ]; then
+        echo "ok $T_N - $name"
+        return 0
+    fi
+    echo "not ok $T_N - $name"
+    T_FAILED=$((T_FAILED + 1))
+    t_diag "  failed at $(t_where) (status $st)"
+    return 1
+}
+
+t_is() {
+    local got=$1 want=$2 name=$3
+    if [ "$got" = "$want" ]; then
+        t_ok 0 "$name"
+    else
+        t_ok 1 "$name"
+        t_diag "  got:  '$got'" "  want: '$want'"
+        return 1
+    fi
+}
+
+t_isnt() {
+    local got=$1 unwanted=$2 name=$3
+    if [ "$got" != "$unwanted" ]; then
+        t_ok 0 "$name"
+    else
+        t_ok 1 "$name"
+        t_diag "  got '$got', which it must not be"
+        return 1
+    fi
+}
+
+# t_like GOT ERE NAME: passes when GOT matches the extended regex ERE.
+t_like() {
+    local got=$1 re=$2 name=$3
+    if [[ $got =~ $re ]]; then
+        t_ok 0 "$name"
+    else
+        t_ok 1 "$name"
+        t_diag "  got:      '$got'"
+        t_diag "  expected: /$re/"
+        return 1
+    fi
+}
+
+t_skip() {
+    T_N=$((T_N + 1))
+    echo "ok $T_N - $1 # SKIP ${2:-}"
+}
+
+t_skip_all() {
+    echo "1..0 # SKIP $*"
+    exit 0
+}
+
+t_bail() {
+    echo "Bail out! $*"
+    exit 1
+}
+
+# Print the plan (unless t_plan gave it) and exit: 0 when all passed.
+t_done() {
+    [ -n "$T_PLANNED" ] || echo "1..$T_N"
+    [ "$T_FAILED" = 0 ] && exit 0
+    exit 1
+}
+
+# ---- processes -----------------------------------------------------------
+
+# alive PID: the process exists and is not a zombie (PID 1 of this sandbox
+# reaps orphans only every ~2 s, so a dead orphan lingers as State: Z).
+alive() {
+    [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null || return 1
+    local st
+    st=$(awk '/^State:/{print $2}' "/proc/$1/status" 2>/dev/null) || return 1
+    [ "$st" != Z ]
+}
+
+# wait_dead PID TENTHS: wait up to TENTHS/10 s for PID to end; 0 if it did.
+wait_dead() {
+    local i
+    for ((i = 0; i < $2; i++)); do
+        alive "$1" || return 0
+        sleep 0.1
+    done
+    ! alive "$1"
+}
+
+# t_sleep SECS: sleep, but let a signal to the test run its cleanup at once
+# (bash runs traps only after the foreground command ends).
+t_sleep() {
+    sleep "$1" &
+    wait $!
+}
+
+# ---- temp dir and cleanup ------------------------------------------------
+
+T=$(mktemp -d /tmp/loom-test.XXXXXX) || t_bail "cannot make a temp dir"
+chmod 0755 "$T"
+export T
+
+LOOMD_PID=
+LOOM_PG_PID=
+T_CLEANUP=()
+
+t_cleanup() {
+    T_CLEANUP+=("$*")
+}
+
+# t_sweep: SIGKILL the strays that provably belong to this test: processes
+# whose working directory is in $T (local jobs and their supervisors run in
+# $T/state, e.g. after loomd_kill9). The test's own shell is spared.
+t_sweep() {
+    local p pids=
+    for p in $(find /proc/[0-9]*/cwd -maxdepth 0 \( -lname "$T" -o \
+        -lname "$T/*" \) 2>/dev/null | cut -d/ -f3); do
+        [ "$p" = "$$" ] || [ "$p" = "$BASHPID" ] || pids="$pids $p"
+    done
+    [ -n "$pids" ] || return 0
+    echo "# killing strays of this test:$pids" >&2
+    kill -KILL $pids 2>/dev/null
+}
+
+t_harness_cleanup() {
+    local rc=$? c
+    trap - EXIT INT TERM HUP
+    set +e
+    for c in "${T_CLEANUP[@]}"; do
+        eval "$c"
+    done
+    if [ -n "$LOOMD_PID" ] && alive "$LOOMD_PID"; then
+        kill -TERM "$LOOMD_PID" 2>/dev/null
+        wait_dead "$LOOMD_PID" 100 || kill -KILL "$LOOMD_PID" 2>/dev/null
+    fi
+    if [ -n "$LOOM_PG_PID" ] && alive "$LOOM_PG_PID"; then
+        kill -INT "$LOOM_PG_PID" 2>/dev/null # fast shutdown
+        wait_dead "$LOOM_PG_PID" 100 || kill -QUIT "$LOOM_PG_PID" 2>/dev/null
+        wait_dead "$LOOM_PG_PID" 30 || kill -KILL "$LOOM_PG_PID" 2>/dev/null
+    fi
+    cd / && t_sweep
+    if [ "${LOOM_KEEP_TMP:-0}" = 1 ]; then
+        echo "# kept $T" >&2
+    else
+        rm -rf "$T"
+    fi
+    exit "$rc"
+}
+trap t_harness_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+# ---- PostgreSQL ------------------------------------------------------------
+
+pg_bindir() {
+    local d
+    if [ -n "${LOOM_PG_BINDIR:-}" ]; then
+        echo "$LOOM_PG_BINDIR"
+        return 0
+    fi
+    for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+        [ -x "$d/initdb" ] && { echo "$d"; return 0; }
+    done
+    d=$(command -v initdb 2>/dev/null) && { dirname "$d"; return 0; }
+    return 1
+}
+
+# as_pg CMD...: run a server command as the postgres user (PostgreSQL
+# refuses to run as root); as is when we are not root.
+as_pg() {
+    if [ "$(id -u)" = 0 ]; then
+        (cd / && runuser -u postgres -- "$@")
+    else
+        "$@"
+    fi
+}
+
+# Start the server on LOOM_PG_DIR/data and record the postmaster's PID.
+pg_launch() {
+    if ! as_pg "$PG_BIN/pg_ctl" -D "$LOOM_PG_DIR/data" \
+        -l "$LOOM_PG_DIR/postgres.log" -w -t 60 start >"$T/pg_ctl.out" 2>&1; then
+        t_diag "pg_ctl start failed:" "$(tail -n 20 "$T/pg_ctl.out" "$LOOM_PG_DIR/postgres.log" 2>&1)"
+        return 1
+    fi
+    LOOM_PG_PID=$(head -n 1 "$LOOM_PG_DIR/data/postmaster.pid")
+}
+
+# pg_start: a private PostgreSQL in $T/pg, Unix socket only, database loom.
+pg_start() {
+    PG_BIN=$(pg_bindir) || { t_diag "PostgreSQL server binaries not found"; return 1; }
+    LOOM_PG_DIR=$T/pg
+    mkdir -p "$LOOM_PG_DIR"
+    [ "$(id -u)" = 0 ] && chown postgres: "$LOOM_PG_DIR"
+    chmod 0700 "$LOOM_PG_DIR"
+    if ! as_pg "$PG_BIN/initdb" -D "$LOOM_PG_DIR/data" -U postgres -A trust \
+        -E UTF8 --locale=C -N >"$T/initdb.log" 2>&1; then
+        t_diag "initdb failed:" "$(tail -n 20 "$T/initdb.log")"
+        return 1
+    fi
+    cat >>"$LOOM_PG_DIR/data/postgresql.conf" <<EOF
+listen_addresses = ''
+unix_socket_directories = '$LOOM_PG_DIR'
+shared_buffers = 32MB
+max_connections = 30
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+EOF
+    pg_launch || return 1
+    LOOM_PG_CONNINFO="host=$LOOM_PG_DIR dbname=loom user=postgres"
+    export LOOM_PG_DIR LOOM_PG_CONNINFO
+    if ! "$PG_BIN/createdb" -h "$LOOM_PG_DIR" -U postgres loom >"$T/createdb.log" 2>&1; then
+        t_diag "createdb failed:" "$(cat "$T/createdb.log")"
+        return 1
+    fi
+}
+
+# pg_stop: a clean (fast) shutdown. 0 when the server is gone.
+pg_stop() {
+    [ -n "$LOOM_PG_PID" ] || return 0
+    as_pg "$PG_BIN/pg_ctl" -D "$LOOM_PG_DIR/data" -m fast -w -t 60 stop >/dev/null 2>&1
+    wait_dead "$LOOM_PG_PID" 100 || return 1
+    LOOM_PG_PID=
+}
+
+# pg_kill: stop abruptly (immediate shutdown: no checkpoint, clients cut
+# off, crash recovery at the next start), for tests of a dead database.
+pg_kill() {
+    [ -n "$LOOM_PG_PID" ] || return 0
+    kill -QUIT "$LOOM_PG_PID" 2>/dev/null
+    wait_dead "$LOOM_PG_PID" 100 || { kill -KILL "$LOOM_PG_PID"; return 1; }
+    LOOM_PG_PID=
+}
+
+# pg_restart_same: start the server again on the same data directory.
+pg_restart_same() {
+    if [ -n "$LOOM_PG_PID" ] && alive "$LOOM_PG_PID"; then
+        return 0
+    fi
+    pg_launch
+}
+
+# pg_sql SQL: run one statement in the loom database, unaligned, no headers.
+pg_sql() {
+    "$PG_BIN/psql" -X -q -t -A -v ON_ERROR_STOP=1 -h "$LOOM_PG_DIR" \
+        -U postgres -d loom -c "$1"
+}
+
+# ---- loomd -----------------------------------------------------------------
+
+# free_port: print a TCP port on 127.0.0.1 that nothing listens on.
+free_port() {
+    if command -v python3 >/dev/null 2>&1; then
+        python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])' && return 0
+    fi
+    local p i
+    for ((i = 0; i < 100; i++)); do
+        p=$((20000 + RANDOM % 30000))
+        (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
+    done
+    return 1
+}
+
+# loomd_conf [SECTIONS]: write $T/loom.conf for a free port ($PORT when
+# set); the cluster sections come as the argument or on stdin (a heredoc).
+# Stdin is read only when it has something ready, so a bare call never
+# hangs on an idle inherited pipe.
+loomd_conf() {
+    PORT=${PORT:-$(free_port)}
+    LOOM_URL=http://127.0.0.1:$PORT
+    export PORT LOOM_URL
+    mkdir -p "$T/state"
+    {
+        echo "[loomd]"
+        echo "listen = 127.0.0.1:$PORT"
+        echo "database = $LOOM_PG_CONNINFO"
+        echo "token_key_file = $T/token.key"
+        echo "state_dir = $T/state"
+        echo
+        if [ $# -gt 0 ]; then
+            printf '%s\n' "$@"
+        elif [ ! -t 0 ] && read -r -t 0 2>/dev/null; then
+            cat
+        fi
+    } >"$T/loom.conf"
+}
+
+# loomd_start [ARGS...]: start loomd on $T/loom.conf in the foreground mode,
+# log in $T/loomd.log; wait up to 15 s for /healthz.
+loomd_start() {
+    local i
+    LOOM_LIBEXECDIR=$LOOM_TOP_BUILDDIR "$LOOM_TOP_BUILDDIR/loomd" \
+        -c "$T/loom.conf" -f "$@" </dev/null >>"$T/loomd.log" 2>&1 &
+    LOOMD_PID=$!
+    for ((i = 0; i < 150; i++)); do
+        if curl -sf -o /dev/null --max-time 1 "$LOOM_URL/healthz"; then
+            return 0
+        fi
+        if ! alive "$LOOMD_PID"; then
+            wait "$LOOMD_PID"
+            t_diag "loomd exited with status $? before it answered /healthz:" \
+                "$(tail -n 30 "$T/loomd.log")"
+            LOOMD_PID=
+            return 1
+        fi
+        sleep 0.1
+    done
+    t_diag "loomd did not answer $LOOM_URL/healthz within 15 s:" \
+        "$(tail -n 30 "$T/loomd.log")"
+    return 1
+}
+
+# loomd_stop: SIGTERM and wait (up to 30 s, then SIGKILL); returns loomd's
+# exit status (128+signal when a signal ended it).
+loomd_stop() {
+    local pid=$LOOMD_PID i rc
+    [ -n "$pid" ] || return 0
+    kill -TERM "$pid" 2>/dev/null
+    for ((i = 0; i < 300; i++)); do
+        alive "$pid" || break
+        sleep 0.1
+    done
+    if alive "$pid"; then
+        t_diag "loomd ignored SIGTERM for 30 s; killing it"
+        kill -KILL "$pid" 2>/dev/null
+    fi
+    wait "$pid"
+    rc=$?
+    LOOMD_PID=
+    return "$rc"
+}
+
+loomd_kill9() {
+    [ -n "$LOOMD_PID" ] || return 0
+    kill -KILL "$LOOMD_PID" 2>/dev/null
+    wait "$LOOMD_PID" 2>/dev/null
+    LOOMD_PID=
+}
+
+loomctl() {
+    "$LOOM_TOP_BUILDDIR/loomctl" -c "$T/loom.conf" "$@"
+}
+
+# token_for SUBJECT ROLE [TTL]: print a new token.
+token_for() {
+    loomctl token create --subject "$1" --role "$2" --ttl "${3:-3600}"
+}
+
+# admin_token: set TOKEN to a new admin token. 0 or 1.
+admin_token() {
+    TOKEN=$(token_for admin admin) && [ -n "$TOKEN" ]
+}
+
+# ---- HTTP and JSON -----------------------------------------------------------
+
+# api METHOD PATH [BODY|-] [CURL ARGS...]: call loomd with $TOKEN (when set)
+# as bearer token; BODY "-" reads it from stdin. Prints the body; sets
+# STATUS (000 when there was no answer) and BODY.
+api() {
+    local method=$1 path=$2 data=
+    shift 2
+    local args=(-s -o "$T/api.body" -w '%{http_code}' -X "$method"
+        --max-time 30 -H 'Content-Type: application/json')
+    if [ $# -gt 0 ]; then
+        data=$1
+        shift
+        [ "$data" = - ] && data=$(cat)
+        args+=(--data-binary "$data")
+    fi
+    [ -n "${TOKEN:-}" ] && args+=(-H "Authorization: Bearer $TOKEN")
+    rm -f "$T/api.body"
+    STATUS=$(curl "${args[@]}" "$@" "$LOOM_URL$path") || true
+    STATUS=${STATUS:-000}
+    BODY=$(cat "$T/api.body" 2>/dev/null)
+    echo "$STATUS" >"$T/api.status"
+    printf '%s\n' "$BODY"
+}
+
+api_status() {
+    cat "$T/api.status" 2>/dev/null || echo 000
+}
+
+# jget JSON PATH: the value at PATH (.a.b.0.c; "." is the whole document).
+jget() {
+    python3 -c '
+import json, sys
+try:
+    v = json.loads(sys.argv[1])
+except ValueError as e:
+    sys.exit("jget: not JSON: %s" % e)
+for k in [k for k in sys.argv[2].split(".") if k != ""]:
+    try:
+        v = v[int(k)] if isinstance(v, list) else v[k]
+    except (KeyError, IndexError, ValueError, TypeError):
+        sys.exit(1)
+print(v if isinstance(v, str) else json.dumps(v))
+' "$1" "$2"
+}
+
+# jlen JSON PATH: the length of the array, object or string at PATH.
+jlen() {
+    python3 -c '
+import json, sys
+v = json.loads(sys.argv[1])
+for k in [k for k in sys.argv[2].split(".") if k != ""]:
+    try:
+        v = v[int(k)] if isinstance(v, list) else v[k]
+    except (KeyError, IndexError, ValueError, TypeError):
+        sys.exit(1)
+print(len(v))
+' "$1" "$2"
+}
