@@ -88,6 +88,9 @@ int adaptor_table_check(const struct adaptor_type *raw, struct loom_error *err)
         return loom_error_set(err, LOOM_EINVAL, "%s: interface version %d, "
                               "want %d", raw->name, raw->version,
                               LOOM_ADAPTOR_VERSION);
+    if (!raw->conf_keys)
+        return loom_error_set(err, LOOM_EINVAL, "%s: no conf_keys list",
+                              raw->name);
     if (!raw->create || !raw->destroy || !raw->probe || !raw->nodes ||
         !raw->jobs || !raw->queues || !raw->start || !raw->cancel)
         return loom_error_set(err, LOOM_EINVAL, "%s: a core op is missing",
@@ -101,6 +104,34 @@ int adaptor_table_check(const struct adaptor_type *raw, struct loom_error *err)
     if (!!(raw->caps & LOOM_CAP_NODE_STATE) != !!raw->set_node_state)
         return loom_error_set(err, LOOM_EINVAL, "%s: node-state capability "
                               "and op disagree", raw->name);
+    return 0;
+}
+
+static int key_known(const char *const *keys, const char *key)
+{
+    static const char *const common[] = {"adaptor", "poll_s", "preference",
+                                         NULL};
+
+    for (int pass = 0; pass < 2; pass++)
+        for (const char *const *k = pass ? keys : common; *k; k++) {
+            size_t n = strlen(*k);
+            if ((*k)[n - 1] == '.' ? strncmp(*k, key, n) == 0 && key[n]
+                                   : strcmp(*k, key) == 0)
+                return 1;
+        }
+    return 0;
+}
+
+int adaptor_conf_check(const struct adaptor_type *t,
+                       const struct conf_section *sec,
+                       struct loom_error *err)
+{
+    for (size_t i = 0; i < sec->n_entries; i++)
+        if (!key_known(t->conf_keys, sec->entries[i].key))
+            return loom_error_set(err, LOOM_EINVAL, "%s:%d: unknown key '%s' "
+                                  "in [cluster %s]", sec->file,
+                                  sec->entries[i].line, sec->entries[i].key,
+                                  sec->name);
     return 0;
 }
 

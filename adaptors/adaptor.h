@@ -137,6 +137,10 @@ struct adaptor_type {
     int version;                 /* LOOM_ADAPTOR_VERSION */
     unsigned caps;               /* LOOM_CAP_* */
     enum adaptor_model model;
+    /* The keys create() reads from the cluster's section (NULL-terminated;
+     * a key ending in '.' is a prefix such as "env."). A reload checks a
+     * changed file against them without creating an instance. */
+    const char *const *conf_keys;
 
     /* From the cluster's config section: read the keys it knows (the caller
      * then rejects unknown ones). Returns a new instance in *self. */
@@ -173,6 +177,11 @@ struct adaptor_type {
 
 /* The registered type of that name, with optional ops filled, or NULL. */
 const struct adaptor_type *adaptor_type_find(const char *name);
+/* 0 when every key of sec is one the type (or loomd itself: adaptor,
+ * poll_s, preference) reads; else -1 naming file, line and key. */
+int adaptor_conf_check(const struct adaptor_type *t,
+                       const struct conf_section *sec,
+                       struct loom_error *err);
 /* All registered types (for tests). */
 const struct adaptor_type *const *adaptor_types(size_t *n);
 /* 0 when the registered table of t's name has every core op, the right

@@ -747,8 +747,13 @@ static int local_set_node_state(void *self, const char *node,
     return 0;
 }
 
+static const char *const local_conf_keys[] = {
+    "nodes", "cpus_per_node", "memory_mb", "gpus", "features", NULL,
+};
+
 const struct adaptor_type adaptor_local = {
     .name = "local",
+    .conf_keys = local_conf_keys,
     .version = LOOM_ADAPTOR_VERSION,
     .caps = LOOM_CAP_SUSPEND | LOOM_CAP_NODE_STATE,
     .model = LOOM_MODEL_DISABLED_SCHEDULER,

@@ -686,8 +686,13 @@ static int sim_set_node_state(void *self, const char *node, const char *state,
     return 0;
 }
 
+static const char *const sim_conf_keys[] = {
+    "nodes", "cpus_per_node", "memory_mb", "gpus", "features", "speed", NULL,
+};
+
 const struct adaptor_type adaptor_sim = {
     .name = "sim",
+    .conf_keys = sim_conf_keys,
     .version = LOOM_ADAPTOR_VERSION,
     .caps = LOOM_CAP_SUSPEND | LOOM_CAP_NODE_STATE,
     .model = LOOM_MODEL_DISABLED_SCHEDULER,

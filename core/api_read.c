@@ -180,6 +180,30 @@ void api_queues(struct http_req *rq, struct http_resp *rs,
     finish(&b, rs);
 }
 
+/* Append "&name=value" with the value percent-encoded for a query. */
+static void query_param(char *out, size_t n, const char *name,
+                        const char *value)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t off = strlen(out);
+
+    if (!value)
+        return;
+    off += (size_t)snprintf(out + off, n > off ? n - off : 0, "&%s=", name);
+    for (; *value && off + 4 < n; value++) {
+        unsigned char c = (unsigned char)*value;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+            (c >= '0' && c <= '9') || strchr("-._~", c)) {
+            out[off++] = (char)c;
+        } else {
+            out[off++] = '%';
+            out[off++] = hex[c >> 4];
+            out[off++] = hex[c & 15];
+        }
+    }
+    out[off < n ? off : n - 1] = '\0';
+}
+
 static int parse_id(const char *s, long long *out)
 {
     char *end;
@@ -251,10 +275,11 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
         char next[512];
         json_t *js;
         char *enc;
-        snprintf(next, sizeof(next), "/v1/jobs?after=%lld&limit=%lld%s%s%s%s"
-                 "%s%s", last, limit, fc ? "&cluster=" : "", fc ? fc : "",
-                 fs ? "&state=" : "", fs ? fs : "", fo ? "&owner=" : "",
-                 fo ? fo : "");
+        snprintf(next, sizeof(next), "/v1/jobs?after=%lld&limit=%lld", last,
+                 limit);
+        query_param(next, sizeof(next), "cluster", fc);
+        query_param(next, sizeof(next), "state", fs);
+        query_param(next, sizeof(next), "owner", fo);
         js = json_string(next);
         enc = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
         puts_(&b, ",\"next\":");

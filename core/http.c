@@ -5,6 +5,8 @@
 #include <arpa/inet.h>
 #include <jansson.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -24,9 +26,12 @@ struct ctx {
     int bad_type;
 };
 
+#define DRAIN_S 10
+
 static struct MHD_Daemon *daemon_;
 static struct http_config cfg_;
 static int port_;
+static atomic_int inflight; /* requests begun and not yet completed */
 
 const char *http_query(const struct http_req *rq, const char *name)
 {
@@ -104,6 +109,7 @@ static struct ctx *begin(struct MHD_Connection *conn)
 
     if (!c)
         return NULL;
+    atomic_fetch_add(&inflight, 1);
     cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
     if (cl && strtoull(cl, NULL, 10) > cfg_.max_body)
         c->too_big = 1;
@@ -194,6 +200,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         free(c->body);
         free(c);
         *con_cls = NULL;
+        atomic_fetch_sub(&inflight, 1);
     }
 }
 
@@ -265,7 +272,7 @@ int http_start(const struct http_config *cfg, struct loom_error *err)
         return -1;
     daemon_ = MHD_start_daemon(
         MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-            MHD_USE_POLL,
+            MHD_USE_POLL | MHD_USE_ITC,
         0, NULL, NULL, handler, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
         MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024,
@@ -281,10 +288,24 @@ int http_start(const struct http_config *cfg, struct loom_error *err)
     return 0;
 }
 
+/* Stop accepting, let the requests in flight finish (at most DRAIN_S),
+ * then close every connection. */
 void http_stop(void)
 {
-    if (daemon_)
-        MHD_stop_daemon(daemon_);
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    int fd, waited = 0;
+
+    if (!daemon_)
+        return;
+    fd = MHD_quiesce_daemon(daemon_);
+    if (fd >= 0)
+        close(fd);
+    while (atomic_load(&inflight) > 0 && waited++ < DRAIN_S * 100)
+        nanosleep(&tick, NULL);
+    if (atomic_load(&inflight) > 0)
+        log_warn("%d request(s) still in flight after %d s; closing",
+                 atomic_load(&inflight), DRAIN_S);
+    MHD_stop_daemon(daemon_);
     daemon_ = NULL;
 }
 

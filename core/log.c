@@ -25,6 +25,19 @@ void log_set_level(int level)
     max_level = level;
 }
 
+int log_level_parse(const char *v)
+{
+    static const char *const names[] = {"err", "warning", "notice", "info",
+                                        "debug"};
+    static const int levels[] = {LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO,
+                                 LOG_DEBUG};
+
+    for (size_t i = 0; v && i < 5; i++)
+        if (!strcmp(v, names[i]))
+            return levels[i];
+    return -1;
+}
+
 static const char *level_name(int level)
 {
     switch (level) {

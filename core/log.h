@@ -9,6 +9,8 @@
 void log_thread_name(const char *name);
 /* Only lines at this level or more severe are written (default LOG_INFO). */
 void log_set_level(int level);
+/* The level of "err", "warning", "notice", "info" or "debug"; -1 else. */
+int log_level_parse(const char *name);
 /* Write one line to stderr, e.g.
  * 2026-11-21T20:00:00.123Z info thread=server cluster=a: polled 4 nodes */
 void log_msg(int level, const char *fmt, ...)

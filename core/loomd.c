@@ -114,6 +114,7 @@ int main(int argc, char **argv)
     cf = conf_load(conf_path, &err);
     if (!cf || settings_read(cf, &set, &err) < 0)
         die(&err);
+    log_set_level(log_level_parse(set.log_level));
     if (mkdirs(set.state_dir, &err) < 0 ||
         token_key_load(set.token_key_file, 1, &key, &key_len, &err) < 0)
         die(&err);

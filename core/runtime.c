@@ -10,6 +10,7 @@
 #include "core/conf.h"
 #include "core/log.h"
 #include "core/server.h"
+#include "core/settings.h"
 #include "core/timeutil.h"
 
 static struct {
@@ -69,42 +70,47 @@ double runtime_started_at(void)
     return R.started;
 }
 
-static int apply_log_level(struct conf *cf, struct loom_error *err)
+/* Re-read the file; a bad file changes nothing and says why. The server
+ * thread checks and applies the cluster sections; the log level changes
+ * when they were accepted. */
+static void reload(struct reply *asker)
 {
-    static const char *const names[] = {"err", "warning", "notice", "info",
-                                        "debug"};
-    static const int levels[] = {LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO,
-                                 LOG_DEBUG};
-    struct conf_section *s = conf_section(cf, "loomd", NULL);
-    const char *v = conf_get(s, "log_level");
-
-    for (size_t i = 0; v && i < 5; i++)
-        if (!strcmp(v, names[i])) {
-            log_set_level(levels[i]);
-            return 0;
-        }
-    if (v)
-        return loom_error_set(err, LOOM_EINVAL, "%s: log_level must be err, "
-                              "warning, notice, info or debug", cf->file);
-    return 0;
-}
-
-/* Re-read the file; a bad file changes nothing and says why. */
-static void reload(struct reply *r)
-{
+    struct reply *r = reply_create();
     struct loom_error err;
+    struct settings set = {0};
     struct conf *cf = conf_load(R.conf_path, &err);
+    int level = -1;
 
-    if (!cf || apply_log_level(cf, &err) < 0) {
+    if (cf && settings_read(cf, &set, &err) == 0)
+        level = log_level_parse(set.log_level);
+    settings_fini(&set);
+    if (!cf || level < 0 || !r) {
         log_err("reload refused: %s", err.message);
         conf_destroy(cf);
-        if (r)
-            reply_send_error(r, &err);
+        reply_unref(r);
+        if (asker)
+            reply_send_error(asker, &err);
         return;
     }
     msgq_post(server_queue(), msg_create(SERVER_RELOAD, cf,
                                          (void (*)(void *))conf_destroy, r));
-    log_info("configuration %s reloaded", R.conf_path);
+    if (reply_wait(r, 30) < 0) {
+        loom_error_set(&err, LOOM_EUNAVAIL, "reload: the server thread did "
+                       "not answer within 30 s");
+        if (asker)
+            reply_send_error(asker, &err);
+    } else if (r->status >= 400) {
+        if (asker)
+            reply_send_error(asker, &r->err);
+    } else {
+        log_set_level(level);
+        log_info("configuration %s reloaded", R.conf_path);
+        if (asker) {
+            reply_send(asker, r->status, r->body);
+            r->body = NULL;
+        }
+    }
+    reply_unref(r);
 }
 
 void runtime_loop(void)

@@ -75,12 +75,13 @@ void server_poll(struct srv_cluster *c)
     c->next_poll = c->last_poll_mono + c->poll_s;
     if (!cj)
         return;
-    if (c->type->nodes(c->inst, &nodes, &err) < 0) {
-        poll_failed(c, "nodes", &err);
-        goto out;
-    }
+    /* Jobs first: the nodes then show what the ended jobs freed. */
     if (c->type->jobs(c->inst, &cj->list, &cj->complete, &err) < 0) {
         poll_failed(c, "jobs", &err);
+        goto out;
+    }
+    if (c->type->nodes(c->inst, &nodes, &err) < 0) {
+        poll_failed(c, "nodes", &err);
         goto out;
     }
     if (c->polls++ % QUEUE_POLL_EVERY == 0) {

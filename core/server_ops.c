@@ -127,27 +127,57 @@ static void do_node_state(struct msg *m)
     reply_send(m->reply, 200, NULL);
 }
 
+/* Check a reloaded file's cluster sections without changing anything. */
+static int reload_check(struct conf *cf, struct loom_error *err)
+{
+    for (size_t i = 0; i < cf->n_sections; i++) {
+        struct conf_section *sec = &cf->sections[i];
+        const struct adaptor_type *t;
+        const char *kind = conf_get(sec, "adaptor");
+        double poll_s;
+        if (strcmp(sec->kind, "cluster") != 0)
+            continue;
+        t = kind ? adaptor_type_find(kind) : NULL;
+        if (!t)
+            return loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s]: "
+                                  "unknown or missing adaptor", sec->file,
+                                  sec->line, sec->name);
+        if (adaptor_conf_check(t, sec, err) < 0 ||
+            conf_get_double(sec, "poll_s", 1.0, 0.05, 3600, &poll_s, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Reload: poll intervals change at once; clusters added, removed or given
- * another adaptor need a restart, and the answer says so. */
+ * another adaptor need a restart, and the answer says so. A file with an
+ * error changes nothing. */
 static void do_reload(struct msg *m)
 {
     struct conf *cf = m->data;
     json_t *changed = json_array(), *restart = json_array(), *o;
     struct loom_error err;
 
+    if (reload_check(cf, &err) < 0) {
+        log_err("reload refused: %s", err.message);
+        json_decref(changed);
+        json_decref(restart);
+        if (m->reply)
+            reply_send_error(m->reply, &err);
+        return;
+    }
     for (size_t i = 0; i < cf->n_sections; i++) {
         struct conf_section *sec = &cf->sections[i];
-        struct srv_cluster *c;
+        struct srv_cluster *c = server_cluster(sec->name);
         double poll_s;
         if (strcmp(sec->kind, "cluster") != 0)
             continue;
-        c = server_cluster(sec->name);
-        if (!c) {
+        if (!c || strcmp(conf_get(sec, "adaptor"), c->type->name) != 0) {
             json_array_append_new(restart, json_string(sec->name));
             continue;
         }
-        if (conf_get_double(sec, "poll_s", 1.0, 0.05, 3600, &poll_s, &err) == 0
-            && poll_s != c->poll_s) {
+        conf_get_double(sec, "poll_s", 1.0, 0.05, 3600, &poll_s, &err);
+        if (poll_s != c->poll_s) {
             c->poll_s = poll_s;
             c->next_poll = c->last_poll_mono + poll_s;
             json_array_append_new(changed, json_sprintf("%s.poll_s", c->name));
@@ -157,6 +187,8 @@ static void do_reload(struct msg *m)
         if (!conf_section(cf, "cluster", V.c[i].name))
             json_array_append_new(restart, json_string(V.c[i].name));
     o = json_pack("{s:o, s:o}", "changed", changed, "restart_needed", restart);
+    log_info("reload applied: %zu change(s), %zu cluster(s) need a restart",
+             json_array_size(changed), json_array_size(restart));
     if (m->reply)
         reply_send(m->reply, 200, json_dumps(o, JSON_COMPACT));
     json_decref(o);

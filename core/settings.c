@@ -72,6 +72,10 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
         conf_get_bool(sec, "scheduler", 1, &s->scheduler_enabled, err) < 0 ||
         conf_get_str(sec, "log_level", "info", &s->log_level, err) < 0)
         return -1;
+    if (log_level_parse(s->log_level) < 0)
+        return loom_error_set(err, LOOM_EINVAL, "%s: log_level must be err, "
+                              "warning, notice, info or debug (got '%s')",
+                              c->file, s->log_level);
     if (!s->database)
         return loom_error_set(err, LOOM_EINVAL, "%s:%d: [loomd] needs "
                               "'database = <libpq connection string>'",

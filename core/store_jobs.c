@@ -166,7 +166,7 @@ int store_jobs_insert(struct store *st, const struct store_job_row *rows,
                    "INSERT INTO jobs (id, state, owner, idem_owner, "
                    "idem_key, idem_hash, doc) "
                    "SELECT id, state, owner, idem_owner, idem_key, "
-                   "idem_hash, doc::jsonb "
+                   "idem_hash, doc::json "
                    "FROM unnest($1::bigint[], $2::text[], $3::text[], "
                    "$4::text[], $5::text[], $6::text[], $7::text[]) "
                    "AS u(id, state, owner, idem_owner, idem_key, "
@@ -185,17 +185,43 @@ out:
     return rc;
 }
 
-int store_jobs_update(struct store *st, const struct store_job_row *rows,
-                      size_t n, struct loom_error *err)
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Every id once: a batch names each job at most once. */
+static int distinct_ids(const struct store_job_row *rows, size_t n,
+                        struct loom_error *err)
+{
+    int64_t *ids = malloc(n * sizeof(*ids));
+    int rc = 0;
+
+    if (!ids)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        ids[i] = rows[i].id;
+    qsort(ids, n, sizeof(*ids), cmp_id);
+    for (size_t i = 1; i < n && rc == 0; i++)
+        if (ids[i] == ids[i - 1])
+            rc = loom_error_set(err, LOOM_EINVAL, "jobs: update: job %"
+                                PRId64 " named twice", ids[i]);
+    free(ids);
+    return rc;
+}
+
+/* The UPDATE itself, inside the caller's transaction. */
+static int update_rows(struct store *st, const struct store_job_row *rows,
+                       size_t n, struct loom_error *err)
 {
     struct arr a[3] = {{0}};
     const char *values[3];
     PGresult *r = NULL;
     int rc = -1;
 
-    if (n == 0)
-        return 0;
-    if (check_rows(rows, n, 0, err) < 0)
+    if (check_rows(rows, n, 0, err) < 0 || distinct_ids(rows, n, err) < 0)
         return -1;
     for (size_t i = 0; i < n; i++) {
         arr_int64(&a[0], i, rows[i].id);
@@ -206,29 +232,18 @@ int store_jobs_update(struct store *st, const struct store_job_row *rows,
         arr_close(&a[k], n);
     if (arrs_check(a, 3, values, err) < 0)
         goto out;
-    /* One statement: the last row per id wins, and when an id is missing
-     * the update touches nothing and names the id instead. */
     r = store_exec(st, "jobs: update",
-                   "WITH u AS (SELECT DISTINCT ON (id) id, state, doc "
-                   "  FROM unnest($1::bigint[], $2::text[], $3::text[]) "
-                   "  WITH ORDINALITY AS t(id, state, doc, ord) "
-                   "  ORDER BY id, ord DESC), "
-                   "missing AS (SELECT u.id FROM u "
-                   "  WHERE NOT EXISTS (SELECT 1 FROM jobs j "
-                   "  WHERE j.id = u.id) LIMIT 1), "
-                   "upd AS (UPDATE jobs AS j SET state = u.state, "
-                   "  doc = u.doc::jsonb, updated_at = now() FROM u "
-                   "  WHERE j.id = u.id "
-                   "  AND NOT EXISTS (SELECT 1 FROM missing) "
-                   "  RETURNING j.id) "
-                   "SELECT (SELECT id FROM missing), "
-                   "(SELECT count(*) FROM upd)",
+                   "UPDATE jobs AS j SET state = u.state, doc = u.doc::json, "
+                   "updated_at = now() "
+                   "FROM unnest($1::bigint[], $2::text[], $3::text[]) "
+                   "AS u(id, state, doc) WHERE j.id = u.id "
+                   "RETURNING j.id",
                    3, values, err);
     if (!r)
         goto out;
-    if (!PQgetisnull(r, 0, 0)) {
-        loom_error_set(err, LOOM_ENOENT, "jobs: update: no job %s",
-                       PQgetvalue(r, 0, 0));
+    if (PQntuples(r) != (int)n) {
+        loom_error_set(err, LOOM_ENOENT, "jobs: update: %zu of %zu jobs "
+                       "are not stored", n - (size_t)PQntuples(r), n);
         goto out;
     }
     rc = 0;
@@ -236,6 +251,38 @@ out:
     PQclear(r);
     arrs_free(a, 3);
     return rc;
+}
+
+int store_jobs_update(struct store *st, const struct store_job_row *rows,
+                      size_t n, struct loom_error *err)
+{
+    if (n == 0)
+        return 0;
+    if (store_run(st, "jobs: update", "BEGIN", 0, NULL, err) < 0)
+        return -1;
+    if (update_rows(st, rows, n, err) < 0 ||
+        store_run(st, "jobs: update", "COMMIT", 0, NULL, err) < 0) {
+        store_rollback(st);
+        return -1;
+    }
+    return 0;
+}
+
+int store_jobs_write(struct store *st, const struct store_job_row *ins,
+                     size_t n_ins, const struct store_job_row *upd,
+                     size_t n_upd, struct loom_error *err)
+{
+    if (!n_upd) /* one statement: its own transaction */
+        return store_jobs_insert(st, ins, n_ins, err);
+    if (store_run(st, "jobs: write", "BEGIN", 0, NULL, err) < 0)
+        return -1;
+    if (store_jobs_insert(st, ins, n_ins, err) < 0 ||
+        update_rows(st, upd, n_upd, err) < 0 ||
+        store_run(st, "jobs: write", "COMMIT", 0, NULL, err) < 0) {
+        store_rollback(st);
+        return -1;
+    }
+    return 0;
 }
 
 static const char *opt_value(PGresult *r, int row, int col)

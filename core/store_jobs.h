@@ -33,12 +33,19 @@ struct store_job_row {
 int store_jobs_insert(struct store *st, const struct store_job_row *rows,
                       size_t n, struct loom_error *err);
 
-/* Set state and doc (and updated_at) of n existing jobs in one statement.
- * Only id, state and doc of each row are read. When an id appears twice the
- * later row wins. If any id is not in the table nothing is changed and -1
- * is returned with LOOM_ENOENT naming it. Other errors as for insert. */
+/* Set state and doc (and updated_at) of n existing jobs in one transaction.
+ * Only id, state and doc of each row are read. Each id may appear once
+ * (LOOM_EINVAL otherwise). If any id is not in the table nothing is changed
+ * and -1 is returned with LOOM_ENOENT. Other errors as for insert. */
 int store_jobs_update(struct store *st, const struct store_job_row *rows,
                       size_t n, struct loom_error *err);
+
+/* Insert ins and then update upd, all in one transaction (one commit, one
+ * flush to disk): a turn of the scheduler's loop. Errors as for insert and
+ * update; on any error nothing is written. */
+int store_jobs_write(struct store *st, const struct store_job_row *ins,
+                     size_t n_ins, const struct store_job_row *upd,
+                     size_t n_upd, struct loom_error *err);
 
 /* Call cb for every job, in id order, streamed through a cursor in batches
  * so that memory does not grow with the number of jobs. row and its strings

@@ -75,12 +75,17 @@ static int node_usable(const struct snode *n)
            !strcmp(n->state, "allocated");
 }
 
+static int cpus_used(const struct snode *n, const struct use *x)
+{
+    return x && x->cpus > n->cpus_alloc ? x->cpus : n->cpus_alloc;
+}
+
 /* Does it have room for one share of j now? */
 static int node_fits(const struct snode *n, const struct usage *u,
                      const char *cluster, const struct job *j)
 {
     struct use *x = use_of((struct usage *)u, cluster, n->name, 0);
-    int cpus = x && x->cpus > n->cpus_alloc ? x->cpus : n->cpus_alloc;
+    int cpus = cpus_used(n, x);
     long mem = x && x->memory_mb > n->memory_alloc_mb ? x->memory_mb
                                                        : n->memory_alloc_mb;
     int gpus = x && x->gpus > n->gpus_alloc ? x->gpus : n->gpus_alloc;
@@ -144,9 +149,21 @@ int fcfs_feasible(const struct snapshot *s, const struct job *j,
 }
 
 static int place_in(const struct scluster *c, const struct usage *u,
-                    const struct job *j, struct strv *nodes)
+                    const struct job *j, size_t *first, struct strv *nodes)
 {
-    for (size_t k = 0; k < c->n_nodes && (int)nodes->n < j->req.nodes; k++)
+    size_t k = first ? *first : 0;
+
+    /* skip the nodes in front that have no cpu left for anybody */
+    for (; first && k < c->n_nodes; k++) {
+        const struct snode *n = &c->nodes[k];
+        if (node_usable(n) &&
+            n->cpus > cpus_used(n, use_of((struct usage *)u, c->name,
+                                          n->name, 0)))
+            break;
+    }
+    if (first)
+        *first = k;
+    for (; k < c->n_nodes && (int)nodes->n < j->req.nodes; k++)
         if (node_fits(&c->nodes[k], u, c->name, j) &&
             strv_push(nodes, c->nodes[k].name) < 0)
             return -1;
@@ -157,8 +174,8 @@ static int place_in(const struct scluster *c, const struct usage *u,
 }
 
 int fcfs_place(const struct snapshot *s, const struct usage *u,
-               const struct job *j, const char **cluster, struct strv *nodes,
-               char *why, size_t why_len)
+               const struct job *j, size_t *first, const char **cluster,
+               struct strv *nodes, char *why, size_t why_len)
 {
     snprintf(why, why_len, "waiting for free nodes");
     for (size_t i = 0; s && i < s->n_clusters; i++) {
@@ -168,7 +185,7 @@ int fcfs_place(const struct snapshot *s, const struct usage *u,
             continue;
         if (strcmp(c->state, "up") != 0 || !queue_ok(c, j, why, why_len))
             continue;
-        rc = place_in(c, u, j, nodes);
+        rc = place_in(c, u, j, first ? &first[i] : NULL, nodes);
         if (rc != 0) {
             *cluster = c->name;
             return rc;

@@ -30,10 +30,13 @@ int fcfs_feasible(const struct snapshot *s, const struct job *j,
 
 /* Pick the first cluster (pinned or in configuration order) and its first
  * nodes that fit j now. 1 with *cluster (borrowed from s) and nodes filled,
- * 0 when nothing fits now (why says so), -1 when out of memory. */
+ * 0 when nothing fits now (why says so), -1 when out of memory.
+ * first: one index per cluster of s, zeroed at the start of a cycle; nodes
+ * before it have no free cpu (usage only grows within a cycle), so a cycle
+ * that places many jobs does not scan full nodes again. May be NULL. */
 int fcfs_place(const struct snapshot *s, const struct usage *u,
-               const struct job *j, const char **cluster, struct strv *nodes,
-               char *why, size_t why_len);
+               const struct job *j, size_t *first, const char **cluster,
+               struct strv *nodes, char *why, size_t why_len);
 
 /* Do these nodes of that cluster fit j now? 0, or -1 with err (409/404). */
 int fcfs_check_nodes(const struct snapshot *s, const struct usage *u,

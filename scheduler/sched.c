@@ -18,7 +18,7 @@
 
 struct sched S;
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
+int sched_grow(void **v, size_t *cap, size_t need, size_t elem)
 {
     size_t n = *cap ? *cap : 64;
     void *nv;
@@ -45,10 +45,10 @@ int sched_job_add(struct job *j)
 {
     size_t cap = S.cap;
 
-    if (grow((void **)&S.jobs, &cap, (size_t)j->id, sizeof(*S.jobs)) < 0)
+    if (sched_grow((void **)&S.jobs, &cap, (size_t)j->id, sizeof(*S.jobs)) < 0)
         return -1;
     cap = S.cap;
-    if (grow((void **)&S.views, &cap, (size_t)j->id, sizeof(*S.views)) < 0)
+    if (sched_grow((void **)&S.views, &cap, (size_t)j->id, sizeof(*S.views)) < 0)
         return -1;
     S.cap = cap;
     S.jobs[j->id - 1] = j;
@@ -74,8 +74,14 @@ void sched_view(struct job *j)
         return;
     }
     jview_unref(S.views[j->id - 1]);
-    S.views[j->id - 1] = jview_ref(v);
-    if (jobtab_builder_set(&S.tab, v) < 0)
+    S.views[j->id - 1] = v;
+    if (j->dirty != 2) /* a submit is shown once it is committed */
+        sched_publish_view(j);
+}
+
+void sched_publish_view(struct job *j)
+{
+    if (jobtab_builder_set(&S.tab, jview_ref(S.views[j->id - 1])) < 0)
         log_err("job=%lld: out of memory publishing the job",
                 (long long)j->id);
     S.views_changed = 1;
@@ -86,7 +92,7 @@ void sched_touch(struct job *j)
     sched_view(j);
     if (j->dirty)
         return;
-    if (grow((void **)&S.dirty, &S.cap_dirty, S.n_dirty + 1,
+    if (sched_grow((void **)&S.dirty, &S.cap_dirty, S.n_dirty + 1,
              sizeof(*S.dirty)) < 0) {
         log_err("job=%lld: out of memory; the change stays in memory only",
                 (long long)j->id);
@@ -98,7 +104,7 @@ void sched_touch(struct job *j)
 
 int sched_pending_push(int64_t id)
 {
-    if (grow((void **)&S.pending, &S.cap_pending, S.n_pending + 1,
+    if (sched_grow((void **)&S.pending, &S.cap_pending, S.n_pending + 1,
              sizeof(*S.pending)) < 0)
         return -1;
     S.pending[S.n_pending++] = id;
@@ -108,7 +114,7 @@ int sched_pending_push(int64_t id)
 
 void sched_ack_later(struct reply *r, int64_t id, int status)
 {
-    if (grow((void **)&S.acks, &S.cap_acks, S.n_acks + 1, sizeof(*S.acks)) < 0) {
+    if (sched_grow((void **)&S.acks, &S.cap_acks, S.n_acks + 1, sizeof(*S.acks)) < 0) {
         struct loom_error err;
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
         reply_send_error(r, &err);
@@ -134,7 +140,7 @@ void sched_start_later(struct job *j, int adopt)
 {
     struct server_start *s = calloc(1, sizeof(*s));
 
-    if (!s || grow((void **)&S.to_start, &S.cap_to_start, S.n_to_start + 1,
+    if (!s || sched_grow((void **)&S.to_start, &S.cap_to_start, S.n_to_start + 1,
                    sizeof(*S.to_start)) < 0)
         goto error;
     s->cluster = dup_or_null(j->cluster);
@@ -167,65 +173,135 @@ void sched_release(struct job *j)
     S.need_cycle = 1;
 }
 
-/* Commit every changed job in one transaction. 0, or -1 when the database
- * is unavailable (the changes stay marked and are tried again). */
-int sched_commit(void)
-{
-    struct store_job_row *rows;
-    struct loom_error err;
-    int rc;
+/* What a turn's batch carries back: whom to answer, what to start. */
+struct after {
+    struct msg **subs;
+    size_t n_subs;
+    struct ack *acks;
+    size_t n_acks;
+    struct server_start **starts;
+    size_t n_starts;
+};
 
-    if (!S.n_dirty)
-        return 0;
-    if (time_mono() < S.db_retry_at)
+static int turn_copy(struct commit_batch *b)
+{
+    b->ins = calloc(S.n_ins + 1, sizeof(*b->ins));
+    b->upd = calloc(S.n_dirty + 1, sizeof(*b->upd));
+    if (!b->ins || !b->upd)
         return -1;
-    rows = calloc(S.n_dirty, sizeof(*rows));
-    if (!rows)
-        return -1;
+    for (size_t i = 0; i < S.n_ins; i++) {
+        struct job *j = sched_job((int64_t)(intptr_t)S.ins[i]->data);
+        struct commit_ins *c = &b->ins[b->n_ins++];
+        c->view = jview_ref(S.views[j->id - 1]);
+        if (j->idem_key) {
+            c->idem_key = strdup(j->idem_key);
+            memcpy(c->idem_hash, j->idem_hash, sizeof(c->idem_hash));
+            if (!c->idem_key)
+                return -1;
+        }
+    }
     for (size_t i = 0; i < S.n_dirty; i++) {
         struct job *j = sched_job(S.dirty[i]);
-        rows[i] = (struct store_job_row){
-            .id = j->id, .state = job_state_name(j->state),
-            .owner = j->owner, .doc = S.views[j->id - 1]->json};
+        if (j && j->dirty == 1)
+            b->upd[b->n_upd++] = jview_ref(S.views[j->id - 1]);
     }
-    rc = store_jobs_update(S.st, rows, S.n_dirty, &err);
-    free(rows);
-    if (rc < 0) {
-        log_warn("commit of %zu job change(s) failed: %s; retrying",
-                 S.n_dirty, err.message);
-        S.db_retry_at = time_mono() + DB_RETRY_S;
-        return -1;
-    }
-    for (size_t i = 0; i < S.n_dirty; i++)
-        sched_job(S.dirty[i])->dirty = 0;
-    S.n_dirty = 0;
     return 0;
 }
 
-/* After a commit: send the waiting answers and carry out the starts. */
-static void after_commit(int ok)
+/* Hand the turn to the committer: the accepted submits, the changed jobs,
+ * and the answers and starts that wait for them. One batch in flight at a
+ * time, so batches are written in order and the next one grows while the
+ * disk flushes this one. */
+static void send_turn(void)
+{
+    struct commit_batch *b;
+    struct after *a;
+
+    if (S.inflight || (!S.n_ins && (time_mono() < S.db_retry_at ||
+                                    (!S.n_dirty && !S.n_acks &&
+                                     !S.n_to_start))))
+        return;
+    b = calloc(1, sizeof(*b));
+    a = calloc(1, sizeof(*a));
+    if (!b || !a || turn_copy(b) < 0) {
+        log_err("out of memory handing a turn to the committer");
+        commit_batch_free(b);
+        free(a);
+        return;
+    }
+    for (size_t i = 0; i < S.n_dirty; i++)
+        if (sched_job(S.dirty[i]) && sched_job(S.dirty[i])->dirty == 1)
+            sched_job(S.dirty[i])->dirty = 0;
+    S.n_dirty = 0;
+    *a = (struct after){S.ins, S.n_ins, S.acks, S.n_acks, S.to_start,
+                        S.n_to_start};
+    S.ins = NULL;
+    S.n_ins = S.cap_ins = 0;
+    S.acks = NULL;
+    S.n_acks = S.cap_acks = 0;
+    S.to_start = NULL;
+    S.n_to_start = S.cap_to_start = 0;
+    b->after = a;
+    S.inflight = b;
+    commit_post(b);
+}
+
+/* A failed turn: what it changed is marked again, its starts wait for the
+ * next turn, its answers say the database is unavailable. */
+static void turn_failed(struct commit_batch *b, struct after *a)
 {
     struct loom_error err;
 
+    log_warn("commit of %zu new and %zu changed job(s) failed: %s", b->n_ins,
+             b->n_upd, b->err.message);
+    S.db_retry_at = time_mono() + DB_RETRY_S;
+    for (size_t i = 0; i < b->n_upd; i++) {
+        struct job *j = sched_job(b->upd[i]->id);
+        if (j && !j->dirty) {
+            j->dirty = 0;
+            sched_touch(j);
+        }
+    }
+    for (size_t i = 0; i < a->n_starts; i++) {
+        if (sched_grow((void **)&S.to_start, &S.cap_to_start,
+                       S.n_to_start + 1, sizeof(*S.to_start)) < 0) {
+            server_start_free(a->starts[i]);
+            continue;
+        }
+        S.to_start[S.n_to_start++] = a->starts[i];
+    }
+    a->n_starts = 0;
     loom_error_set(&err, LOOM_EUNAVAIL, "database unavailable; the change "
                    "is kept and committed when it is back: retry to see it");
-    for (size_t i = 0; i < S.n_acks; i++) {
-        struct ack *a = &S.acks[i];
-        if (ok) {
-            struct jview *v = S.views[a->id - 1];
-            reply_send(a->reply, a->status, strdup(v->json));
-        } else {
-            reply_send_error(a->reply, &err);
-        }
-        reply_unref(a->reply);
+    for (size_t i = 0; i < a->n_acks; i++)
+        reply_send_error(a->acks[i].reply, &err);
+}
+
+static void turn_done(struct commit_batch *b)
+{
+    struct after *a = b->after;
+
+    S.inflight = NULL;
+    for (size_t i = 0; i < a->n_subs; i++)
+        sched_submit_done(a->subs[i], b->ok, &b->err);
+    if (!b->ok) {
+        turn_failed(b, a);
+    } else {
+        for (size_t i = 0; i < a->n_acks; i++)
+            reply_send(a->acks[i].reply, a->acks[i].status,
+                       strdup(S.views[a->acks[i].id - 1]->json));
+        for (size_t i = 0; i < a->n_starts; i++)
+            msgq_post(server_queue(),
+                      msg_create(SERVER_START_JOB, a->starts[i],
+                                 server_start_free, NULL));
     }
-    S.n_acks = 0;
-    if (!ok)
-        return;
-    for (size_t i = 0; i < S.n_to_start; i++)
-        msgq_post(server_queue(), msg_create(SERVER_START_JOB, S.to_start[i],
-                                             server_start_free, NULL));
-    S.n_to_start = 0;
+    for (size_t i = 0; i < a->n_acks; i++)
+        reply_unref(a->acks[i].reply);
+    free(a->subs);
+    free(a->acks);
+    free(a->starts);
+    free(a);
+    commit_batch_free(b);
 }
 
 static void status_reply(struct reply *r)
@@ -247,12 +323,12 @@ static void status_reply(struct reply *r)
     reply_send(r, 200, body);
 }
 
-static void handle(struct msg *m, struct msg **subs, size_t *n_subs)
+static void handle(struct msg *m)
 {
     switch (m->type) {
     case SCHED_SUBMIT:
-        subs[(*n_subs)++] = m;
-        return; /* destroyed after the batch */
+        sched_submit(m);
+        return; /* answered after the commit */
     case SCHED_JOB_OP:
         sched_job_op(m);
         break;
@@ -272,24 +348,31 @@ static void handle(struct msg *m, struct msg **subs, size_t *n_subs)
     case SCHED_STATUS:
         status_reply(m->reply);
         break;
+    case SCHED_COMMITTED:
+        turn_done(m->data);
+        break;
     }
     msg_destroy(m);
 }
 
+static int work_left(void)
+{
+    return S.inflight || S.n_dirty || S.n_acks || S.n_to_start || S.n_ins;
+}
+
 static void *sched_main(void *arg)
 {
-    struct msg *subs[BATCH_MAX];
-
     double stop_by = 0;
 
     log_thread_name("sched");
-    while (!S.stopping || (S.n_dirty && time_mono() < stop_by)) {
+    while (!S.stopping || (work_left() && time_mono() < stop_by)) {
         double now = time_mono(), wait = S.next_cycle - now;
         struct msg *m, *next;
-        size_t n_subs = 0;
 
+        if (!S.inflight && work_left() && S.db_retry_at - now < wait)
+            wait = S.db_retry_at - now;
         if (S.stopping)
-            wait = DB_RETRY_S;
+            wait = 0.1;
         m = msgq_take(S.q, wait < 0 ? 0 : wait, BATCH_MAX);
         for (; m; m = next) {
             next = m->next;
@@ -299,21 +382,20 @@ static void *sched_main(void *arg)
                 msg_destroy(m);
                 continue;
             }
-            handle(m, subs, &n_subs);
+            handle(m);
         }
-        if (n_subs)
-            sched_submit_batch(subs, n_subs);
+        send_turn();
         now = time_mono();
         if (S.enabled && !S.stopping &&
-            (now >= S.next_cycle || (S.need_cycle &&
-                                     now >= S.next_cycle - CYCLE_PERIOD_S +
-                                                CYCLE_MIN_GAP_S))) {
+            (now >= S.next_cycle ||
+             (S.need_cycle &&
+              now >= S.next_cycle - CYCLE_PERIOD_S + CYCLE_MIN_GAP_S))) {
             sched_cycle();
             S.next_cycle = now + CYCLE_PERIOD_S;
+            send_turn();
         } else if (now >= S.next_cycle) {
             S.next_cycle = now + CYCLE_PERIOD_S;
         }
-        after_commit(sched_commit() == 0);
         if (S.views_changed) {
             struct jobtab *t = jobtab_builder_publish(&S.tab);
             if (t) {
@@ -322,9 +404,9 @@ static void *sched_main(void *arg)
             }
         }
     }
-    if (S.n_dirty)
-        log_err("stopping with %zu job change(s) not committed: the "
-                "database stayed unavailable", S.n_dirty);
+    if (work_left())
+        log_err("stopping with job changes not committed: the database "
+                "stayed unavailable");
     return NULL;
 }
 
@@ -341,6 +423,9 @@ int sched_start(struct store *st, int enabled, struct loom_error *err)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     if (sched_load(err) < 0)
         return -1;
+    if (commit_start(S.st, S.q, SCHED_COMMITTED, err) < 0)
+        return -1;
+    S.st = NULL; /* the committer's now */
     snapshot_publish_jobs(jobtab_builder_publish(&S.tab));
     S.views_changed = 0;
     S.need_cycle = 1;
@@ -356,6 +441,7 @@ void sched_stop(void)
         return;
     msgq_post(S.q, msg_create(0, NULL, NULL, NULL));
     pthread_join(S.thread, NULL);
+    commit_stop();
     for (size_t i = 0; i < S.n_to_start; i++)
         server_start_free(S.to_start[i]);
     for (size_t i = 0; i < S.cap; i++) {
@@ -368,11 +454,11 @@ void sched_stop(void)
     free(S.dirty);
     free(S.to_start);
     free(S.acks);
+    free(S.ins);
     hmap_fini(&S.idem);
     usage_fini(&S.usage);
     jobtab_builder_fini(&S.tab);
     msgq_destroy(S.q);
-    store_close(S.st);
     memset(&S, 0, sizeof(S));
 }
 

@@ -17,6 +17,7 @@ enum sched_msg {
     SCHED_STARTED,      /* data: struct sched_started * (from server) */
     SCHED_ENABLE,       /* data: (intptr_t) 0 or 1 */
     SCHED_STATUS,       /* reply: {"enabled", "pending", "running", ...} */
+    SCHED_COMMITTED,    /* data: struct commit_batch * (from the committer) */
 };
 
 struct sched_job_op {

@@ -45,82 +45,79 @@ static int idem_replay(struct msg *m, struct job *j)
     return 1;
 }
 
-/* Accept what can be accepted, commit all of it in one transaction, then
- * answer every submitter: the group commit of concurrent submits. */
-void sched_submit_batch(struct msg **subs, size_t n)
+/* Accept a submit into this turn: it gets its id and its place in the
+ * table now, and is answered after the turn's commit (the group commit of
+ * concurrent submits). */
+void sched_submit(struct msg *m)
 {
-    struct store_job_row *rows = calloc(n, sizeof(*rows));
-    struct job **batch = calloc(n, sizeof(*batch));
-    struct msg **owners = calloc(n, sizeof(*owners));
-    struct snapshot *snap = snapshot_get();
+    struct job *j = m->data;
+    struct snapshot *snap;
     struct loom_error err;
-    size_t k = 0;
+    int rc;
 
-    for (size_t i = 0; i < n; i++) {
-        struct job *j = subs[i]->data;
-        if (!rows || !batch || !owners) {
-            loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
-            reply_send_error(subs[i]->reply, &err);
-            continue;
-        }
-        if (idem_replay(subs[i], j))
-            continue;
-        if (fcfs_feasible(snap, j, &err) < 0) {
-            reply_send_error(subs[i]->reply, &err);
-            continue;
-        }
-        j->id = S.next_id++;
-        j->submit_time = time(NULL);
-        if (sched_job_add(j) < 0) {
-            loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
-            reply_send_error(subs[i]->reply, &err);
-            continue;
-        }
-        subs[i]->data = NULL; /* the table owns it now */
-        j->dirty = 2;          /* not committed yet */
-        batch[k] = j;
-        owners[k] = subs[i];
-        rows[k] = (struct store_job_row){
-            .id = j->id, .state = job_state_name(j->state), .owner = j->owner,
-            .idem_owner = j->idem_key ? j->owner : NULL,
-            .idem_key = j->idem_key,
-            .idem_hash = j->idem_key ? j->idem_hash : NULL,
-            .doc = S.views[j->id - 1]->json};
-        k++;
+    if (idem_replay(m, j)) {
+        msg_destroy(m);
+        return;
     }
-    if (k && store_jobs_insert(S.st, rows, k, &err) < 0) {
-        log_warn("commit of %zu submitted job(s) failed: %s", k, err.message);
+    snap = snapshot_get();
+    rc = fcfs_feasible(snap, j, &err);
+    snapshot_put(snap);
+    if (rc < 0 || sched_grow((void **)&S.ins, &S.cap_ins, S.n_ins + 1,
+                             sizeof(*S.ins)) < 0) {
+        if (rc == 0)
+            loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        reply_send_error(m->reply, &err);
+        msg_destroy(m);
+        return;
+    }
+    j->id = S.next_id++;
+    j->submit_time = time(NULL);
+    j->dirty = 2; /* not committed yet: not shown, not scheduled */
+    if (sched_job_add(j) < 0) {
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        reply_send_error(m->reply, &err);
+        msg_destroy(m);
+        return;
+    }
+    m->data = (void *)(intptr_t)j->id; /* the table owns the job now */
+    m->data_free = NULL;
+    S.ins[S.n_ins++] = m;
+}
+
+/* Drop a job that was never acknowledged from the table and the view. */
+static void forget(struct job *j)
+{
+    char key[512];
+
+    if (j->idem_key) {
+        idem_key_of(j, key, sizeof(key));
+        hmap_del(&S.idem, key);
+    }
+    S.jobs[j->id - 1] = NULL;
+    jview_unref(S.views[j->id - 1]);
+    S.views[j->id - 1] = NULL;
+    jobtab_builder_clear(&S.tab, j->id);
+    job_destroy(j);
+}
+
+void sched_submit_done(struct msg *m, int ok, const struct loom_error *cerr)
+{
+    struct job *j = sched_job((int64_t)(intptr_t)m->data);
+    struct loom_error err = *cerr;
+
+    if (ok) {
+        j->dirty = 0;
+        sched_publish_view(j);
+        sched_pending_push(j->id);
+        reply_send(m->reply, 201, strdup(S.views[j->id - 1]->json));
+    } else {
         if (err.kind != LOOM_ECONFLICT)
             loom_error_set(&err, LOOM_EUNAVAIL, "database unavailable: the "
                            "job was not accepted; retry later");
-        for (size_t i = 0; i < k; i++) {
-            char key[512];
-            reply_send_error(owners[i]->reply, &err);
-            if (batch[i]->idem_key) {
-                idem_key_of(batch[i], key, sizeof(key));
-                hmap_del(&S.idem, key);
-            }
-            /* Not acknowledged: drop it from the table and the view. */
-            S.jobs[batch[i]->id - 1] = NULL;
-            jview_unref(S.views[batch[i]->id - 1]);
-            S.views[batch[i]->id - 1] = NULL;
-            jobtab_builder_clear(&S.tab, batch[i]->id);
-            job_destroy(batch[i]);
-        }
-        k = 0;
+        reply_send_error(m->reply, &err);
+        forget(j);
     }
-    for (size_t i = 0; i < k; i++) {
-        batch[i]->dirty = 0;
-        sched_pending_push(batch[i]->id);
-        reply_send(owners[i]->reply, 201,
-                   strdup(S.views[batch[i]->id - 1]->json));
-    }
-    snapshot_put(snap);
-    for (size_t i = 0; i < n; i++)
-        msg_destroy(subs[i]);
-    free(rows);
-    free(batch);
-    free(owners);
+    msg_destroy(m);
 }
 
 static int may_control(const struct job *j, const struct sched_job_op *op)

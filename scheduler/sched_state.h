@@ -8,6 +8,7 @@
 #include "core/hmap.h"
 #include "core/server.h"
 #include "core/snapshot.h"
+#include "scheduler/commit.h"
 #include "scheduler/fcfs.h"
 #include "scheduler/sched.h"
 
@@ -39,6 +40,9 @@ struct sched {
     size_t n_to_start, cap_to_start;
     struct ack *acks;
     size_t n_acks, cap_acks;
+    /* submits accepted in this turn: inserted with the turn's commit */
+    struct msg **ins;
+    size_t n_ins, cap_ins;
     struct hmap idem; /* "owner\x1fkey" -> id (intptr_t) */
     struct usage usage;
     struct jobtab_builder tab;
@@ -46,6 +50,7 @@ struct sched {
     int need_cycle;
     double next_cycle;
     double db_retry_at;
+    struct commit_batch *inflight; /* the turn being written, or NULL */
 };
 
 extern struct sched S;
@@ -56,6 +61,8 @@ int sched_job_add(struct job *j);
 /* Re-render the job's view and mark it for the next commit. */
 void sched_touch(struct job *j);
 void sched_view(struct job *j); /* re-render only */
+/* Show the job's current view in the next published table. */
+void sched_publish_view(struct job *j);
 int sched_pending_push(int64_t id);
 /* Queue an answer to send after the next successful commit. */
 void sched_ack_later(struct reply *r, int64_t id, int status);
@@ -63,10 +70,14 @@ void sched_ack_later(struct reply *r, int64_t id, int status);
 void sched_start_later(struct job *j, int adopt);
 /* A job leaves its nodes (final state, or back to pending). */
 void sched_release(struct job *j);
-int sched_commit(void);
+int sched_grow(void **v, size_t *cap, size_t need, size_t elem);
 
 /* sched_ops.c */
-void sched_submit_batch(struct msg **subs, size_t n);
+/* Accept a submit for this turn's commit (or answer it at once). */
+void sched_submit(struct msg *m);
+/* After a turn's commit: answer one submitter (ok), or refuse it and
+ * forget the job. */
+void sched_submit_done(struct msg *m, int ok, const struct loom_error *err);
 void sched_job_op(struct msg *m);
 /* sched_update.c */
 void sched_cluster_jobs(struct sched_cluster_jobs *cj);

@@ -154,12 +154,13 @@ static int covered(const struct shape *f, size_t n, const struct job *j)
 }
 
 static void try_place(const struct snapshot *snap, struct job *j,
-                      struct shape *failed, size_t *n_failed)
+                      size_t *first, struct shape *failed, size_t *n_failed)
 {
     const char *cluster = NULL;
     struct strv nodes = {0};
     char why[256];
-    int rc = fcfs_place(snap, &S.usage, j, &cluster, &nodes, why, sizeof(why));
+    int rc = fcfs_place(snap, &S.usage, j, first, &cluster, &nodes, why,
+                        sizeof(why));
 
     if (rc <= 0) {
         if (!j->reason || strcmp(j->reason, why) != 0) {
@@ -185,6 +186,7 @@ static void try_place(const struct snapshot *snap, struct job *j,
 void sched_cycle(void)
 {
     struct snapshot *snap = snapshot_get();
+    size_t *first = calloc(snap ? snap->n_clusters + 1 : 1, sizeof(*first));
     struct shape failed[16];
     size_t n_failed = 0, keep = 0;
 
@@ -196,12 +198,13 @@ void sched_cycle(void)
         if (keep && S.pending[keep - 1] == j->id)
             continue;
         if (!covered(failed, n_failed, j))
-            try_place(snap, j, failed, &n_failed);
+            try_place(snap, j, first, failed, &n_failed);
         if (j->state == JOB_PENDING)
             S.pending[keep++] = j->id;
     }
     S.n_pending = keep;
     S.need_cycle = 0;
+    free(first);
     snapshot_put(snap);
 }
 

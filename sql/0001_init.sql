@@ -14,7 +14,7 @@ CREATE TABLE jobs (
     idem_owner  text,
     idem_key    text,
     idem_hash   text,
-    doc         jsonb NOT NULL,
+    doc         json NOT NULL,   -- kept as written: start-up reads it back as is
     updated_at  timestamptz NOT NULL DEFAULT now()
 );
 

@@ -106,7 +106,7 @@ pg_sql "insert into jobs (id, state, owner, doc)
     'submit_time', '2026-11-21T20:00:00Z', 'start_time', null,
     'end_time', null, 'exit_code', case when s = 'completed' then 0 end,
     'reason', null, 'planned_start', null, 'planned_cluster', null,
-    'stdout', null, 'stderr', null)
+    'stdout', null, 'stderr', null)::json
   from (select g, case when g <= 100000 then 'completed' else 'pending' end s
         from generate_series(1, 150000) g) x" >/dev/null
 pg_sql "vacuum analyze jobs" >/dev/null

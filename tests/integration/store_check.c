@@ -253,11 +253,16 @@ static void cmd_update(void)
         rows[i] = (struct store_job_row){.id = i + 1, .state = "running",
                                          .doc = docs[i]};
     }
-    docs[500] = make_doc(10, "held", 3); /* job 10 again: this one wins */
+    docs[500] = make_doc(10, "held", 3); /* job 10 again */
     rows[500] = (struct store_job_row){.id = 10, .state = "held",
                                        .doc = docs[500]};
-    is_int(store_jobs_update(st, rows, N, E), 0,
+    is_int(store_jobs_update(st, rows, N, E), -1,
+           "an update naming job 10 twice is refused");
+    is_int(err.kind, LOOM_EINVAL, "... with LOOM_EINVAL: %s", err.message);
+    is_int(store_jobs_update(st, rows, 500, E), 0,
            "store_jobs_update of 500 jobs: %s", err.message);
+    is_int(store_jobs_update(st, rows + 500, 1, E), 0,
+           "job 10 updated again: %s", err.message);
     is_int(q1_long("SELECT count(*) FROM jobs WHERE state = 'running'",
                    NULL),
            499, "499 running");

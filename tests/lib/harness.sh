@@ -200,6 +200,10 @@ t_harness_cleanup() {
     local rc=$? c
     trap - EXIT INT TERM HUP
     set +e
+    # A failed test shows the end of loomd's log: CI keeps nothing else.
+    if [ "$T_FAILED" != 0 ] && [ -s "$T/loomd.log" ]; then
+        t_diag "last lines of loomd's log:" "$(tail -n 60 "$T/loomd.log")"
+    fi
     for c in "${T_CLEANUP[@]}"; do
         eval "$c"
     done

@@ -58,8 +58,10 @@ static int fake_node_state(void *self, const char *node, const char *state,
     return 0;
 }
 
+static const char *const fake_keys[] = {"nodes", NULL};
+
 #define FAKE_CORE_OPS                                                        \
-    .version = LOOM_ADAPTOR_VERSION, .create = fake_create,                  \
+    .conf_keys = fake_keys, .version = LOOM_ADAPTOR_VERSION, .create = fake_create,                  \
     .destroy = fake_destroy, .probe = fake_probe, .nodes = fake_nodes,       \
     .jobs = fake_jobs, .queues = fake_queues, .start = fake_start,           \
     .cancel = fake_job_op

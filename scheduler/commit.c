@@ -1,0 +1,113 @@
+/* commit.c - the committer thread: one transaction per batch, in order. */
+/* SPDX-License-Identifier: MIT */
+#include "scheduler/commit.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/store.h"
+#include "core/store_jobs.h"
+
+static struct {
+    struct store *st;
+    struct msgq *q, *done_q;
+    int done_type;
+    pthread_t thread;
+    int running;
+} C;
+
+void commit_batch_free(struct commit_batch *b)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->n_ins; i++) {
+        jview_unref(b->ins[i].view);
+        free(b->ins[i].idem_key);
+    }
+    for (size_t i = 0; i < b->n_upd; i++)
+        jview_unref(b->upd[i]);
+    free(b->ins);
+    free(b->upd);
+    free(b);
+}
+
+static void write_batch(struct commit_batch *b)
+{
+    struct store_job_row *ins = calloc(b->n_ins + 1, sizeof(*ins));
+    struct store_job_row *upd = calloc(b->n_upd + 1, sizeof(*upd));
+
+    if (!ins || !upd) {
+        loom_error_set(&b->err, LOOM_EINTERNAL, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < b->n_ins; i++) {
+        const struct commit_ins *c = &b->ins[i];
+        ins[i] = (struct store_job_row){
+            .id = c->view->id, .state = c->view->state,
+            .owner = c->view->owner,
+            .idem_owner = c->idem_key ? c->view->owner : NULL,
+            .idem_key = c->idem_key,
+            .idem_hash = c->idem_key ? c->idem_hash : NULL,
+            .doc = c->view->json};
+    }
+    for (size_t i = 0; i < b->n_upd; i++)
+        upd[i] = (struct store_job_row){
+            .id = b->upd[i]->id, .state = b->upd[i]->state,
+            .owner = b->upd[i]->owner, .doc = b->upd[i]->json};
+    b->ok = store_jobs_write(C.st, ins, b->n_ins, upd, b->n_upd,
+                             &b->err) == 0;
+out:
+    free(ins);
+    free(upd);
+}
+
+static void *commit_main(void *arg)
+{
+    log_thread_name("commit");
+    for (;;) {
+        struct msg *m = msgq_take(C.q, -1, 1);
+        struct commit_batch *b = m ? m->data : NULL;
+        if (!m)
+            continue;
+        m->data = NULL;
+        msg_destroy(m);
+        if (!b)
+            return NULL; /* stop */
+        write_batch(b);
+        msgq_post(C.done_q, msg_create(C.done_type, b, NULL, NULL));
+    }
+}
+
+int commit_start(struct store *st, struct msgq *done_q, int done_type,
+                 struct loom_error *err)
+{
+    C.st = st;
+    C.done_q = done_q;
+    C.done_type = done_type;
+    C.q = msgq_create();
+    if (!C.q)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    if (pthread_create(&C.thread, NULL, commit_main, NULL) != 0)
+        return loom_error_set(err, LOOM_EINTERNAL, "cannot start the "
+                              "committer thread");
+    C.running = 1;
+    return 0;
+}
+
+void commit_post(struct commit_batch *b)
+{
+    msgq_post(C.q, msg_create(1, b, NULL, NULL));
+}
+
+void commit_stop(void)
+{
+    if (C.running) {
+        msgq_post(C.q, msg_create(1, NULL, NULL, NULL));
+        pthread_join(C.thread, NULL);
+    }
+    msgq_destroy(C.q);
+    store_close(C.st);
+    memset(&C, 0, sizeof(C));
+}

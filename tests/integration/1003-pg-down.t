@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# 1003-pg-down.t - PostgreSQL dies under a running loomd: submits answer 503
+# with Retry-After, reads go on from the snapshot, and when the database is
+# back loomd reconnects by itself and records what happened meanwhile.
+# SPDX-License-Identifier: MIT
+. "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+
+# A pyenv shim costs 0.2 s a call: the system's python3, when there is one.
+[ -x /usr/bin/python3 ] && python3() { /usr/bin/python3 "$@"; }
+
+# wait_for CMD SECONDS: eval CMD every 0.1 s until it succeeds; 1 when it
+# did not within SECONDS (whole seconds).
+type wait_for >/dev/null 2>&1 || wait_for() {
+    local end=$((${EPOCHREALTIME/[.,]/} + ${2:-10} * 1000000))
+    while :; do
+        eval "$1" && return 0
+        ((${EPOCHREALTIME/[.,]/} >= end)) && return 1
+        sleep 0.1
+    done
+}
+
+py() {
+    printf '%s' "$2" | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+r = eval(sys.argv[1])
+print(r if isinstance(r, str) else json.dumps(r))' "$1"
+}
+
+job_state() {
+    api GET "/v1/jobs/$1" >/dev/null
+    jget "$BODY" .state 2>/dev/null
+}
+
+pg_start || t_bail "PostgreSQL did not start"
+loomd_conf <<EOF
+[cluster local]
+adaptor = local
+nodes = 2
+cpus_per_node = 1
+memory_mb = 1024
+poll_s = 0.2
+EOF
+loomd_start || t_bail "loomd did not start"
+admin_token || t_bail "no admin token"
+
+JOB='{"command": ["/bin/true"], "request": {"cluster": "local"}}'
+api POST /v1/jobs "$JOB" >/dev/null
+t_is "$STATUS" 201 "a submit with the database up: 201"
+FIRST=$(jget "$BODY" .id)
+wait_for '[ "$(job_state "$FIRST")" = completed ]' 10
+
+# A job that runs across the outage.
+api POST /v1/jobs '{"name": "across", "command": ["/bin/sh", "-c", "sleep 3; exit 5"], "request": {"cluster": "local"}}' >/dev/null
+ACROSS=$(jget "$BODY" .id)
+wait_for '[ "$(job_state "$ACROSS")" = running ]' 10
+t_is "$(job_state "$ACROSS")" running "the job that will run across the outage runs"
+
+# ---- database down -------------------------------------------------------------
+pg_kill || t_diag "pg_kill: the server took long to die"
+t_ok "$(alive "$LOOMD_PID"; echo $?)" "loomd survives the database's death"
+
+rm -f "$T/h"
+api POST /v1/jobs "$JOB" -D "$T/h" >/dev/null
+t_is "$STATUS" 503 "POST /v1/jobs with the database down: 503" || t_diag "$BODY"
+t_is "$(jget "$BODY" .error.code 2>/dev/null)" unavailable "503: the error body"
+t_like "$(jget "$BODY" .error.message 2>/dev/null)" '.{10}' "503: a message"
+t_like "$(grep -i '^Retry-After:' "$T/h" | tr -d '\r')" '^[Rr]etry-[Aa]fter: *[0-9]+$' \
+    "503: a Retry-After header"
+api POST /v1/jobs "$JOB" -H 'Idempotency-Key: down-1' >/dev/null
+t_is "$STATUS" 503 "a second submit (with an Idempotency-Key) while down: 503"
+
+api GET /v1/jobs >/dev/null
+t_is "$STATUS" 200 "GET /v1/jobs while down: 200 from the snapshot"
+t_is "$(py 'sorted(j["id"] for j in d["items"])' "$BODY")" "[\"$FIRST\", \"$ACROSS\"]" \
+    "the list holds the acknowledged jobs only, not the refused ones"
+api GET /v1/nodes >/dev/null
+t_is "$STATUS/$(jlen "$BODY" .items)" 200/2 "GET /v1/nodes while down: 200"
+api GET "/v1/jobs/$FIRST" >/dev/null
+t_is "$STATUS/$(jget "$BODY" .state)" 200/completed "GET /v1/jobs/ID while down"
+TOKEN_SAVED=$TOKEN
+TOKEN=
+api GET /healthz >/dev/null
+t_is "$STATUS" 200 "/healthz while down"
+TOKEN=$TOKEN_SAVED
+
+# The job ends while the database is down.
+wait_for '[ "$(job_state "$ACROSS")" = failed ]' 10
+t_is "$(job_state "$ACROSS")" failed "its end is seen while the database is down"
+
+# ---- database back -------------------------------------------------------------
+pg_restart_same || t_bail "PostgreSQL did not start again"
+wait_for 'api POST /v1/jobs "$JOB" -H "Idempotency-Key: back-1" >/dev/null; [ "$STATUS" = 201 ]' 15
+t_is "$STATUS" 201 "within a few seconds POST /v1/jobs answers 201 again"
+BACK=$(jget "$BODY" .id)
+api POST /v1/jobs "$JOB" -H 'Idempotency-Key: down-1' >/dev/null
+t_is "$STATUS" 201 "a key refused while down is new afterwards: 201"
+wait_for '[ "$(job_state "$BACK")" = completed ]' 10
+t_is "$(job_state "$BACK")" completed "a job submitted after the outage runs"
+
+api GET "/v1/jobs/$ACROSS" >/dev/null
+t_is "$(py '[d["state"], d["exit_code"]]' "$BODY")" '["failed", 5]' \
+    "the job across the outage: failed, exit_code 5"
+# ... and it is in the database, not only in memory.
+wait_for '[ "$(pg_sql "SELECT state || '"' '"' || (doc->>'"'exit_code'"') FROM jobs WHERE id = $ACROSS")" = "failed 5" ]' 10
+t_is "$(pg_sql "SELECT state || ' ' || (doc->>'exit_code') FROM jobs WHERE id = $ACROSS")" \
+    "failed 5" "its end is recorded in the database"
+t_ok "$(grep -qE 'commit of .* failed' "$T/loomd.log"; echo $?)" \
+    "the failed commits are logged"
+
+# A restart of loomd shows the same.
+loomd_stop
+t_is $? 0 "loomd stops with status 0"
+loomd_start || t_bail "loomd did not start again"
+api GET "/v1/jobs/$ACROSS" >/dev/null
+t_is "$(py '[d["state"], d["exit_code"]]' "$BODY")" '["failed", 5]' \
+    "after a restart of loomd: failed, exit_code 5"
+api GET /v1/jobs >/dev/null
+t_is "$(jlen "$BODY" .items)" 4 "after a restart of loomd: the four acknowledged jobs"
+loomd_stop
+t_is $? 0 "loomd stops with status 0 (no leak, no sanitizer report)" ||
+    t_diag "$(grep -A15 -E 'Sanitizer|runtime error:' "$T/loomd.log" | head -40)"
+t_done

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# 2001-local-jobs.t - the local executor runs real processes: exit codes,
+# stdout files, scripts, the environment (with LOOM_JOB_ID), and a job that
+# waits for a busy 1-cpu node.
+# SPDX-License-Identifier: MIT
+. "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+
+# A pyenv shim costs 0.2 s a call: the system's python3, when there is one.
+[ -x /usr/bin/python3 ] && python3() { /usr/bin/python3 "$@"; }
+
+# wait_for CMD SECONDS: eval CMD every 0.1 s until it succeeds; 1 when it
+# did not within SECONDS (whole seconds).
+type wait_for >/dev/null 2>&1 || wait_for() {
+    local end=$((${EPOCHREALTIME/[.,]/} + ${2:-10} * 1000000))
+    while :; do
+        eval "$1" && return 0
+        ((${EPOCHREALTIME/[.,]/} >= end)) && return 1
+        sleep 0.1
+    done
+}
+
+py() {
+    printf '%s' "$2" | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+r = eval(sys.argv[1])
+print(r if isinstance(r, str) else json.dumps(r))' "$1"
+}
+
+job_state() {
+    api GET "/v1/jobs/$1" >/dev/null
+    jget "$BODY" .state 2>/dev/null
+}
+
+ended() {
+    case $(job_state "$1") in completed | failed | cancelled) return 0 ;; esac
+    return 1
+}
+
+# submit JSON: POST /v1/jobs; JOB is the id ("" unless 201).
+submit() {
+    JOB=
+    api POST /v1/jobs "$@" >/dev/null
+    [[ $STATUS == 201 && $BODY =~ \"id\":\"([0-9]+)\" ]] && JOB=${BASH_REMATCH[1]}
+    [ -n "$JOB" ] || t_diag "submit answered $STATUS: $BODY"
+}
+
+# file_of ID KEY: the contents of the job's stdout or stderr file.
+file_of() {
+    local path
+    api GET "/v1/jobs/$1" >/dev/null
+    path=$(jget "$BODY" ".$2" 2>/dev/null) || return 1
+    cat "$path"
+}
+
+pg_start || t_bail "PostgreSQL did not start"
+loomd_conf <<EOF
+[cluster one]
+adaptor = local
+nodes = 1
+cpus_per_node = 1
+memory_mb = 1024
+poll_s = 0.2
+EOF
+loomd_start || t_bail "loomd did not start"
+admin_token || t_bail "no admin token"
+
+# ---- exit code and stdout -----------------------------------------------------
+submit '{"name": "three", "command": ["/bin/sh", "-c", "echo out-marker-1; echo err-marker-1 >&2; exit 3"]}'
+THREE=$JOB
+wait_for 'ended "$THREE"' 10
+api GET "/v1/jobs/$THREE" >/dev/null
+t_is "$(py '[d["state"], d["exit_code"], d["cluster"], d["nodes"]]' "$BODY")" \
+    '["failed", 3, "one", ["n1"]]' "exit 3: failed with exit_code 3 on one/n1"
+t_like "$(jget "$BODY" .stdout)" '^/' "the job names its stdout file"
+t_is "$(file_of "$THREE" stdout)" out-marker-1 "the stdout file holds what it printed"
+t_is "$(file_of "$THREE" stderr)" err-marker-1 "the stderr file holds what it printed there"
+t_like "$(py '[d["start_time"], d["end_time"]]' "$BODY")" \
+    '^\["20[0-9TZ:-]+", "20[0-9TZ:-]+"\]$' "start and end times"
+
+submit '{"name": "zero", "command": ["/bin/true"]}'
+ZERO=$JOB
+wait_for 'ended "$ZERO"' 10
+api GET "/v1/jobs/$ZERO" >/dev/null
+t_is "$(py '[d["state"], d["exit_code"]]' "$BODY")" '["completed", 0]' \
+    "exit 0: completed with exit_code 0"
+
+submit '{"name": "missing", "command": ["/nonexistent/program"]}'
+MISSING=$JOB
+wait_for 'ended "$MISSING"' 10
+api GET "/v1/jobs/$MISSING" >/dev/null
+t_is "$(py '[d["state"], d["exit_code"]]' "$BODY")" '["failed", 127]' \
+    "a program that does not exist: failed with exit_code 127"
+
+# ---- script ---------------------------------------------------------------------
+submit '{"name": "script", "script": "#!/bin/sh\necho \"script ran as $0\"\nexit 0\n"}'
+SCRIPT=$JOB
+wait_for 'ended "$SCRIPT"' 10
+api GET "/v1/jobs/$SCRIPT" >/dev/null
+t_is "$(py '[d["state"], d["exit_code"], d["command"]]' "$BODY")" '["completed", 0, null]' \
+    "a script job completes"
+t_like "$(file_of "$SCRIPT" stdout)" '^script ran as /' "the script ran"
+
+submit '{"name": "script-fails", "script": "#!/bin/sh\nexit 4\n"}'
+SCRIPT4=$JOB
+wait_for 'ended "$SCRIPT4"' 10
+api GET "/v1/jobs/$SCRIPT4" >/dev/null
+t_is "$(py '[d["state"], d["exit_code"]]' "$BODY")" '["failed", 4]' \
+    "a script's exit code is kept"
+
+# ---- environment ------------------------------------------------------------------
+submit '{"name": "env", "command": ["/bin/sh", "-c", "echo \"FOO=$FOO\"; echo \"TWO=$TWO\"; echo \"ID=$LOOM_JOB_ID\""], "env": {"FOO": "bar baz", "TWO": "2"}}'
+ENVJOB=$JOB
+wait_for 'ended "$ENVJOB"' 10
+t_is "$(job_state "$ENVJOB")" completed "the env job completes"
+OUT=$(file_of "$ENVJOB" stdout)
+t_like "$OUT" '(^|
+)FOO=bar baz(
+|$)' "env FOO reaches the job"
+t_like "$OUT" '(^|
+)TWO=2(
+|$)' "env TWO reaches the job"
+t_like "$OUT" "(^|
+)ID=$ENVJOB(
+|$)" "LOOM_JOB_ID is the job's id"
+submit '{"name": "env2", "command": ["/bin/sh", "-c", "echo \"ID=$LOOM_JOB_ID\""], "env": {"LOOM_JOB_ID": "999"}}'
+ENV2=$JOB
+wait_for 'ended "$ENV2"' 10
+t_is "$(file_of "$ENV2" stdout)" "ID=$ENV2" "LOOM_JOB_ID cannot be overridden by the request"
+
+# ---- a busy 1-cpu node ------------------------------------------------------------
+submit "{\"name\": \"busy\", \"command\": [\"/bin/sh\", \"-c\", \"sleep 2; date +%s.%N > $T/busy.end\"]}"
+BUSY=$JOB
+wait_for '[ "$(job_state "$BUSY")" = running ]' 10
+t_is "$(job_state "$BUSY")" running "the first job runs on the only cpu"
+submit "{\"name\": \"waiter\", \"command\": [\"/bin/sh\", \"-c\", \"date +%s.%N > $T/waiter.start\"]}"
+WAITER=$JOB
+api GET "/v1/jobs/$WAITER" >/dev/null
+t_is "$(jget "$BODY" .state)" pending "the second job is pending"
+# While the first runs (about 2 s), the second must not leave pending.
+left=
+while [ "$(job_state "$BUSY")" = running ]; do
+    st=$(job_state "$WAITER")
+    [ "$st" = pending ] || { left=$st; break; }
+    sleep 0.1
+done
+t_is "${left:-pending}" pending "it stays pending while the node is busy"
+api GET "/v1/jobs/$WAITER" >/dev/null
+t_like "$(jget "$BODY" .reason 2>/dev/null)" '.' "a pending job says why it waits" ||
+    t_diag "$BODY"
+wait_for 'ended "$WAITER"' 10
+t_is "$(job_state "$WAITER")" completed "once the node is free, it runs"
+t_ok "$(python3 -c 'import sys; sys.exit(0 if float(open(sys.argv[1]).read()) <= float(open(sys.argv[2]).read()) else 1)' "$T/busy.end" "$T/waiter.start" 2>/dev/null; echo $?)" \
+    "it started after the first one ended"
+
+alive "$LOOMD_PID"
+t_ok $? "loomd is still running"
+loomd_stop
+t_is $? 0 "loomd stops with status 0 (no leak, no sanitizer report)" ||
+    t_diag "$(grep -A15 -E 'Sanitizer|runtime error:' "$T/loomd.log" | head -40)"
+t_done
