@@ -8,10 +8,12 @@
 
 extern const struct adaptor_type adaptor_local;
 extern const struct adaptor_type adaptor_sim;
+extern const struct adaptor_type adaptor_script;
 
 static const struct adaptor_type *const registry[] = {
     &adaptor_local,
     &adaptor_sim,
+    &adaptor_script,
 };
 #define N_TYPES (sizeof(registry) / sizeof(registry[0]))
 

@@ -149,6 +149,9 @@ struct adaptor_type {
     void (*destroy)(void *self); /* NULL-safe */
     /* Is the cluster reachable? Cheap. */
     int (*probe)(void *self, struct loom_error *err);
+    /* Optional: the capabilities and model of this instance when they
+     * differ from the type's (a script pack declares its own). */
+    void (*describe)(void *self, unsigned *caps, enum adaptor_model *model);
 
     /* Fill an empty list the caller owns afterwards. */
     int (*nodes)(void *self, struct cl_node_list *out, struct loom_error *err);

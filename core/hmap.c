@@ -29,7 +29,8 @@ void hmap_init(struct hmap *m)
 void hmap_fini(struct hmap *m)
 {
     for (size_t i = 0; i < m->cap; i++)
-        free(m->slots[i].key);
+        if (m->slots[i].hash)
+            free(m->slots[i].key);
     free(m->slots);
     memset(m, 0, sizeof(*m));
 }
@@ -111,6 +112,7 @@ void *hmap_del(struct hmap *m, const char *key)
         return NULL;
     old = m->slots[i].value;
     free(m->slots[i].key);
+    m->slots[i].key = NULL;
     m->slots[i].hash = 0;
     m->n--;
     /* Re-insert the rest of the cluster so lookups never stop early. */

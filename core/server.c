@@ -12,7 +12,6 @@
 #include "core/timeutil.h"
 #include "scheduler/sched.h"
 
-#define POLL_MIN_GAP_S 0.2
 #define QUEUE_POLL_EVERY 10
 #define FAILS_UNREACHABLE 3
 
@@ -36,7 +35,7 @@ void server_publish(struct srv_cluster *c)
 {
     struct infra_desc d = {
         .name = c->name, .adaptor = c->type->name,
-        .model = model_name(c->type->model), .caps = c->type->caps,
+        .model = model_name(c->model), .caps = c->caps,
         .preference = c->preference,
         .state = c->fails == 0 ? "up"
                  : c->fails < FAILS_UNREACHABLE ? "degraded" : "unreachable",
@@ -71,8 +70,6 @@ void server_poll(struct srv_cluster *c)
     struct sched_cluster_jobs *cj = calloc(1, sizeof(*cj));
     struct loom_error err;
 
-    c->last_poll_mono = time_mono();
-    c->next_poll = c->last_poll_mono + c->poll_s;
     if (!cj)
         return;
     /* Jobs first: the nodes then show what the ended jobs freed. */
@@ -117,13 +114,24 @@ out:
     sched_cluster_jobs_free(cj);
 }
 
-/* Poll soon (an operation changed something), but not in a tight loop. */
+/* Poll soon (an operation changed something), but not in a tight loop:
+ * the server thread keeps the schedule. */
 void server_poll_soon(struct srv_cluster *c)
 {
-    double at = c->last_poll_mono + POLL_MIN_GAP_S;
+    msgq_post(V.q, msg_create(SERVER_POLL_SOON, (void *)(intptr_t)c->index,
+                              NULL, NULL));
+}
 
-    if (at < c->next_poll)
-        c->next_poll = at;
+static void dispatch_polls(double now)
+{
+    for (size_t i = 0; i < V.n && !V.stopping; i++) {
+        struct srv_cluster *c = &V.c[i];
+        if (c->poll_inflight || c->next_poll > now)
+            continue;
+        c->poll_inflight = 1;
+        c->last_poll_mono = now;
+        msgq_post(c->wq, msg_create(WORK_POLL, NULL, NULL, NULL));
+    }
 }
 
 static void *server_main(void *arg)
@@ -134,17 +142,14 @@ static void *server_main(void *arg)
         struct msg *m, *nx;
 
         for (size_t i = 0; i < V.n; i++)
-            if (V.c[i].next_poll < next)
+            if (!V.c[i].poll_inflight && V.c[i].next_poll < next)
                 next = V.c[i].next_poll;
         m = msgq_take(V.q, next > now ? next - now : 0, 256);
         for (; m; m = nx) {
             nx = m->next;
             server_handle(m);
         }
-        now = time_mono();
-        for (size_t i = 0; i < V.n && !V.stopping; i++)
-            if (V.c[i].next_poll <= now)
-                server_poll(&V.c[i]);
+        dispatch_polls(time_mono());
     }
     return NULL;
 }
@@ -174,6 +179,13 @@ static int cluster_create(struct srv_cluster *c, struct conf_section *sec,
     c->preference = (int)pref;
     if (c->type->create(sec, env, &c->inst, err) < 0)
         return loom_error_prefix(err, "cluster %s", sec->name);
+    c->caps = c->type->caps;
+    c->model = c->type->model;
+    if (c->type->describe)
+        c->type->describe(c->inst, &c->caps, &c->model);
+    c->wq = msgq_create();
+    if (!c->wq)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     return conf_check_unused(sec, err);
 }
 
@@ -197,7 +209,7 @@ int server_start(struct conf *cf, const char *state_dir,
         struct adaptor_env env = {sec->name, V.state_dir, V.libexec};
         if (strcmp(sec->kind, "cluster") != 0)
             continue;
-        V.n++;
+        c->index = (int)V.n++;
         if (cluster_create(c, sec, (int)V.n, &env, err) < 0)
             return -1;
         server_poll_nodes_only(c);
@@ -209,6 +221,12 @@ int server_start(struct conf *cf, const char *state_dir,
 
 int server_run(struct loom_error *err)
 {
+    for (size_t i = 0; i < V.n; i++) {
+        if (pthread_create(&V.c[i].worker, NULL, server_worker, &V.c[i]) != 0)
+            return loom_error_set(err, LOOM_EINTERNAL, "cannot start the "
+                                  "worker of cluster %s", V.c[i].name);
+        V.c[i].worker_running = 1;
+    }
     if (pthread_create(&V.thread, NULL, server_main, NULL) != 0)
         return loom_error_set(err, LOOM_EINTERNAL, "cannot start the server "
                               "thread");
@@ -223,6 +241,14 @@ void server_stop(void)
         pthread_join(V.thread, NULL);
         V.running = 0;
     }
+    /* A worker in the middle of a slow operation finishes it (each run of a
+     * pack has its time limit) before it sees the stop. */
+    for (size_t i = 0; i < V.n; i++)
+        if (V.c[i].worker_running) {
+            msgq_post(V.c[i].wq, msg_create(0, NULL, NULL, NULL));
+            pthread_join(V.c[i].worker, NULL);
+            V.c[i].worker_running = 0;
+        }
 }
 
 void server_fini(void)
@@ -234,6 +260,7 @@ void server_fini(void)
             c->type->destroy(c->inst);
         cl_node_list_fini(&c->nodes);
         cl_queue_list_fini(&c->queues);
+        msgq_destroy(c->wq);
         free(c->name);
         free(c->error);
     }

@@ -7,6 +7,8 @@
 #include "core/log.h"
 #include "core/server_state.h"
 #include "core/timeutil.h"
+
+#define POLL_MIN_GAP_S 0.2
 #include "scheduler/sched.h"
 
 void server_poll_nodes_only(struct srv_cluster *c)
@@ -24,7 +26,7 @@ void server_poll_nodes_only(struct srv_cluster *c)
     c->polls = 1;
     c->last_poll = time(NULL);
     c->last_poll_mono = time_mono();
-    c->next_poll = c->last_poll_mono; /* jobs on the thread's first turn */
+    c->next_poll = c->last_poll_mono; /* jobs on the first turn */
     server_publish(c);
 }
 
@@ -194,23 +196,93 @@ static void do_reload(struct msg *m)
     json_decref(o);
 }
 
+/* The worker of one cluster: runs its adaptor's operations one at a time,
+ * so polls of a cluster never overlap and a slow cluster holds up no other. */
+void *server_worker(void *arg)
+{
+    struct srv_cluster *c = arg;
+    char name[16];
+
+    snprintf(name, sizeof(name), "w-%.13s", c->name);
+    log_thread_name(name);
+    for (;;) {
+        struct msg *m = msgq_take(c->wq, -1, 1);
+        int type = m ? m->type : -1;
+        switch (type) {
+        case WORK_POLL:
+            server_poll(c);
+            msgq_post(V.q, msg_create(SERVER_POLL_DONE,
+                                      (void *)(intptr_t)c->index, NULL, NULL));
+            break;
+        case SERVER_START_JOB:
+            do_start(m->data);
+            break;
+        case SERVER_JOB_OP:
+            do_job_op(m);
+            break;
+        case SERVER_NODE_STATE:
+            do_node_state(m);
+            break;
+        }
+        msg_destroy(m);
+        if (type == 0)
+            return NULL;
+    }
+}
+
+/* The cluster a command is for, or NULL (answered). */
+static struct srv_cluster *target(struct msg *m)
+{
+    const char *name = NULL;
+    struct loom_error err;
+
+    if (m->type == SERVER_START_JOB)
+        name = ((struct server_start *)m->data)->cluster;
+    else if (m->type == SERVER_JOB_OP && m->data)
+        name = ((struct server_job_op *)m->data)->cluster;
+    else if (m->type == SERVER_NODE_STATE && m->data)
+        name = ((struct server_node_state *)m->data)->cluster;
+    if (name && server_cluster(name))
+        return server_cluster(name);
+    loom_error_set(&err, LOOM_ENOENT, "no cluster named %s",
+                   name ? name : "?");
+    if (m->reply)
+        reply_send_error(m->reply, &err);
+    else
+        log_err("%s", err.message);
+    return NULL;
+}
+
 void server_handle(struct msg *m)
 {
+    struct srv_cluster *c;
+    int i;
+
     switch (m->type) {
     case 0:
         V.stopping = 1;
         break;
     case SERVER_START_JOB:
-        do_start(m->data);
-        break;
     case SERVER_JOB_OP:
-        do_job_op(m);
-        break;
     case SERVER_NODE_STATE:
-        do_node_state(m);
+        c = target(m);
+        if (c) { /* the cluster's worker carries it out */
+            msgq_post(c->wq, m);
+            return;
+        }
         break;
     case SERVER_RELOAD:
         do_reload(m);
+        break;
+    case SERVER_POLL_DONE:
+        i = (int)(intptr_t)m->data;
+        V.c[i].poll_inflight = 0;
+        V.c[i].next_poll = V.c[i].last_poll_mono + V.c[i].poll_s;
+        break;
+    case SERVER_POLL_SOON:
+        i = (int)(intptr_t)m->data;
+        if (V.c[i].last_poll_mono + POLL_MIN_GAP_S < V.c[i].next_poll)
+            V.c[i].next_poll = V.c[i].last_poll_mono + POLL_MIN_GAP_S;
         break;
     }
     msg_destroy(m);

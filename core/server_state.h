@@ -7,12 +7,22 @@
 
 #include "core/server.h"
 
+/* One cluster. The server thread owns the polling schedule (poll_s,
+ * next_poll, poll_inflight); the cluster's worker thread owns the adaptor
+ * instance and what it last reported (the rest). */
 struct srv_cluster {
     char *name;
     const struct adaptor_type *type;
     void *inst;
+    unsigned caps;
+    enum adaptor_model model;
     double poll_s;
     double next_poll, last_poll_mono;
+    int poll_inflight;
+    struct msgq *wq;     /* the worker's queue */
+    pthread_t worker;
+    int worker_running;
+    int index;
     int preference;
     int fails;
     char *error;
@@ -33,13 +43,24 @@ struct server {
 
 extern struct server V;
 
+/* Messages between the server thread and the workers (beyond SERVER_*). */
+enum {
+    WORK_POLL = 100,  /* to a worker: poll now */
+    SERVER_POLL_DONE, /* to the server: data = cluster index */
+    SERVER_POLL_SOON, /* to the server: data = cluster index */
+};
+
 struct srv_cluster *server_cluster(const char *name);
 void server_publish(struct srv_cluster *c);
+/* Worker thread: poll the cluster and publish it. */
 void server_poll(struct srv_cluster *c);
+/* Worker thread: ask the server thread for a poll soon. */
 void server_poll_soon(struct srv_cluster *c);
+/* Worker thread: the worker's loop. */
+void *server_worker(void *arg);
 /* At start-up: nodes and queues only, so the first snapshot has them. */
 void server_poll_nodes_only(struct srv_cluster *c);
-/* server_ops.c: one message. */
+/* server_ops.c: one message on the server thread. */
 void server_handle(struct msg *m);
 
 #endif

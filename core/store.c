@@ -19,6 +19,7 @@ struct store {
     long long last_reset_ms; /* monotonic time of the last PQreset, or 0 */
     int broken;              /* a call lost the connection: reset it */
     int down_logged;         /* the outage is in the log already */
+    int in_tx;               /* a BEGIN of ours is open on this connection */
     char last_msg[256];      /* why the connection was last found broken */
     char constraint[64];     /* constraint named by the last failure */
 };
@@ -216,13 +217,32 @@ struct pg_result *store_exec(struct store *st, const char *what,
     char line[256];
 
     st->constraint[0] = '\0';
+    /* Inside a transaction a lost connection must not be replaced: the
+     * statements so far are gone with it, and a COMMIT on a new connection
+     * would report success for nothing. */
+    if (st->in_tx && (PQstatus(st->conn) != CONNECTION_OK || st->broken ||
+                      idle_but_readable(st->conn))) {
+        st->in_tx = 0;
+        st->broken = 1;
+        loom_error_set(err, LOOM_EUNAVAIL, "%s: the database connection was "
+                       "lost inside a transaction; nothing was committed",
+                       what);
+        return NULL;
+    }
     conn = store_conn(st, err);
     if (!conn)
         return NULL;
     r = PQexecParams(conn, sql, n_params, NULL, values, NULL, NULL, 0);
     if (r && (PQresultStatus(r) == PGRES_COMMAND_OK ||
-              PQresultStatus(r) == PGRES_TUPLES_OK))
+              PQresultStatus(r) == PGRES_TUPLES_OK)) {
+        if (!strncmp(sql, "BEGIN", 5))
+            st->in_tx = 1;
+        else if (!strcmp(sql, "COMMIT") || !strcmp(sql, "ROLLBACK"))
+            st->in_tx = 0;
         return r;
+    }
+    if (!strcmp(sql, "COMMIT"))
+        st->in_tx = 0;
     one_line(r ? PQresultErrorMessage(r) : PQerrorMessage(conn), line,
              sizeof(line));
     sqlstate = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
@@ -265,6 +285,7 @@ const char *store_last_constraint(struct store *st)
 
 void store_rollback(struct store *st)
 {
+    st->in_tx = 0;
     if (PQstatus(st->conn) != CONNECTION_OK ||
         PQtransactionStatus(st->conn) == PQTRANS_IDLE)
         return;

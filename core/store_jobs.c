@@ -212,6 +212,20 @@ static int distinct_ids(const struct store_job_row *rows, size_t n,
     return rc;
 }
 
+/* The first id of rows that the UPDATE did not return. */
+static int64_t first_missing(const struct store_job_row *rows, size_t n,
+                             PGresult *r)
+{
+    for (size_t i = 0; i < n; i++) {
+        int found = 0;
+        for (int k = 0; k < PQntuples(r) && !found; k++)
+            found = strtoll(PQgetvalue(r, k, 0), NULL, 10) == rows[i].id;
+        if (!found)
+            return rows[i].id;
+    }
+    return 0;
+}
+
 /* The UPDATE itself, inside the caller's transaction. */
 static int update_rows(struct store *st, const struct store_job_row *rows,
                        size_t n, struct loom_error *err)
@@ -242,8 +256,10 @@ static int update_rows(struct store *st, const struct store_job_row *rows,
     if (!r)
         goto out;
     if (PQntuples(r) != (int)n) {
+        int64_t missing = first_missing(rows, n, r);
         loom_error_set(err, LOOM_ENOENT, "jobs: update: %zu of %zu jobs "
-                       "are not stored", n - (size_t)PQntuples(r), n);
+                       "are not stored (job %" PRId64 ")",
+                       n - (size_t)PQntuples(r), n, missing);
         goto out;
     }
     rc = 0;

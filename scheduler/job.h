@@ -51,6 +51,8 @@ struct job {
     int exit_code;
     char *reason;
     char *stdout_path, *stderr_path;
+    int requeues; /* times the job went back to the queue because its
+                     cluster no longer knew it */
     /* Idempotency: key given by the submitter, hash of the request body. */
     char *idem_key;
     char idem_hash[65];

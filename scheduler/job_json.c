@@ -52,7 +52,7 @@ json_t *job_to_json(const struct job *j)
     return json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:{s:i, s:i, s:I, s:i, s:I, s:o, s:s?, "
         "s:s?}, s:o, s:s?, s:o, s:i, s:s?, s:s?, s:o, s:o, s:o, s:o, s:o, "
-        "s:s?, s:n, s:n, s:s?, s:s?}",
+        "s:s?, s:n, s:n, s:s?, s:s?, s:i}",
         "id", id, "name", j->name, "owner", j->owner, "source", j->source,
         "state", job_state_name(j->state),
         "request", "nodes", j->req.nodes, "cpus_per_node",
@@ -70,7 +70,8 @@ json_t *job_to_json(const struct job *j)
         "exit_code", j->has_exit_code ? json_integer(j->exit_code)
                                       : json_null(),
         "reason", j->reason, "planned_start", "planned_cluster",
-        "stdout", j->stdout_path, "stderr", j->stderr_path);
+        "stdout", j->stdout_path, "stderr", j->stderr_path,
+        "requeues", j->requeues);
 }
 
 char *job_render(const struct job *j)
@@ -146,6 +147,7 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
         free(kv);
     }
     j->priority = (int)jx_int(doc, "priority", 0);
+    j->requeues = (int)jx_int(doc, "requeues", 0);
     bad |= job_set_str(&j->cluster, jx_str(doc, "cluster", NULL));
     bad |= job_set_str(&j->native_id, jx_str(doc, "native_id", NULL));
     bad |= strv_in(json_object_get(doc, "nodes"), &j->nodes);

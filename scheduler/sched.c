@@ -60,6 +60,12 @@ int sched_job_add(struct job *j)
         if (hmap_put(&S.idem, key, (void *)(intptr_t)j->id) < 0)
             return -1;
     }
+    if (!strcmp(j->source, "cluster") && j->cluster && j->native_id) {
+        char key[512];
+        snprintf(key, sizeof(key), "%s\x1f%s", j->cluster, j->native_id);
+        if (hmap_put(&S.native, key, (void *)(intptr_t)j->id) < 0)
+            return -1;
+    }
     sched_view(j);
     return 0;
 }
@@ -175,7 +181,7 @@ void sched_release(struct job *j)
 
 /* What a turn's batch carries back: whom to answer, what to start. */
 struct after {
-    struct msg **subs;
+    struct ins *subs;
     size_t n_subs;
     struct ack *acks;
     size_t n_acks;
@@ -190,7 +196,7 @@ static int turn_copy(struct commit_batch *b)
     if (!b->ins || !b->upd)
         return -1;
     for (size_t i = 0; i < S.n_ins; i++) {
-        struct job *j = sched_job((int64_t)(intptr_t)S.ins[i]->data);
+        struct job *j = sched_job(S.ins[i].id);
         struct commit_ins *c = &b->ins[b->n_ins++];
         c->view = jview_ref(S.views[j->id - 1]);
         if (j->idem_key) {
@@ -283,7 +289,7 @@ static void turn_done(struct commit_batch *b)
 
     S.inflight = NULL;
     for (size_t i = 0; i < a->n_subs; i++)
-        sched_submit_done(a->subs[i], b->ok, &b->err);
+        sched_insert_done(&a->subs[i], b->ok, &b->err);
     if (!b->ok) {
         turn_failed(b, a);
     } else {
@@ -417,6 +423,7 @@ int sched_start(struct store *st, int enabled, struct loom_error *err)
     S.next_id = 1;
     S.q = msgq_create();
     hmap_init(&S.idem);
+    hmap_init(&S.native);
     usage_init(&S.usage);
     jobtab_builder_init(&S.tab);
     if (!S.q || !S.tab.work)
@@ -456,6 +463,7 @@ void sched_stop(void)
     free(S.acks);
     free(S.ins);
     hmap_fini(&S.idem);
+    hmap_fini(&S.native);
     usage_fini(&S.usage);
     jobtab_builder_fini(&S.tab);
     msgq_destroy(S.q);

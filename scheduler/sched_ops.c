@@ -62,10 +62,7 @@ void sched_submit(struct msg *m)
     snap = snapshot_get();
     rc = fcfs_feasible(snap, j, &err);
     snapshot_put(snap);
-    if (rc < 0 || sched_grow((void **)&S.ins, &S.cap_ins, S.n_ins + 1,
-                             sizeof(*S.ins)) < 0) {
-        if (rc == 0)
-            loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+    if (rc < 0) {
         reply_send_error(m->reply, &err);
         msg_destroy(m);
         return;
@@ -73,15 +70,23 @@ void sched_submit(struct msg *m)
     j->id = S.next_id++;
     j->submit_time = time(NULL);
     j->dirty = 2; /* not committed yet: not shown, not scheduled */
-    if (sched_job_add(j) < 0) {
+    if (sched_job_add(j) < 0 || sched_insert_later(j->id, m) < 0) {
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
         reply_send_error(m->reply, &err);
         msg_destroy(m);
         return;
     }
-    m->data = (void *)(intptr_t)j->id; /* the table owns the job now */
+    m->data = NULL; /* the table owns the job now */
     m->data_free = NULL;
-    S.ins[S.n_ins++] = m;
+}
+
+int sched_insert_later(int64_t id, struct msg *m)
+{
+    if (sched_grow((void **)&S.ins, &S.cap_ins, S.n_ins + 1,
+                   sizeof(*S.ins)) < 0)
+        return -1;
+    S.ins[S.n_ins++] = (struct ins){id, m};
+    return 0;
 }
 
 /* Drop a job that was never acknowledged from the table and the view. */
@@ -93,6 +98,10 @@ static void forget(struct job *j)
         idem_key_of(j, key, sizeof(key));
         hmap_del(&S.idem, key);
     }
+    if (!strcmp(j->source, "cluster") && j->cluster && j->native_id) {
+        snprintf(key, sizeof(key), "%s\x1f%s", j->cluster, j->native_id);
+        hmap_del(&S.native, key);
+    }
     S.jobs[j->id - 1] = NULL;
     jview_unref(S.views[j->id - 1]);
     S.views[j->id - 1] = NULL;
@@ -100,24 +109,27 @@ static void forget(struct job *j)
     job_destroy(j);
 }
 
-void sched_submit_done(struct msg *m, int ok, const struct loom_error *cerr)
+void sched_insert_done(struct ins *in, int ok, const struct loom_error *cerr)
 {
-    struct job *j = sched_job((int64_t)(intptr_t)m->data);
+    struct job *j = sched_job(in->id);
     struct loom_error err = *cerr;
 
     if (ok) {
         j->dirty = 0;
         sched_publish_view(j);
-        sched_pending_push(j->id);
-        reply_send(m->reply, 201, strdup(S.views[j->id - 1]->json));
+        if (j->state == JOB_PENDING)
+            sched_pending_push(j->id);
+        if (in->m)
+            reply_send(in->m->reply, 201, strdup(S.views[j->id - 1]->json));
     } else {
         if (err.kind != LOOM_ECONFLICT)
             loom_error_set(&err, LOOM_EUNAVAIL, "database unavailable: the "
                            "job was not accepted; retry later");
-        reply_send_error(m->reply, &err);
+        if (in->m)
+            reply_send_error(in->m->reply, &err);
         forget(j);
     }
-    msg_destroy(m);
+    msg_destroy(in->m);
 }
 
 static int may_control(const struct job *j, const struct sched_job_op *op)

@@ -18,6 +18,11 @@ struct ack {
     int status;
 };
 
+struct ins {
+    int64_t id;
+    struct msg *m; /* the submit to answer, or NULL */
+};
+
 struct sched {
     struct msgq *q;
     pthread_t thread;
@@ -40,9 +45,11 @@ struct sched {
     size_t n_to_start, cap_to_start;
     struct ack *acks;
     size_t n_acks, cap_acks;
-    /* submits accepted in this turn: inserted with the turn's commit */
-    struct msg **ins;
+    /* jobs new in this turn, inserted with the turn's commit: submits (with
+     * the message to answer) and jobs found in a cluster (msg NULL) */
+    struct ins *ins;
     size_t n_ins, cap_ins;
+    struct hmap native; /* "cluster\x1fnative id" -> id of a cluster job */
     struct hmap idem; /* "owner\x1fkey" -> id (intptr_t) */
     struct usage usage;
     struct jobtab_builder tab;
@@ -75,14 +82,25 @@ int sched_grow(void **v, size_t *cap, size_t need, size_t elem);
 /* sched_ops.c */
 /* Accept a submit for this turn's commit (or answer it at once). */
 void sched_submit(struct msg *m);
-/* After a turn's commit: answer one submitter (ok), or refuse it and
- * forget the job. */
-void sched_submit_done(struct msg *m, int ok, const struct loom_error *err);
+/* After a turn's commit: show a new job and answer its submitter (ok), or
+ * refuse it and forget the job. */
+void sched_insert_done(struct ins *in, int ok, const struct loom_error *err);
+/* Queue a new job for the turn's commit (it is in the table already). */
+int sched_insert_later(int64_t id, struct msg *m);
 void sched_job_op(struct msg *m);
+/* sched_native.c: a job the cluster reports that Loom did not submit. */
+void sched_native_job(const char *cluster, const struct cl_job *c);
+/* A complete list lacks these: native jobs end, Loom's are requeued once. */
+void sched_missing_jobs(const char *cluster, const struct cl_job_list *l);
 /* sched_update.c */
 void sched_cluster_jobs(struct sched_cluster_jobs *cj);
 void sched_started(struct sched_started *st);
 void sched_cycle(void);
+/* A job leaves its cluster and waits again (why says so). */
+void sched_to_pending(struct job *j, const char *why);
+/* The job ended: state, times, exit code from c (may be NULL). */
+void sched_set_final(struct job *j, const struct cl_job *c,
+                     enum job_state st);
 int sched_load(struct loom_error *err);
 
 #endif

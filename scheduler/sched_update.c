@@ -8,8 +8,8 @@
 #include "core/timeutil.h"
 #include "scheduler/sched_state.h"
 
-static void set_final(struct job *j, const struct cl_job *c,
-                      enum job_state st)
+void sched_set_final(struct job *j, const struct cl_job *c,
+                     enum job_state st)
 {
     if (job_state_active(j->state))
         sched_release(j);
@@ -26,7 +26,7 @@ static void set_final(struct job *j, const struct cl_job *c,
              j->reason ? j->reason : "");
 }
 
-/* Fold one reported job into the record. */
+/* Fold one reported Loom job into the record. */
 static void update_one(const char *cluster, const struct cl_job *c)
 {
     struct job *j = sched_job(c->loom_id);
@@ -35,8 +35,8 @@ static void update_one(const char *cluster, const struct cl_job *c)
     if (!j || !j->cluster || strcmp(j->cluster, cluster) != 0 ||
         job_state_final(j->state) || job_state_parse(c->state, &st) < 0)
         return;
-    if (st == JOB_PENDING || st == JOB_HELD || st == JOB_STARTING)
-        return; /* queued in the cluster: still starting for Loom */
+    if (st == JOB_PENDING || st == JOB_HELD)
+        st = JOB_STARTING; /* queued in the cluster: starting for Loom */
     if (!j->native_id && c->native_id)
         job_set_str(&j->native_id, c->native_id);
     if (!j->stdout_path && c->stdout_path)
@@ -44,10 +44,10 @@ static void update_one(const char *cluster, const struct cl_job *c)
     if (!j->stderr_path && c->stderr_path)
         job_set_str(&j->stderr_path, c->stderr_path);
     if (job_state_final(st)) {
-        set_final(j, c, st);
+        sched_set_final(j, c, st);
     } else if (st != j->state) {
         j->state = st;
-        if (!j->start_time)
+        if (!j->start_time && st != JOB_STARTING)
             j->start_time = c->start_time ? c->start_time : time(NULL);
     } else {
         return;
@@ -55,34 +55,19 @@ static void update_one(const char *cluster, const struct cl_job *c)
     sched_touch(j);
 }
 
-static int in_list(const struct cl_job_list *l, int64_t id)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].loom_id == id)
-            return 1;
-    return 0;
-}
-
 void sched_cluster_jobs(struct sched_cluster_jobs *cj)
 {
-    for (size_t i = 0; i < cj->list.n; i++)
+    for (size_t i = 0; i < cj->list.n; i++) {
         if (cj->list.v[i].loom_id > 0)
             update_one(cj->cluster, &cj->list.v[i]);
-    if (!cj->complete)
-        return;
-    /* A complete list: a running job it lacks is gone from the cluster. */
-    for (size_t i = 0; i < S.cap; i++) {
-        struct job *j = S.jobs[i];
-        if (!j || (j->state != JOB_RUNNING && j->state != JOB_SUSPENDED) ||
-            strcmp(j->cluster, cj->cluster) != 0 || in_list(&cj->list, j->id))
-            continue;
-        job_set_str(&j->reason, "lost: the cluster no longer knows the job");
-        set_final(j, NULL, JOB_FAILED);
-        sched_touch(j);
+        else
+            sched_native_job(cj->cluster, &cj->list.v[i]);
     }
+    if (cj->complete)
+        sched_missing_jobs(cj->cluster, &cj->list);
 }
 
-static void to_pending(struct job *j, const char *why)
+void sched_to_pending(struct job *j, const char *why)
 {
     sched_release(j);
     j->state = JOB_PENDING;
@@ -103,10 +88,10 @@ void sched_started(struct sched_started *st)
                  j->cluster, st->err.message);
         if (st->err.kind == LOOM_ECONFLICT || st->err.kind == LOOM_ETEMP ||
             st->err.kind == LOOM_EUNAVAIL) {
-            to_pending(j, st->err.message);
+            sched_to_pending(j, st->err.message);
         } else {
             job_set_str(&j->reason, st->err.message);
-            set_final(j, NULL, JOB_FAILED);
+            sched_set_final(j, NULL, JOB_FAILED);
         }
         sched_touch(j);
         return;
