@@ -270,6 +270,12 @@ char *script_job_file(const struct start_req *req)
     } else {
         rc = put(&b, &len, &cap, "#!/bin/sh\n", 10);
     }
+    rc = rc ? rc : put(&b, &len, &cap, "export LOOM_JOB_ID=", 19);
+    if (rc == 0) {
+        char id[32];
+        snprintf(id, sizeof(id), "%lld\n", (long long)req->loom_id);
+        rc = put(&b, &len, &cap, id, strlen(id));
+    }
     for (size_t i = 0; req->env && req->env[i] && rc == 0; i++) {
         const char *eq = strchr(req->env[i], '=');
         if (!eq)

@@ -6,6 +6,7 @@
 
 #include "core/api.h"
 #include "core/jsonx.h"
+#include "core/opstats.h"
 #include "core/runtime.h"
 #include "core/timeutil.h"
 #include "scheduler/sched.h"
@@ -109,6 +110,7 @@ void api_metrics(struct http_req *rq, struct http_resp *rs,
     EMIT("# TYPE loom_jobs gauge\n");
     for (size_t k = 0; k < 8; k++)
         EMIT("loom_jobs{state=\"%s\"} %zu\n", states[k], count[k]);
+    off += opstats_render(out + off, cap - off);
 #undef EMIT
     snapshot_put(s);
     rs->status = 200;

@@ -8,6 +8,7 @@
 
 #include "core/infra.h"
 #include "core/log.h"
+#include "core/opstats.h"
 #include "core/server_state.h"
 #include "core/timeutil.h"
 #include "scheduler/sched.h"
@@ -62,6 +63,15 @@ static void poll_failed(struct srv_cluster *c, const char *op,
     c->fails++;
 }
 
+/* Record how long the adaptor call that just returned rc took: the
+ * worker's clock started in server_op_begin(). */
+int server_timed(struct srv_cluster *c, const char *op, int rc)
+{
+    opstats_record(c->name, op, time_mono() - c->op_t0, rc == 0);
+    c->op_t0 = time_mono();
+    return rc;
+}
+
 /* Poll nodes, jobs (and now and then queues), publish, tell the scheduler. */
 void server_poll(struct srv_cluster *c)
 {
@@ -72,17 +82,19 @@ void server_poll(struct srv_cluster *c)
 
     if (!cj)
         return;
+    c->op_t0 = time_mono();
     /* Jobs first: the nodes then show what the ended jobs freed. */
-    if (c->type->jobs(c->inst, &cj->list, &cj->complete, &err) < 0) {
+    if (server_timed(c, "jobs", c->type->jobs(c->inst, &cj->list, &cj->complete,
+                                        &err)) < 0) {
         poll_failed(c, "jobs", &err);
         goto out;
     }
-    if (c->type->nodes(c->inst, &nodes, &err) < 0) {
+    if (server_timed(c, "nodes", c->type->nodes(c->inst, &nodes, &err)) < 0) {
         poll_failed(c, "nodes", &err);
         goto out;
     }
     if (c->polls++ % QUEUE_POLL_EVERY == 0) {
-        if (c->type->queues(c->inst, &queues, &err) < 0) {
+        if (server_timed(c, "queues", c->type->queues(c->inst, &queues, &err)) < 0) {
             poll_failed(c, "queues", &err);
             goto out;
         }

@@ -51,7 +51,8 @@ static void do_start(struct server_start *s)
     if (!c)
         loom_error_set(&st->err, LOOM_EINVAL, "no cluster named %s",
                        s->cluster);
-    else if (c->type->start(c->inst, &req, &st->res, &st->err) == 0)
+    else if (server_timed(c, "start", c->type->start(c->inst, &req, &st->res,
+                                                     &st->err)) == 0)
         st->ok = 1;
     if (c) {
         log_info("job=%lld cluster=%s %s%s", (long long)s->loom_id, c->name,
@@ -75,11 +76,20 @@ static void do_job_op(struct msg *m)
         loom_error_set(&err, LOOM_EINTERNAL, "job operation lost its cluster");
         rc = -1;
     } else if (!strcmp(op->op, "cancel")) {
-        rc = c->type->cancel(c->inst, op->native_id, &err);
+        rc = server_timed(c, "cancel", c->type->cancel(c->inst, op->native_id,
+                                                       &err));
     } else if (!strcmp(op->op, "suspend")) {
-        rc = c->type->suspend(c->inst, op->native_id, &err);
+        rc = server_timed(c, "suspend", c->type->suspend(c->inst,
+                                                         op->native_id, &err));
     } else if (!strcmp(op->op, "resume")) {
-        rc = c->type->resume(c->inst, op->native_id, &err);
+        rc = server_timed(c, "resume", c->type->resume(c->inst, op->native_id,
+                                                       &err));
+    } else if (!strcmp(op->op, "hold")) {
+        rc = server_timed(c, "hold", c->type->hold(c->inst, op->native_id,
+                                                   &err));
+    } else if (!strcmp(op->op, "release")) {
+        rc = server_timed(c, "release", c->type->release(c->inst,
+                                                         op->native_id, &err));
     } else {
         rc = loom_error_set(&err, LOOM_EINVAL, "unknown operation %s", op->op);
     }
@@ -208,6 +218,7 @@ void *server_worker(void *arg)
     for (;;) {
         struct msg *m = msgq_take(c->wq, -1, 1);
         int type = m ? m->type : -1;
+        c->op_t0 = time_mono(); /* the adaptor call's clock (opstats) */
         switch (type) {
         case WORK_POLL:
             server_poll(c);

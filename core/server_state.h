@@ -27,6 +27,7 @@ struct srv_cluster {
     int fails;
     char *error;
     unsigned long polls;
+    double op_t0;        /* when the worker's current adaptor call began */
     time_t last_poll;
     struct cl_node_list nodes;   /* as last polled */
     struct cl_queue_list queues;
@@ -54,6 +55,9 @@ struct srv_cluster *server_cluster(const char *name);
 void server_publish(struct srv_cluster *c);
 /* Worker thread: poll the cluster and publish it. */
 void server_poll(struct srv_cluster *c);
+/* Worker thread: record the duration of the adaptor call that returned rc
+ * (begun at c->op_t0, which it resets); returns rc. */
+int server_timed(struct srv_cluster *c, const char *op, int rc);
 /* Worker thread: ask the server thread for a poll soon. */
 void server_poll_soon(struct srv_cluster *c);
 /* Worker thread: the worker's loop. */

@@ -40,6 +40,13 @@ int job_state_active(enum job_state s)
     return s == JOB_STARTING || s == JOB_RUNNING || s == JOB_SUSPENDED;
 }
 
+int job_holds_nodes(const struct job *j)
+{
+    return j->cluster && j->nodes.n &&
+           (job_state_active(j->state) ||
+            (j->state == JOB_HELD && j->native_id));
+}
+
 int job_set_str(char **field, const char *value)
 {
     char *copy = value ? strdup(value) : NULL;

@@ -65,6 +65,8 @@ const char *job_state_name(enum job_state s);
 int job_state_parse(const char *name, enum job_state *out); /* 0 or -1 */
 int job_state_final(enum job_state s);
 int job_state_active(enum job_state s); /* starting, running, suspended */
+/* Does the job hold its nodes: active, or held inside its cluster? */
+int job_holds_nodes(const struct job *j);
 
 /* A new pending job from a POST /v1/jobs body (borrowed). Unknown fields,
  * wrong types and out-of-range values fail with a 400 naming the field. */

@@ -117,7 +117,8 @@ void sched_missing_jobs(const char *cluster, const struct cl_job_list *l)
         struct job *j = S.jobs[i];
         /* Only jobs the cluster acknowledged (they have its id). */
         if (!j || j->dirty == 2 ||
-            (!job_state_active(j->state) && j->state != JOB_PENDING))
+            (!job_state_active(j->state) && j->state != JOB_PENDING &&
+             j->state != JOB_HELD))
             continue;
         if (!j->cluster || !j->native_id || strcmp(j->cluster, cluster) ||
             in_list(l, j))

@@ -213,6 +213,13 @@ static int job_op(struct msg *m, struct job *j, struct sched_job_op *op,
     }
     if (!strcmp(op->op, "hold") || !strcmp(op->op, "release")) {
         int hold = !strcmp(op->op, "hold");
+        /* Queued in its cluster already: the cluster holds or releases it
+         * (a cluster that cannot answers 501). */
+        if (j->native_id && (hold ? j->state == JOB_STARTING
+                                  : j->state == JOB_HELD)) {
+            to_server(m, j, op->op);
+            return 0;
+        }
         if (j->state != (hold ? JOB_PENDING : JOB_HELD))
             return loom_error_set(err, LOOM_ECONFLICT, "job %lld is %s: only "
                                   "a %s job can be %s", (long long)j->id, st,

@@ -11,7 +11,7 @@
 void sched_set_final(struct job *j, const struct cl_job *c,
                      enum job_state st)
 {
-    if (job_state_active(j->state))
+    if (job_holds_nodes(j))
         sched_release(j);
     j->state = st;
     j->end_time = c && c->end_time ? c->end_time : time(NULL);
@@ -35,7 +35,7 @@ static void update_one(const char *cluster, const struct cl_job *c)
     if (!j || !j->cluster || strcmp(j->cluster, cluster) != 0 ||
         job_state_final(j->state) || job_state_parse(c->state, &st) < 0)
         return;
-    if (st == JOB_PENDING || st == JOB_HELD)
+    if (st == JOB_PENDING)
         st = JOB_STARTING; /* queued in the cluster: starting for Loom */
     if (!j->native_id && c->native_id)
         job_set_str(&j->native_id, c->native_id);
@@ -69,7 +69,8 @@ void sched_cluster_jobs(struct sched_cluster_jobs *cj)
 
 void sched_to_pending(struct job *j, const char *why)
 {
-    sched_release(j);
+    if (job_holds_nodes(j))
+        sched_release(j);
     j->state = JOB_PENDING;
     job_set_str(&j->cluster, NULL);
     strv_fini(&j->nodes);
@@ -220,7 +221,7 @@ static int load_row(void *arg, const struct store_job_row *row)
     (*(size_t *)arg)++;
     if (j->state == JOB_PENDING)
         sched_pending_push(j->id);
-    if (job_state_active(j->state)) {
+    if (job_holds_nodes(j)) {
         usage_apply(&S.usage, j, 1);
         sched_start_later(j, 1);
     }

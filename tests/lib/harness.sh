@@ -371,7 +371,9 @@ loomd_conf() {
 # log in $T/loomd.log; wait up to 15 s for /healthz.
 loomd_start() {
     local i
-    LOOM_LIBEXECDIR=$LOOM_TOP_BUILDDIR "$LOOM_TOP_BUILDDIR/loomd" \
+    LOOM_LIBEXECDIR=$LOOM_TOP_BUILDDIR \
+        LOOM_SCRIPTS_DIR=${LOOM_SCRIPTS_DIR:-$LOOM_TOP_SRCDIR/adaptors/scripts} \
+        "$LOOM_TOP_BUILDDIR/loomd" \
         -c "$T/loom.conf" -f "$@" </dev/null >>"$T/loomd.log" 2>&1 &
     LOOMD_PID=$!
     for ((i = 0; i < 150; i++)); do

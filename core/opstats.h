@@ -1,0 +1,18 @@
+/* opstats.h - how long each cluster's adaptor operations take. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CORE_OPSTATS_H
+#define LOOM_CORE_OPSTATS_H
+
+#include <stddef.h>
+
+/* Record one call of op on cluster that took seconds (ok = it succeeded).
+ * Any thread. Clusters and ops are kept by name (at most 64 pairs). */
+void opstats_record(const char *cluster, const char *op, double seconds,
+                    int ok);
+
+/* Append Prometheus text for every pair: a summary with quantiles 0.5 and
+ * 0.99 over the last 256 calls, _sum and _count, and failures. Returns the
+ * bytes written (as snprintf, never past n). */
+size_t opstats_render(char *out, size_t n);
+
+#endif
