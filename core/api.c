@@ -81,10 +81,12 @@ static int authenticate(struct http_req *rq, const unsigned char *key,
 /* Split "/v1/a/b/c" into segments in buf; -1 when not under /v1/. */
 static int split(const char *path, char *buf, size_t len, char **seg)
 {
+    size_t plen = strlen(path);
     int n = 0;
     char *p;
 
-    if (strncmp(path, "/v1/", 4) != 0 || strlen(path + 4) >= len)
+    if (strncmp(path, "/v1/", 4) != 0 || plen - 4 >= len ||
+        path[plen - 1] == '/')
         return -1;
     memcpy(buf, path + 4, strlen(path + 4) + 1);
     for (p = buf; p && *p && n < MAX_SEGS; n++) {

@@ -28,10 +28,34 @@ static void usage(FILE *f)
                "  -V       print the version\n", LOOM_SYSCONFDIR);
 }
 
+/* In the background, the parent waits on this pipe for "ok" or the one line
+ * that says why start-up failed, and exits with it. */
+static int ready_fd = -1;
+
 static void die(const struct loom_error *err)
 {
     fprintf(stderr, "loomd: %s\n", err->message);
+    if (ready_fd >= 0)
+        dprintf(ready_fd, "loomd: %s\n", err->message);
     exit(1);
+}
+
+static void ready(const char *state_dir)
+{
+    char path[4096];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/loomd.pid", state_dir);
+    f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "%d\n", (int)getpid());
+        fclose(f);
+    }
+    if (ready_fd >= 0) {
+        dprintf(ready_fd, "ok\n");
+        close(ready_fd);
+        ready_fd = -1;
+    }
 }
 
 static int mkdirs(const char *path, struct loom_error *err)
@@ -57,19 +81,42 @@ static int mkdirs(const char *path, struct loom_error *err)
     return 0;
 }
 
-/* Go to the background: the parent exits, the child logs to a file. */
+/* The parent's side: relay the child's verdict on its start-up. */
+static void await_child(int fd, pid_t pid)
+{
+    char buf[1024];
+    ssize_t n, len = 0;
+
+    while (len < (ssize_t)sizeof(buf) - 1 &&
+           (n = read(fd, buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
+        len += n;
+    buf[len] = '\0';
+    if (strncmp(buf, "ok\n", 3) == 0)
+        exit(0);
+    fprintf(stderr, "%s", len ? buf : "loomd: the daemon ended during "
+                                       "start-up (see its log)\n");
+    (void)pid;
+    exit(1);
+}
+
+/* Go to the background: the child logs to a file; the parent exits once the
+ * child serves (0) or failed to start (1, with its reason). */
 static void daemonize(const char *state_dir)
 {
     char path[4096];
-    pid_t pid = fork();
-    int fd;
+    int p[2], fd;
+    pid_t pid;
 
-    if (pid < 0) {
+    if (pipe(p) < 0 || (pid = fork()) < 0) {
         perror("loomd: fork");
         exit(1);
     }
-    if (pid > 0)
-        exit(0);
+    if (pid > 0) {
+        close(p[1]);
+        await_child(p[0], pid);
+    }
+    close(p[0]);
+    ready_fd = p[1];
     setsid();
     snprintf(path, sizeof(path), "%s/loomd.log", state_dir);
     fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -137,6 +184,7 @@ int main(int argc, char **argv)
     hc.key_len = key_len;
     if (http_start(&hc, &err) < 0)
         die(&err);
+    ready(set.state_dir);
     log_info("loomd ready");
 
     runtime_loop();

@@ -189,8 +189,12 @@ static int cluster_create(struct srv_cluster *c, struct conf_section *sec,
         conf_get_long(sec, "preference", index, 0, 1000000, &pref, err) < 0)
         return -1;
     c->preference = (int)pref;
-    if (c->type->create(sec, env, &c->inst, err) < 0)
-        return loom_error_prefix(err, "cluster %s", sec->name);
+    if (c->type->create(sec, env, &c->inst, err) < 0) {
+        char prefix[96];
+        snprintf(prefix, sizeof(prefix), "cluster %s:", sec->name);
+        return strncmp(err->message, prefix, strlen(prefix)) == 0
+                   ? -1 : loom_error_prefix(err, "cluster %s", sec->name);
+    }
     c->caps = c->type->caps;
     c->model = c->type->model;
     if (c->type->describe)

@@ -119,7 +119,8 @@ static void do_node_state(struct msg *m)
     }
     if (c->type->set_node_state(c->inst, ns->node, ns->state, ns->reason,
                                 &err) < 0) {
-        loom_error_prefix(&err, "cluster %s: node %s", c->name, ns->node);
+        if (strncmp(err.message, "cluster ", 8) != 0)
+            loom_error_prefix(&err, "cluster %s: node %s", c->name, ns->node);
         reply_send_error(m->reply, &err);
         return;
     }

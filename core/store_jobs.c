@@ -212,60 +212,45 @@ static int distinct_ids(const struct store_job_row *rows, size_t n,
     return rc;
 }
 
-/* The first id of rows that the UPDATE did not return. */
-static int64_t first_missing(const struct store_job_row *rows, size_t n,
-                             PGresult *r)
-{
-    for (size_t i = 0; i < n; i++) {
-        int found = 0;
-        for (int k = 0; k < PQntuples(r) && !found; k++)
-            found = strtoll(PQgetvalue(r, k, 0), NULL, 10) == rows[i].id;
-        if (!found)
-            return rows[i].id;
-    }
-    return 0;
-}
-
-/* The UPDATE itself, inside the caller's transaction. */
+/* The write itself, inside the caller's transaction: an upsert, so that a
+ * job the caller holds as stored is written whole even if its row is gone
+ * (its state in memory is the authority). */
 static int update_rows(struct store *st, const struct store_job_row *rows,
                        size_t n, struct loom_error *err)
 {
-    struct arr a[3] = {{0}};
-    const char *values[3];
-    PGresult *r = NULL;
+    struct arr a[7] = {{0}};
+    const char *values[7];
     int rc = -1;
 
-    if (check_rows(rows, n, 0, err) < 0 || distinct_ids(rows, n, err) < 0)
+    if (check_rows(rows, n, 1, err) < 0 || distinct_ids(rows, n, err) < 0)
         return -1;
     for (size_t i = 0; i < n; i++) {
         arr_int64(&a[0], i, rows[i].id);
         arr_text(&a[1], i, rows[i].state);
-        arr_text(&a[2], i, rows[i].doc);
+        arr_text(&a[2], i, rows[i].owner);
+        arr_text(&a[3], i, rows[i].idem_owner);
+        arr_text(&a[4], i, rows[i].idem_key);
+        arr_text(&a[5], i, rows[i].idem_hash);
+        arr_text(&a[6], i, rows[i].doc);
     }
-    for (size_t k = 0; k < 3; k++)
+    for (size_t k = 0; k < 7; k++)
         arr_close(&a[k], n);
-    if (arrs_check(a, 3, values, err) < 0)
+    if (arrs_check(a, 7, values, err) < 0)
         goto out;
-    r = store_exec(st, "jobs: update",
-                   "UPDATE jobs AS j SET state = u.state, doc = u.doc::json, "
-                   "updated_at = now() "
-                   "FROM unnest($1::bigint[], $2::text[], $3::text[]) "
-                   "AS u(id, state, doc) WHERE j.id = u.id "
-                   "RETURNING j.id",
-                   3, values, err);
-    if (!r)
-        goto out;
-    if (PQntuples(r) != (int)n) {
-        int64_t missing = first_missing(rows, n, r);
-        loom_error_set(err, LOOM_ENOENT, "jobs: update: %zu of %zu jobs "
-                       "are not stored (job %" PRId64 ")",
-                       n - (size_t)PQntuples(r), n, missing);
-        goto out;
-    }
-    rc = 0;
+    rc = store_run(st, "jobs: update",
+                   "INSERT INTO jobs AS j (id, state, owner, idem_owner, "
+                   "idem_key, idem_hash, doc) "
+                   "SELECT id, state, owner, idem_owner, idem_key, idem_hash, "
+                   "doc::json "
+                   "FROM unnest($1::bigint[], $2::text[], $3::text[], "
+                   "$4::text[], $5::text[], $6::text[], $7::text[]) "
+                   "AS u(id, state, owner, idem_owner, idem_key, idem_hash, "
+                   "doc) "
+                   "ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, "
+                   "doc = EXCLUDED.doc, updated_at = now()",
+                   7, values, err);
 out:
-    PQclear(r);
-    arrs_free(a, 3);
+    arrs_free(a, 7);
     return rc;
 }
 

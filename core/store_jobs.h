@@ -33,10 +33,10 @@ struct store_job_row {
 int store_jobs_insert(struct store *st, const struct store_job_row *rows,
                       size_t n, struct loom_error *err);
 
-/* Set state and doc (and updated_at) of n existing jobs in one transaction.
- * Only id, state and doc of each row are read. Each id may appear once
- * (LOOM_EINVAL otherwise). If any id is not in the table nothing is changed
- * and -1 is returned with LOOM_ENOENT. Other errors as for insert. */
+/* Set state and doc (and updated_at) of n jobs in one transaction. Each id
+ * may appear once (LOOM_EINVAL otherwise). A job whose row is missing is
+ * written whole (owner and idem_* are then used): the caller's record is
+ * the authority. Other errors as for insert. */
 int store_jobs_update(struct store *st, const struct store_job_row *rows,
                       size_t n, struct loom_error *err);
 

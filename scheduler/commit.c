@@ -26,11 +26,22 @@ void commit_batch_free(struct commit_batch *b)
         jview_unref(b->ins[i].view);
         free(b->ins[i].idem_key);
     }
-    for (size_t i = 0; i < b->n_upd; i++)
-        jview_unref(b->upd[i]);
+    for (size_t i = 0; i < b->n_upd; i++) {
+        jview_unref(b->upd[i].view);
+        free(b->upd[i].idem_key);
+    }
     free(b->ins);
     free(b->upd);
     free(b);
+}
+
+static struct store_job_row row_of(const struct commit_ins *c)
+{
+    return (struct store_job_row){
+        .id = c->view->id, .state = c->view->state, .owner = c->view->owner,
+        .idem_owner = c->idem_key ? c->view->owner : NULL,
+        .idem_key = c->idem_key, .idem_hash = c->idem_key ? c->idem_hash : NULL,
+        .doc = c->view->json};
 }
 
 static void write_batch(struct commit_batch *b)
@@ -42,20 +53,10 @@ static void write_batch(struct commit_batch *b)
         loom_error_set(&b->err, LOOM_EINTERNAL, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < b->n_ins; i++) {
-        const struct commit_ins *c = &b->ins[i];
-        ins[i] = (struct store_job_row){
-            .id = c->view->id, .state = c->view->state,
-            .owner = c->view->owner,
-            .idem_owner = c->idem_key ? c->view->owner : NULL,
-            .idem_key = c->idem_key,
-            .idem_hash = c->idem_key ? c->idem_hash : NULL,
-            .doc = c->view->json};
-    }
+    for (size_t i = 0; i < b->n_ins; i++)
+        ins[i] = row_of(&b->ins[i]);
     for (size_t i = 0; i < b->n_upd; i++)
-        upd[i] = (struct store_job_row){
-            .id = b->upd[i]->id, .state = b->upd[i]->state,
-            .owner = b->upd[i]->owner, .doc = b->upd[i]->json};
+        upd[i] = row_of(&b->upd[i]);
     b->ok = store_jobs_write(C.st, ins, b->n_ins, upd, b->n_upd,
                              &b->err) == 0;
 out:

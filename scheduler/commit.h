@@ -12,7 +12,7 @@
 
 struct store;
 
-/* A new job to insert: its view and its idempotency key, if any. */
+/* A job to write: its view and its idempotency key, if any. */
 struct commit_ins {
     struct jview *view;     /* a reference */
     char *idem_key;         /* owned, or NULL */
@@ -24,7 +24,8 @@ struct commit_ins {
 struct commit_batch {
     struct commit_ins *ins;
     size_t n_ins;
-    struct jview **upd;     /* references */
+    struct commit_ins *upd; /* jobs changed (written whole if their row
+                               is missing) */
     size_t n_upd;
     int ok;
     struct loom_error err;

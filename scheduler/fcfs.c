@@ -173,12 +173,35 @@ static int place_in(const struct scluster *c, const struct usage *u,
     return 0;
 }
 
+/* The clusters' indexes in placement order: preference, then the order of
+ * the configuration. At most 64 clusters are ordered; more keep file order. */
+static size_t order(const struct snapshot *s, size_t *idx, size_t max)
+{
+    size_t n = s ? (s->n_clusters < max ? s->n_clusters : max) : 0;
+
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i;
+        idx[i] = i;
+        while (k > 0 && s->clusters[idx[k - 1]]->preference >
+                            s->clusters[idx[k]]->preference) {
+            size_t t = idx[k];
+            idx[k] = idx[k - 1];
+            idx[k - 1] = t;
+            k--;
+        }
+    }
+    return n;
+}
+
 int fcfs_place(const struct snapshot *s, const struct usage *u,
                const struct job *j, size_t *first, const char **cluster,
                struct strv *nodes, char *why, size_t why_len)
 {
+    size_t idx[64], n = order(s, idx, 64);
+
     snprintf(why, why_len, "waiting for free nodes");
-    for (size_t i = 0; s && i < s->n_clusters; i++) {
+    for (size_t o = 0; o < n; o++) {
+        size_t i = idx[o];
         const struct scluster *c = s->clusters[i];
         int rc;
         if (j->req.cluster && strcmp(c->name, j->req.cluster) != 0)

@@ -189,27 +189,31 @@ struct after {
     size_t n_starts;
 };
 
+static int copy_one(struct commit_ins *c, const struct job *j)
+{
+    c->view = jview_ref(S.views[j->id - 1]);
+    if (j->idem_key) {
+        c->idem_key = strdup(j->idem_key);
+        memcpy(c->idem_hash, j->idem_hash, sizeof(c->idem_hash));
+        if (!c->idem_key)
+            return -1;
+    }
+    return 0;
+}
+
 static int turn_copy(struct commit_batch *b)
 {
     b->ins = calloc(S.n_ins + 1, sizeof(*b->ins));
     b->upd = calloc(S.n_dirty + 1, sizeof(*b->upd));
     if (!b->ins || !b->upd)
         return -1;
-    for (size_t i = 0; i < S.n_ins; i++) {
-        struct job *j = sched_job(S.ins[i].id);
-        struct commit_ins *c = &b->ins[b->n_ins++];
-        c->view = jview_ref(S.views[j->id - 1]);
-        if (j->idem_key) {
-            c->idem_key = strdup(j->idem_key);
-            memcpy(c->idem_hash, j->idem_hash, sizeof(c->idem_hash));
-            if (!c->idem_key)
-                return -1;
-        }
-    }
+    for (size_t i = 0; i < S.n_ins; i++)
+        if (copy_one(&b->ins[b->n_ins++], sched_job(S.ins[i].id)) < 0)
+            return -1;
     for (size_t i = 0; i < S.n_dirty; i++) {
         struct job *j = sched_job(S.dirty[i]);
-        if (j && j->dirty == 1)
-            b->upd[b->n_upd++] = jview_ref(S.views[j->id - 1]);
+        if (j && j->dirty == 1 && copy_one(&b->upd[b->n_upd++], j) < 0)
+            return -1;
     }
     return 0;
 }
@@ -262,7 +266,7 @@ static void turn_failed(struct commit_batch *b, struct after *a)
              b->n_upd, b->err.message);
     S.db_retry_at = time_mono() + DB_RETRY_S;
     for (size_t i = 0; i < b->n_upd; i++) {
-        struct job *j = sched_job(b->upd[i]->id);
+        struct job *j = sched_job(b->upd[i].view->id);
         if (j && !j->dirty) {
             j->dirty = 0;
             sched_touch(j);

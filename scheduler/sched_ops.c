@@ -190,6 +190,13 @@ static int job_op(struct msg *m, struct job *j, struct sched_job_op *op,
     char why[160];
     const char *st = job_state_name(j->state);
 
+    if (!strcmp(op->op, "start")) { /* the role was checked: scheduler */
+        if (j->state != JOB_PENDING && j->state != JOB_HELD)
+            return loom_error_set(err, LOOM_ECONFLICT, "job %lld is %s: only "
+                                  "a pending or held job can be started",
+                                  (long long)j->id, st);
+        return do_start(m, j, op, err);
+    }
     if (!may_control(j, op))
         return loom_error_set(err, LOOM_EPERM, "job %lld belongs to %s",
                               (long long)j->id, j->owner);
@@ -244,13 +251,6 @@ static int job_op(struct msg *m, struct job *j, struct sched_job_op *op,
                                   sus ? "suspended" : "resumed");
         to_server(m, j, op->op);
         return 0;
-    }
-    if (!strcmp(op->op, "start")) {
-        if (j->state != JOB_PENDING && j->state != JOB_HELD)
-            return loom_error_set(err, LOOM_ECONFLICT, "job %lld is %s: only "
-                                  "a pending or held job can be started",
-                                  (long long)j->id, st);
-        return do_start(m, j, op, err);
     }
     return loom_error_set(err, LOOM_EINVAL, "unknown job operation '%s'",
                           op->op);

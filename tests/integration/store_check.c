@@ -251,11 +251,11 @@ static void cmd_update(void)
     for (int i = 0; i < 500; i++) {
         docs[i] = make_doc(i + 1, "running", 2);
         rows[i] = (struct store_job_row){.id = i + 1, .state = "running",
-                                         .doc = docs[i]};
+                                         .owner = "alice", .doc = docs[i]};
     }
     docs[500] = make_doc(10, "held", 3); /* job 10 again */
     rows[500] = (struct store_job_row){.id = 10, .state = "held",
-                                       .doc = docs[500]};
+                                       .owner = "alice", .doc = docs[500]};
     is_int(store_jobs_update(st, rows, N, E), -1,
            "an update naming job 10 twice is refused");
     is_int(err.kind, LOOM_EINVAL, "... with LOOM_EINVAL: %s", err.message);
@@ -272,12 +272,16 @@ static void cmd_update(void)
                  docs[500]),
        "... with its doc");
     rows[1].id = 999999;
+    rows[1].owner = "alice";
     rows[0].state = "failed";
-    is_int(store_jobs_update(st, rows, 2, E), -1,
-           "an update naming a missing job fails");
-    is_int(err.kind, LOOM_ENOENT, "... with LOOM_ENOENT: %s", err.message);
-    is_str(q1("SELECT state FROM jobs WHERE id = $1", "1"), "running",
-           "... and changes nothing");
+    is_int(store_jobs_update(st, rows, 2, E), 0,
+           "an update naming a job whose row is missing: %s", err.message);
+    is_str(q1("SELECT state FROM jobs WHERE id = $1", "999999"), "running",
+           "... writes that job whole");
+    is_str(q1("SELECT state FROM jobs WHERE id = $1", "1"), "failed",
+           "... and updates the other");
+    is_str(q1("DELETE FROM jobs WHERE id = $1 RETURNING id::text", "999999"),
+           "999999", "(the written job is removed again)");
     for (int i = 0; i < N; i++)
         free(docs[i]);
 }

@@ -281,8 +281,10 @@ listen_addresses = ''
 unix_socket_directories = '$LOOM_PG_DIR'
 shared_buffers = 32MB
 max_connections = 30
+# fsync off: only a crash of the machine could lose data, and tests do not
+# crash the machine. synchronous_commit stays on: a commit that loomd
+# acknowledged must survive PostgreSQL's own immediate shutdown (pg_kill).
 fsync = off
-synchronous_commit = off
 full_page_writes = off
 EOF
     pg_launch || return 1
