@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -180,6 +181,15 @@ static void reap(pid_t pid, double deadline, struct proc_result *r, int *st)
     }
 }
 
+static pthread_once_t sigpipe_once = PTHREAD_ONCE_INIT;
+
+/* A child that does not read its input must not end the caller: a write to
+ * its closed pipe fails with EPIPE instead. */
+static void ignore_sigpipe(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+}
+
 int proc_run(const struct proc_spec *sp, struct proc_result *r,
              struct loom_error *err)
 {
@@ -188,6 +198,7 @@ int proc_run(const struct proc_spec *sp, struct proc_result *r,
     double t0 = time_mono();
     pid_t pid;
 
+    pthread_once(&sigpipe_once, ignore_sigpipe);
     memset(r, 0, sizeof(*r));
     if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 ||
         pipe2(errp, O_CLOEXEC) < 0) {

@@ -117,8 +117,8 @@ void sched_insert_done(struct ins *in, int ok, const struct loom_error *cerr)
     if (ok) {
         j->dirty = 0;
         sched_publish_view(j);
-        if (j->state == JOB_PENDING)
-            sched_pending_push(j->id);
+        if (j->state == JOB_PENDING && strcmp(j->source, "cluster") != 0)
+            sched_pending_push(j->id); /* its cluster schedules a native job */
         if (in->m)
             reply_send(in->m->reply, 201, strdup(S.views[j->id - 1]->json));
     } else {
@@ -200,6 +200,13 @@ static int job_op(struct msg *m, struct job *j, struct sched_job_op *op,
     if (!may_control(j, op))
         return loom_error_set(err, LOOM_EPERM, "job %lld belongs to %s",
                               (long long)j->id, j->owner);
+    if (!strcmp(j->source, "cluster")) { /* its cluster owns it */
+        if (job_state_final(j->state))
+            return loom_error_set(err, LOOM_ECONFLICT, "job %lld is %s "
+                                  "already", (long long)j->id, st);
+        to_server(m, j, op->op);
+        return 0;
+    }
     if (!strcmp(op->op, "cancel")) {
         if (job_state_final(j->state))
             return loom_error_set(err, LOOM_ECONFLICT, "job %lld is %s "

@@ -1,0 +1,138 @@
+# jobs.awk - the answer of the `jobs` op from squeue's lines.
+# SPDX-License-Identifier: MIT
+#
+# Input: squeue -h -t all -o with JOBS_FORMAT (see ../jobs): each record
+# starts with \036 and has ten fields separated by \037, the name last:
+#   jobid state reason user nodes submit start end comment name
+# (times in epoch seconds: SLURM_TIME_FORMAT=%s). A line that does not
+# start with \036 continues the name of the record before (a name with a
+# newline); a name may even hold \037.
+#
+# Variables:
+#   cache    file of "JOBID EXITCODE" lines (EXITCODE as scontrol prints it,
+#            "3:0", or "-" when scontrol no longer knew the job): the exit
+#            codes of finished jobs, fetched once per job. Entries of jobs
+#            squeue no longer lists are dropped (the file is rewritten).
+#   missing  a file name, or empty. When set and a finished job other than
+#            COMPLETED has no cache entry, nothing is printed: the ids go to
+#            that file, one a line, and the exit status is 3 (the caller
+#            asks scontrol and runs this again with missing empty).
+#
+# Job states (squeue's compact codes):
+#   PD pending (held when the reason is JobHeldUser/JobHeldAdmin);
+#   R CG CF RS SI SO running; S ST suspended; CD completed;
+#   F TO NF OOM BF DL PR failed; CA RV cancelled; RQ RF pending;
+#   RH RD SE held; anything else running when it has nodes, else pending.
+# exit_code: 0 for CD; for other finished jobs from scontrol's ExitCode
+# "code:signal": 128+signal when a signal ended it, else code; null for a
+# cancelled job that has neither (it never ran). loom_id: the comment
+# "loom:<id>" that `start` gives; null for jobs submitted to Slurm directly.
+
+BEGIN {
+    FS = "\037"
+    split("PD:pending R:running CG:running CF:running RS:running " \
+        "SI:running SO:running S:suspended ST:suspended CD:completed " \
+        "F:failed TO:failed NF:failed OOM:failed BF:failed DL:failed " \
+        "PR:failed CA:cancelled RV:cancelled RQ:pending RF:pending " \
+        "RH:held RD:held SE:held", m, " ")
+    for (i in m) {
+        k = index(m[i], ":")
+        STATE[substr(m[i], 1, k - 1)] = substr(m[i], k + 1)
+    }
+    FINISHED["completed"] = FINISHED["failed"] = FINISHED["cancelled"] = 1
+    ncache = 0
+    if (cache != "") {
+        while ((getline line < cache) > 0) {
+            split(line, p, " ")
+            if (p[1] != "" && !(p[1] in EXIT)) {
+                EXIT[p[1]] = p[2]
+                CORDER[++ncache] = p[1]
+            }
+        }
+        close(cache)
+    }
+    rec = ""
+    nout = 0
+    nmiss = 0
+}
+
+/^\036/ {
+    if (rec != "")
+        job(rec)
+    rec = substr($0, 2)
+    next
+}
+rec != "" { rec = rec "\n" $0 }
+
+function job(r,    f, n, i, name, st, state, nodes, nn, ec, loom, start, end) {
+    n = split(r, f, "\037")
+    if (n < 10)
+        return
+    name = f[10]
+    for (i = 11; i <= n; i++)
+        name = name "\037" f[i]
+    LISTED[f[1]] = 1
+    st = f[2]
+    state = (st in STATE) ? STATE[st] : (f[5] != "" ? "running" : "pending")
+    if (state == "pending" && f[3] ~ /^JobHeld/)
+        state = "held"
+    ec = "null"
+    if (st == "CD")
+        ec = 0
+    else if (state in FINISHED) {
+        if (f[1] in EXIT)
+            ec = exit_code(EXIT[f[1]], state)
+        else if (missing != "") {
+            MISS[++nmiss] = f[1]
+            return
+        }
+    }
+    nn = hl_expand(f[5], nodes)
+    start = (nn && state != "pending" && state != "held") ? jint_null(f[7]) : "null"
+    end = (state in FINISHED) ? jint_null(f[8]) : "null"
+    loom = f[9] ~ /^loom:[A-Za-z0-9._-]+$/ ? jstr(substr(f[9], 6)) : "null"
+    OUTL[++nout] = sprintf("{\"native_id\": %s, \"loom_id\": %s, \"name\": %s, " \
+        "\"owner\": %s, \"state\": \"%s\", \"nodes\": %s, \"submit_time\": %s, " \
+        "\"start_time\": %s, \"end_time\": %s, \"exit_code\": %s, " \
+        "\"reason\": %s, \"stdout\": null, \"stderr\": null}", \
+        jstr(f[1]), loom, jstr(name), jstr_null(f[4]), state, jarr(nodes, nn), \
+        jint_null(f[6]), start, end, ec, \
+        (f[3] == "None" ? "null" : jstr_null(f[3])))
+    split("", nodes)
+}
+
+function exit_code(raw, state,    p) {
+    if (split(raw, p, ":") != 2 || p[1] !~ /^[0-9]+$/ || p[2] !~ /^[0-9]+$/)
+        return "null"
+    if (p[2] > 0)
+        return 128 + p[2]
+    if (state == "cancelled" && p[1] == 0)
+        return "null"
+    return p[1] + 0
+}
+
+END {
+    if (rec != "")
+        job(rec)
+    if (nmiss) {
+        for (i = 1; i <= nmiss; i++)
+            print MISS[i] > missing
+        exit 3
+    }
+    printf "{\"complete\": true, \"items\": ["
+    for (i = 1; i <= nout; i++)
+        printf "%s\n %s", (i > 1 ? "," : ""), OUTL[i]
+    printf "%s]}\n", (nout ? "\n" : "")
+    # Forget the exit codes of jobs Slurm has purged.
+    stale = 0
+    for (i = 1; i <= ncache; i++)
+        if (!(CORDER[i] in LISTED))
+            stale = 1
+    if (stale) {
+        printf "" > cache
+        for (i = 1; i <= ncache; i++)
+            if (CORDER[i] in LISTED)
+                print CORDER[i], EXIT[CORDER[i]] > cache
+        close(cache)
+    }
+}

@@ -1,0 +1,408 @@
+# slurm.sh - a private, real Slurm (22.05, Debian's packages) for Loom's tests.
+# SPDX-License-Identifier: MIT
+#
+# Sourced after harness.sh by the tests that need Slurm:
+#   . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+#   . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
+#   slurm_available || t_bail "no Slurm: $SLURM_WHY"
+#   slurm_start 4 || t_bail "Slurm did not start"
+#
+# slurm_available    0 when munge, Slurm and tini are installed and we are
+#                    root; else 1 with the reason in SLURM_WHY (and on
+#                    stderr). Tests fail on it, they never skip: CI installs
+#                    the packages (./bootstrap check).
+# slurm_start [N]    munged (own key and socket), slurmctld and N slurmd
+#                    (n1..nN, default 4, each under `tini -s --`) in
+#                    $SLURM_DIR = $T/slurm, on free random loopback ports;
+#                    waits until every node is idle; exports SLURM_CONF.
+#                    Registers slurm_stop with t_cleanup. 0 or 1.
+# slurm_stop         cancels every job, stops the daemons by recorded PID,
+#                    then kills strays that provably belong to $SLURM_DIR.
+# slurm_kill_ctld    SIGKILL slurmctld (fault tests).
+# slurm_start_ctld   start slurmctld again on the same state; waits until it
+#                    answers and every node it had responds again.
+# slurm_nodes_idle   0 when every node n1..nN is idle (no flags).
+# slurm_stop_slurmd I / slurm_start_slurmd I: stop (SIGTERM, by PID) or
+#                    start again the slurmd of node nI (node failure tests).
+#
+# Knobs (environment): LOOM_SLURM_CPUS (2) and LOOM_SLURM_MEM (2048 MB)
+# per node, LOOM_SLURM_NODE_CONF (more words for every NodeName= line, e.g.
+# "Gres=gpu:2"; a gres.conf may go in $SLURM_DIR/etc via LOOM_SLURM_GRES_CONF),
+# LOOM_SLURM_SLURMD_TIMEOUT (10 s: a dead slurmd is DOWN after
+# about that), LOOM_SLURM_TIMEOUT (60 s to reach idle), LOOM_SLURM_CONF
+# (extra slurm.conf lines, appended last: partitions, features).
+#
+# Why it is built this way (see the measurements in the Slurm recipe):
+# - proctrack/pgid and tini: PID 1 here reaps orphans only every ~2 s and
+#   slurmstepd waits for the job's whole process group, zombies included;
+#   under a child subreaper a cancelled job is gone in ~50 ms, not ~4 s.
+# - batch_sched_delay=0: otherwise a job starts ~3 s after sbatch.
+# - config_overrides: every node may claim CPUs and memory the host lacks.
+# - MinJobAge=600: finished jobs stay visible to squeue for 10 minutes.
+# - CR_Core_Memory: memory is counted (--mem, AllocMem); DefMemPerCPU=100
+#   keeps a job without --mem from taking a whole node's memory.
+# - Ports: slurmctld on SLURM_PORT, the slurmd of nI on SLURM_PORT+I, all on
+#   127.0.0.1 (NoInAddrAny, NoCtldInAddrAny).
+# - Several slurmd on one host work with distinct Port= per node although
+#   Debian's build is not --enable-multiple-slurmd.
+
+SLURM_DIR=$T/slurm
+SLURM_NODES=0
+SLURM_WHY=
+SLURM_CTLD_PID=
+SLURM_PORT=
+case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin ;; esac
+
+slurm_available() {
+    local b missing=
+    for b in munged mungekey slurmctld slurmd sinfo squeue scontrol sbatch \
+        scancel tini; do
+        command -v "$b" >/dev/null 2>&1 || missing="$missing $b"
+    done
+    SLURM_WHY=
+    if [ -n "$missing" ]; then
+        SLURM_WHY="missing:$missing (apt-get install munge slurmctld slurmd slurm-client tini; ./bootstrap check does it)"
+    elif [ "$(id -u)" != 0 ]; then
+        SLURM_WHY="the private Slurm needs root (SlurmUser=root)"
+    fi
+    [ -z "$SLURM_WHY" ] && return 0
+    echo "slurm.sh: $SLURM_WHY" >&2
+    return 1
+}
+
+# slurm_now_ms: wall clock in ms (bash 5's EPOCHREALTIME, no fork).
+slurm_now_ms() {
+    local t=${EPOCHREALTIME/[.,]/}
+    echo $((t / 1000))
+}
+
+# slurm_port_free P: nothing listens on 127.0.0.1:P.
+slurm_port_free() {
+    ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# slurm_pick_ports N: SLURM_PORT (slurmctld) and SLURM_PORT+1..+N (slurmd)
+# chosen at random below the ephemeral range, each one checked free.
+slurm_pick_ports() {
+    local n=$1 try p i ok
+    for ((try = 0; try < 50; try++)); do
+        p=$((20000 + RANDOM % 12000))
+        ok=1
+        for ((i = 0; i <= n; i++)); do
+            slurm_port_free $((p + i)) || { ok=0; break; }
+        done
+        if [ "$ok" = 1 ]; then
+            SLURM_PORT=$p
+            return 0
+        fi
+    done
+    t_diag "slurm.sh: no $((n + 1)) free consecutive ports found"
+    return 1
+}
+
+# slurm_bg NAME CMD...: start a daemon that stays in the foreground, in a
+# session of its own; its PID (setsid execs in place) goes to run/NAME.pid.
+slurm_bg() {
+    local name=$1
+    shift
+    (cd / && exec setsid "$@" </dev/null >>"$SLURM_DIR/log/$name.out" 2>&1) &
+    echo $! >"$SLURM_DIR/run/$name.pid"
+    disown $! # no "Killed" from bash when a fault test kills it
+}
+
+slurm_pid() {
+    cat "$SLURM_DIR/run/$1.pid" 2>/dev/null
+}
+
+slurm_write_conf() {
+    local d=$SLURM_DIR i
+    cat <<EOF
+# written by tests/lib/slurm.sh
+ClusterName=loomtest
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=$SLURM_PORT
+SlurmdPort=$((SLURM_PORT + 1))
+CommunicationParameters=NoInAddrAny,NoCtldInAddrAny
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$d/munge/munge.socket
+CredType=cred/munge
+StateSaveLocation=$d/state
+SlurmdSpoolDir=$d/spool/%n
+SlurmctldPidFile=$d/run/slurmctld.daemon-pid
+SlurmdPidFile=$d/run/slurmd-%n.daemon-pid
+SlurmctldLogFile=$d/log/slurmctld.log
+SlurmdLogFile=$d/log/slurmd-%n.log
+PlugStackConfig=$d/etc/plugstack.conf
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+DefMemPerCPU=100
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+JobContainerType=job_container/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+MailProg=/bin/true
+SlurmdParameters=config_overrides
+ReturnToService=2
+SlurmdTimeout=${LOOM_SLURM_SLURMD_TIMEOUT:-10}
+MessageTimeout=5
+KillWait=2
+MinJobAge=600
+InactiveLimit=0
+SchedulerParameters=batch_sched_delay=0
+EOF
+    for ((i = 1; i <= SLURM_NODES; i++)); do
+        echo "NodeName=n$i NodeHostname=localhost NodeAddr=127.0.0.1" \
+            "Port=$((SLURM_PORT + i)) CPUs=${LOOM_SLURM_CPUS:-2}" \
+            "RealMemory=${LOOM_SLURM_MEM:-2048} State=UNKNOWN" \
+            ${LOOM_SLURM_NODE_CONF:-}
+    done
+    echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+    [ -z "${LOOM_SLURM_CONF:-}" ] || printf '%s\n' "$LOOM_SLURM_CONF"
+}
+
+# slurm_ctld_up: slurmctld answers a ping.
+slurm_ctld_up() {
+    scontrol ping 2>/dev/null | grep -q 'is UP'
+}
+
+# slurm_nodes_idle: every node n1..nN is plain idle.
+slurm_nodes_idle() {
+    local n
+    n=$(sinfo -h -N -n "n[1-$SLURM_NODES]" -o '%N %T' 2>/dev/null |
+        awk '$2 == "idle" { print $1 }' | sort -u | wc -l)
+    [ "$n" -ge "$SLURM_NODES" ]
+}
+
+# slurm_wait_ctld SECS: until slurmctld answers; 1 when it died or did not.
+slurm_wait_ctld() {
+    local end=$(($(slurm_now_ms) + $1 * 1000))
+    until slurm_ctld_up; do
+        if ! alive "$SLURM_CTLD_PID" || (($(slurm_now_ms) > end)); then
+            return 1
+        fi
+        sleep 0.05
+    done
+}
+
+# slurm_launch: one attempt on the ports in SLURM_PORT. 0, 1 (a daemon
+# failed: see the logs) or 2 (a port was taken meanwhile: try others).
+slurm_launch() {
+    local d=$SLURM_DIR i end p
+    rm -rf "$d"
+    mkdir -p "$d"/{munge,etc,state,spool,log,run}
+    chmod 0755 "$d" "$d/munge" "$d/etc"
+    chmod 0700 "$d/state"
+    export SLURM_CONF=$d/etc/slurm.conf
+    slurm_write_conf >"$SLURM_CONF"
+    : >"$d/etc/plugstack.conf" # not /etc/slurm/plugstack.conf.d
+    [ -z "${LOOM_SLURM_GRES_CONF:-}" ] ||
+        printf '%s\n' "$LOOM_SLURM_GRES_CONF" >"$d/etc/gres.conf"
+    mungekey --create --keyfile="$d/munge/munge.key" 2>>"$d/log/mungekey.out" ||
+        return 1
+    chmod 0400 "$d/munge/munge.key"
+    # --force: munged refuses a socket with a parent dir lacking o+x (/root).
+    slurm_bg munged munged --foreground --force \
+        --socket="$d/munge/munge.socket" --key-file="$d/munge/munge.key" \
+        --log-file="$d/log/munged.log" --pid-file="$d/run/munged.daemon-pid" \
+        --seed-file="$d/munge/munged.seed"
+    for ((i = 0; i < 100; i++)); do
+        [ -S "$d/munge/munge.socket" ] && break
+        sleep 0.05
+    done
+    [ -S "$d/munge/munge.socket" ] || { t_diag "munged did not start"; return 1; }
+
+    slurm_bg slurmctld slurmctld -D -f "$SLURM_CONF"
+    SLURM_CTLD_PID=$(slurm_pid slurmctld)
+    if ! slurm_wait_ctld 20; then
+        grep -q 'Address already in use' "$d/log/slurmctld.log" 2>/dev/null &&
+            return 2
+        t_diag "slurmctld does not answer"
+        return 1
+    fi
+    for ((i = 1; i <= SLURM_NODES; i++)); do
+        slurm_bg "slurmd-n$i" tini -s -- slurmd -D -f "$SLURM_CONF" -N "n$i"
+    done
+    end=$(($(slurm_now_ms) + ${LOOM_SLURM_TIMEOUT:-60} * 1000))
+    until slurm_nodes_idle; do
+        for ((i = 1; i <= SLURM_NODES; i++)); do
+            p=$(slurm_pid "slurmd-n$i")
+            alive "$p" && continue
+            grep -q 'Address already in use' "$d/log/slurmd-n$i.log" \
+                "$d/log/slurmd-n$i.out" 2>/dev/null && return 2
+            t_diag "slurmd of n$i exited"
+            return 1
+        done
+        if (($(slurm_now_ms) > end)); then
+            t_diag "nodes not idle after ${LOOM_SLURM_TIMEOUT:-60} s:" \
+                "$(sinfo -N 2>&1)"
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+slurm_start() {
+    local try rc t0
+    SLURM_NODES=${1:-4}
+    t0=$(slurm_now_ms)
+    slurm_available || return 1
+    slurm_stop # a cluster this test started before
+    if [ -z "${SLURM_CLEANUP_SET:-}" ]; then
+        t_cleanup slurm_stop
+        SLURM_CLEANUP_SET=1
+    fi
+    # Two tests may pick the same free ports at the same moment: the loser
+    # sees "Address already in use", stops what it started and tries again.
+    for ((try = 0; try < 3; try++)); do
+        slurm_pick_ports "$SLURM_NODES" || return 1
+        slurm_launch
+        rc=$?
+        [ "$rc" = 0 ] && break
+        slurm_stop_daemons
+        [ "$rc" = 2 ] || break
+        t_diag "slurm.sh: port clash on $SLURM_PORT, trying other ports"
+    done
+    if [ "$rc" != 0 ]; then
+        t_diag "Slurm did not start; the end of its logs:" \
+            "$(tail -n 15 "$SLURM_DIR"/log/*.log 2>/dev/null)"
+        return 1
+    fi
+    t_diag "slurm: $SLURM_NODES nodes idle after $(($(slurm_now_ms) - t0)) ms (slurmctld on 127.0.0.1:$SLURM_PORT)"
+}
+
+slurm_start_slurmd() {
+    alive "$(slurm_pid "slurmd-n$1")" && return 0
+    slurm_bg "slurmd-n$1" tini -s -- slurmd -D -f "$SLURM_CONF" -N "n$1"
+}
+
+slurm_stop_slurmd() {
+    local p
+    p=$(slurm_pid "slurmd-n$1")
+    [ -n "$p" ] && slurm_stop_pids TERM 100 "$p"
+}
+
+slurm_kill_ctld() {
+    [ -n "$SLURM_CTLD_PID" ] || return 0
+    kill -KILL "$SLURM_CTLD_PID" 2>/dev/null
+    wait_dead "$SLURM_CTLD_PID" 100
+}
+
+# slurm_start_ctld: slurmctld again, on the state it saved (no -c).
+slurm_start_ctld() {
+    local end
+    alive "$SLURM_CTLD_PID" && return 0
+    slurm_bg slurmctld slurmctld -D -f "$SLURM_CONF"
+    SLURM_CTLD_PID=$(slurm_pid slurmctld)
+    slurm_wait_ctld 30 || { t_diag "slurmctld did not come back"; return 1; }
+    # The nodes it recovered show "unknown" (or a '*': not responding) until
+    # it pinged them, ~4 s; only nodes whose slurmd runs can answer.
+    end=$(($(slurm_now_ms) + ${LOOM_SLURM_TIMEOUT:-60} * 1000))
+    while slurm_nodes_unsure; do
+        if (($(slurm_now_ms) > end)); then
+            t_diag "nodes still not responding:" "$(sinfo -N 2>&1)"
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+# slurm_nodes_unsure: a node whose slurmd runs shows unknown or '*'.
+slurm_nodes_unsure() {
+    local i up=
+    for ((i = 1; i <= SLURM_NODES; i++)); do
+        alive "$(slurm_pid "slurmd-n$i")" && up="$up n$i "
+    done
+    sinfo -h -N -o '%N %T' 2>/dev/null | awk -v up="$up" '
+        index(up, " " $1 " ") && ($2 ~ /[*]$/ || $2 ~ /^unknown/) { bad = 1 }
+        END { exit !bad }'
+}
+
+# slurm_stop_pids SIG TENTHS PID...: signal, wait, then SIGKILL the rest.
+slurm_stop_pids() {
+    local sig=$1 t=$2 p i left
+    shift 2
+    for p in "$@"; do alive "$p" && kill "-$sig" "$p" 2>/dev/null; done
+    for ((i = 0; i < t; i++)); do
+        left=
+        for p in "$@"; do alive "$p" && left="$left $p"; done
+        [ -z "$left" ] && return 0
+        sleep 0.1
+    done
+    for p in $left; do kill -KILL "$p" 2>/dev/null; done
+    return 0
+}
+
+# slurm_stop_daemons: the daemons we recorded, all at once (none needs
+# another to shut down once the jobs are gone), then the strays.
+slurm_stop_daemons() {
+    local f pids=()
+    for f in "$SLURM_DIR"/run/*.pid; do
+        [ -e "$f" ] && pids+=("$(cat "$f")")
+    done
+    [ ${#pids[@]} -gt 0 ] && slurm_stop_pids TERM 100 "${pids[@]}"
+    rm -f "$SLURM_DIR"/run/*.pid
+    slurm_sweep
+}
+
+# slurm_sweep: kill, with their descendants, processes that provably belong
+# to this cluster: one holding a file under $SLURM_DIR open (slurmstepd
+# keeps its node's log open), or a job process (SLURM_JOB_ID, and our
+# SLURM_CONF in its environment) that outlived its slurmstepd. Never by
+# name; the test's shell and its ancestors are spared.
+slurm_sweep() {
+    local a p pid ppid found=
+    local -A keep=() stray=() kids=()
+    for a in $$ $BASHPID; do
+        while [ -n "$a" ] && [ "$a" != 0 ] && [ -z "${keep[$a]:-}" ]; do
+            keep[$a]=1
+            a=$(awk '/^PPid:/ { print $2 }' "/proc/$a/status" 2>/dev/null)
+        done
+    done
+    for pid in $(find /proc/[0-9]*/fd -maxdepth 1 -lname "$SLURM_DIR/*" \
+        2>/dev/null | cut -d/ -f3 | sort -u) \
+        $(grep -l -z -x -F "SLURM_CONF=$SLURM_DIR/etc/slurm.conf" \
+            /proc/[0-9]*/environ 2>/dev/null |
+            xargs -r grep -l -z '^SLURM_JOB_ID=' 2>/dev/null | cut -d/ -f3); do
+        [ -n "${keep[$pid]:-}" ] || stray[$pid]=1
+    done
+    [ ${#stray[@]} -gt 0 ] || return 0
+    while read -r pid ppid; do
+        kids[$ppid]="${kids[$ppid]:-} $pid"
+    done < <(ps -e -o pid=,ppid=)
+    local todo=("${!stray[@]}")
+    while [ ${#todo[@]} -gt 0 ]; do
+        p=${todo[0]}
+        todo=("${todo[@]:1}")
+        for a in ${kids[$p]:-}; do
+            [ -n "${stray[$a]:-}" ] || [ -n "${keep[$a]:-}" ] && continue
+            stray[$a]=1
+            todo+=("$a")
+        done
+    done
+    found="${!stray[*]}"
+    echo "# slurm.sh: stray processes of $SLURM_DIR: $found" >&2
+    slurm_stop_pids TERM 30 $found
+}
+
+slurm_stop() {
+    local jobs i
+    [ -d "$SLURM_DIR/run" ] || return 0
+    # Jobs first, while slurmctld and slurmd run, so slurmstepd ends them.
+    if alive "$SLURM_CTLD_PID" && [ -f "${SLURM_CONF:-}" ]; then
+        jobs=$(squeue -h -o %A -t PD,R,S,CG,CF 2>/dev/null | tr '\n' ' ')
+        if [ -n "${jobs// /}" ]; then
+            scancel $jobs 2>/dev/null
+            for ((i = 0; i < 50; i++)); do
+                [ -z "$(squeue -h -o %A -t PD,R,S,CG,CF 2>/dev/null)" ] && break
+                sleep 0.1
+            done
+        fi
+    fi
+    slurm_stop_daemons
+    SLURM_CTLD_PID=
+}
