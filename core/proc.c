@@ -165,7 +165,9 @@ static void pump(const struct proc_spec *sp, pid_t pid, int in, int out,
  * outputs and gone on); past it, kill the group. */
 static void reap(pid_t pid, double deadline, struct proc_result *r, int *st)
 {
-    struct timespec tick = {0, 5 * 1000 * 1000};
+    struct timespec tick = {0, 50 * 1000}; /* 50 us, doubling to 5 ms: a
+                                              child that closed its outputs
+                                              usually exits right away */
     pid_t got;
 
     while ((got = waitpid(pid, st, WNOHANG)) == 0) {
@@ -178,6 +180,8 @@ static void reap(pid_t pid, double deadline, struct proc_result *r, int *st)
             return;
         }
         nanosleep(&tick, NULL);
+        if (tick.tv_nsec < 5 * 1000 * 1000)
+            tick.tv_nsec *= 2;
     }
 }
 
