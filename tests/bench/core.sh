@@ -129,6 +129,14 @@ running=$(curl -s -H "$AUTH" "$LOOM_URL/v1/runtime" | python3 -c 'import json,sy
 row "loomd RSS, 150,000 jobs + 10,000 sim nodes" "$rss MiB" "running" "$running"
 loomd_stop
 
+# ---- memory with 100,000 jobs and 10,000 sim nodes -------------------------------
+pg_sql "delete from jobs where id > 100000" >/dev/null
+loomd_start || exit 1
+sleep 3
+rss=$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$LOOMD_PID/status")
+row "loomd RSS, 100,000 jobs + 10,000 sim nodes" "$rss MiB" "target" "< 300 MiB"
+loomd_stop
+
 echo
 printf '%-46s %14s %12s %12s\n' "benchmark" "result" "" ""
 printf '%s\n' "${ROWS[@]}"
