@@ -173,6 +173,11 @@ t_sleep() {
 T=$(mktemp -d /tmp/loom-test.XXXXXX) || t_bail "cannot make a temp dir"
 chmod 0755 "$T"
 export T
+# Tests run in their temp dir, so that what a CMS writes in the current
+# directory (sbatch's slurm-N.out, say) never lands in the source tree.
+LOOM_TOP_SRCDIR=$(cd "$LOOM_TOP_SRCDIR" && pwd -P)
+LOOM_TOP_BUILDDIR=$(cd "$LOOM_TOP_BUILDDIR" && pwd -P)
+cd "$T" || t_bail "cannot enter $T"
 
 LOOMD_PID=
 LOOM_PG_PID=
