@@ -113,6 +113,9 @@ struct start_result {
     char *native_id;                 /* owned by the caller afterwards */
     char *stdout_path, *stderr_path; /* owned, or NULL */
     int adopted;                     /* 1: the job existed already */
+    int queued;                      /* 1: the cluster took the job and runs
+                                        it when it can (a CMS): the next
+                                        jobs poll says when; 0: it runs */
 };
 void start_result_fini(struct start_result *r);
 

@@ -662,6 +662,7 @@ static int script_start(void *self, const struct start_req *req,
         goto out;
     }
     res->native_id = strdup(native);
+    res->queued = 1; /* the CMS runs it: its jobs answer says when */
     res->stdout_path = out;
     res->stderr_path = errf;
     out = errf = NULL;

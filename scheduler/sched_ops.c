@@ -215,7 +215,7 @@ static int job_op(struct msg *m, struct job *j, struct sched_job_op *op,
             snprintf(why, sizeof(why), "cancelled by %s", op->subject);
             finish_now(j, JOB_CANCELLED, why);
             sched_ack_later(m->reply, j->id, 200);
-        } else if (j->state == JOB_STARTING) {
+        } else if (j->state == JOB_STARTING && !j->native_id) {
             j->cancel_requested = 1;
             job_set_str(&j->reason, "cancel requested while starting");
             sched_view(j);

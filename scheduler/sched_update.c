@@ -49,6 +49,8 @@ static void update_one(const char *cluster, const struct cl_job *c)
         j->state = st;
         if (!j->start_time && st != JOB_STARTING)
             j->start_time = c->start_time ? c->start_time : time(NULL);
+        if (st == JOB_RUNNING)
+            job_set_str(&j->reason, NULL);
     } else {
         return;
     }
@@ -97,9 +99,15 @@ void sched_started(struct sched_started *st)
         sched_touch(j);
         return;
     }
-    j->state = JOB_RUNNING;
-    if (!j->start_time)
-        j->start_time = time(NULL);
+    if (st->res.queued) { /* in the cluster's queue: running when it says */
+        char why[160];
+        snprintf(why, sizeof(why), "queued in cluster %s", j->cluster);
+        job_set_str(&j->reason, why);
+    } else {
+        j->state = JOB_RUNNING;
+        if (!j->start_time)
+            j->start_time = time(NULL);
+    }
     job_set_str(&j->native_id, st->res.native_id);
     job_set_str(&j->stdout_path, st->res.stdout_path);
     job_set_str(&j->stderr_path, st->res.stderr_path);
