@@ -15,6 +15,7 @@
 #define CYCLE_MIN_GAP_S 0.005
 #define BATCH_MAX 1024
 #define DB_RETRY_S 1.0
+#define LAZY_S 10.0
 
 struct sched S;
 
@@ -96,6 +97,8 @@ void sched_publish_view(struct job *j)
 void sched_touch(struct job *j)
 {
     sched_view(j);
+    if (j->dirty == 3)
+        j->dirty = 0; /* now urgent: its lazy entry is skipped */
     if (j->dirty)
         return;
     if (sched_grow((void **)&S.dirty, &S.cap_dirty, S.n_dirty + 1,
@@ -106,6 +109,27 @@ void sched_touch(struct job *j)
     }
     j->dirty = 1;
     S.dirty[S.n_dirty++] = j->id;
+}
+
+void sched_touch_lazy(struct job *j)
+{
+    sched_view(j);
+    if (j->dirty)
+        return;
+    if (sched_grow((void **)&S.lazy, &S.cap_lazy, S.n_lazy + 1,
+                   sizeof(*S.lazy)) < 0) {
+        sched_touch(j);
+        return;
+    }
+    if (!S.n_lazy)
+        S.lazy_since = time_mono();
+    j->dirty = 3;
+    S.lazy[S.n_lazy++] = j->id;
+}
+
+static int lazy_due(void)
+{
+    return S.n_lazy && (S.stopping || time_mono() - S.lazy_since >= LAZY_S);
 }
 
 int sched_pending_push(int64_t id)
@@ -171,8 +195,28 @@ error:
     server_start_free(s);
 }
 
+/* Nodes j leaves have room again: move the placement hint back to them. */
+static void hint_back(const struct job *j)
+{
+    struct snapshot *snap = snapshot_get();
+
+    for (size_t ci = 0; snap && ci < snap->n_clusters && ci < 64; ci++) {
+        struct scluster *c = snap->clusters[ci];
+        if (!j->cluster || strcmp(c->name, j->cluster) != 0)
+            continue;
+        for (size_t i = 0; i < j->nodes.n; i++) {
+            struct snode *n = scluster_node(c, j->nodes.v[i]);
+            size_t idx = n ? (size_t)(n - c->nodes) : 0;
+            if (idx < S.place_first[ci])
+                S.place_first[ci] = idx;
+        }
+    }
+    snapshot_put(snap);
+}
+
 void sched_release(struct job *j)
 {
+    hint_back(j);
     if (usage_apply(&S.usage, j, -1) < 0)
         log_err("job=%lld: out of memory releasing its nodes",
                 (long long)j->id);
@@ -201,12 +245,18 @@ static int copy_one(struct commit_ins *c, const struct job *j)
     return 0;
 }
 
-static int turn_copy(struct commit_batch *b)
+static int turn_copy(struct commit_batch *b, int with_lazy)
 {
     b->ins = calloc(S.n_ins + 1, sizeof(*b->ins));
-    b->upd = calloc(S.n_dirty + 1, sizeof(*b->upd));
+    b->upd = calloc(S.n_dirty + (with_lazy ? S.n_lazy : 0) + 1,
+                    sizeof(*b->upd));
     if (!b->ins || !b->upd)
         return -1;
+    for (size_t i = 0; with_lazy && i < S.n_lazy; i++) {
+        struct job *j = sched_job(S.lazy[i]);
+        if (j && j->dirty == 3 && copy_one(&b->upd[b->n_upd++], j) < 0)
+            return -1;
+    }
     for (size_t i = 0; i < S.n_ins; i++)
         if (copy_one(&b->ins[b->n_ins++], sched_job(S.ins[i].id)) < 0)
             return -1;
@@ -227,13 +277,15 @@ static void send_turn(void)
     struct commit_batch *b;
     struct after *a;
 
+    int with_lazy = lazy_due();
+
     if (S.inflight || (!S.n_ins && (time_mono() < S.db_retry_at ||
                                     (!S.n_dirty && !S.n_acks &&
-                                     !S.n_to_start))))
+                                     !S.n_to_start && !with_lazy))))
         return;
     b = calloc(1, sizeof(*b));
     a = calloc(1, sizeof(*a));
-    if (!b || !a || turn_copy(b) < 0) {
+    if (!b || !a || turn_copy(b, with_lazy) < 0) {
         log_err("out of memory handing a turn to the committer");
         commit_batch_free(b);
         free(a);
@@ -243,6 +295,11 @@ static void send_turn(void)
         if (sched_job(S.dirty[i]) && sched_job(S.dirty[i])->dirty == 1)
             sched_job(S.dirty[i])->dirty = 0;
     S.n_dirty = 0;
+    for (size_t i = 0; with_lazy && i < S.n_lazy; i++)
+        if (sched_job(S.lazy[i]) && sched_job(S.lazy[i])->dirty == 3)
+            sched_job(S.lazy[i])->dirty = 0;
+    if (with_lazy)
+        S.n_lazy = 0;
     *a = (struct after){S.ins, S.n_ins, S.acks, S.n_acks, S.to_start,
                         S.n_to_start};
     S.ins = NULL;
@@ -273,7 +330,8 @@ static void turn_failed(struct commit_batch *b, struct after *a)
         }
     }
     for (size_t i = 0; i < a->n_starts; i++) {
-        if (sched_grow((void **)&S.to_start, &S.cap_to_start,
+        if (!sched_job(a->starts[i]->loom_id) || /* a refused submit */
+            sched_grow((void **)&S.to_start, &S.cap_to_start,
                        S.n_to_start + 1, sizeof(*S.to_start)) < 0) {
             server_start_free(a->starts[i]);
             continue;
@@ -367,7 +425,8 @@ static void handle(struct msg *m)
 
 static int work_left(void)
 {
-    return S.inflight || S.n_dirty || S.n_acks || S.n_to_start || S.n_ins;
+    return S.inflight || S.n_dirty || S.n_acks || S.n_to_start || S.n_ins ||
+           S.n_lazy;
 }
 
 static void *sched_main(void *arg)
@@ -381,6 +440,8 @@ static void *sched_main(void *arg)
 
         if (!S.inflight && work_left() && S.db_retry_at - now < wait)
             wait = S.db_retry_at - now;
+        if (S.n_lazy && S.lazy_since + LAZY_S - now < wait)
+            wait = S.lazy_since + LAZY_S - now;
         if (S.stopping)
             wait = 0.1;
         m = msgq_take(S.q, wait < 0 ? 0 : wait, BATCH_MAX);
@@ -466,6 +527,7 @@ void sched_stop(void)
     free(S.to_start);
     free(S.acks);
     free(S.ins);
+    free(S.lazy);
     hmap_fini(&S.idem);
     hmap_fini(&S.native);
     usage_fini(&S.usage);

@@ -78,6 +78,7 @@ void sched_submit(struct msg *m)
     }
     m->data = NULL; /* the table owns the job now */
     m->data_free = NULL;
+    sched_place_now(j);
 }
 
 int sched_insert_later(int64_t id, struct msg *m)
@@ -102,6 +103,8 @@ static void forget(struct job *j)
         snprintf(key, sizeof(key), "%s\x1f%s", j->cluster, j->native_id);
         hmap_del(&S.native, key);
     }
+    if (job_holds_nodes(j)) /* placed at submit: free its nodes */
+        sched_release(j);
     S.jobs[j->id - 1] = NULL;
     jview_unref(S.views[j->id - 1]);
     S.views[j->id - 1] = NULL;

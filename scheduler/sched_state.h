@@ -58,6 +58,14 @@ struct sched {
     double next_cycle;
     double db_retry_at;
     struct commit_batch *inflight; /* the turn being written, or NULL */
+    /* changes that may wait (dirty == 3): a job seen running is written
+     * with its next change or after LAZY_S; a restart re-attaches it */
+    int64_t *lazy;
+    size_t n_lazy, cap_lazy;
+    double lazy_since;
+    /* per cluster (snapshot order): nodes before it have no free cpu; valid
+     * while usage only grows (reset when a job leaves its nodes) */
+    size_t place_first[64];
 };
 
 extern struct sched S;
@@ -68,6 +76,8 @@ int sched_job_add(struct job *j);
 /* Re-render the job's view and mark it for the next commit. */
 void sched_touch(struct job *j);
 void sched_view(struct job *j); /* re-render only */
+/* Re-render and mark for a commit that may wait (see struct sched). */
+void sched_touch_lazy(struct job *j);
 /* Show the job's current view in the next published table. */
 void sched_publish_view(struct job *j);
 int sched_pending_push(int64_t id);
@@ -96,6 +106,9 @@ void sched_missing_jobs(const char *cluster, const struct cl_job_list *l);
 void sched_cluster_jobs(struct sched_cluster_jobs *cj);
 void sched_started(struct sched_started *st);
 void sched_cycle(void);
+/* Place a just-submitted job now when nothing older waits (its insert then
+ * carries the decision). */
+void sched_place_now(struct job *j);
 /* A job leaves its cluster and waits again (why says so). */
 void sched_to_pending(struct job *j, const char *why);
 /* The job ended: state, times, exit code from c (may be NULL). */

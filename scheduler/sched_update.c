@@ -51,6 +51,10 @@ static void update_one(const char *cluster, const struct cl_job *c)
             j->start_time = c->start_time ? c->start_time : time(NULL);
         if (st == JOB_RUNNING)
             job_set_str(&j->reason, NULL);
+        /* Nobody waits on this write, and after a crash the cluster says
+         * it again: it may go with the job's next change. */
+        sched_touch_lazy(j);
+        return;
     } else {
         return;
     }
@@ -111,7 +115,9 @@ void sched_started(struct sched_started *st)
     job_set_str(&j->native_id, st->res.native_id);
     job_set_str(&j->stdout_path, st->res.stdout_path);
     job_set_str(&j->stderr_path, st->res.stderr_path);
-    sched_touch(j);
+    /* The start decision is committed; a restart re-attaches the job by its
+     * Loom id, so what the start returned may wait for the next write. */
+    sched_touch_lazy(j);
     if (j->cancel_requested) {
         struct server_job_op *op = calloc(1, sizeof(*op));
         j->cancel_requested = 0;
@@ -161,7 +167,7 @@ static void try_place(const struct snapshot *snap, struct job *j,
             job_set_str(&j->reason, why);
             sched_view(j);
         }
-        if (*n_failed < 16 && !j->req.features.n && !j->req.queue)
+        if (failed && *n_failed < 16 && !j->req.features.n && !j->req.queue)
             failed[(*n_failed)++] = (struct shape){
                 j->req.nodes, j->req.cpus_per_node, j->req.gpus,
                 j->req.memory_mb, j->req.cluster};
@@ -175,6 +181,19 @@ static void try_place(const struct snapshot *snap, struct job *j,
     usage_apply(&S.usage, j, 1);
     sched_touch(j);
     sched_start_later(j, 0);
+}
+
+void sched_place_now(struct job *j)
+{
+    struct snapshot *snap;
+    size_t n_failed = 0;
+
+    if (!S.enabled || S.n_pending)
+        return; /* older jobs wait: the cycle keeps their order */
+    snap = snapshot_get();
+    try_place(snap, j, snap && snap->n_clusters <= 64 ? S.place_first : NULL,
+              NULL, &n_failed);
+    snapshot_put(snap);
 }
 
 void sched_cycle(void)
