@@ -144,6 +144,8 @@ struct adaptor_type {
      * a key ending in '.' is a prefix such as "env."). A reload checks a
      * changed file against them without creating an instance. */
     const char *const *conf_keys;
+    /* The poll interval when the section sets no poll_s (seconds). */
+    double poll_s;
 
     /* From the cluster's config section: read the keys it knows (the caller
      * then rejects unknown ones). Returns a new instance in *self. */

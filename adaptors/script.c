@@ -685,6 +685,7 @@ static const char *const script_conf_keys[] = {
 const struct adaptor_type adaptor_script = {
     .name = "script",
     .conf_keys = script_conf_keys,
+    .poll_s = 5.0,
     .version = LOOM_ADAPTOR_VERSION,
     .caps = LOOM_CAP_SUSPEND | LOOM_CAP_HOLD | LOOM_CAP_NODE_STATE,
     .model = LOOM_MODEL_DISABLED_SCHEDULER,

@@ -693,6 +693,7 @@ static const char *const sim_conf_keys[] = {
 const struct adaptor_type adaptor_sim = {
     .name = "sim",
     .conf_keys = sim_conf_keys,
+    .poll_s = 1.0,
     .version = LOOM_ADAPTOR_VERSION,
     .caps = LOOM_CAP_SUSPEND | LOOM_CAP_NODE_STATE,
     .model = LOOM_MODEL_DISABLED_SCHEDULER,

@@ -185,7 +185,9 @@ static int cluster_create(struct srv_cluster *c, struct conf_section *sec,
                               "adaptor '%s'", sec->file, sec->line, sec->name,
                               kind);
     c->name = strdup(sec->name);
-    if (conf_get_double(sec, "poll_s", 1.0, 0.05, 3600, &c->poll_s, err) < 0 ||
+    if (conf_get_double(sec, "poll_s", c->type->poll_s > 0 ? c->type->poll_s
+                                                          : 1.0,
+                        0.05, 3600, &c->poll_s, err) < 0 ||
         conf_get_long(sec, "preference", index, 0, 1000000, &pref, err) < 0)
         return -1;
     c->preference = (int)pref;

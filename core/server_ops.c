@@ -189,7 +189,9 @@ static void do_reload(struct msg *m)
             json_array_append_new(restart, json_string(sec->name));
             continue;
         }
-        conf_get_double(sec, "poll_s", 1.0, 0.05, 3600, &poll_s, &err);
+        conf_get_double(sec, "poll_s", c->type->poll_s > 0 ? c->type->poll_s
+                                                          : 1.0,
+                        0.05, 3600, &poll_s, &err);
         if (poll_s != c->poll_s) {
             c->poll_s = poll_s;
             c->next_poll = c->last_poll_mono + poll_s;
