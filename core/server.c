@@ -52,10 +52,15 @@ void server_publish(struct srv_cluster *c)
 static void poll_failed(struct srv_cluster *c, const char *op,
                         const struct loom_error *err)
 {
-    char msg[640];
+    char msg[640], own[96];
 
-    snprintf(msg, sizeof(msg), "cluster %s: %s: %s", c->name, op,
-             err->message);
+    /* An adaptor that names the cluster itself is quoted as it is. */
+    snprintf(own, sizeof(own), "cluster %s:", c->name);
+    if (strncmp(err->message, own, strlen(own)) == 0)
+        snprintf(msg, sizeof(msg), "%s", err->message);
+    else
+        snprintf(msg, sizeof(msg), "cluster %s: %s: %s", c->name, op,
+                 err->message);
     if (!c->error || strcmp(c->error, msg) != 0)
         log_warn("%s", msg);
     free(c->error);

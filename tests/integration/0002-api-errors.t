@@ -5,20 +5,6 @@
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
-# A pyenv shim costs 0.2 s a call: the system's python3, when there is one.
-[ -x /usr/bin/python3 ] && python3() { /usr/bin/python3 "$@"; }
-
-# wait_for CMD SECONDS: eval CMD every 0.1 s until it succeeds; 1 when it
-# did not within SECONDS (whole seconds).
-type wait_for >/dev/null 2>&1 || wait_for() {
-    local end=$((${EPOCHREALTIME/[.,]/} + ${2:-10} * 1000000))
-    while :; do
-        eval "$1" && return 0
-        ((${EPOCHREALTIME/[.,]/} >= end)) && return 1
-        sleep 0.1
-    done
-}
-
 # err_is STATUS CODE NAME [FIELD]: the last answer has STATUS and the error
 # body with CODE, a message and (when given) FIELD.
 err_is() {
@@ -51,11 +37,6 @@ raw() {
         -H "Content-Type: $3" --data-binary "@$4" "${@:5}" "$LOOM_URL$2") || true
     STATUS=${STATUS:-000}
     BODY=$(cat "$T/raw.body" 2>/dev/null)
-}
-
-job_state() {
-    api GET "/v1/jobs/$1" >/dev/null
-    jget "$BODY" .state 2>/dev/null
 }
 
 pg_start || t_bail "PostgreSQL did not start"

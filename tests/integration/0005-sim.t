@@ -5,37 +5,6 @@
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
-# A pyenv shim costs 0.2 s a call: the system's python3, when there is one.
-[ -x /usr/bin/python3 ] && python3() { /usr/bin/python3 "$@"; }
-
-# wait_for CMD SECONDS: eval CMD every 0.1 s until it succeeds; 1 when it
-# did not within SECONDS (whole seconds).
-type wait_for >/dev/null 2>&1 || wait_for() {
-    local end=$((${EPOCHREALTIME/[.,]/} + ${2:-10} * 1000000))
-    while :; do
-        eval "$1" && return 0
-        ((${EPOCHREALTIME/[.,]/} >= end)) && return 1
-        sleep 0.1
-    done
-}
-
-# py EXPR JSON: evaluate a Python expression over the document d (the JSON
-# goes through a pipe: a 1,000-node list is too long for an argument).
-py() {
-    printf '%s' "$2" | python3 -c 'import json, sys
-d = json.load(sys.stdin)
-r = eval(sys.argv[1])
-print(r if isinstance(r, str) else json.dumps(r))' "$1"
-}
-
-# submit JSON: POST /v1/jobs; JOB is the id ("" unless 201).
-submit() {
-    JOB=
-    api POST /v1/jobs "$1" >/dev/null
-    [[ $STATUS == 201 && $BODY =~ \"id\":\"([0-9]+)\" ]] && JOB=${BASH_REMATCH[1]}
-    [ -n "$JOB" ] || t_diag "submit answered $STATUS: $BODY"
-}
-
 # count_state NAME_PREFIX STATE: jobs named NAME_PREFIX* in STATE.
 count_state() {
     api GET "/v1/jobs?state=$2" >/dev/null

@@ -12,24 +12,6 @@
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/gridengine.sh"
 
-[ -x /usr/bin/python3 ] && python3() { /usr/bin/python3 "$@"; }
-
-job() { api GET "/v1/jobs/$1" >/dev/null; }
-field() { job "$1"; jget "$BODY" "$2" 2>/dev/null; }
-# wait_for CMD SECONDS: eval CMD every 0.2 s until it succeeds.
-wait_for() {
-    local end=$((${EPOCHREALTIME/[.,]/} + ${2:-10} * 1000000))
-    while :; do
-        eval "$1" && return 0
-        ((${EPOCHREALTIME/[.,]/} >= end)) && return 1
-        sleep 0.2
-    done
-}
-submit() {
-    api POST /v1/jobs "$1" >/dev/null
-    [ "$STATUS" = 201 ] || t_diag "submit: $STATUS $BODY"
-    jget "$BODY" .id
-}
 # pyq JSON EXPR: EXPR over d (the parsed JSON); strings raw, else JSON.
 pyq() {
     printf '%s' "$1" | python3 -c 'import json, sys
@@ -120,13 +102,18 @@ t_is "$(jget "$BODY" .state)/$(jget "$BODY" .cpus)/$(jget "$BODY" .queues)" \
 
 # ---- a job pinned to each cluster: exit code and output come back --------------
 CMD='echo hello from $(hostname) job $LOOM_JOB_ID; exit 3'
-JL=$(submit '{"name":"x3-local","command":["/bin/sh","-c","echo hello from $LOOM_NODE job $LOOM_JOB_ID; exit 3"],"request":{"cluster":"local"}}')
-JS=$(submit '{"name":"x3-slurm","command":["/bin/sh","-c","echo hello from $SLURMD_NODENAME job $LOOM_JOB_ID; exit 3"],"request":{"cluster":"slurm"}}')
-JG=$(submit '{"name":"x3-ge","command":["/bin/sh","-c","'"$CMD"'"],"request":{"cluster":"ge"}}')
+submit '{"name":"x3-local","command":["/bin/sh","-c","echo hello from $LOOM_NODE job $LOOM_JOB_ID; exit 3"],"request":{"cluster":"local"}}'
+JL=$JOB
+submit '{"name":"x3-slurm","command":["/bin/sh","-c","echo hello from $SLURMD_NODENAME job $LOOM_JOB_ID; exit 3"],"request":{"cluster":"slurm"}}'
+JS=$JOB
+submit '{"name":"x3-ge","command":["/bin/sh","-c","'"$CMD"'"],"request":{"cluster":"ge"}}'
+JG=$JOB
 # Without a pin: 3 cpus on one node fit only Grid Engine (4 slots; Slurm's
 # nodes have 2 cpus, local's 1); 3 nodes only Slurm (4 nodes; the others 2).
-JU1=$(submit '{"name":"fit-ge","command":["/bin/sh","-c","echo $NSLOTS slots"],"request":{"cpus_per_node":3}}')
-JU2=$(submit '{"name":"fit-slurm","command":["true"],"request":{"nodes":3}}')
+submit '{"name":"fit-ge","command":["/bin/sh","-c","echo $NSLOTS slots"],"request":{"cpus_per_node":3}}'
+JU1=$JOB
+submit '{"name":"fit-slurm","command":["true"],"request":{"nodes":3}}'
+JU2=$JOB
 for c in local:$JL slurm:$JS ge:$JG; do
     J=${c#*:}
     wait_for '[ "$(field "$J" .state)" = failed ]' 30
@@ -156,7 +143,8 @@ t_is "$(field "$JU2" .state)/$(field "$JU2" .cluster)/$(field "$JU2" .nodes | py
     "completed/slurm/3" "a 3-node job without a pin runs where it fits (slurm, 3 nodes)"
 
 # ---- Grid Engine runs the job in exactly the queue instances Loom chose ---------
-J2=$(submit '{"name":"pair","command":["sleep","4"],"request":{"cluster":"ge","nodes":2}}')
+submit '{"name":"pair","command":["sleep","4"],"request":{"cluster":"ge","nodes":2}}'
+J2=$JOB
 wait_for '[ "$(field "$J2" .state)" = running ] && [ -n "$(ge_hosts "$(field "$J2" .native_id)")" ]' 20
 N2=$(field "$J2" .native_id)
 t_is "$(ge_hosts "$N2")" "$(sorted_nodes "$J2")" \
@@ -167,7 +155,8 @@ t_is "$(field "$J2" .state)" completed "the 2-node ge job completes"
 # emulated host by hand; Grid Engine must run it in all.q@that host only.
 api POST /v1/runtime/scheduler '{"enabled":false}' >/dev/null
 t_is "$STATUS" 200 "the built-in scheduler is switched off"
-J4=$(submit '{"name":"long","command":["sleep","300"],"request":{"cluster":"ge"}}')
+submit '{"name":"long","command":["sleep","300"],"request":{"cluster":"ge"}}'
+J4=$JOB
 api POST "/v1/jobs/$J4/start" "{\"cluster\":\"ge\",\"nodes\":[\"$N1\"]}" >/dev/null
 t_is "$STATUS" 202 "start job $J4 on ge/$N1 by hand: accepted" || t_diag "$BODY"
 api POST /v1/runtime/scheduler '{"enabled":true}' >/dev/null
@@ -255,7 +244,8 @@ wait_for '[ "$(api GET "/v1/nodes/ge/$N1" >/dev/null; jget "$BODY" .state)" = dr
 api GET "/v1/nodes/ge/$N1" >/dev/null
 t_is "$(jget "$BODY" .state)/$(jget "$BODY" .reason)" "drained/loom test" \
     "Loom shows it drained, with the reason"
-J5=$(submit '{"name":"not-there","command":["sleep","5"],"request":{"cluster":"ge","cpus_per_node":2}}')
+submit '{"name":"not-there","command":["sleep","5"],"request":{"cluster":"ge","cpus_per_node":2}}'
+J5=$JOB
 wait_for '[ "$(field "$J5" .state)" = running ] && [ "$(ge_state "$(field "$J5" .native_id)")" = r ]' 15
 t_is "$(field "$J5" .state)/$(sorted_nodes "$J5")" "running/$H" \
     "a new ge job is not placed on the drained host: it runs on $H"
@@ -274,7 +264,8 @@ t_is "$(jget "$BODY" .state)/$(jget "$BODY" .reason)" "idle/null" "Loom shows it
 # never running and then starting again) until Grid Engine runs it.
 qconf -kt scheduler >/dev/null 2>&1
 t_ok $? "Grid Engine's scheduler thread is stopped (qconf -kt scheduler)"
-J6=$(submit '{"name":"queued","command":["/bin/sh","-c","echo queued ran"],"request":{"cluster":"ge"}}')
+submit '{"name":"queued","command":["/bin/sh","-c","echo queued ran"],"request":{"cluster":"ge"}}'
+J6=$JOB
 SEQ= last= N6= end=$((${EPOCHREALTIME/[.,]/} + 10000000)) stop=
 while ((${EPOCHREALTIME/[.,]/} < end)); do
     job "$J6"

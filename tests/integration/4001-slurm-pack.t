@@ -11,8 +11,6 @@
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
 
-[ -x /usr/bin/python3 ] && python3() { /usr/bin/python3 "$@"; }
-
 # Missing packages fail the test: CI installs them (./bootstrap check).
 slurm_available || t_bail "no Slurm here: $SLURM_WHY"
 slurm_start 4 || t_bail "Slurm did not start"
@@ -20,16 +18,6 @@ slurm_start 4 || t_bail "Slurm did not start"
 PACK=$LOOM_TOP_SRCDIR/adaptors/scripts/slurm
 CL=$T/state/clusters/slurm-a
 mkdir -p "$CL"
-
-# wait_for CMD SECONDS: eval CMD every 0.2 s until it succeeds.
-wait_for() {
-    local end=$((${EPOCHREALTIME/[.,]/} + $2 * 1000000))
-    while :; do
-        eval "$1" && return 0
-        ((${EPOCHREALTIME/[.,]/} >= end)) && return 1
-        sleep 0.2
-    done
-}
 
 # op OP [ARGS...]: run the pack's OP as loomd does. The request is $REQ
 # (default {}) on stdin; OPENV adds variables. Sets RC, OUT and ERRTXT.
@@ -56,13 +44,6 @@ op_ok() {
         t_ok 1 "$what: exit 0"
         t_diag "status $RC; stdout: $OUT" "stderr: $ERRTXT"
     fi
-}
-
-py() {
-    printf '%s' "$2" | python3 -c 'import json, sys
-d = json.load(sys.stdin)
-r = eval(sys.argv[1])
-print(r if isinstance(r, str) else json.dumps(r))' "$1"
 }
 
 # start_job ID NODES CPUS BODY [NAME]: op start for a Loom job whose script

@@ -7,22 +7,6 @@
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
 
-job() { api GET "/v1/jobs/$1" >/dev/null; }
-field() { job "$1"; jget "$BODY" "$2" 2>/dev/null; }
-wait_for() {
-    local end=$((${EPOCHREALTIME/[.,]/} + ${2:-10} * 1000000))
-    while :; do
-        eval "$1" && return 0
-        ((${EPOCHREALTIME/[.,]/} >= end)) && return 1
-        sleep 0.2
-    done
-}
-submit() {
-    api POST /v1/jobs "$1" >/dev/null
-    [ "$STATUS" = 201 ] || t_diag "submit: $STATUS $BODY"
-    jget "$BODY" .id
-}
-
 slurm_available || t_bail "no Slurm: $SLURM_WHY"
 slurm_start 4 || t_bail "Slurm did not start"
 pg_start || t_bail "no PostgreSQL"
@@ -45,8 +29,7 @@ api GET /v1/clusters/slurm >/dev/null
 t_is "$(jget "$BODY" .state)/$(jget "$BODY" .nodes)/$(jget "$BODY" .model)" \
     "up/4/disabled-scheduler" "the Slurm cluster is up with 4 nodes"
 api GET /v1/nodes >/dev/null
-t_is "$(py() { printf '%s' "$2" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
-        py '" ".join(sorted(n["id"] for n in d["items"]))' "$BODY")" \
+t_is "$(py '" ".join(sorted(n["id"] for n in d["items"]))' "$BODY")" \
     "local/n1 local/n2 slurm/n1 slurm/n2 slurm/n3 slurm/n4" \
     "/v1/nodes lists the nodes of both clusters"
 api GET /v1/nodes/slurm/n3 >/dev/null
@@ -54,7 +37,8 @@ t_is "$(jget "$BODY" .state)/$(jget "$BODY" .cpus)" "idle/2" \
     "slurm/n3 is idle with 2 cpus"
 
 # ---- a job pinned to Slurm: exit code and output come back ---------------------
-J=$(submit '{"name":"hello","command":["/bin/sh","-c","echo hello from $SLURMD_NODENAME job $LOOM_JOB_ID; exit 3"],"request":{"cluster":"slurm"}}')
+submit '{"name":"hello","command":["/bin/sh","-c","echo hello from $SLURMD_NODENAME job $LOOM_JOB_ID; exit 3"],"request":{"cluster":"slurm"}}'
+J=$JOB
 wait_for '[ "$(field "$J" .state)" = failed ]' 30
 job "$J"
 t_is "$(jget "$BODY" .state)/$(jget "$BODY" .exit_code)" "failed/3" \
@@ -67,11 +51,11 @@ t_like "$(scontrol show job -o "$NATIVE" 2>/dev/null)" "Comment=loom:$J" \
     "Slurm carries the Loom id in the job's comment"
 
 # ---- the start decision is Loom's: the job runs on exactly the chosen nodes ----
-J2=$(submit '{"name":"pair","command":["sleep","4"],"request":{"cluster":"slurm","nodes":2,"cpus_per_node":2}}')
+submit '{"name":"pair","command":["sleep","4"],"request":{"cluster":"slurm","nodes":2,"cpus_per_node":2}}'
+J2=$JOB
 wait_for '[ "$(field "$J2" .state)" = running ]' 20
 job "$J2"
-CHOSEN=$(py() { printf '%s' "$2" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
-         py '",".join(d["nodes"])' "$BODY")
+CHOSEN=$(py '",".join(d["nodes"])' "$BODY")
 RAN=$(squeue -h -j "$(jget "$BODY" .native_id)" -o '%N' 2>/dev/null)
 if [ -z "$RAN" ]; then
     RAN=$(scontrol show job -o "$(jget "$BODY" .native_id)" | sed -n 's/.* NodeList=\([^ ]*\).*/\1/p')
@@ -82,13 +66,15 @@ wait_for '[ "$(field "$J2" .state)" = completed ]' 30
 t_is "$(field "$J2" .state)" completed "... and completes"
 
 # ---- a job without a pin runs somewhere it fits ------------------------------------
-J3=$(submit '{"command":["true"],"request":{"cpus_per_node":2}}')
+submit '{"command":["true"],"request":{"cpus_per_node":2}}'
+J3=$JOB
 wait_for '[ "$(field "$J3" .state)" = completed ]' 30
 t_is "$(field "$J3" .state)/$(field "$J3" .cluster)" "completed/slurm" \
     "a 2-cpu job without a pin runs on the cluster where it fits (slurm)"
 
 # ---- cancel, suspend/resume of a running Slurm job ----------------------------------
-J4=$(submit '{"command":["sleep","300"],"request":{"cluster":"slurm"}}')
+submit '{"command":["sleep","300"],"request":{"cluster":"slurm"}}'
+J4=$JOB
 wait_for '[ "$(field "$J4" .state)" = running ]' 30
 t_is "$(field "$J4" .state)" running "a long Slurm job runs"
 N4=$(field "$J4" .native_id)

@@ -11,24 +11,12 @@
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/gridengine.sh"
 
-[ -x /usr/bin/python3 ] && python3() { /usr/bin/python3 "$@"; }
-
 ge_available || t_skip_all "$GE_WHY"
 ge_start 1 || t_bail "Grid Engine did not start"
 read -r H N1 <<<"$GE_NODES"
 PACK=$LOOM_TOP_SRCDIR/adaptors/scripts/gridengine
 S=$T/state/clusters/ge
 mkdir -p "$S"
-
-# wait_for CMD SECONDS: eval CMD every 0.2 s until it succeeds.
-wait_for() {
-    local end=$((${EPOCHREALTIME/[.,]/} + ${2:-10} * 1000000))
-    while :; do
-        eval "$1" && return 0
-        ((${EPOCHREALTIME/[.,]/} >= end)) && return 1
-        sleep 0.2
-    done
-}
 
 # op NAME ARGS...: run a pack op as loomd does (minimal environment, the
 # cluster's env.* lines, LOOM_*, cwd = state dir, stdin {} unless IN is

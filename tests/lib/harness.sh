@@ -25,7 +25,19 @@
 #           STATUS and BODY; inside $(...) they are lost with the subshell,
 #           then `api_status` prints the last status.
 # JSON:     jget JSON PATH (.items.0.state; prints strings raw, other values
-#           as JSON, fails when absent), jlen JSON PATH (length).
+#           as JSON, fails when absent), jlen JSON PATH (length), py EXPR
+#           JSON (a Python expression over d, the document, which python
+#           reads from stdin: a 1,000-node list is too long for an argument;
+#           strings printed raw, other values as JSON). python3 is
+#           /usr/bin/python3 when it exists (a pyenv shim first in PATH costs
+#           ~0.2 s a call), else python3 from PATH.
+# Jobs:     submit JSON [CURL ARGS] (POST /v1/jobs as $TOKEN; sets JOB to
+#           the new id; "" with a diagnostic and status 1 unless 201), job ID
+#           (GET /v1/jobs/ID: STATUS and BODY), field ID PATH (jget of it,
+#           "" when absent), job_state ID.
+# Waiting:  wait_for CMD [SECS]: eval CMD every 0.1 s until it succeeds
+#           (CMD runs at least once); 1 when it did not within SECS (whole
+#           seconds, default 10).
 # Cleanup:  an EXIT trap stops, by PID, whatever the test started (loomd,
 #           then PostgreSQL), even on failure or interruption; t_cleanup CMD
 #           adds a command to run first; processes left with a working
@@ -37,6 +49,10 @@ if [ -z "${LOOM_TOP_SRCDIR:-}" ]; then
 fi
 LOOM_TOP_BUILDDIR=${LOOM_TOP_BUILDDIR:-$LOOM_TOP_SRCDIR}
 export LOOM_TOP_SRCDIR LOOM_TOP_BUILDDIR
+
+if [ -x /usr/bin/python3 ]; then
+    python3() { /usr/bin/python3 "$@"; }
+fi
 
 # ---- TAP ---------------------------------------------------------------
 
@@ -159,6 +175,17 @@ wait_dead() {
         sleep 0.1
     done
     ! alive "$1"
+}
+
+# wait_for CMD [SECS]: eval CMD every 0.1 s until it succeeds; 1 when it
+# did not within SECS (default 10).
+wait_for() {
+    local end=$((${EPOCHREALTIME/[.,]/} + ${2:-10} * 1000000))
+    while :; do
+        eval "$1" && return 0
+        ((${EPOCHREALTIME/[.,]/} >= end)) && return 1
+        sleep 0.1
+    done
 }
 
 # t_sleep SECS: sleep, but let a signal to the test run its cleanup at once
@@ -500,4 +527,40 @@ for k in [k for k in sys.argv[2].split(".") if k != ""]:
         sys.exit(1)
 print(len(v))
 ' "$1" "$2"
+}
+
+# py EXPR JSON: evaluate a Python expression over the document d.
+py() {
+    printf '%s' "$2" | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+r = eval(sys.argv[1])
+print(r if isinstance(r, str) else json.dumps(r))' "$1"
+}
+
+# ---- jobs --------------------------------------------------------------------
+
+# submit JSON [CURL ARGS]: POST /v1/jobs; JOB is the new id, or "" (status
+# 1, with a diagnostic) unless the answer is 201.
+submit() {
+    JOB=
+    api POST /v1/jobs "$@" >/dev/null
+    [[ $STATUS == 201 && $BODY =~ \"id\":\"([0-9]+)\" ]] && JOB=${BASH_REMATCH[1]}
+    [ -n "$JOB" ] && return 0
+    t_diag "submit answered $STATUS: $BODY"
+    return 1
+}
+
+# job ID: GET /v1/jobs/ID; sets STATUS and BODY.
+job() {
+    api GET "/v1/jobs/$1" >/dev/null
+}
+
+# field ID PATH: the job's field at PATH ("" when it is absent).
+field() {
+    api GET "/v1/jobs/$1" >/dev/null
+    jget "$BODY" "$2" 2>/dev/null
+}
+
+job_state() {
+    field "$1" .state
 }

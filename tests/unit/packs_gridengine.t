@@ -7,8 +7,6 @@
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
-[ -x /usr/bin/python3 ] && python3() { /usr/bin/python3 "$@"; }
-
 PACK=$LOOM_TOP_SRCDIR/adaptors/scripts/gridengine
 LIB=$PACK/lib
 FIX=$LOOM_TOP_SRCDIR/tests/fixtures/gridengine

@@ -14,132 +14,19 @@
 if [ -z "${LOOM_TOP_SRCDIR:-}" ]; then
     LOOM_TOP_SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 fi
-. "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
-
-PACKS=$LOOM_TOP_SRCDIR/adaptors/scripts
-PACK=$PACKS/pbs
-FIX=$LOOM_TOP_SRCDIR/tests/fixtures/pbs
-STATE=$T/state
-mkdir -p "$STATE" "$T/keep"
-
-# --- helpers (the same in packs_lsf.t and packs_condor.t) ------------------
-
-# op FLAVOR_DIR OP ARGS...: run an op on the recorded output of FLAVOR_DIR
-# (extra NAME=VALUE words in the array EXTRA). Sets RC, OUT, ERR; the
-# commands the op ran are in $T/log.
-EXTRA=()
-op() {
-    local dir=$1 o=$2
-    shift 2
-    : >"$T/log"
-    OUT=$(cd "$STATE" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$T" \
-        TZ=UTC LOOM_PBS_BIN="$FIX/bin" LOOM_FIXTURE_DIR="$FIX/$dir" \
-        LOOM_FIXTURE_LOG="$T/log" LOOM_FIXTURE_KEEP="$T/keep" \
-        LOOM_CLUSTER=pbs-a LOOM_OP="$o" LOOM_PACK_DIR="$PACK" \
-        LOOM_STATE_DIR="$STATE" ${LOOM_AWK:+LOOM_AWK="$LOOM_AWK"} \
-        "${EXTRA[@]}" "$PACK/$o" "$@" \
-        </dev/null 2>"$T/err")
-    RC=$?
-    ERR=$(cat "$T/err")
-    if [ "$RC" = 0 ] && ! is_json "$OUT"; then
-        t_diag "$o: the answer is not JSON: $OUT"
-    fi
-}
-
-is_json() {
-    python3 -c 'import json, sys; json.loads(sys.argv[1])' "$1" 2>/dev/null
-}
-
-# proj KEY FIELDS...: the FIELDS of the item whose name or native_id is KEY
-# in the last answer, as a JSON array ("missing" when there is none).
-proj() {
-    python3 -c '
-import json, sys
-d = json.loads(sys.argv[1])
-for i in d.get("items", []):
-    if sys.argv[2] in (i.get("name"), i.get("native_id")):
-        print(json.dumps([i.get(f, "absent") for f in sys.argv[3:]]))
-        break
-else:
-    print("missing")
-' "$OUT" "$@"
-}
-
-# pyq EXPR: a python expression on the last answer (d).
-pyq() {
-    python3 -c '
-import json, sys
-d = json.loads(sys.argv[1])
-v = eval(sys.argv[2])
-print(v if isinstance(v, str) else json.dumps(v))
-' "$OUT" "$1"
-}
-
-# logged: the commands the last op ran, one a line.
-logged() {
-    cat "$T/log"
-}
-
-# json_ok NAME: a test point that the last op answered valid JSON.
-json_ok() {
-    t_is "$RC" 0 "$1: status 0${ERR:+ ($ERR)}"
-    is_json "$OUT"
-    t_ok $? "$1: the answer is JSON"
-}
-
-# start_env ID NODES CPUS [MEM GPUS WALL QUEUE]: EXTRA for a start, with the
-# job's files where loomd writes them.
-start_env() {
-    local d=$STATE/jobs/$1
-    mkdir -p "$d"
-    printf '#!/bin/sh\necho hi\n' >"$d/job.sh"
-    chmod 0755 "$d/job.sh"
-    EXTRA=(LOOM_JOB_ID="$1" LOOM_JOB_NAME=x LOOM_JOB_OWNER=alice
-        LOOM_JOB_NODES="$2" LOOM_JOB_NNODES="$(tr ',' '\n' <<<"$2" | grep -c .)"
-        LOOM_JOB_CPUS_PER_NODE="$3" LOOM_JOB_MEMORY_MB="${4:-0}"
-        LOOM_JOB_GPUS="${5:-0}" LOOM_JOB_WALLTIME_S="${6:-0}"
-        LOOM_JOB_QUEUE="${7:-}" LOOM_JOB_SCRIPT="$d/job.sh"
-        LOOM_JOB_WORKDIR="$d" LOOM_JOB_STDOUT="$d/stdout"
-        LOOM_JOB_STDERR="$d/stderr")
-}
+PACK_NAME=pbs
+PACK_CLUSTER=pbs-a
+. "$LOOM_TOP_SRCDIR/tests/lib/packs.sh" # op, proj, pyq, json_ok, start_env...
 
 # --- the pack itself --------------------------------------------------------
 
-python3 - "$PACKS" pbs <<'EOF'
-import json, os, sys
-d = os.path.join(sys.argv[1], sys.argv[2])
-m = json.load(open(os.path.join(d, "pack.json")))
-assert m["protocol"] == 1 and m["name"] == sys.argv[2], m
-assert m["model"] in ("disabled-scheduler", "execution-queue"), m
-ops = m["ops"]
-for o in ("nodes", "jobs", "queues", "start", "cancel"):
-    assert o in ops, o
-for a, b in (("suspend", "resume"), ("hold", "release"), ("reserve", "unreserve")):
-    assert (a in ops) == (b in ops), (a, b)
-for o in ops:
-    p = os.path.join(d, o)
-    assert os.path.isfile(p) and os.access(p, os.X_OK), p
-EOF
-t_ok $? "pack.json: protocol 1, a model, the required ops, each an executable"
-t_is "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["model"])' "$PACK/pack.json")" \
-    execution-queue "pack.json: the execution-queue model (qsub -h, then qrun -H)"
-t_is "$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["ops"]))' "$PACK/pack.json")" \
+pack_manifest_ok
+t_is "$(manifest model)" execution-queue \
+    "pack.json: the execution-queue model (qsub -h, then qrun -H)"
+t_is "$(manifest ops)" \
     "nodes jobs queues start cancel set-node-state suspend resume hold release" \
     "pack.json: no reserve (Torque has none; README says how OpenPBS sites add it)"
-bad=
-for f in "$PACK"/* "$PACK"/lib/*.sh; do
-    [ -f "$f" ] && [ "${f##*.}" != json ] && [ "${f##*.}" != md ] || continue
-    sh -n "$f" 2>>"$T/syntax" || bad="$bad ${f##*/}"
-done
-t_is "$bad" "" "every op and lib/*.sh parses as POSIX sh${bad:+: $(cat "$T/syntax")}"
-bad=
-for f in common.sh json.awk time.awk; do
-    cmp -s "$PACKS/pbs/lib/$f" "$PACKS/lsf/lib/$f" &&
-        cmp -s "$PACKS/pbs/lib/$f" "$PACKS/condor/lib/$f" || bad="$bad $f"
-done
-t_is "$bad" "" "lib/common.sh, json.awk and time.awk are the same in pbs, lsf, condor"
-t_ok "$(grep -lE 'python|jq ' "$PACK"/* "$PACK"/lib/* 2>/dev/null | grep -v README | wc -l)" \
-    "no python or jq in the pack"
+pack_files_ok
 
 # --- Torque -----------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 # json.awk - JSON output helpers for a pack's awk parsers.
 # SPDX-License-Identifier: MIT
 #
-# Identical in the pbs, lsf and condor packs. Works in mawk, gawk and a
+# Shared by the pbs, lsf and condor packs. Works in mawk, gawk and a
 # POSIX awk; run it with LC_ALL=C so that strings are bytes. Bytes that are
 # not UTF-8 become U+FFFD: Loom's JSON parser rejects invalid UTF-8, and one
 # odd job name must not make a whole answer unreadable.

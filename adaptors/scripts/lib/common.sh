@@ -5,9 +5,12 @@
 # statuses, a temporary directory, running a CMS command with its output
 # kept, and awk with the JSON helpers.
 #
-# Identical in the pbs, lsf and condor packs (tests/unit/packs_*.t check).
-# An op sets PACK_DIR (its own directory) and PACK_NAME, then sources this.
-# Pathname expansion is off (set -f): no word a CMS prints is a pattern.
+# The bundled library of the pbs, lsf and condor packs, installed as
+# $(pkgdatadir)/scripts/lib next to them. An op sets PACK_DIR (its own
+# directory), PACK_NAME and SHARED_LIB (this directory:
+# ${LOOM_PACK_LIB:-$PACK_DIR/../lib}), then sources this; a pack's own
+# helpers and parsers stay in its lib/. Pathname expansion is off (set -f):
+# no word a CMS prints is a pattern.
 #
 #   fail STATUS MSG...  MSG on stderr (its first line is what Loom shows),
 #                       then exit STATUS: 1 permanent, 2 not supported,
@@ -17,8 +20,9 @@
 #                       CMD is not there).
 #   said                the first non-empty line CMD wrote (stderr, else
 #                       stdout), for messages.
-#   awkf FILE.awk... -- AWK ARGS: awk with lib/json.awk, lib/time.awk and
-#                       the named parsers of lib/ ($LOOM_AWK, default awk).
+#   awkf FILE.awk... -- AWK ARGS: awk with json.awk and time.awk of this
+#                       library and the named parsers of the pack's lib/
+#                       ($LOOM_AWK, default awk).
 #   shq WORD            WORD quoted for sh ('it'\''s').
 #   tz_offset           seconds east of UTC of the local time zone now.
 #   run_submit CMD...   run, but with LC_ALL as loomd gave it: sbatch (under
@@ -81,7 +85,7 @@ not_found() {
 }
 
 awkf() {
-    af="-f $LIB/json.awk -f $LIB/time.awk"
+    af="-f $SHARED_LIB/json.awk -f $SHARED_LIB/time.awk"
     while [ $# -gt 0 ] && [ "$1" != -- ]; do
         af="$af -f $LIB/$1"
         shift

@@ -3,7 +3,7 @@
 #
 # Calendar arithmetic for a pack's awk parsers: POSIX awk has no mktime.
 #
-# Identical in the pbs, lsf and condor packs. TZOFF (set with -v) is the
+# Shared by the pbs, lsf and condor packs. TZOFF (set with -v) is the
 # local zone's offset east of UTC in seconds, now: a time printed in local
 # time during the other half of a daylight-saving year is off by the
 # difference (one hour).
