@@ -16,6 +16,7 @@
 #define BATCH_MAX 1024
 #define DB_RETRY_S 1.0
 #define LAZY_S 10.0
+#define LAZY_MAX 512
 
 struct sched S;
 
@@ -116,20 +117,35 @@ void sched_touch_lazy(struct job *j)
     sched_view(j);
     if (j->dirty)
         return;
+    if (S.lazy_head > 1024 && S.lazy_head * 2 > S.n_lazy) {
+        /* drop the taken entries from the front */
+        memmove(S.lazy, S.lazy + S.lazy_head,
+                (S.n_lazy - S.lazy_head) * sizeof(*S.lazy));
+        S.n_lazy -= S.lazy_head;
+        S.lazy_head = 0;
+    } else if (S.lazy_head && S.lazy_head == S.n_lazy) {
+        S.lazy_head = S.n_lazy = 0; /* all taken: start over */
+    }
     if (sched_grow((void **)&S.lazy, &S.cap_lazy, S.n_lazy + 1,
                    sizeof(*S.lazy)) < 0) {
         sched_touch(j);
         return;
     }
-    if (!S.n_lazy)
-        S.lazy_since = time_mono();
     j->dirty = 3;
-    S.lazy[S.n_lazy++] = j->id;
+    S.lazy[S.n_lazy++] = (struct lazy){j->id, time_mono()};
 }
 
-static int lazy_due(void)
+/* How many lazy entries are due now (the oldest first), at most LAZY_MAX
+ * a turn so that no turn grows large. */
+static size_t lazy_due(void)
 {
-    return S.n_lazy && (S.stopping || time_mono() - S.lazy_since >= LAZY_S);
+    double now = time_mono();
+    size_t n = 0;
+
+    while (S.lazy_head + n < S.n_lazy && n < LAZY_MAX &&
+           (S.stopping || S.lazy[S.lazy_head + n].since + LAZY_S <= now))
+        n++;
+    return n;
 }
 
 int sched_pending_push(int64_t id)
@@ -245,15 +261,14 @@ static int copy_one(struct commit_ins *c, const struct job *j)
     return 0;
 }
 
-static int turn_copy(struct commit_batch *b, int with_lazy)
+static int turn_copy(struct commit_batch *b, size_t n_lazy)
 {
     b->ins = calloc(S.n_ins + 1, sizeof(*b->ins));
-    b->upd = calloc(S.n_dirty + (with_lazy ? S.n_lazy : 0) + 1,
-                    sizeof(*b->upd));
+    b->upd = calloc(S.n_dirty + n_lazy + 1, sizeof(*b->upd));
     if (!b->ins || !b->upd)
         return -1;
-    for (size_t i = 0; with_lazy && i < S.n_lazy; i++) {
-        struct job *j = sched_job(S.lazy[i]);
+    for (size_t i = 0; i < n_lazy; i++) {
+        struct job *j = sched_job(S.lazy[S.lazy_head + i].id);
         if (j && j->dirty == 3 && copy_one(&b->upd[b->n_upd++], j) < 0)
             return -1;
     }
@@ -277,15 +292,15 @@ static void send_turn(void)
     struct commit_batch *b;
     struct after *a;
 
-    int with_lazy = lazy_due();
+    size_t n_lazy = S.inflight ? 0 : lazy_due();
 
     if (S.inflight || (!S.n_ins && (time_mono() < S.db_retry_at ||
                                     (!S.n_dirty && !S.n_acks &&
-                                     !S.n_to_start && !with_lazy))))
+                                     !S.n_to_start && !n_lazy))))
         return;
     b = calloc(1, sizeof(*b));
     a = calloc(1, sizeof(*a));
-    if (!b || !a || turn_copy(b, with_lazy) < 0) {
+    if (!b || !a || turn_copy(b, n_lazy) < 0) {
         log_err("out of memory handing a turn to the committer");
         commit_batch_free(b);
         free(a);
@@ -295,11 +310,12 @@ static void send_turn(void)
         if (sched_job(S.dirty[i]) && sched_job(S.dirty[i])->dirty == 1)
             sched_job(S.dirty[i])->dirty = 0;
     S.n_dirty = 0;
-    for (size_t i = 0; with_lazy && i < S.n_lazy; i++)
-        if (sched_job(S.lazy[i]) && sched_job(S.lazy[i])->dirty == 3)
-            sched_job(S.lazy[i])->dirty = 0;
-    if (with_lazy)
-        S.n_lazy = 0;
+    for (size_t i = 0; i < n_lazy; i++) {
+        struct job *j = sched_job(S.lazy[S.lazy_head + i].id);
+        if (j && j->dirty == 3)
+            j->dirty = 0;
+    }
+    S.lazy_head += n_lazy;
     *a = (struct after){S.ins, S.n_ins, S.acks, S.n_acks, S.to_start,
                         S.n_to_start};
     S.ins = NULL;
@@ -426,7 +442,7 @@ static void handle(struct msg *m)
 static int work_left(void)
 {
     return S.inflight || S.n_dirty || S.n_acks || S.n_to_start || S.n_ins ||
-           S.n_lazy;
+           S.lazy_head < S.n_lazy;
 }
 
 static void *sched_main(void *arg)
@@ -440,8 +456,9 @@ static void *sched_main(void *arg)
 
         if (!S.inflight && work_left() && S.db_retry_at - now < wait)
             wait = S.db_retry_at - now;
-        if (S.n_lazy && S.lazy_since + LAZY_S - now < wait)
-            wait = S.lazy_since + LAZY_S - now;
+        if (S.lazy_head < S.n_lazy &&
+            S.lazy[S.lazy_head].since + LAZY_S - now < wait)
+            wait = S.lazy[S.lazy_head].since + LAZY_S - now;
         if (S.stopping)
             wait = 0.1;
         m = msgq_take(S.q, wait < 0 ? 0 : wait, BATCH_MAX);

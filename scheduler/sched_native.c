@@ -76,11 +76,16 @@ void sched_native_job(const char *cluster, const struct cl_job *c)
         sched_touch(j);
 }
 
+/* Does the list hold j? Loom's own jobs by the Loom id they carry (a CMS
+ * that forgot its jobs may give their ids to others), native ones by id. */
 static int in_list(const struct cl_job_list *l, const struct job *j)
 {
+    int native = !strcmp(j->source, "cluster");
+
     for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].loom_id == j->id ||
-            (j->native_id && !strcmp(l->v[i].native_id, j->native_id)))
+        if (native ? (!l->v[i].loom_id && j->native_id &&
+                      !strcmp(l->v[i].native_id, j->native_id))
+                   : l->v[i].loom_id == j->id)
             return 1;
     return 0;
 }

@@ -23,6 +23,11 @@ struct ins {
     struct msg *m; /* the submit to answer, or NULL */
 };
 
+struct lazy {
+    int64_t id;
+    double since;
+};
+
 struct sched {
     struct msgq *q;
     pthread_t thread;
@@ -60,9 +65,8 @@ struct sched {
     struct commit_batch *inflight; /* the turn being written, or NULL */
     /* changes that may wait (dirty == 3): a job seen running is written
      * with its next change or after LAZY_S; a restart re-attaches it */
-    int64_t *lazy;
-    size_t n_lazy, cap_lazy;
-    double lazy_since;
+    struct lazy *lazy;    /* in the order they were marked */
+    size_t lazy_head, n_lazy, cap_lazy;
     /* per cluster (snapshot order): nodes before it have no free cpu; valid
      * while usage only grows (reset when a job leaves its nodes) */
     size_t place_first[64];
