@@ -137,6 +137,26 @@ static int check_rows(const struct store_job_row *rows, size_t n,
     return 0;
 }
 
+/* The seven columns of rows as array literals for unnest(): values[k]
+ * points into a[k]. */
+static int rows_to_arrays(const struct store_job_row *rows, size_t n,
+                          struct arr a[7], const char *values[7],
+                          struct loom_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        arr_int64(&a[0], i, rows[i].id);
+        arr_text(&a[1], i, rows[i].state);
+        arr_text(&a[2], i, rows[i].owner);
+        arr_text(&a[3], i, rows[i].idem_owner);
+        arr_text(&a[4], i, rows[i].idem_key);
+        arr_text(&a[5], i, rows[i].idem_hash);
+        arr_text(&a[6], i, rows[i].doc);
+    }
+    for (size_t k = 0; k < 7; k++)
+        arr_close(&a[k], n);
+    return arrs_check(a, 7, values, err);
+}
+
 int store_jobs_insert(struct store *st, const struct store_job_row *rows,
                       size_t n, struct loom_error *err)
 {
@@ -149,18 +169,7 @@ int store_jobs_insert(struct store *st, const struct store_job_row *rows,
         return 0;
     if (check_rows(rows, n, 1, err) < 0)
         return -1;
-    for (size_t i = 0; i < n; i++) {
-        arr_int64(&a[0], i, rows[i].id);
-        arr_text(&a[1], i, rows[i].state);
-        arr_text(&a[2], i, rows[i].owner);
-        arr_text(&a[3], i, rows[i].idem_owner);
-        arr_text(&a[4], i, rows[i].idem_key);
-        arr_text(&a[5], i, rows[i].idem_hash);
-        arr_text(&a[6], i, rows[i].doc);
-    }
-    for (size_t k = 0; k < 7; k++)
-        arr_close(&a[k], n);
-    if (arrs_check(a, 7, values, err) < 0)
+    if (rows_to_arrays(rows, n, a, values, err) < 0)
         goto out;
     rc = store_run(st, "jobs: insert",
                    "INSERT INTO jobs (id, state, owner, idem_owner, "
@@ -224,18 +233,7 @@ static int update_rows(struct store *st, const struct store_job_row *rows,
 
     if (check_rows(rows, n, 1, err) < 0 || distinct_ids(rows, n, err) < 0)
         return -1;
-    for (size_t i = 0; i < n; i++) {
-        arr_int64(&a[0], i, rows[i].id);
-        arr_text(&a[1], i, rows[i].state);
-        arr_text(&a[2], i, rows[i].owner);
-        arr_text(&a[3], i, rows[i].idem_owner);
-        arr_text(&a[4], i, rows[i].idem_key);
-        arr_text(&a[5], i, rows[i].idem_hash);
-        arr_text(&a[6], i, rows[i].doc);
-    }
-    for (size_t k = 0; k < 7; k++)
-        arr_close(&a[k], n);
-    if (arrs_check(a, 7, values, err) < 0)
+    if (rows_to_arrays(rows, n, a, values, err) < 0)
         goto out;
     rc = store_run(st, "jobs: update",
                    "INSERT INTO jobs AS j (id, state, owner, idem_owner, "
