@@ -49,18 +49,27 @@ void server_publish(struct srv_cluster *c)
         log_err("cluster=%s: out of memory publishing the cluster", c->name);
 }
 
-static void poll_failed(struct srv_cluster *c, const char *op,
-                        const struct loom_error *err)
+int server_error_prefix(struct loom_error *err, const char *cluster,
+                        const char *what)
 {
-    char msg[640], own[96];
+    char own[96];
 
-    /* An adaptor that names the cluster itself is quoted as it is. */
-    snprintf(own, sizeof(own), "cluster %s:", c->name);
+    snprintf(own, sizeof(own), "cluster %s:", cluster);
     if (strncmp(err->message, own, strlen(own)) == 0)
-        snprintf(msg, sizeof(msg), "%s", err->message);
-    else
-        snprintf(msg, sizeof(msg), "cluster %s: %s: %s", c->name, op,
-                 err->message);
+        return -1;
+    if (what)
+        return loom_error_prefix(err, "cluster %s: %s", cluster, what);
+    return loom_error_prefix(err, "cluster %s", cluster);
+}
+
+static void poll_failed(struct srv_cluster *c, const char *op,
+                        const struct loom_error *err_in)
+{
+    struct loom_error err = *err_in;
+    char msg[640];
+
+    server_error_prefix(&err, c->name, op);
+    snprintf(msg, sizeof(msg), "%s", err.message);
     if (!c->error || strcmp(c->error, msg) != 0)
         log_warn("%s", msg);
     free(c->error);
@@ -196,12 +205,8 @@ static int cluster_create(struct srv_cluster *c, struct conf_section *sec,
         conf_get_long(sec, "preference", index, 0, 1000000, &pref, err) < 0)
         return -1;
     c->preference = (int)pref;
-    if (c->type->create(sec, env, &c->inst, err) < 0) {
-        char prefix[96];
-        snprintf(prefix, sizeof(prefix), "cluster %s:", sec->name);
-        return strncmp(err->message, prefix, strlen(prefix)) == 0
-                   ? -1 : loom_error_prefix(err, "cluster %s", sec->name);
-    }
+    if (c->type->create(sec, env, &c->inst, err) < 0)
+        return server_error_prefix(err, sec->name, NULL);
     c->caps = c->type->caps;
     c->model = c->type->model;
     if (c->type->describe)

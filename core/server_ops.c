@@ -119,8 +119,9 @@ static void do_node_state(struct msg *m)
     }
     if (c->type->set_node_state(c->inst, ns->node, ns->state, ns->reason,
                                 &err) < 0) {
-        if (strncmp(err.message, "cluster ", 8) != 0)
-            loom_error_prefix(&err, "cluster %s: node %s", c->name, ns->node);
+        char what[96];
+        snprintf(what, sizeof(what), "node %s", ns->node);
+        server_error_prefix(&err, c->name, what);
         reply_send_error(m->reply, &err);
         return;
     }

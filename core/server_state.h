@@ -52,6 +52,10 @@ enum {
 };
 
 struct srv_cluster *server_cluster(const char *name);
+/* Prefix err with "cluster NAME: WHAT" (WHAT may be NULL) unless the
+ * message names the cluster already. Returns -1. */
+int server_error_prefix(struct loom_error *err, const char *cluster,
+                        const char *what);
 void server_publish(struct srv_cluster *c);
 /* Worker thread: poll the cluster and publish it. */
 void server_poll(struct srv_cluster *c);

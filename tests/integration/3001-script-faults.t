@@ -20,45 +20,9 @@
 
 now_us() { echo "${EPOCHREALTIME/[.,]/}"; }
 
-# wait_for CMD SECONDS: eval CMD every 0.1 s until it succeeds; 1 when it
-# did not within SECONDS.
-wait_for() {
-    local end=$(($(now_us) + ${2:-10} * 1000000))
-    while :; do
-        eval "$1" && return 0
-        (($(now_us) >= end)) && return 1
-        sleep 0.1
-    done
-}
 
-# cluster NAME: STATE and ERR of the cluster as GET /v1/clusters lists it.
-cluster() {
-    local out
-    api GET /v1/clusters >/dev/null
-    out=$(printf '%s' "$BODY" | python3 -c 'import json, sys
-d = json.load(sys.stdin)
-for c in d["items"]:
-    if c["name"] == sys.argv[1]:
-        print(c["state"])
-        print(c["error"] or "")
-        break' "$1" 2>/dev/null)
-    STATE=${out%%$'\n'*}
-    ERR=${out#*$'\n'}
-    [ "$ERR" = "$out" ] && ERR=
-}
 
-job_state() {
-    api GET "/v1/jobs/$1" >/dev/null
-    jget "$BODY" .state 2>/dev/null
-}
 
-# submit JSON: POST /v1/jobs; JOB is the id ("" unless 201).
-submit() {
-    JOB=
-    api POST /v1/jobs "$1" >/dev/null
-    [[ $STATUS == 201 && $BODY =~ \"id\":\"([0-9]+)\" ]] && JOB=${BASH_REMATCH[1]}
-    [ -n "$JOB" ] || t_diag "submit answered $STATUS: $BODY"
-}
 
 # swap_jobs FILE: install FILE as the pack's `jobs` (atomically: rename).
 swap_jobs() {
@@ -119,7 +83,7 @@ EOF
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no token"
 
-cluster slurm
+cluster_state slurm
 t_is "$STATE" up "the Slurm cluster (pack $T/pack) is up"
 
 # ---- (a) jobs hangs ----------------------------------------------------------
@@ -157,7 +121,7 @@ time_local() {
 submit '{"name":"local-during-hang","command":["/bin/sh","-c","sleep 1; echo ran"],"request":{"cluster":"local"}}'
 LJ=$JOB
 
-wait_for 'time_local; cluster slurm; [ "$STATE" = degraded ]' 8
+wait_for 'time_local; cluster_state slurm; [ "$STATE" = degraded ]' 8
 t_is "$STATE" degraded "a hanging jobs op turns the cluster degraded"
 t_diag "degraded after $((($(now_us) - T0) / 1000)) ms: $ERR"
 t_like "$ERR" "pack $PACK_RE: jobs: script timed out after 2 s" \
@@ -171,10 +135,10 @@ t_is "$(for p in $FIRST; do alive "$p" && echo "$p"; done | paste -sd' ')" "" \
 
 wait_for 'time_local; [ "$(job_state "$LJ")" = completed ]' 10
 t_is "$(job_state "$LJ")" completed "a local job runs to completion while the Slurm worker hangs"
-cluster slurm
+cluster_state slurm
 t_isnt "$STATE" up "... (the Slurm cluster was still failing meanwhile)"
 
-wait_for 'time_local; cluster slurm; [ "$STATE" = unreachable ]' 20
+wait_for 'time_local; cluster_state slurm; [ "$STATE" = unreachable ]' 20
 t_is "$STATE" unreachable "after three failed polls the cluster is unreachable"
 t_diag "unreachable after $((($(now_us) - T0) / 1000)) ms;" \
     "$(wc -l <"$T/hang.pids") hanging runs so far"
@@ -192,7 +156,7 @@ t_ok "$( ((${FAILS:-0} >= 3)); echo $?)" "/metrics: at least 3 failed slurm jobs
 
 swap_jobs "$T/jobs.real"
 T1=$(now_us)
-wait_for 'cluster slurm; [ "$STATE" = up ]' 10
+wait_for 'cluster_state slurm; [ "$STATE" = up ]' 10
 t_is "$STATE/$ERR" "up/" "restoring the real jobs op brings the cluster up again by itself"
 t_diag "up again $((($(now_us) - T1) / 1000)) ms after the restore"
 wait_for '[ -z "$(pids_alive "$T/hang.pids")" ]' 3
@@ -206,13 +170,13 @@ cat >/dev/null
 echo 'this is garbage, not JSON {{{'
 EOF
 swap_jobs "$T/jobs.garbage"
-wait_for 'cluster slurm; [[ $ERR == *"not a JSON object"* ]]' 8
+wait_for 'cluster_state slurm; [[ $ERR == *"not a JSON object"* ]]' 8
 t_like "$STATE" '^(degraded|unreachable)$' "garbage from jobs: the cluster is $STATE"
 t_diag "$ERR"
 t_like "$ERR" "pack $PACK_RE: jobs: .*answer is not a JSON object" \
     "the error says the answer is not a JSON object"
 swap_jobs "$T/jobs.real"
-wait_for 'cluster slurm; [ "$STATE" = up ]' 8
+wait_for 'cluster_state slurm; [ "$STATE" = up ]' 8
 t_is "$STATE" up "... and the cluster is up again once jobs is restored"
 
 # ---- (c) too much output --------------------------------------------------------
@@ -221,13 +185,13 @@ cat >"$T/jobs.flood" <<EOF
 head -c 10485760 /dev/zero | tr '\\0' x
 EOF
 swap_jobs "$T/jobs.flood"
-wait_for 'cluster slurm; [[ $ERR == *"larger than"* ]]' 10
+wait_for 'cluster_state slurm; [[ $ERR == *"larger than"* ]]' 10
 t_like "$STATE" '^(degraded|unreachable)$' "10 MiB from jobs: the cluster is $STATE"
 t_diag "$ERR"
 t_like "$ERR" "pack $PACK_RE: jobs: output larger than 1048576 bytes" \
     "the error says the output is larger than the limit (1048576 bytes)"
 swap_jobs "$T/jobs.real"
-wait_for 'cluster slurm; [ "$STATE" = up ]' 8
+wait_for 'cluster_state slurm; [ "$STATE" = up ]' 8
 t_is "$STATE" up "... and the cluster is up again once jobs is restored"
 wait_for '[ -z "$(procs_of_pack | grep -E "head|tr ")" ]' 3
 t_is "$(procs_of_pack | grep -cE 'head|tr ')" 0 "no writer of the flood is left"
@@ -240,14 +204,14 @@ echo "second line, not shown" >&2
 exit 75
 EOF
 swap_jobs "$T/jobs.tempfail"
-wait_for 'cluster slurm; [[ $ERR == *frobnicator* ]]' 8
+wait_for 'cluster_state slurm; [[ $ERR == *frobnicator* ]]' 8
 t_like "$STATE" '^(degraded|unreachable)$' "jobs exits 75: the cluster is $STATE"
 t_diag "$ERR"
 t_like "$ERR" "pack $PACK_RE: jobs: .*the frobnicator is on fire; try later" \
     "the pack's message shows in the error"
 t_ok "$([[ $ERR != *"second line"* ]]; echo $?)" "... only its first line"
 swap_jobs "$T/jobs.real"
-wait_for 'cluster slurm; [ "$STATE" = up ]' 8
+wait_for 'cluster_state slurm; [ "$STATE" = up ]' 8
 t_is "$STATE" up "... and the cluster is up again once jobs is restored"
 
 # ---- (e) loomd is fine ---------------------------------------------------------------

@@ -21,35 +21,8 @@
 
 now_us() { echo "${EPOCHREALTIME/[.,]/}"; }
 
-wait_for() {
-    local end=$(($(now_us) + ${2:-10} * 1000000))
-    while :; do
-        eval "$1" && return 0
-        (($(now_us) >= end)) && return 1
-        sleep "${3:-0.2}"
-    done
-}
 
-# cluster NAME: STATE and ERR as GET /v1/clusters lists the cluster.
-cluster() {
-    local out
-    api GET /v1/clusters >/dev/null
-    out=$(printf '%s' "$BODY" | python3 -c 'import json, sys
-d = json.load(sys.stdin)
-for c in d["items"]:
-    if c["name"] == sys.argv[1]:
-        print(c["state"])
-        print(c["error"] or "")
-        break' "$1" 2>/dev/null)
-    STATE=${out%%$'\n'*}
-    ERR=${out#*$'\n'}
-    [ "$ERR" = "$out" ] && ERR=
-}
 
-field() {
-    api GET "/v1/jobs/$1" >/dev/null
-    jget "$BODY" "$2" 2>/dev/null
-}
 
 # jobjson NAME SECS: a Slurm job that records its start and end in $T/marks.
 jobjson() {
@@ -62,12 +35,6 @@ print(json.dumps({"name": name, "command": ["/bin/sh", "-c", cmd],
         "$1" "$2" "$T/marks"
 }
 
-submit() {
-    JOB=
-    api POST /v1/jobs "$1" >/dev/null
-    [[ $STATUS == 201 && $BODY =~ \"id\":\"([0-9]+)\" ]] && JOB=${BASH_REMATCH[1]}
-    [ -n "$JOB" ] || t_diag "submit answered $STATUS: $BODY"
-}
 
 # marks ID KIND [AFTER]: how many KIND (start|end) marks job ID left (only
 # those later than the epoch AFTER, when given).
@@ -123,7 +90,7 @@ EOF
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no token"
 : >"$T/marks"
-cluster slurm
+cluster_state slurm
 t_is "$STATE" up "the Slurm cluster is up"
 
 # ---- (a) slurmctld stopped and started again ------------------------------------
@@ -153,12 +120,12 @@ slurm_kill_ctld
 t_ok $? "slurmctld is killed"
 T0=$(now_us)
 KILL_A=$(date +%s.%N)
-wait_for 'cluster slurm; [ "$STATE" != up ]' 15
+wait_for 'cluster_state slurm; [ "$STATE" != up ]' 15
 t_is "$STATE" degraded "without its controller the cluster turns degraded"
 t_diag "degraded after $((($(now_us) - T0) / 1000)) ms: $ERR"
 t_like "$ERR" '^cluster slurm: (pack [^:]+: )?(jobs|nodes|queues): .*([Uu]nable to contact|unreachable)' \
     "GET /v1/clusters shows the error (controller unreachable)"
-wait_for 'cluster slurm; [ "$STATE" = unreachable ]' 30
+wait_for 'cluster_state slurm; [ "$STATE" = unreachable ]' 30
 t_is "$STATE" unreachable "after three failed polls it is unreachable"
 t_diag "unreachable after $((($(now_us) - T0) / 1000)) ms"
 t_like "$ERR" 'cluster slurm: .*([Uu]nable to contact|unreachable)' "... with the error"
@@ -169,7 +136,7 @@ START_A=$(date +%s.%N)
 slurm_start_ctld
 t_ok $? "slurmctld is started again"
 T1=$(now_us)
-wait_for 'cluster slurm; [ "$STATE" = up ]' 20
+wait_for 'cluster_state slurm; [ "$STATE" = up ]' 20
 t_is "$STATE/$ERR" up/ "the cluster is up again by itself"
 t_diag "up $((($(now_us) - T1) / 1000)) ms after slurmctld answered"
 # A job that ended while slurmctld was away is reported by its slurmstepd,

@@ -177,14 +177,14 @@ wait_dead() {
     ! alive "$1"
 }
 
-# wait_for CMD [SECS]: eval CMD every 0.1 s until it succeeds; 1 when it
-# did not within SECS (default 10).
+# wait_for CMD [SECS [EVERY]]: eval CMD every EVERY seconds (default 0.1)
+# until it succeeds; 1 when it did not within SECS (default 10).
 wait_for() {
     local end=$((${EPOCHREALTIME/[.,]/} + ${2:-10} * 1000000))
     while :; do
         eval "$1" && return 0
         ((${EPOCHREALTIME/[.,]/} >= end)) && return 1
-        sleep 0.1
+        sleep "${3:-0.1}"
     done
 }
 
@@ -563,4 +563,21 @@ field() {
 
 job_state() {
     field "$1" .state
+}
+
+# cluster_state NAME: STATE and ERR ("" when none) of the cluster as
+# GET /v1/clusters lists it.
+cluster_state() {
+    local out
+    api GET /v1/clusters >/dev/null
+    out=$(printf '%s' "$BODY" | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+for c in d["items"]:
+    if c["name"] == sys.argv[1]:
+        print(c["state"])
+        print(c["error"] or "")
+        break' "$1" 2>/dev/null)
+    STATE=${out%%$'\n'*}
+    ERR=${out#*$'\n'}
+    [ "$ERR" = "$out" ] && ERR=
 }

@@ -77,6 +77,22 @@ said() {
     printf '%s' "${s:-no message}"
 }
 
+# said_matches ERE: 0 when the last command's messages match ERE (case
+# ignored).
+said_matches() {
+    grep -qiE "$1" "$TMPD/err" "$TMPD/out" 2>/dev/null
+}
+
+# fail_cmd WHAT STATUS TEMPORARY_ERE: exit for a failed command: 75 when its
+# messages match TEMPORARY_ERE (the CMS is down or busy: trying again later
+# may work), else 1.
+fail_cmd() {
+    if said_matches "$3"; then
+        fail 75 "$1 failed (status $2): $(said)"
+    fi
+    fail 1 "$1 failed (status $2): $(said)"
+}
+
 # not_found STATUS CMD: exit 1 with a clear message when CMD was not found.
 not_found() {
     [ "$1" = 127 ] || [ "$1" = 126 ] || return 0

@@ -61,23 +61,20 @@ JOB_REASON='ifThenElse(JobStatus == 5, HoldReason, RemoveReason)'
 
 # condor_temporary: 0 when the last command's messages say that a daemon
 # (schedd, collector) is unreachable or busy.
+CONDOR_TEMPORARY="failed to connect|can't connect|cannot connect|connection refused|can't find address|couldn't contact|failed to fetch ads|unable to locate|timed? ?out|secman|communicate with|try again|no route to host|temporarily"
 condor_temporary() {
-    grep -qiE "failed to connect|can't connect|cannot connect|connection refused|can't find address|couldn't contact|failed to fetch ads|unable to locate|timed? ?out|secman|communicate with|try again|no route to host|temporarily" \
-        "$TMPD/err" "$TMPD/out" 2>/dev/null
+    said_matches "$CONDOR_TEMPORARY"
 }
 
 # condor_gone: 0 when the last command said the job is not (or no longer)
 # in the queue.
+CONDOR_GONE='not found|couldn.t find|does not exist|no such job|already marked for removal'
 condor_gone() {
-    grep -qiE 'not found|couldn.t find|does not exist|no such job|already marked for removal' \
-        "$TMPD/err" "$TMPD/out" 2>/dev/null
+    said_matches "$CONDOR_GONE"
 }
 
 condor_failed() {
-    if condor_temporary; then
-        fail 75 "$1 failed (status $2): $(said)"
-    fi
-    fail 1 "$1 failed (status $2): $(said)"
+    fail_cmd "$1" "$2" "$CONDOR_TEMPORARY"
 }
 
 # condor_job_id ID: exit 1 unless ID is CLUSTER.PROC.

@@ -40,24 +40,21 @@ BJOBS_FORMAT="jobid stat user queue exit_code submit_time start_time finish_time
 
 # lsf_temporary: 0 when the last command's messages say that LSF is down or
 # busy, so that trying again later may work.
+LSF_TEMPORARY='lsf is down|not responding|cannot connect|connection refused|timed? ?out|lim is down|please wait|try again|failed in an lsf library call|lsb_init|unable to contact|communication|master lim|mbatchd'
 lsf_temporary() {
-    grep -qiE 'lsf is down|not responding|cannot connect|connection refused|timed? ?out|lim is down|please wait|try again|failed in an lsf library call|lsb_init|unable to contact|communication|master lim|mbatchd' \
-        "$TMPD/err" "$TMPD/out" 2>/dev/null
+    said_matches "$LSF_TEMPORARY"
 }
 
 # lsf_gone: 0 when the last command said the job is not, or no longer, known.
+LSF_GONE='no matching job found|has already finished|no job found|is not found|job not found'
 lsf_gone() {
-    grep -qiE 'no matching job found|has already finished|no job found|is not found|job not found' \
-        "$TMPD/err" "$TMPD/out" 2>/dev/null
+    said_matches "$LSF_GONE"
 }
 
 # lsf_failed WHAT STATUS: exit for a failed command: 75 when LSF is
 # unreachable, else 1.
 lsf_failed() {
-    if lsf_temporary; then
-        fail 75 "$1 failed (status $2): $(said)"
-    fi
-    fail 1 "$1 failed (status $2): $(said)"
+    fail_cmd "$1" "$2" "$LSF_TEMPORARY"
 }
 
 # lsf_job_id ID: exit 1 unless ID looks like an LSF job id (123, 123[4]).

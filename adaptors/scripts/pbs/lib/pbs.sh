@@ -68,24 +68,21 @@ pbs_flavor() {
 
 # pbs_temporary: 0 when the last command's messages say that the server is
 # unreachable or busy, so that trying again later may work.
+PBS_TEMPORARY='cannot connect|connection refused|could not connect|communication failure|timed? ?out|no route to host|network is unreachable|unable to (contact|communicate)|server .*(down|not available|unavailable)|errno=150(10|31)|problem loading|unable to contact slurm|temporarily unavailable|try again|end of file'
 pbs_temporary() {
-    grep -qiE 'cannot connect|connection refused|could not connect|communication failure|timed? ?out|no route to host|network is unreachable|unable to (contact|communicate)|server .*(down|not available|unavailable)|errno=150(10|31)|problem loading|unable to contact slurm|temporarily unavailable|try again|end of file' \
-        "$TMPD/err" "$TMPD/out" 2>/dev/null
+    said_matches "$PBS_TEMPORARY"
 }
 
 # pbs_gone: 0 when the last command said the job is not (or no longer) known.
+PBS_GONE='unknown job|invalid job id|job has finished|has already finished|does not exist|no such job|job not found'
 pbs_gone() {
-    grep -qiE 'unknown job|invalid job id|job has finished|has already finished|does not exist|no such job|job not found' \
-        "$TMPD/err" "$TMPD/out" 2>/dev/null
+    said_matches "$PBS_GONE"
 }
 
 # pbs_failed WHAT STATUS: exit for a failed job or node command: 75 when
 # the server is unreachable, else 1.
 pbs_failed() {
-    if pbs_temporary; then
-        fail 75 "$1 failed (status $2): $(said)"
-    fi
-    fail 1 "$1 failed (status $2): $(said)"
+    fail_cmd "$1" "$2" "$PBS_TEMPORARY"
 }
 
 # pbs_qstat_f [ID]: `qstat -f` (OpenPBS: -x too, for finished jobs kept in
