@@ -112,7 +112,7 @@ int adaptor_table_check(const struct adaptor_type *raw, struct loom_error *err)
 static int key_known(const char *const *keys, const char *key)
 {
     static const char *const common[] = {"adaptor", "poll_s", "preference",
-                                         NULL};
+                                         "hold_for_loom", NULL};
 
     for (int pass = 0; pass < 2; pass++)
         for (const char *const *k = pass ? keys : common; *k; k++) {

@@ -64,6 +64,12 @@ struct cl_job {
     int exit_code;
     char *reason;
     char *stdout_path, *stderr_path;
+    /* What the job asked for, where the cluster says (0 = unknown): a
+     * native job held for Loom is scheduled by it. */
+    struct {
+        int nodes, cpus_per_node, gpus;
+        long memory_mb, walltime_s;
+    } req;
 };
 
 struct cl_queue {
@@ -107,6 +113,9 @@ struct start_req {
      * knows it (a simulated cluster re-creates it at that start). */
     int adopt;
     time_t start_time;
+    /* A native job the cluster holds for Loom: start this one (release it
+     * onto the nodes) instead of submitting a new one. NULL otherwise. */
+    const char *native_id;
 };
 
 struct start_result {

@@ -603,14 +603,14 @@ static json_t *start_input(const struct start_req *req, const char *dir,
             json_array_append_new(cmd, json_string(req->command[i]));
     }
     return json_pack("{s:s, s:s?, s:s?, s:o, s:s?, s:o, s:o, s:i, s:I, s:i, "
-                     "s:I, s:s?, s:s, s:s, s:s}",
+                     "s:I, s:s?, s:s, s:s, s:s, s:s?}",
                      "loom_id", id, "name", req->name, "owner", req->owner,
                      "command", cmd, "script", req->script, "env", env,
                      "nodes", nodes, "cpus_per_node", req->cpus_per_node,
                      "memory_mb", (json_int_t)req->memory_mb, "gpus",
                      req->gpus, "walltime_s", (json_int_t)req->walltime_s,
                      "queue", req->queue, "workdir", dir, "stdout", out,
-                     "stderr", errf);
+                     "stderr", errf, "native_id", req->native_id);
 }
 
 static int script_start(void *self, const struct start_req *req,
@@ -645,6 +645,8 @@ static int script_start(void *self, const struct start_req *req,
         push_env(&extra, "LOOM_JOB_GPUS", "%d", req->gpus) ||
         push_env(&extra, "LOOM_JOB_WALLTIME_S", "%ld", req->walltime_s) ||
         push_env(&extra, "LOOM_JOB_QUEUE", "%s", req->queue ? req->queue : "") ||
+        push_env(&extra, "LOOM_JOB_NATIVE_ID", "%s",
+                 req->native_id ? req->native_id : "") ||
         push_env(&extra, "LOOM_JOB_SCRIPT", "%s", file) ||
         push_env(&extra, "LOOM_JOB_WORKDIR", "%s", dir) ||
         push_env(&extra, "LOOM_JOB_STDOUT", "%s", out) ||

@@ -143,6 +143,32 @@ int script_parse_nodes(json_t *answer, struct cl_node_list *out,
     return 0;
 }
 
+/* The optional "request" of a job: its size where the cluster says. */
+static int request_in(json_t *r, struct cl_job *j)
+{
+    static const char *const keys[] = {"nodes", "cpus_per_node", "memory_mb",
+                                       "gpus", "walltime_s"};
+    long long v[5] = {0};
+
+    if (!r || json_is_null(r))
+        return 0;
+    if (!json_is_object(r))
+        return -1;
+    for (int k = 0; k < 5; k++) {
+        json_t *x = json_object_get(r, keys[k]);
+        if (x && !json_is_null(x) &&
+            (!json_is_integer(x) || (v[k] = json_integer_value(x)) < 0 ||
+             v[k] > (1LL << 40)))
+            return -1;
+    }
+    j->req.nodes = v[0] > 100000 ? 100000 : (int)v[0];
+    j->req.cpus_per_node = v[1] > 100000 ? 100000 : (int)v[1];
+    j->req.memory_mb = (long)v[2];
+    j->req.gpus = v[3] > 4096 ? 4096 : (int)v[3];
+    j->req.walltime_s = (long)v[4];
+    return 0;
+}
+
 static int job_in(json_t *o, size_t i, struct cl_job *j,
                   struct loom_error *err)
 {
@@ -171,6 +197,10 @@ static int job_in(json_t *o, size_t i, struct cl_job *j,
         opt_time(o, "start_time", &j->start_time) < 0 ||
         opt_time(o, "end_time", &j->end_time) < 0)
         return bad(err, "items", i, "(a time)", "is not a time");
+    if (request_in(json_object_get(o, "request"), j) < 0)
+        return bad(err, "items", i, "request", "is not an object of "
+                   "non-negative integers (nodes, cpus_per_node, memory_mb, "
+                   "gpus, walltime_s)");
     ec = json_object_get(o, "exit_code");
     if (ec && !json_is_null(ec)) {
         if (!json_is_integer(ec))

@@ -32,6 +32,11 @@ static const struct route routes[] = {
                            LOOM_ROLE_GATEWAY, api_jobs_submit},
     {"DELETE", "jobs", 2, 2, ANY_ROLE, api_jobs_op},
     {"POST", "jobs", 3, 3, ANY_ROLE, api_jobs_op},
+    {"GET", "reservations", 1, 2, ANY_ROLE, api_resv_get},
+    {"POST", "reservations", 1, 1, LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR |
+                                       LOOM_ROLE_SCHEDULER, api_resv_create},
+    {"DELETE", "reservations", 2, 2, LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR |
+                                         LOOM_ROLE_SCHEDULER, api_resv_cancel},
     {"GET", "runtime", 1, 1, ANY_ROLE, api_runtime_get},
     {"POST", "runtime", 2, 2, LOOM_ROLE_ADMIN, api_runtime_post},
 };

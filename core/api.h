@@ -38,6 +38,12 @@ void api_runtime_get(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a);
 void api_runtime_post(struct http_req *rq, struct http_resp *rs,
                       const struct api_route_args *a);
+void api_resv_get(struct http_req *rq, struct http_resp *rs,
+                  const struct api_route_args *a);
+void api_resv_create(struct http_req *rq, struct http_resp *rs,
+                     const struct api_route_args *a);
+void api_resv_cancel(struct http_req *rq, struct http_resp *rs,
+                     const struct api_route_args *a);
 void api_metrics(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a);
 

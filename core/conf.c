@@ -76,10 +76,11 @@ static int add_section(struct conf *c, char *hdr, int line,
         *sp = '\0';
         name = trim(sp + 1);
     }
-    if (strcmp(kind, "loomd") == 0) {
+    if (strcmp(kind, "loomd") == 0 || strcmp(kind, "scheduler") == 0) {
         if (*name)
             return loom_error_set(err, LOOM_EINVAL,
-                                  "%s:%d: [loomd] takes no name", c->file, line);
+                                  "%s:%d: [%s] takes no name", c->file, line,
+                                  kind);
     } else if (strcmp(kind, "cluster") == 0) {
         if (!valid_name(name))
             return loom_error_set(err, LOOM_EINVAL,

@@ -136,6 +136,7 @@ struct scluster *infra_build(const struct infra_desc *d,
     c->error = d->error ? strdup(d->error) : NULL;
     c->caps = d->caps;
     c->preference = d->preference;
+    c->hold_for_loom = d->hold_for_loom;
     c->last_poll = d->last_poll;
     c->nodes = calloc(nodes->n ? nodes->n : 1, sizeof(*c->nodes));
     c->queues = calloc(queues->n ? queues->n : 1, sizeof(*c->queues));

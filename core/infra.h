@@ -11,6 +11,7 @@ struct infra_desc {
     const char *model;  /* "disabled-scheduler" | "execution-queue" */
     unsigned caps;
     int preference;
+    int hold_for_loom;  /* its held native jobs are Loom's to schedule */
     const char *state;  /* up|degraded|unreachable */
     const char *error;  /* or NULL */
     time_t last_poll;

@@ -137,6 +137,7 @@ int main(int argc, char **argv)
     const char *conf_path = LOOM_SYSCONFDIR "/loom/loom.conf";
     struct http_config hc = {0};
     struct settings set;
+    struct sched_conf sconf;
     struct loom_error err;
     unsigned char *key = NULL;
     size_t key_len = 0;
@@ -159,7 +160,8 @@ int main(int argc, char **argv)
     }
     /* Start-up: any failure here ends the daemon with one clear line. */
     cf = conf_load(conf_path, &err);
-    if (!cf || settings_read(cf, &set, &err) < 0)
+    if (!cf || settings_read(cf, &set, &err) < 0 ||
+        sched_conf_read(cf, &sconf, &err) < 0)
         die(&err);
     log_set_level(log_level_parse(set.log_level));
     if (mkdirs(set.state_dir, &err) < 0 ||
@@ -175,7 +177,7 @@ int main(int argc, char **argv)
     if (!st || store_migrate(st, &err) < 0)
         die(&err);
     if (server_start(cf, set.state_dir, &err) < 0 ||
-        sched_start(st, set.scheduler_enabled, &err) < 0 ||
+        sched_start(st, set.scheduler_enabled, &sconf, &err) < 0 ||
         server_run(&err) < 0 || maint_start(&err) < 0)
         die(&err);
     hc.listen = set.listen;

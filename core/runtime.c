@@ -12,6 +12,7 @@
 #include "core/server.h"
 #include "core/settings.h"
 #include "core/timeutil.h"
+#include "scheduler/sched.h"
 
 static struct {
     struct msgq *q;
@@ -79,15 +80,20 @@ static void reload(struct reply *asker)
     struct loom_error err;
     struct settings set = {0};
     struct conf *cf = conf_load(R.conf_path, &err);
+    struct sched_conf *sc = calloc(1, sizeof(*sc));
     int level = -1;
 
-    if (cf && settings_read(cf, &set, &err) == 0)
+    if (!sc)
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+    else if (cf && settings_read(cf, &set, &err) == 0 &&
+             sched_conf_read(cf, sc, &err) == 0)
         level = log_level_parse(set.log_level);
     settings_fini(&set);
     if (!cf || level < 0 || !r) {
         log_err("reload refused: %s", err.message);
         conf_destroy(cf);
         reply_unref(r);
+        free(sc);
         if (asker)
             reply_send_error(asker, &err);
         return;
@@ -104,6 +110,8 @@ static void reload(struct reply *asker)
             reply_send_error(asker, &r->err);
     } else {
         log_set_level(level);
+        msgq_post(sched_queue(), msg_create(SCHED_CONFIG, sc, free, NULL));
+        sc = NULL;
         log_info("configuration %s reloaded", R.conf_path);
         if (asker) {
             reply_send(asker, r->status, r->body);
@@ -111,6 +119,7 @@ static void reload(struct reply *asker)
         }
     }
     reply_unref(r);
+    free(sc);
 }
 
 void runtime_loop(void)

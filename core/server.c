@@ -37,7 +37,7 @@ void server_publish(struct srv_cluster *c)
     struct infra_desc d = {
         .name = c->name, .adaptor = c->type->name,
         .model = model_name(c->model), .caps = c->caps,
-        .preference = c->preference,
+        .preference = c->preference, .hold_for_loom = c->hold_for_loom,
         .state = c->fails == 0 ? "up"
                  : c->fails < FAILS_UNREACHABLE ? "degraded" : "unreachable",
         .error = c->error, .last_poll = c->last_poll};
@@ -202,7 +202,8 @@ static int cluster_create(struct srv_cluster *c, struct conf_section *sec,
     if (conf_get_double(sec, "poll_s", c->type->poll_s > 0 ? c->type->poll_s
                                                           : 1.0,
                         0.05, 3600, &c->poll_s, err) < 0 ||
-        conf_get_long(sec, "preference", index, 0, 1000000, &pref, err) < 0)
+        conf_get_long(sec, "preference", index, 0, 1000000, &pref, err) < 0 ||
+        conf_get_bool(sec, "hold_for_loom", 0, &c->hold_for_loom, err) < 0)
         return -1;
     c->preference = (int)pref;
     if (c->type->create(sec, env, &c->inst, err) < 0)

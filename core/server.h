@@ -26,6 +26,7 @@ struct server_start {
     long memory_mb, walltime_s;
     int adopt;
     time_t start_time;
+    char *native_id; /* a native job held for Loom: release this one */
 };
 void server_start_free(void *p);
 

@@ -41,7 +41,7 @@ static void do_start(struct server_start *s)
         .n_nodes = s->nodes.n, .cpus_per_node = s->cpus_per_node,
         .memory_mb = s->memory_mb, .gpus = s->gpus,
         .walltime_s = s->walltime_s, .queue = s->queue, .adopt = s->adopt,
-        .start_time = s->start_time};
+        .start_time = s->start_time, .native_id = s->native_id};
     static const char *const no_env[] = {NULL};
 
     if (!st)
@@ -314,6 +314,7 @@ void server_start_free(void *p)
     free(s->owner);
     free(s->script);
     free(s->queue);
+    free(s->native_id);
     strv_fini(&s->command);
     strv_fini(&s->env);
     strv_fini(&s->nodes);

@@ -24,6 +24,7 @@ struct srv_cluster {
     int worker_running;
     int index;
     int preference;
+    int hold_for_loom;
     int fails;
     char *error;
     unsigned long polls;

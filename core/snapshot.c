@@ -263,12 +263,32 @@ struct snode *scluster_node(const struct scluster *c, const char *name)
 static pthread_mutex_t pub_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct snapshot *current;
 
+struct stext *stext_create(const char *text)
+{
+    size_t n = strlen(text);
+    struct stext *t = malloc(sizeof(*t) + n + 1);
+
+    if (!t)
+        return NULL;
+    atomic_init(&t->refs, 1);
+    t->len = n;
+    memcpy(t->text, text, n + 1);
+    return t;
+}
+
+void stext_unref(struct stext *t)
+{
+    if (t && atomic_fetch_sub(&t->refs, 1) == 1)
+        free(t);
+}
+
 static void snapshot_free(struct snapshot *s)
 {
     for (size_t i = 0; i < s->n_clusters; i++)
         scluster_unref(s->clusters[i]);
     free(s->clusters);
     jobtab_unref(s->jobs);
+    stext_unref(s->resv);
     free(s);
 }
 
@@ -290,9 +310,11 @@ struct snapshot *snapshot_get(void)
     return s;
 }
 
-/* Replace current with a copy where cluster `c` (or the job table) is new.
- * Called with pub_lock held. Allocation failure keeps the old snapshot. */
-static void republish(struct scluster *c, struct jobtab *jobs)
+/* Replace current with a copy where cluster `c` (or the job table, or the
+ * reservations) is new. Called with pub_lock held. Allocation failure keeps
+ * the old snapshot. */
+static void republish(struct scluster *c, struct jobtab *jobs,
+                      struct stext *resv)
 {
     struct snapshot *old = current, *s = calloc(1, sizeof(*s));
     size_t n = old ? old->n_clusters : 0, i;
@@ -301,6 +323,7 @@ static void republish(struct scluster *c, struct jobtab *jobs)
         free(s);
         scluster_unref(c);
         jobtab_unref(jobs);
+        stext_unref(resv);
         return;
     }
     atomic_init(&s->refs, 1);
@@ -320,6 +343,12 @@ static void republish(struct scluster *c, struct jobtab *jobs)
         atomic_fetch_add(&old->jobs->refs, 1);
         s->jobs = old->jobs;
     }
+    if (resv)
+        s->resv = resv;
+    else if (old && old->resv) {
+        atomic_fetch_add(&old->resv->refs, 1);
+        s->resv = old->resv;
+    }
     current = s;
     snapshot_put(old);
 }
@@ -328,7 +357,7 @@ void snapshot_init(struct scluster **cs, size_t n)
 {
     pthread_mutex_lock(&pub_lock);
     for (size_t i = 0; i < n; i++)
-        republish(cs[i], NULL);
+        republish(cs[i], NULL, NULL);
     pthread_mutex_unlock(&pub_lock);
 }
 
@@ -343,14 +372,21 @@ void snapshot_shutdown(void)
 void snapshot_publish_cluster(struct scluster *c)
 {
     pthread_mutex_lock(&pub_lock);
-    republish(c, NULL);
+    republish(c, NULL, NULL);
     pthread_mutex_unlock(&pub_lock);
 }
 
 void snapshot_publish_jobs(struct jobtab *t)
 {
     pthread_mutex_lock(&pub_lock);
-    republish(NULL, t);
+    republish(NULL, t, NULL);
+    pthread_mutex_unlock(&pub_lock);
+}
+
+void snapshot_publish_resv(struct stext *t)
+{
+    pthread_mutex_lock(&pub_lock);
+    republish(NULL, NULL, t);
     pthread_mutex_unlock(&pub_lock);
 }
 

@@ -79,6 +79,7 @@ struct scluster {
     char *error;      /* or NULL */
     unsigned caps;
     int preference;
+    int hold_for_loom; /* its held native jobs are Loom's to schedule */
     time_t last_poll;
     struct snode *nodes;
     size_t n_nodes;
@@ -93,11 +94,22 @@ struct scluster *scluster_ref(struct scluster *c);
 void scluster_unref(struct scluster *c); /* NULL-safe */
 struct snode *scluster_node(const struct scluster *c, const char *name);
 
+/* A reference-counted, immutable text (e.g. the reservations as a JSON
+ * array), published as a whole. */
+struct stext {
+    atomic_int refs;
+    size_t len;
+    char text[];
+};
+struct stext *stext_create(const char *text); /* NULL when out of memory */
+void stext_unref(struct stext *t); /* NULL-safe */
+
 struct snapshot {
     atomic_int refs;
     struct scluster **clusters; /* in configuration order */
     size_t n_clusters;
     struct jobtab *jobs;
+    struct stext *resv; /* the reservations: a JSON array, or NULL */
 };
 
 /* Start with these clusters (takes the references in cs). */
@@ -110,6 +122,8 @@ void snapshot_put(struct snapshot *s); /* NULL-safe */
 void snapshot_publish_cluster(struct scluster *c_take);
 /* Publish a new job table (scheduler thread; takes t). */
 void snapshot_publish_jobs(struct jobtab *t_take);
+/* Publish the reservations (scheduler thread; takes t). */
+void snapshot_publish_resv(struct stext *t_take);
 struct scluster *snapshot_cluster(const struct snapshot *s, const char *name);
 
 #endif

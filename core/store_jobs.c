@@ -269,14 +269,16 @@ int store_jobs_update(struct store *st, const struct store_job_row *rows,
 
 int store_jobs_write(struct store *st, const struct store_job_row *ins,
                      size_t n_ins, const struct store_job_row *upd,
-                     size_t n_upd, struct loom_error *err)
+                     size_t n_upd, const struct store_resv_row *rv,
+                     size_t n_rv, struct loom_error *err)
 {
-    if (!n_upd) /* one statement: its own transaction */
+    if (!n_upd && !n_rv) /* one statement: its own transaction */
         return store_jobs_insert(st, ins, n_ins, err);
     if (store_run(st, "jobs: write", "BEGIN", 0, NULL, err) < 0)
         return -1;
     if (store_jobs_insert(st, ins, n_ins, err) < 0 ||
-        update_rows(st, upd, n_upd, err) < 0 ||
+        (n_upd && update_rows(st, upd, n_upd, err) < 0) ||
+        store_resv_upsert(st, rv, n_rv, err) < 0 ||
         store_run(st, "jobs: write", "COMMIT", 0, NULL, err) < 0) {
         store_rollback(st);
         return -1;

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/store.h"
+#include "core/store_resv.h"
 
 /* One row of the jobs table. Every string is borrowed: from the caller for
  * insert and update, from the store for the duration of one callback for
@@ -40,12 +41,13 @@ int store_jobs_insert(struct store *st, const struct store_job_row *rows,
 int store_jobs_update(struct store *st, const struct store_job_row *rows,
                       size_t n, struct loom_error *err);
 
-/* Insert ins and then update upd, all in one transaction (one commit, one
- * flush to disk): a turn of the scheduler's loop. Errors as for insert and
- * update; on any error nothing is written. */
+/* Insert ins, update upd and write the reservations rv, all in one
+ * transaction (one commit, one flush to disk): a turn of the scheduler's
+ * loop. Errors as for insert and update; on any error nothing is written. */
 int store_jobs_write(struct store *st, const struct store_job_row *ins,
                      size_t n_ins, const struct store_job_row *upd,
-                     size_t n_upd, struct loom_error *err);
+                     size_t n_upd, const struct store_resv_row *rv,
+                     size_t n_rv, struct loom_error *err);
 
 /* Call cb for every job, in id order, streamed through a cursor in batches
  * so that memory does not grow with the number of jobs. row and its strings

@@ -30,6 +30,9 @@ void commit_batch_free(struct commit_batch *b)
         jview_unref(b->upd[i].view);
         free(b->upd[i].idem_key);
     }
+    for (size_t i = 0; i < b->n_resv; i++)
+        free((char *)b->resv[i].doc);
+    free(b->resv);
     free(b->ins);
     free(b->upd);
     free(b);
@@ -57,8 +60,8 @@ static void write_batch(struct commit_batch *b)
         ins[i] = row_of(&b->ins[i]);
     for (size_t i = 0; i < b->n_upd; i++)
         upd[i] = row_of(&b->upd[i]);
-    b->ok = store_jobs_write(C.st, ins, b->n_ins, upd, b->n_upd,
-                             &b->err) == 0;
+    b->ok = store_jobs_write(C.st, ins, b->n_ins, upd, b->n_upd, b->resv,
+                             b->n_resv, &b->err) == 0;
 out:
     free(ins);
     free(upd);

@@ -10,6 +10,8 @@
 #include "core/msgq.h"
 #include "core/snapshot.h"
 
+#include "core/store_resv.h"
+
 struct store;
 
 /* A job to write: its view and its idempotency key, if any. */
@@ -27,6 +29,8 @@ struct commit_batch {
     struct commit_ins *upd; /* jobs changed (written whole if their row
                                is missing) */
     size_t n_upd;
+    struct store_resv_row *resv; /* reservations to write (owned strings) */
+    size_t n_resv;
     int ok;
     struct loom_error err;
     void *after;            /* the scheduler's own: answers, starts */

@@ -117,37 +117,6 @@ static int queue_ok(const struct scluster *c, const struct job *j,
     return 0;
 }
 
-int fcfs_feasible(const struct snapshot *s, const struct job *j,
-                  struct loom_error *err)
-{
-    char why[256] = "";
-    int seen = 0;
-
-    for (size_t i = 0; s && i < s->n_clusters; i++) {
-        const struct scluster *c = s->clusters[i];
-        int fit = 0;
-        if (j->req.cluster && strcmp(c->name, j->req.cluster) != 0)
-            continue;
-        seen = 1;
-        if (!queue_ok(c, j, why, sizeof(why)))
-            continue;
-        for (size_t k = 0; k < c->n_nodes && fit < j->req.nodes; k++)
-            fit += node_could(&c->nodes[k], j);
-        if (fit >= j->req.nodes)
-            return 0;
-        snprintf(why, sizeof(why), "cluster %s has %d node(s) with %d cpus, "
-                 "%ld MB, %d gpus and the features asked for; the job needs "
-                 "%d", c->name, fit, j->req.cpus_per_node, j->req.memory_mb,
-                 j->req.gpus, j->req.nodes);
-    }
-    if (!seen)
-        return loom_error_field(err, LOOM_EIMPOSSIBLE, "request.cluster",
-                                "there is no cluster named '%s'",
-                                j->req.cluster ? j->req.cluster : "");
-    return loom_error_set(err, LOOM_EIMPOSSIBLE, "no cluster could ever run "
-                          "this job: %s", why);
-}
-
 static int place_in(const struct scluster *c, const struct usage *u,
                     const struct job *j, size_t *first, struct strv *nodes)
 {
@@ -217,33 +186,18 @@ int fcfs_place(const struct snapshot *s, const struct usage *u,
     return 0;
 }
 
-int fcfs_check_nodes(const struct snapshot *s, const struct usage *u,
-                     const struct job *j, const char *cluster,
-                     const struct strv *nodes, struct loom_error *err)
+int fcfs_nodes_fit(const struct snapshot *s, const struct usage *u,
+                   const struct job *j, const char *cluster,
+                   const struct strv *nodes)
 {
     const struct scluster *c = snapshot_cluster(s, cluster);
 
-    if (!c)
-        return loom_error_field(err, LOOM_ENOENT, "cluster", "there is no "
-                                "cluster named '%s'", cluster);
-    if ((int)nodes->n != j->req.nodes)
-        return loom_error_field(err, LOOM_EINVAL, "nodes", "the job asks for "
-                                "%d node(s), %zu given", j->req.nodes,
-                                nodes->n);
+    if (!c || strcmp(c->state, "up") != 0)
+        return 0;
     for (size_t i = 0; i < nodes->n; i++) {
         const struct snode *n = scluster_node(c, nodes->v[i]);
-        for (size_t k = 0; k < i; k++)
-            if (!strcmp(nodes->v[k], nodes->v[i]))
-                return loom_error_field(err, LOOM_EINVAL, "nodes", "node %s "
-                                        "is given twice", nodes->v[i]);
-        if (!n)
-            return loom_error_field(err, LOOM_ENOENT, "nodes", "cluster %s "
-                                    "has no node %s", cluster, nodes->v[i]);
-        if (!node_fits(n, u, cluster, j))
-            return loom_error_set(err, LOOM_ECONFLICT, "node %s cannot take "
-                                  "the job now (state %s, %d of %d cpus "
-                                  "allocated)", n->id, n->state,
-                                  n->cpus_alloc, n->cpus);
+        if (!n || !node_fits(n, u, cluster, j))
+            return 0;
     }
-    return 0;
+    return 1;
 }

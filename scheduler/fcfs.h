@@ -1,4 +1,5 @@
-/* fcfs.h - first-come-first-served placement (first fit, submission order). */
+/* fcfs.h - what Loom's jobs hold per node, and first fit placement of a
+ * job submitted when nothing waits (the planner does the rest). */
 /* SPDX-License-Identifier: MIT */
 #ifndef LOOM_SCHEDULER_FCFS_H
 #define LOOM_SCHEDULER_FCFS_H
@@ -23,11 +24,6 @@ void usage_fini(struct usage *u);
 /* Add (sign +1) or release (sign -1) what job j holds on its nodes. */
 int usage_apply(struct usage *u, const struct job *j, int sign);
 
-/* Could any cluster of the snapshot ever run j (all its nodes free and up)?
- * 0, or -1 with a 422 naming the reason. */
-int fcfs_feasible(const struct snapshot *s, const struct job *j,
-                  struct loom_error *err);
-
 /* Pick the first cluster (pinned or in configuration order) and its first
  * nodes that fit j now. 1 with *cluster (borrowed from s) and nodes filled,
  * 0 when nothing fits now (why says so), -1 when out of memory.
@@ -38,9 +34,10 @@ int fcfs_place(const struct snapshot *s, const struct usage *u,
                const struct job *j, size_t *first, const char **cluster,
                struct strv *nodes, char *why, size_t why_len);
 
-/* Do these nodes of that cluster fit j now? 0, or -1 with err (409/404). */
-int fcfs_check_nodes(const struct snapshot *s, const struct usage *u,
-                     const struct job *j, const char *cluster,
-                     const struct strv *nodes, struct loom_error *err);
+/* Do these nodes of that cluster have room for j now (state, what Loom's
+ * jobs hold, what the cluster reports allocated)? 1 or 0. */
+int fcfs_nodes_fit(const struct snapshot *s, const struct usage *u,
+                   const struct job *j, const char *cluster,
+                   const struct strv *nodes);
 
 #endif

@@ -63,6 +63,7 @@ void job_destroy(struct job *j)
     if (!j)
         return;
     free(j->name);
+    free(j->plan.planned_cluster);
     free(j->owner);
     free(j->source);
     strv_fini(&j->req.features);
@@ -100,12 +101,13 @@ static const struct jx_field request_fields[] = {
     {"features", JX_ARRAY, 0},
     {"cluster", JX_STRING | JX_NULLABLE, 0},
     {"queue", JX_STRING | JX_NULLABLE, 0},
+    {"reservation", JX_STRING | JX_NULLABLE, 0},
     {NULL, 0, 0},
 };
 
 /* An array of non-empty strings into s; each element checked. */
-static int strings_in(json_t *arr, const char *path, size_t max_n,
-                      struct strv *s, struct loom_error *err)
+int job_strings_in(json_t *arr, const char *path, size_t max_n,
+                   struct strv *s, struct loom_error *err)
 {
     size_t i;
     json_t *v;
@@ -149,11 +151,19 @@ static int request_in(struct job *j, json_t *r, struct loom_error *err)
         return -1;
     j->req.walltime_s = (long)v;
     f = json_object_get(r, "features");
-    if (f && strings_in(f, "request.features", 64, &j->req.features, err) < 0)
+    if (f && job_strings_in(f, "request.features", 64, &j->req.features,
+                          err) < 0)
         return -1;
     if (job_set_str(&j->req.cluster, jx_str(r, "cluster", NULL)) < 0 ||
         job_set_str(&j->req.queue, jx_str(r, "queue", NULL)) < 0)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    if (jx_str(r, "reservation", NULL)) {
+        char *end;
+        j->req.reservation = strtoll(jx_str(r, "reservation", ""), &end, 10);
+        if (*end || j->req.reservation <= 0)
+            return loom_error_field(err, LOOM_EINVAL, "request.reservation",
+                                    "a reservation id is a positive number");
+    }
     return 0;
 }
 
@@ -221,7 +231,7 @@ static int body_in(struct job *j, json_t *body, struct loom_error *err)
         if (!json_array_size(cmd))
             return loom_error_field(err, LOOM_EINVAL, "command", "field "
                                     "'command' must not be empty");
-        if (strings_in(cmd, "command", 4096, &j->command, err) < 0)
+        if (job_strings_in(cmd, "command", 4096, &j->command, err) < 0)
             return -1;
     }
     if (script && job_set_str(&j->script, script) < 0)

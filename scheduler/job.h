@@ -30,6 +30,18 @@ struct job_request {
     struct strv features;
     char *cluster; /* pinned cluster, or NULL */
     char *queue;   /* or NULL */
+    int64_t reservation; /* runs inside this reservation, or 0 */
+};
+
+/* What the last scheduling cycle said of a waiting job (shown, not
+ * stored: the next cycle says it again). */
+struct job_plan {
+    time_t planned_start;  /* 0: unknown */
+    char *planned_cluster; /* or NULL */
+    int position;          /* 1-based place in the queue, 0: none */
+    int has_factors;
+    double age, fairshare, size, priority, total;
+    double shown_total; /* the total last rendered */
 };
 
 struct job {
@@ -53,12 +65,16 @@ struct job {
     char *stdout_path, *stderr_path;
     int requeues; /* times the job went back to the queue because its
                      cluster no longer knew it */
+    int held_for_loom; /* a native job its cluster holds for Loom to start */
     /* Idempotency: key given by the submitter, hash of the request body. */
     char *idem_key;
     char idem_hash[65];
     /* Scheduler-thread bookkeeping, not part of the record. */
     int dirty;
     int cancel_requested;
+    unsigned seen; /* the last complete cluster list that named it */
+    int seen_queue; /* met once in this cycle's queue */
+    struct job_plan plan;
 };
 
 const char *job_state_name(enum job_state s);
@@ -72,11 +88,10 @@ int job_holds_nodes(const struct job *j);
  * wrong types and out-of-range values fail with a 400 naming the field. */
 struct job *job_from_request(json_t *body, const char *owner,
                              const char *source, struct loom_error *err);
-/* A job from its stored JSON document (as job_to_json made it). */
+/* A job from its stored JSON document (as job_render made it). */
 struct job *job_from_doc(json_t *doc, struct loom_error *err);
-/* The job as the API shows it: a new reference. */
-json_t *job_to_json(const struct job *j);
-/* The job's JSON as compact text (new string), or NULL. */
+/* The job as the API shows it and the store keeps it: compact JSON text
+ * (a new string), or NULL when out of memory. */
 char *job_render(const struct job *j);
 /* SHA-256 (hex) of the canonical form of a request body, for
  * idempotency: the same request always hashes the same. */
@@ -84,5 +99,9 @@ void job_body_hash(json_t *body, char out[65]);
 void job_destroy(struct job *j); /* NULL-safe */
 /* Replace a string field: *field = copy of value (NULL allowed). */
 int job_set_str(char **field, const char *value);
+/* A JSON array of at most max_n non-empty strings into s; 0, or -1 with a
+ * 400 naming path[i]. */
+int job_strings_in(json_t *arr, const char *path, size_t max_n,
+                   struct strv *s, struct loom_error *err);
 
 #endif

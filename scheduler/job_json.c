@@ -4,33 +4,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/jsonw.h"
 #include "core/jsonx.h"
 #include "core/timeutil.h"
 #include "scheduler/job.h"
 
-static json_t *strv_json(const struct strv *s)
+static void strv_out(struct jw *w, const char *key, const struct strv *s)
 {
-    json_t *a = json_array();
-
+    jw_key(w, key);
+    jw_open(w, '[');
     for (size_t i = 0; i < s->n; i++)
-        json_array_append_new(a, json_string(s->v[i]));
-    return a;
+        jw_str(w, s->v[i]);
+    jw_close(w, ']');
 }
 
-static json_t *time_json(time_t t)
+static void time_out(struct jw *w, const char *key, time_t t)
 {
     char buf[32];
 
-    if (!t)
-        return json_null();
+    jw_key(w, key);
+    if (!t) {
+        jw_null(w);
+        return;
+    }
     time_format(t, buf);
-    return json_string(buf);
+    jw_str(w, buf);
 }
 
-static json_t *env_json(const struct strv *env)
+static void env_out(struct jw *w, const struct strv *env)
 {
-    json_t *o = json_object();
-
+    jw_key(w, "env");
+    jw_open(w, '{');
     for (size_t i = 0; i < env->n; i++) {
         const char *eq = strchr(env->v[i], '=');
         char name[256];
@@ -39,48 +43,118 @@ static json_t *env_json(const struct strv *env)
             continue;
         memcpy(name, env->v[i], n);
         name[n] = '\0';
-        json_object_set_new(o, name, json_string(eq + 1));
+        jw_key(w, name);
+        jw_str(w, eq + 1);
     }
-    return o;
+    jw_close(w, '}');
 }
 
-json_t *job_to_json(const struct job *j)
+static void str_out(struct jw *w, const char *key, const char *v)
 {
+    jw_key(w, key);
+    jw_str(w, v);
+}
+
+static void int_out(struct jw *w, const char *key, long long v)
+{
+    jw_key(w, key);
+    jw_int(w, v);
+}
+
+static void num_out(struct jw *w, const char *key, double v)
+{
+    jw_key(w, key);
+    jw_double(w, v);
+}
+
+/* What the last cycle said: planned start and cluster, place in the queue,
+ * and the priority factors. */
+static void plan_out(struct jw *w, const struct job_plan *p)
+{
+    time_out(w, "planned_start", p->planned_start);
+    str_out(w, "planned_cluster", p->planned_cluster);
+    jw_key(w, "queue_position");
+    if (p->position)
+        jw_int(w, p->position);
+    else
+        jw_null(w);
+    jw_key(w, "priority_factors");
+    if (!p->has_factors) {
+        jw_null(w);
+        return;
+    }
+    jw_open(w, '{');
+    num_out(w, "age", p->age);
+    num_out(w, "fairshare", p->fairshare);
+    num_out(w, "size", p->size);
+    num_out(w, "priority", p->priority);
+    num_out(w, "total", p->total);
+    jw_close(w, '}');
+}
+
+/* The job as the API shows it and the store keeps it, written straight to
+ * text: it is rendered on every change, so it skips the jansson tree. */
+char *job_render(const struct job *j)
+{
+    struct jw w;
     char id[24];
 
     snprintf(id, sizeof(id), "%lld", (long long)j->id);
-    return json_pack(
-        "{s:s, s:s, s:s, s:s, s:s, s:{s:i, s:i, s:I, s:i, s:I, s:o, s:s?, "
-        "s:s?}, s:o, s:s?, s:o, s:i, s:s?, s:s?, s:o, s:o, s:o, s:o, s:o, "
-        "s:s?, s:n, s:n, s:s?, s:s?, s:i}",
-        "id", id, "name", j->name, "owner", j->owner, "source", j->source,
-        "state", job_state_name(j->state),
-        "request", "nodes", j->req.nodes, "cpus_per_node",
-        j->req.cpus_per_node, "memory_mb", (json_int_t)j->req.memory_mb,
-        "gpus", j->req.gpus, "walltime_s", (json_int_t)j->req.walltime_s,
-        "features", strv_json(&j->req.features), "cluster", j->req.cluster,
-        "queue", j->req.queue,
-        "command", j->command.n ? strv_json(&j->command) : json_null(),
-        "script", j->script, "env", env_json(&j->env),
-        "priority", j->priority, "cluster", j->cluster,
-        "native_id", j->native_id, "nodes", strv_json(&j->nodes),
-        "submit_time", time_json(j->submit_time),
-        "start_time", time_json(j->start_time),
-        "end_time", time_json(j->end_time),
-        "exit_code", j->has_exit_code ? json_integer(j->exit_code)
-                                      : json_null(),
-        "reason", j->reason, "planned_start", "planned_cluster",
-        "stdout", j->stdout_path, "stderr", j->stderr_path,
-        "requeues", j->requeues);
-}
-
-char *job_render(const struct job *j)
-{
-    json_t *o = job_to_json(j);
-    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
-
-    json_decref(o);
-    return s;
+    jw_init(&w);
+    jw_open(&w, '{');
+    str_out(&w, "id", id);
+    str_out(&w, "name", j->name);
+    str_out(&w, "owner", j->owner);
+    str_out(&w, "source", j->source);
+    str_out(&w, "state", job_state_name(j->state));
+    jw_key(&w, "request");
+    jw_open(&w, '{');
+    int_out(&w, "nodes", j->req.nodes);
+    int_out(&w, "cpus_per_node", j->req.cpus_per_node);
+    int_out(&w, "memory_mb", j->req.memory_mb);
+    int_out(&w, "gpus", j->req.gpus);
+    int_out(&w, "walltime_s", j->req.walltime_s);
+    strv_out(&w, "features", &j->req.features);
+    str_out(&w, "cluster", j->req.cluster);
+    str_out(&w, "queue", j->req.queue);
+    jw_key(&w, "reservation");
+    if (j->req.reservation) {
+        char rid[24];
+        snprintf(rid, sizeof(rid), "%lld", (long long)j->req.reservation);
+        jw_str(&w, rid);
+    } else {
+        jw_null(&w);
+    }
+    jw_close(&w, '}');
+    if (j->command.n) {
+        strv_out(&w, "command", &j->command);
+    } else {
+        jw_key(&w, "command");
+        jw_null(&w);
+    }
+    str_out(&w, "script", j->script);
+    env_out(&w, &j->env);
+    int_out(&w, "priority", j->priority);
+    str_out(&w, "cluster", j->cluster);
+    str_out(&w, "native_id", j->native_id);
+    strv_out(&w, "nodes", &j->nodes);
+    time_out(&w, "submit_time", j->submit_time);
+    time_out(&w, "start_time", j->start_time);
+    time_out(&w, "end_time", j->end_time);
+    jw_key(&w, "exit_code");
+    if (j->has_exit_code)
+        jw_int(&w, j->exit_code);
+    else
+        jw_null(&w);
+    str_out(&w, "reason", j->reason);
+    plan_out(&w, &j->plan);
+    str_out(&w, "stdout", j->stdout_path);
+    str_out(&w, "stderr", j->stderr_path);
+    int_out(&w, "requeues", j->requeues);
+    jw_key(&w, "held_for_loom");
+    jw_bool(&w, j->held_for_loom);
+    jw_close(&w, '}');
+    return jw_finish(&w);
 }
 
 static time_t time_in(json_t *doc, const char *key)
@@ -104,7 +178,7 @@ static int strv_in(json_t *arr, struct strv *s)
     return 0;
 }
 
-/* The stored document is what job_to_json wrote: read it back leniently
+/* The stored document is what job_render wrote: read it back leniently
  * (a newer field is ignored) but completely. */
 struct job *job_from_doc(json_t *doc, struct loom_error *err)
 {
@@ -129,6 +203,8 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
     bad |= strv_in(json_object_get(r, "features"), &j->req.features);
     bad |= job_set_str(&j->req.cluster, jx_str(r, "cluster", NULL));
     bad |= job_set_str(&j->req.queue, jx_str(r, "queue", NULL));
+    j->req.reservation = strtoll(jx_str(r, "reservation", "0"), NULL, 10);
+    j->held_for_loom = json_is_true(json_object_get(doc, "held_for_loom"));
     bad |= job_set_str(&j->name, jx_str(doc, "name", "job"));
     bad |= job_set_str(&j->owner, jx_str(doc, "owner", "?"));
     bad |= job_set_str(&j->source, jx_str(doc, "source", "local"));

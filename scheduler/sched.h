@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 #include "adaptors/adaptor.h"
+#include "scheduler/resv.h"
+#include "scheduler/sched_conf.h"
 #include "core/msgq.h"
 #include "scheduler/job.h"
 
@@ -18,7 +20,19 @@ enum sched_msg {
     SCHED_ENABLE,       /* data: (intptr_t) 0 or 1 */
     SCHED_STATUS,       /* reply: {"enabled", "pending", "running", ...} */
     SCHED_COMMITTED,    /* data: struct commit_batch * (from the committer) */
+    SCHED_RESV_CREATE,  /* data: struct sched_resv_op *; reply: 201 */
+    SCHED_RESV_CANCEL,  /* data: struct sched_resv_op *; reply: 200 */
+    SCHED_CONFIG,       /* data: struct sched_conf * (a reload) */
+    SCHED_PLANNED,      /* data: struct plan_work * (from the planner) */
 };
+
+/* Create a reservation (rq) or cancel one (id), asked by subject. */
+struct sched_resv_op {
+    struct resv_req rq;
+    int64_t id;
+    char *subject;
+};
+void sched_resv_op_free(void *op);
 
 struct sched_job_op {
     int64_t id;
@@ -34,6 +48,7 @@ struct sched_cluster_jobs {
     char *cluster;
     struct cl_job_list list;
     int complete;
+    size_t done; /* entries applied so far (the scheduler's) */
 };
 void sched_cluster_jobs_free(void *p);
 
@@ -48,7 +63,8 @@ void sched_started_free(void *p);
 struct store;
 /* Load every job from the store (the thread takes st), publish them, and
  * start the thread. Start-up errors end the daemon: -1 with err. */
-int sched_start(struct store *st, int enabled, struct loom_error *err);
+int sched_start(struct store *st, int enabled, const struct sched_conf *conf,
+                struct loom_error *err);
 /* Flush what is not yet committed and end the thread. */
 void sched_stop(void);
 struct msgq *sched_queue(void);

@@ -20,7 +20,7 @@ static struct job *native_find(const char *cluster, const char *native_id)
 
 /* A new record for a job submitted to the cluster directly. */
 static struct job *native_new(const char *cluster, const struct cl_job *c,
-                              enum job_state st)
+                              enum job_state st, int held_for_loom)
 {
     struct job *j = calloc(1, sizeof(*j));
     int bad = 0;
@@ -29,8 +29,15 @@ static struct job *native_new(const char *cluster, const struct cl_job *c,
         return NULL;
     j->id = S.next_id++;
     j->state = st;
-    j->req.nodes = c->nodes.n ? (int)c->nodes.n : 1;
-    j->req.cpus_per_node = 1;
+    j->held_for_loom = held_for_loom;
+    j->req.nodes = c->req.nodes ? c->req.nodes
+                                : c->nodes.n ? (int)c->nodes.n : 1;
+    j->req.cpus_per_node = c->req.cpus_per_node ? c->req.cpus_per_node : 1;
+    j->req.memory_mb = c->req.memory_mb;
+    j->req.gpus = c->req.gpus;
+    j->req.walltime_s = c->req.walltime_s ? c->req.walltime_s : 3600;
+    if (held_for_loom) /* it can only run where it was submitted */
+        bad |= job_set_str(&j->req.cluster, cluster);
     bad |= job_set_str(&j->name, c->name ? c->name : c->native_id);
     bad |= job_set_str(&j->owner, c->owner ? c->owner : "?");
     bad |= job_set_str(&j->source, "cluster");
@@ -48,6 +55,33 @@ static struct job *native_new(const char *cluster, const struct cl_job *c,
     return j;
 }
 
+static int holds_for_loom(const char *cluster)
+{
+    struct snapshot *s = snapshot_get();
+    const struct scluster *c = snapshot_cluster(s, cluster);
+    int yes = c && c->hold_for_loom;
+
+    snapshot_put(s);
+    return yes;
+}
+
+/* A native job its cluster holds for Loom: pending in Loom's queue until
+ * Loom starts it (the cluster then releases it onto the chosen nodes). */
+static void held_for_loom(const char *cluster, const struct cl_job *c)
+{
+    struct job *j = native_new(cluster, c, JOB_PENDING, 1);
+    char why[160];
+
+    if (!j)
+        return;
+    snprintf(why, sizeof(why), "held in cluster %s for Loom to schedule",
+             cluster);
+    job_set_str(&j->reason, why);
+    sched_view(j); /* queued once it is committed */
+    log_info("job=%lld cluster=%s native job %s held for Loom: scheduled "
+             "like Loom's own", (long long)j->id, cluster, c->native_id);
+}
+
 void sched_native_job(const char *cluster, const struct cl_job *c)
 {
     struct job *j = native_find(cluster, c->native_id);
@@ -57,7 +91,19 @@ void sched_native_job(const char *cluster, const struct cl_job *c)
         return;
     if (!j && job_state_final(st) && !c->end_time)
         return; /* an old finished job we never saw running */
-    if (!j && !(j = native_new(cluster, c, st)))
+    if (!j && st == JOB_HELD && holds_for_loom(cluster)) {
+        held_for_loom(cluster, c);
+        return;
+    }
+    if (j && j->held_for_loom) {
+        if (st == JOB_HELD)
+            return; /* Loom's to start; or started and not yet released */
+        if (st == JOB_PENDING)
+            st = JOB_STARTING; /* released: queued in the cluster */
+        if (!job_state_final(st) && st == j->state)
+            return;
+    }
+    if (!j && !(j = native_new(cluster, c, st, 0)))
         return;
     strv_fini(&j->nodes);
     for (size_t i = 0; i < c->nodes.n; i++)
@@ -76,18 +122,19 @@ void sched_native_job(const char *cluster, const struct cl_job *c)
         sched_touch(j);
 }
 
-/* Does the list hold j? Loom's own jobs by the Loom id they carry (a CMS
- * that forgot its jobs may give their ids to others), native ones by id. */
-static int in_list(const struct cl_job_list *l, const struct job *j)
+/* Stamp the jobs the list names: Loom's own by the Loom id they carry (a
+ * CMS that forgot its jobs may give their ids to others), native ones by
+ * their cluster id. */
+static void stamp_listed(const char *cluster, const struct cl_job_list *l)
 {
-    int native = !strcmp(j->source, "cluster");
-
-    for (size_t i = 0; i < l->n; i++)
-        if (native ? (!l->v[i].loom_id && j->native_id &&
-                      !strcmp(l->v[i].native_id, j->native_id))
-                   : l->v[i].loom_id == j->id)
-            return 1;
-    return 0;
+    S.list_gen++;
+    for (size_t i = 0; i < l->n; i++) {
+        struct job *j = l->v[i].loom_id > 0 ? sched_job(l->v[i].loom_id)
+                                             : native_find(cluster,
+                                                           l->v[i].native_id);
+        if (j && (l->v[i].loom_id > 0) == !!strcmp(j->source, "cluster"))
+            j->seen = S.list_gen;
+    }
 }
 
 /* A complete list lacks j, which the cluster had acknowledged. */
@@ -118,18 +165,25 @@ static void forgotten(struct job *j)
 
 void sched_missing_jobs(const char *cluster, const struct cl_job_list *l)
 {
-    for (size_t i = 0; i < S.cap; i++) {
-        struct job *j = S.jobs[i];
+    size_t keep = 0;
+
+    stamp_listed(cluster, l);
+    for (size_t i = 0; i < S.n_live; i++) {
+        struct job *j = sched_job(S.live[i]);
+        if (!j || job_state_final(j->state))
+            continue; /* ended: leaves the live list */
+        S.live[keep++] = j->id;
         /* Only jobs the cluster acknowledged (they have its id). */
-        if (!j || j->dirty == 2 ||
+        if (j->dirty == 2 ||
             (!job_state_active(j->state) && j->state != JOB_PENDING &&
              j->state != JOB_HELD))
             continue;
         if (!j->cluster || !j->native_id || strcmp(j->cluster, cluster) ||
-            in_list(l, j))
+            j->seen == S.list_gen)
             continue;
         if (j->state == JOB_PENDING && strcmp(j->source, "cluster"))
             continue;
         forgotten(j);
     }
+    S.n_live = keep;
 }

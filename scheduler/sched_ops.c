@@ -51,18 +51,13 @@ static int idem_replay(struct msg *m, struct job *j)
 void sched_submit(struct msg *m)
 {
     struct job *j = m->data;
-    struct snapshot *snap;
     struct loom_error err;
-    int rc;
 
     if (idem_replay(m, j)) {
         msg_destroy(m);
         return;
     }
-    snap = snapshot_get();
-    rc = fcfs_feasible(snap, j, &err);
-    snapshot_put(snap);
-    if (rc < 0) {
+    if (sched_feasible(j, &err) < 0) {
         reply_send_error(m->reply, &err);
         msg_destroy(m);
         return;
@@ -120,8 +115,10 @@ void sched_insert_done(struct ins *in, int ok, const struct loom_error *cerr)
     if (ok) {
         j->dirty = 0;
         sched_publish_view(j);
-        if (j->state == JOB_PENDING && strcmp(j->source, "cluster") != 0)
-            sched_pending_push(j->id); /* its cluster schedules a native job */
+        /* its cluster schedules a native job, unless it holds it for Loom */
+        if (j->state == JOB_PENDING &&
+            (strcmp(j->source, "cluster") != 0 || j->held_for_loom))
+            sched_pending_push(j->id);
         if (in->m)
             reply_send(in->m->reply, 201, strdup(S.views[j->id - 1]->json));
     } else {
@@ -135,9 +132,12 @@ void sched_insert_done(struct ins *in, int ok, const struct loom_error *cerr)
     msg_destroy(in->m);
 }
 
+/* The owner and an admin control a job; the scheduler role starts any
+ * job (an external scheduler steers the whole fabric). */
 static int may_control(const struct job *j, const struct sched_job_op *op)
 {
-    return (op->roles & LOOM_ROLE_ADMIN) || !strcmp(op->subject, j->owner);
+    return (op->roles & LOOM_ROLE_ADMIN) || !strcmp(op->subject, j->owner) ||
+           (!strcmp(op->op, "start") && (op->roles & LOOM_ROLE_SCHEDULER));
 }
 
 static void to_server(struct msg *m, struct job *j, const char *op)
@@ -166,21 +166,16 @@ static void finish_now(struct job *j, enum job_state st, const char *why)
 static int do_start(struct msg *m, struct job *j, struct sched_job_op *op,
                     struct loom_error *err)
 {
-    struct snapshot *snap = snapshot_get();
-    int rc = fcfs_check_nodes(snap, &S.usage, j, op->cluster, &op->nodes, err);
+    struct strv nodes = {0};
 
-    snapshot_put(snap);
-    if (rc < 0)
+    if (sched_check_start(j, op->cluster, &op->nodes, err) < 0)
         return -1;
-    j->state = JOB_STARTING;
-    job_set_str(&j->cluster, op->cluster);
-    strv_fini(&j->nodes);
     for (size_t i = 0; i < op->nodes.n; i++)
-        strv_push(&j->nodes, op->nodes.v[i]);
-    job_set_str(&j->reason, NULL);
-    usage_apply(&S.usage, j, 1);
-    sched_touch(j);
-    sched_start_later(j, 0);
+        if (strv_push(&nodes, op->nodes.v[i]) < 0) {
+            strv_fini(&nodes);
+            return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        }
+    sched_assign(j, op->cluster, &nodes);
     sched_ack_later(m->reply, j->id, 202);
     log_info("job=%lld start on cluster=%s requested by %s", (long long)j->id,
              op->cluster, op->subject);

@@ -10,12 +10,16 @@
 #include "core/snapshot.h"
 #include "scheduler/commit.h"
 #include "scheduler/fcfs.h"
+#include "scheduler/prio.h"
+#include "scheduler/resv.h"
 #include "scheduler/sched.h"
+#include "scheduler/sched_conf.h"
 
 struct ack {
     struct reply *reply;
-    int64_t id;
+    int64_t id;    /* the job whose view is the answer */
     int status;
+    char *body;    /* or this answer (taken), when not NULL */
 };
 
 struct ins {
@@ -39,6 +43,10 @@ struct sched {
     struct jview **views;
     size_t cap;
     int64_t next_id;
+    /* ids of jobs not final when last looked at (compacted as they end) */
+    int64_t *live;
+    size_t n_live, cap_live;
+    unsigned list_gen; /* stamps jobs named by a complete cluster list */
     /* pending job ids in submission order (compacted by each cycle) */
     int64_t *pending;
     size_t n_pending, cap_pending;
@@ -63,10 +71,29 @@ struct sched {
     double next_cycle;
     double db_retry_at;
     struct commit_batch *inflight; /* the turn being written, or NULL */
+    /* a cluster's job list applied a slice per turn, so that a large one
+     * does not hold up submits (the message; NULL when none) */
+    struct msg *partial;
     /* changes that may wait (dirty == 3): a job seen running is written
      * with its next change or after LAZY_S; a restart re-attaches it */
     struct lazy *lazy;    /* in the order they were marked */
     size_t lazy_head, n_lazy, cap_lazy;
+    /* the [scheduler] section, and the decayed usage for fair share */
+    struct sched_conf conf;
+    struct prio_usage *fs;
+    /* reservations by creation; ids from next_resv */
+    struct resv **resv;
+    size_t n_resv, cap_resv;
+    int64_t next_resv;
+    int64_t *resv_dirty; /* to write with the next turn */
+    size_t n_resv_dirty, cap_resv_dirty;
+    int resv_changed; /* publish the list again */
+    size_t n_resv_open; /* planned or active */
+    unsigned resv_gen; /* bumped by every reservation change */
+    int planning; /* a cycle is with the planner thread */
+    /* cycles run, and their times in ms */
+    unsigned long cycles;
+    double cycle_last_ms, cycle_max_ms, cycle_sum_ms;
     /* per cluster (snapshot order): nodes before it have no free cpu; valid
      * while usage only grows (reset when a job leaves its nodes) */
     size_t place_first[64];
@@ -107,9 +134,34 @@ void sched_native_job(const char *cluster, const struct cl_job *c);
 /* A complete list lacks these: native jobs end, Loom's are requeued once. */
 void sched_missing_jobs(const char *cluster, const struct cl_job_list *l);
 /* sched_update.c */
-void sched_cluster_jobs(struct sched_cluster_jobs *cj);
+/* Apply at most max more entries of a cluster's job list; 1 when all are
+ * applied. A complete list first settles the jobs it no longer names. */
+int sched_cluster_jobs(struct sched_cluster_jobs *cj, size_t max);
 void sched_started(struct sched_started *st);
-void sched_cycle(void);
+/* Begin a cycle (1 when one is under way); its answer comes back as
+ * SCHED_PLANNED, applied by sched_cycle_done. */
+int sched_cycle(void);
+struct plan_work;
+void sched_cycle_done(struct plan_work *w);
+/* Checks that need the plan: could any cluster ever run j (0, or -1 with a
+ * 422); may j start on these nodes now (0, or -1 with 404/409). */
+int sched_feasible(const struct job *j, struct loom_error *err);
+int sched_check_start(const struct job *j, const char *cluster,
+                      const struct strv *nodes, struct loom_error *err);
+/* Give j its cluster and nodes: starting, committed before it is started. */
+void sched_assign(struct job *j, const char *cluster, struct strv *nodes_take);
+/* Charge a finished job's use to its owner's fair share. */
+void sched_charge(const struct job *j);
+
+/* sched_resv.c */
+void sched_resv_create(struct msg *m);
+void sched_resv_cancel(struct msg *m);
+void sched_resv_tick(time_t now); /* planned -> active -> done */
+void sched_resv_publish(void);
+void sched_resv_touch(int64_t id); /* write, show and plan it again */
+void sched_ack_body_later(struct reply *r, int status, char *body_take);
+struct resv *sched_resv_find(int64_t id);
+int sched_resv_load(struct loom_error *err);
 /* Place a just-submitted job now when nothing older waits (its insert then
  * carries the decision). */
 void sched_place_now(struct job *j);

@@ -14,7 +14,10 @@ void sched_set_final(struct job *j, const struct cl_job *c,
     if (job_holds_nodes(j))
         sched_release(j);
     j->state = st;
+    if (!j->start_time && c && c->start_time)
+        j->start_time = c->start_time; /* it ran between two polls */
     j->end_time = c && c->end_time ? c->end_time : time(NULL);
+    sched_charge(j);
     if (c && c->has_exit_code) {
         j->has_exit_code = 1;
         j->exit_code = c->exit_code;
@@ -61,16 +64,20 @@ static void update_one(const char *cluster, const struct cl_job *c)
     sched_touch(j);
 }
 
-void sched_cluster_jobs(struct sched_cluster_jobs *cj)
+int sched_cluster_jobs(struct sched_cluster_jobs *cj, size_t max)
 {
-    for (size_t i = 0; i < cj->list.n; i++) {
-        if (cj->list.v[i].loom_id > 0)
-            update_one(cj->cluster, &cj->list.v[i]);
-        else
-            sched_native_job(cj->cluster, &cj->list.v[i]);
-    }
-    if (cj->complete)
+    /* The jobs a complete list lacks are known at once; the entries it
+     * holds only touch the jobs they name, so they may follow in slices. */
+    if (cj->complete && cj->done == 0)
         sched_missing_jobs(cj->cluster, &cj->list);
+    for (; cj->done < cj->list.n && max > 0; cj->done++, max--) {
+        const struct cl_job *c = &cj->list.v[cj->done];
+        if (c->loom_id > 0)
+            update_one(cj->cluster, c);
+        else
+            sched_native_job(cj->cluster, c);
+    }
+    return cj->done == cj->list.n;
 }
 
 void sched_to_pending(struct job *j, const char *why)
@@ -132,92 +139,28 @@ void sched_started(struct sched_started *st)
     }
 }
 
-/* Shapes that found no room in this cycle: a job at least as large (and
- * as unconstrained) cannot fit either, so the cycle stays linear. */
-struct shape {
-    int nodes, cpus, gpus;
-    long mem;
-    const char *pin;
-};
-
-static int covered(const struct shape *f, size_t n, const struct job *j)
-{
-    if (j->req.features.n || j->req.queue)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (j->req.nodes >= f[i].nodes && j->req.cpus_per_node >= f[i].cpus &&
-            j->req.memory_mb >= f[i].mem && j->req.gpus >= f[i].gpus &&
-            ((!f[i].pin && !j->req.cluster) ||
-             (f[i].pin && j->req.cluster && !strcmp(f[i].pin, j->req.cluster))))
-            return 1;
-    return 0;
-}
-
-static void try_place(const struct snapshot *snap, struct job *j,
-                      size_t *first, struct shape *failed, size_t *n_failed)
-{
-    const char *cluster = NULL;
-    struct strv nodes = {0};
-    char why[256];
-    int rc = fcfs_place(snap, &S.usage, j, first, &cluster, &nodes, why,
-                        sizeof(why));
-
-    if (rc <= 0) {
-        if (!j->reason || strcmp(j->reason, why) != 0) {
-            job_set_str(&j->reason, why);
-            sched_view(j);
-        }
-        if (failed && *n_failed < 16 && !j->req.features.n && !j->req.queue)
-            failed[(*n_failed)++] = (struct shape){
-                j->req.nodes, j->req.cpus_per_node, j->req.gpus,
-                j->req.memory_mb, j->req.cluster};
-        return;
-    }
-    j->state = JOB_STARTING;
-    job_set_str(&j->cluster, cluster);
-    strv_fini(&j->nodes);
-    j->nodes = nodes;
-    job_set_str(&j->reason, NULL);
-    usage_apply(&S.usage, j, 1);
-    sched_touch(j);
-    sched_start_later(j, 0);
-}
-
+/* A submit when nothing waits and no reservation is open: first fit at
+ * once, without a whole cycle (the common case under load). Otherwise the
+ * next cycle places it in policy order. */
 void sched_place_now(struct job *j)
 {
     struct snapshot *snap;
-    size_t n_failed = 0;
+    const char *cluster = NULL;
+    struct strv nodes = {0};
+    char why[256];
 
-    if (!S.enabled || S.n_pending)
-        return; /* older jobs wait: the cycle keeps their order */
-    snap = snapshot_get();
-    try_place(snap, j, snap && snap->n_clusters <= 64 ? S.place_first : NULL,
-              NULL, &n_failed);
-    snapshot_put(snap);
-}
-
-void sched_cycle(void)
-{
-    struct snapshot *snap = snapshot_get();
-    size_t *first = calloc(snap ? snap->n_clusters + 1 : 1, sizeof(*first));
-    struct shape failed[16];
-    size_t n_failed = 0, keep = 0;
-
-    for (size_t i = 0; i < S.n_pending; i++) {
-        struct job *j = sched_job(S.pending[i]);
-        if (!j || j->state != JOB_PENDING)
-            continue;
-        /* a job pushed twice (released, then requeued) is kept once */
-        if (keep && S.pending[keep - 1] == j->id)
-            continue;
-        if (!covered(failed, n_failed, j))
-            try_place(snap, j, first, failed, &n_failed);
-        if (j->state == JOB_PENDING)
-            S.pending[keep++] = j->id;
+    if (!S.enabled || S.n_pending || S.n_resv_open || j->req.reservation) {
+        S.need_cycle = 1;
+        return;
     }
-    S.n_pending = keep;
-    S.need_cycle = 0;
-    free(first);
+    snap = snapshot_get();
+    if (fcfs_place(snap, &S.usage, j,
+                   snap && snap->n_clusters <= 64 ? S.place_first : NULL,
+                   &cluster, &nodes, why, sizeof(why)) > 0)
+        sched_assign(j, cluster, &nodes);
+    else
+        job_set_str(&j->reason, why);
+    strv_fini(&nodes);
     snapshot_put(snap);
 }
 
@@ -246,6 +189,8 @@ static int load_row(void *arg, const struct store_job_row *row)
         return -1;
     }
     (*(size_t *)arg)++;
+    if (job_state_final(j->state))
+        sched_charge(j);
     if (j->state == JOB_PENDING)
         sched_pending_push(j->id);
     if (job_holds_nodes(j)) {

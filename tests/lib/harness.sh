@@ -537,6 +537,36 @@ r = eval(sys.argv[1])
 print(r if isinstance(r, str) else json.dumps(r))' "$1"
 }
 
+# ---- schedules ---------------------------------------------------------------
+
+# jinfo ID: the job's J_STATE J_START J_END J_PLAN (epoch seconds, "-" for
+# null) J_CLUSTER J_NODES (sorted, comma-separated) J_QPOS J_PCL (planned
+# cluster) J_NATIVE.
+jinfo() {
+    job "$1"
+    read -r J_STATE J_START J_END J_PLAN J_CLUSTER J_NODES J_QPOS J_PCL J_NATIVE < <(
+        printf '%s' "$BODY" | python3 -c '
+import datetime, json, sys
+try:
+    d = json.load(sys.stdin)
+except ValueError:
+    print("INVALID - - - - - - - -"); sys.exit(0)
+def ep(s):
+    if not s:
+        return "-"
+    return str(int(datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()))
+def v(x):
+    return "-" if x is None or x == "" or x == [] else str(x)
+print(d.get("state"), ep(d.get("start_time")), ep(d.get("end_time")),
+      ep(d.get("planned_start")), v(d.get("cluster")),
+      v(",".join(sorted(d.get("nodes") or []))), v(d.get("queue_position")),
+      v(d.get("planned_cluster")), v(d.get("native_id")))')
+}
+# epoch RFC3339: seconds since the epoch ("-" when it is not a time).
+epoch() { date -u -d "$1" +%s 2>/dev/null || echo -; }
+# at SECONDS: the RFC 3339 time that many seconds from now.
+at() { date -u -d "@$(($(date +%s) + $1))" +%Y-%m-%dT%H:%M:%SZ; }
+
 # ---- jobs --------------------------------------------------------------------
 
 # submit JSON [CURL ARGS]: POST /v1/jobs; JOB is the new id, or "" (status

@@ -141,6 +141,10 @@ t_is "$(job "$A" 4 state submit_time nodes)" '[["pending", "2026-11-21T22:46:51Z
 t_is "$(job "$A" 5 state reason)" '[["held", "held (hqw)"]]' "hqw: held"
 t_like "$(job "$A" 6 state reason)" '^\[\["held", "error state Eqw \(see qstat -j 6' \
     "Eqw: held, with the error state as the reason"
+t_is "$(job "$A" 5 request)" '[[{"cpus_per_node": 1, "nodes": 1}]]' \
+    "hqw: held by its user, so offered to Loom with its size (1 slot)"
+t_is "$(pyq "$A" '[j["native_id"] for j in d["items"] if "request" in j]')" '["5"]' \
+    "no other job carries a request (not the Eqw one)"
 t_is "$(pyq "$A" 'sorted(d["items"][0].keys())')" \
     '["end_time", "exit_code", "loom_id", "name", "native_id", "nodes", "owner", "reason", "start_time", "state", "stderr", "stdout", "submit_time"]' \
     "jobs: every field of the protocol"

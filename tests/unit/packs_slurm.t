@@ -177,6 +177,13 @@ t_is "$(py 'sorted(set(type(i[k]).__name__ for i in d["items"] for k in ["submit
     "jobs: times are epoch seconds"
 t_is "$(py '[by["ok-exit0"]["start_time"] <= by["ok-exit0"]["end_time"], by["ok-exit0"]["owner"]]' "$J")" '[true, "root"]' \
     "jobs: start before end; the owner"
+printf '12|1|2|4G|1-02:03:04|JobHeldUser\n7|2|1|100M|30:00|Resources\n' >"$T/request"
+JR=$(run jobs -v cache="$T/cache" -v request="$T/request" "$FIX/squeue-jobs.txt")
+t_is "$(py 'by["held"]["request"]' "$JR")" \
+    '{"nodes": 1, "cpus_per_node": 2, "memory_mb": 4096, "walltime_s": 93784}' \
+    "jobs: a job its user holds carries its request (4G, 1-02:03:04)"
+t_is "$(py '[j["native_id"] for j in d["items"] if "request" in j]' "$JR")" '["12"]' \
+    "jobs: no other job carries one"
 t_is "$(sort -n "$T/cache" | tr '\n' ' ')" "2 3:0 3 0:9 6 0:15 13 0:0 " \
     "jobs: exit codes of jobs squeue no longer lists are forgotten"
 t_is "$(printf '' | run jobs)" '{"complete": true, "items": []}' "jobs: no jobs, an empty complete list"

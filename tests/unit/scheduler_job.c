@@ -24,6 +24,7 @@ static void t_valid(void)
                          "\"c\"}}", &err);
     struct job *back;
     json_t *doc;
+    char *text;
 
     ok(j != NULL, "a good request is accepted (%s)", j ? "" : err.message);
     if (!j)
@@ -38,7 +39,9 @@ static void t_valid(void)
     j->has_exit_code = 1;
     j->exit_code = 3;
     j->submit_time = 1795000000;
-    doc = job_to_json(j);
+    text = job_render(j);
+    doc = text ? json_loads(text, 0, NULL) : NULL;
+    ok(doc != NULL, "the rendered job is valid JSON");
     back = job_from_doc(doc, &err);
     ok(back != NULL, "the stored document reads back");
     if (back) {
@@ -51,6 +54,7 @@ static void t_valid(void)
         is_str(back->env.v[1], "B=2", "env kept");
     }
     json_decref(doc);
+    free(text);
     job_destroy(back);
     job_destroy(j);
 }

@@ -49,7 +49,7 @@ BEGIN {
 
 # One job (or array task) per <job_list>; with -g t a parallel job has one
 # per queue instance it runs in (MASTER and SLAVEs).
-/<job_list/ { inj = 1; jid = jname = jown = jst = jstart = jsub = jqueue = jm = jtask = ""; next }
+/<job_list/ { inj = 1; jid = jname = jown = jst = jstart = jsub = jqueue = jm = jtask = jslots = ""; next }
 inj && /<\/job_list>/ { inj = 0; add_live(); next }
 inj {
     t = xtag($0)
@@ -62,6 +62,7 @@ inj {
     else if (t == "queue_name") jqueue = xval($0)
     else if (t == "master") jm = xval($0)
     else if (t == "tasks") jtask = xval($0)
+    else if (t == "slots") jslots = xval($0)
 }
 
 # live_state(LETTERS): Grid Engine's state letters as a Loom job state.
@@ -86,6 +87,10 @@ function add_live(    id, host) {
         L_OWNER[id] = jown
         L_LETTERS[id] = jst
         L_STATE[id] = live_state(jst)
+        # held by its user only (not an error): offered to Loom with its
+        # size, for a cluster with hold_for_loom
+        if (jst ~ /h/ && jst !~ /E/ && jtask == "" && jslots ~ /^[0-9]+$/)
+            REQ[id] = "{\"nodes\": 1, \"cpus_per_node\": " jslots "}"
         L_START[id] = jstart
         L_SUB[id] = jsub
         L_NODES[id] = ""
@@ -109,7 +114,8 @@ function item(id, loom, st, name, owner, nodes, sub_t, start, end, ex, why) {
         ", \"submit_time\": " jstr_or_null(sub_t) ", \"start_time\": " \
         jstr_or_null(start) ", \"end_time\": " jstr_or_null(end) \
         ", \"exit_code\": " jnum_or_null(ex) ", \"reason\": " \
-        jstr_or_null(why) ", \"stdout\": null, \"stderr\": null}"
+        jstr_or_null(why) ", \"stdout\": null, \"stderr\": null" \
+        (st == "held" && (id in REQ) ? ", \"request\": " REQ[id] : "") "}"
 }
 
 function save(id, loom, st, name, owner, nodes, sub_t, start, end, ex, why,

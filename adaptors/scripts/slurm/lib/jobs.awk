@@ -13,6 +13,9 @@
 #            "3:0", or "-" when scontrol no longer knew the job): the exit
 #            codes of finished jobs, fetched once per job. Entries of jobs
 #            squeue no longer lists are dropped (the file is rewritten).
+#   request  a file of "JOBID|NODES|CPUS|MEMORY|TIMELIMIT|REASON" lines
+#            (squeue -t PD -o '%A|%D|%c|%m|%l|%r'), or empty: a job its user
+#            holds (JobHeldUser) gets "request" from its line.
 #   missing  a file name, or empty. When set and a finished job other than
 #            COMPLETED has no cache entry, nothing is printed: the ids go to
 #            that file, one a line, and the exit status is 3 (the caller
@@ -51,9 +54,42 @@ BEGIN {
         }
         close(cache)
     }
+    if (request != "") {
+        while ((getline line < request) > 0)
+            if (split(line, p, "|") >= 6 && p[6] == "JobHeldUser")
+                REQ[p[1]] = sprintf("{\"nodes\": %d, \"cpus_per_node\": %d, " \
+                    "\"memory_mb\": %d, \"walltime_s\": %d}", p[2] + 0,
+                    p[3] + 0, mib(p[4]), seconds(p[5]))
+        close(request)
+    }
     rec = ""
     nout = 0
     nmiss = 0
+}
+
+# mib("4G"): squeue's memory (default unit MiB) in MiB.
+function mib(s,    n, u) {
+    n = s + 0
+    u = substr(s, length(s))
+    if (u == "K") return int(n / 1024)
+    if (u == "G") return n * 1024
+    if (u == "T") return n * 1024 * 1024
+    return int(n)
+}
+
+# seconds("1-02:03:04"): a time limit in seconds (0 when UNLIMITED or
+# unknown: Loom's default then).
+function seconds(s,    d, k, p, n, t) {
+    d = 0
+    if ((k = index(s, "-")) > 0) {
+        d = substr(s, 1, k - 1) + 0
+        s = substr(s, k + 1)
+    }
+    if (s !~ /^[0-9:]+$/)
+        return 0
+    n = split(s, p, ":")
+    t = n == 3 ? p[1] * 3600 + p[2] * 60 + p[3] : n == 2 ? p[1] * 60 + p[2] : p[1] * 60
+    return d * 86400 + t
 }
 
 /^\036/ {
@@ -94,10 +130,11 @@ function job(r,    f, n, i, name, st, state, nodes, nn, ec, loom, start, end) {
     OUTL[++nout] = sprintf("{\"native_id\": %s, \"loom_id\": %s, \"name\": %s, " \
         "\"owner\": %s, \"state\": \"%s\", \"nodes\": %s, \"submit_time\": %s, " \
         "\"start_time\": %s, \"end_time\": %s, \"exit_code\": %s, " \
-        "\"reason\": %s, \"stdout\": null, \"stderr\": null}", \
+        "\"reason\": %s, \"stdout\": null, \"stderr\": null%s}", \
         jstr(f[1]), loom, jstr(name), jstr_null(f[4]), state, jarr(nodes, nn), \
         jint_null(f[6]), start, end, ec, \
-        (f[3] == "None" ? "null" : jstr_null(f[3])))
+        (f[3] == "None" ? "null" : jstr_null(f[3])), \
+        (state == "held" && (f[1] in REQ) ? ", \"request\": " REQ[f[1]] : ""))
     split("", nodes)
 }
 

@@ -1,0 +1,34 @@
+/* jsonw.h - a small streaming JSON writer for documents rendered often
+ * (a job's view), where building a jansson tree first costs more than the
+ * text itself. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CORE_JSONW_H
+#define LOOM_CORE_JSONW_H
+
+#include <stddef.h>
+
+#define JW_DEPTH 16
+
+struct jw {
+    char *buf;
+    size_t len, cap;
+    int oom;                /* an allocation failed: jw_finish gives NULL */
+    int depth;
+    int count[JW_DEPTH];    /* values written at each open level */
+    int after_key;
+};
+
+void jw_init(struct jw *w);
+void jw_open(struct jw *w, char brace);  /* '{' or '[' */
+void jw_close(struct jw *w, char brace); /* '}' or ']' */
+void jw_key(struct jw *w, const char *key);
+void jw_str(struct jw *w, const char *s); /* NULL: null */
+void jw_int(struct jw *w, long long v);
+void jw_double(struct jw *w, double v); /* 6 significant digits; NaN and
+                                          infinities are written null */
+void jw_null(struct jw *w);
+void jw_bool(struct jw *w, int v);
+/* The text (malloc'd, the caller frees), or NULL when out of memory. */
+char *jw_finish(struct jw *w);
+
+#endif

@@ -1,0 +1,30 @@
+/* store_resv.h - reservations in PostgreSQL: upsert within a turn's
+ * transaction, load at start-up. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CORE_STORE_RESV_H
+#define LOOM_CORE_STORE_RESV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/store.h"
+
+struct store_resv_row {
+    int64_t id;
+    const char *state;
+    const char *doc; /* the reservation as JSON text */
+};
+
+/* Write n rows whole (insert or replace), inside the caller's transaction.
+ * 0, or -1 with err. n == 0 does nothing. */
+int store_resv_upsert(struct store *st, const struct store_resv_row *rows,
+                      size_t n, struct loom_error *err);
+
+/* Call cb for every reservation in id order (row valid during the call);
+ * cb returns 0 to go on. 0, or -1 with err. */
+int store_resv_load(struct store *st,
+                    int (*cb)(void *arg, const struct store_resv_row *row),
+                    void *arg, struct loom_error *err);
+
+#endif

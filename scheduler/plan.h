@@ -1,0 +1,176 @@
+/* plan.h - the planner: from the fabric's nodes, what holds them (running
+ * jobs, reservations) and the waiting jobs in policy order, to the jobs that
+ * start now (on which nodes) and the planned start of the others.
+ *
+ * Pure: no threads, no I/O, no clock. The scheduler thread fills a plan
+ * each cycle; the replay benchmark and the property tests drive the same
+ * code with simulated time. Times are seconds (any epoch, as doubles). */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_SCHEDULER_PLAN_H
+#define LOOM_SCHEDULER_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PLAN_FOREVER 1e18 /* "no end" */
+
+/* ---- the fabric (borrowed by the plan for its lifetime) ---------------- */
+
+struct plan_node {
+    const char *name;
+    int cpus, gpus;
+    long memory_mb;
+    const char *const *features;
+    size_t n_features;
+    const char *const *queues; /* the queues (partitions) it serves; NULL:
+                                  every queue of its cluster */
+    size_t n_queues;
+    int usable; /* offers resources: not down, drained, draining, maint,
+                   unknown, and its cluster is not unreachable */
+};
+
+struct plan_queue {
+    const char *name;
+    long max_walltime_s; /* 0: no limit */
+    int open; /* takes jobs now; a job of a closed queue waits (it stays
+                 feasible: the queue may open again) */
+};
+
+struct plan_cluster {
+    const char *name;
+    int preference; /* ties in the earliest start: lower first, then the
+                       less loaded cluster */
+    const struct plan_node *nodes;
+    size_t n_nodes;
+    const struct plan_queue *queues;
+    size_t n_queues;
+};
+
+/* Capacity one node gives to one job (or reservation) over a time. */
+struct plan_use {
+    int cpus, gpus;
+    long memory_mb;
+};
+
+/* What holds nodes now: a running (or starting) job until its expected end,
+ * start + walltime. An end at or before now means "any moment": the plan
+ * treats it as ending at now + overdue_s (struct plan_config). */
+struct plan_alloc {
+    size_t cluster; /* index into the clusters */
+    const size_t *nodes; /* node indices in that cluster (copied) */
+    size_t n_nodes;
+    struct plan_use per_node;
+    double end;
+};
+
+/* A reservation: its nodes are the reservation's alone over [start, end).
+ * Jobs outside it are not placed so that they would still run at start;
+ * jobs inside it (plan_job.reservation) run only on its nodes, within it. */
+struct plan_resv {
+    int64_t id;
+    size_t cluster;
+    const size_t *nodes; /* copied */
+    size_t n_nodes;
+    double start, end;
+};
+
+/* ---- a job to place ------------------------------------------------------ */
+
+struct plan_job {
+    int64_t id;
+    int nodes;
+    struct plan_use per_node;
+    long walltime_s;
+    const char *const *features; /* every one must be on the node */
+    size_t n_features;
+    const char *cluster; /* pinned to this cluster, or NULL */
+    const char *queue;   /* only nodes serving it; walltime within its limit */
+    int64_t reservation; /* runs inside this reservation, or 0 */
+};
+
+enum plan_backfill {
+    PLAN_BF_NONE,         /* strict order: the first job that cannot start
+                             stops the cycle */
+    PLAN_BF_EASY,         /* the first job that cannot start gets the one
+                             reservation; later jobs start only where they
+                             do not delay it */
+    PLAN_BF_CONSERVATIVE, /* every job up to depth gets a reservation in
+                             order; later ones start only where they delay
+                             none of them */
+};
+
+struct plan_config {
+    enum plan_backfill backfill;
+    size_t depth;     /* conservative: jobs that get a reservation; for all
+                         policies: how many waiting jobs get a planned start
+                         (0: every job) */
+    double overdue_s; /* how long a job past its walltime is assumed to
+                         keep its nodes (default 60) */
+    size_t width;     /* a future start is searched on this many nodes of
+                         each cluster, those free for ever the soonest (at
+                         least 2 x the job's nodes); 0: on every node. A
+                         start now is always searched on every node. */
+};
+
+/* What the plan says of one job, in the order the jobs were given. */
+struct plan_out {
+    int64_t id;
+    int start;           /* 1: start it now on cluster/nodes */
+    int planned;         /* 1: planned_start and cluster are known */
+    int reserved;        /* 1: the plan holds its nodes from planned_start
+                            (the EASY head, conservative jobs up to the
+                            depth, strict order up to the depth); 0: an
+                            estimate only */
+    double planned_start;
+    size_t cluster;
+    size_t *nodes;       /* start now: node indices (owned by the result) */
+    size_t n_nodes;
+    char reason[160];    /* why it waits ("" when it starts) */
+};
+
+struct plan; /* opaque */
+
+/* A plan of these clusters at time now, every usable node free. NULL when
+ * out of memory. The clusters stay borrowed. */
+struct plan *plan_create(const struct plan_cluster *clusters, size_t n,
+                         double now);
+void plan_destroy(struct plan *p); /* NULL-safe */
+
+/* Add what holds nodes. 0, or -1 when out of memory or an index is bad. */
+int plan_add_alloc(struct plan *p, const struct plan_alloc *a);
+int plan_add_resv(struct plan *p, const struct plan_resv *r);
+
+/* Place the jobs, given in policy order, under the configured backfill.
+ * out has n entries; free them with plan_out_fini. Jobs that start and
+ * reservations of the plan are added to p as they are decided, so p
+ * afterwards shows the planned fabric. 0, or -1 when out of memory. */
+int plan_run(struct plan *p, const struct plan_config *cfg,
+             const struct plan_job *jobs, size_t n, struct plan_out *out);
+void plan_out_fini(struct plan_out *out, size_t n);
+
+/* Could any cluster ever run j (all its matching nodes free, whatever their
+ * state now)? 1, or 0 with why filled ("needs 8 nodes with 64 cpus; the
+ * largest fitting cluster has 4"). */
+int plan_feasible(const struct plan_cluster *clusters, size_t n,
+                  const struct plan_job *j, char *why, size_t why_len);
+
+/* Do these nodes fit j from now on for its walltime (no running job, no
+ * reservation of another in the way)? 1, or 0 with why. */
+int plan_fits_nodes(const struct plan *p, const struct plan_job *j,
+                    size_t cluster, const size_t *nodes, size_t n_nodes,
+                    char *why, size_t why_len);
+
+/* The earliest window for a new reservation of duration_s, starting within
+ * [not_before, latest_start], on the given nodes of a cluster (n_nodes > 0)
+ * or on any count usable nodes of it (nodes NULL; only nodes with every
+ * feature), such that no running job and no other reservation overlaps it.
+ * 1 with *start and *chosen (node indices, malloc'd, count entries) set;
+ * 0 when none exists (why says so); -1 when out of memory. */
+int plan_find_window(const struct plan *p, size_t cluster,
+                     const size_t *nodes, size_t n_nodes, size_t count,
+                     const char *const *features, size_t n_features,
+                     double not_before, double latest_start,
+                     double duration_s, double *start, size_t **chosen,
+                     char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,97 @@
+/* planner.c - the planner thread. */
+/* SPDX-License-Identifier: MIT */
+#include "scheduler/planner.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/timeutil.h"
+
+#define PLANNER_NICE 10 /* planning yields the CPU to requests */
+
+static struct {
+    struct msgq *q, *done_q;
+    int done_type;
+    pthread_t thread;
+    int running;
+} P;
+
+void plan_work_free(struct plan_work *w)
+{
+    if (!w)
+        return;
+    if (w->out)
+        plan_out_fini(w->out, w->n);
+    free(w->out);
+    free(w->pj);
+    free(w->ids);
+    plan_destroy(w->p);
+    fabric_fini(&w->f);
+    free(w);
+}
+
+static void *planner_main(void *arg)
+{
+    (void)arg;
+    log_thread_name("plan");
+    /* This thread only: its own nice value (Linux threads have one each). */
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), PLANNER_NICE) < 0)
+        log_warn("planner: cannot lower its CPU priority; cycles compete "
+                 "with requests");
+    for (;;) {
+        struct msg *m = msgq_take(P.q, -1, 1);
+        struct plan_work *w = m ? m->data : NULL;
+        double t0;
+        if (!m)
+            continue;
+        m->data = NULL;
+        msg_destroy(m);
+        if (!w)
+            return NULL; /* stop */
+        t0 = time_mono();
+        if (plan_run(w->p, &w->cfg, w->pj, w->n, w->out) < 0) {
+            log_err("scheduling cycle: out of memory; the next one tries "
+                    "again");
+            plan_out_fini(w->out, w->n);
+            memset(w->out, 0, w->n * sizeof(*w->out));
+        }
+        w->plan_ms = (time_mono() - t0) * 1000;
+        msgq_post(P.done_q, msg_create(P.done_type, w,
+                                       (void (*)(void *))plan_work_free,
+                                       NULL));
+    }
+}
+
+int planner_start(struct msgq *done_q, int done_type, struct loom_error *err)
+{
+    P.done_q = done_q;
+    P.done_type = done_type;
+    P.q = msgq_create();
+    if (!P.q)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    if (pthread_create(&P.thread, NULL, planner_main, NULL) != 0)
+        return loom_error_set(err, LOOM_EINTERNAL, "cannot start the "
+                              "planner thread");
+    P.running = 1;
+    return 0;
+}
+
+void planner_post(struct plan_work *w)
+{
+    msgq_post(P.q, msg_create(1, w, (void (*)(void *))plan_work_free, NULL));
+}
+
+void planner_stop(void)
+{
+    if (P.running) {
+        msgq_post(P.q, msg_create(1, NULL, NULL, NULL));
+        pthread_join(P.thread, NULL);
+    }
+    msgq_destroy(P.q);
+    memset(&P, 0, sizeof(P));
+}

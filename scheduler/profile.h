@@ -1,0 +1,60 @@
+/* profile.h - one node's availability over time: the capacity left by
+ * what holds it (a step function) and the reservations on it. The
+ * planner's building block. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_SCHEDULER_PROFILE_H
+#define LOOM_SCHEDULER_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scheduler/plan.h"
+
+/* Free capacity from t until the next step. */
+struct prof_step {
+    double t;
+    int cpus, gpus;
+    long memory_mb;
+};
+
+struct prof_resv {
+    int64_t id;
+    double start, end;
+};
+
+struct prof_node {
+    const struct plan_node *def;
+    struct prof_step *st; /* sorted by t; st[0].t is the plan's now */
+    size_t n, cap;
+    struct prof_resv *rv;
+    size_t n_rv, cap_rv;
+};
+
+/* What a placement asks of one node. */
+struct prof_need {
+    struct plan_use use;
+    int whole;      /* the node wholly free (a reservation) */
+    int64_t member; /* inside this reservation only (0: outside all) */
+};
+
+int prof_node_init(struct prof_node *pn, const struct plan_node *def,
+                   double now);
+void prof_node_fini(struct prof_node *pn);
+/* Take u from the node over [start, end). 0, or -1 when out of memory. */
+int prof_take(struct prof_node *pn, double start, double end,
+              const struct plan_use *u);
+int prof_add_resv(struct prof_node *pn, int64_t id, double start,
+                  double end);
+/* Does the node give need over [t, t + dur)? */
+int prof_fits(const struct prof_node *pn, double t, double dur,
+              const struct prof_need *need);
+/* The earliest t in [t0, limit] at which it does, or PLAN_FOREVER. */
+double prof_earliest(const struct prof_node *pn, double t0, double dur,
+                     const struct prof_need *need, double limit);
+/* Free cpus at the plan's now. */
+int prof_free_now(const struct prof_node *pn);
+/* From when on the node is wholly free for ever (nothing holds it, no
+ * reservation), or PLAN_FOREVER. */
+double prof_free_from(const struct prof_node *pn);
+
+#endif

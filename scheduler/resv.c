@@ -1,0 +1,276 @@
+/* resv.c - advance reservations: the request, the record, its JSON. */
+/* SPDX-License-Identifier: MIT */
+#include "scheduler/resv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/jsonw.h"
+#include "core/jsonx.h"
+#include "core/timeutil.h"
+#include "scheduler/job.h"
+
+static const struct jx_field req_fields[] = {
+    {"cluster", JX_STRING, 0},
+    {"nodes", JX_ARRAY, 0},
+    {"count", JX_INT, 0},
+    {"features", JX_ARRAY, 0},
+    {"start", JX_STRING, 0},
+    {"end", JX_STRING, 0},
+    {"not_before", JX_STRING, 0},
+    {"deadline", JX_STRING, 0},
+    {"duration_s", JX_INT, 0},
+    {"purpose", JX_STRING, 0},
+    {"reason", JX_STRING | JX_NULLABLE, 0},
+    {NULL, 0, 0},
+};
+
+static const char *const state_names[] = {"planned", "active", "done",
+                                          "cancelled"};
+
+const char *resv_state_name(enum resv_state s)
+{
+    return state_names[s];
+}
+
+static int time_field(json_t *body, const char *key, time_t *out,
+                      struct loom_error *err)
+{
+    const char *s = jx_str(body, key, NULL);
+
+    if (s && time_parse(s, out) < 0)
+        return loom_error_field(err, LOOM_EINVAL, key, "field '%s' must be "
+                                "an RFC 3339 time such as "
+                                "2026-11-21T20:00:00Z", key);
+    return 0;
+}
+
+/* nodes: ids "cluster/name", all of one cluster (the one named, if any). */
+static int nodes_in(json_t *body, struct resv_req *rq, struct loom_error *err)
+{
+    struct strv ids = {0};
+    int rc = 0;
+
+    if (job_strings_in(json_object_get(body, "nodes"), "nodes", 100000, &ids,
+                       err) < 0) {
+        strv_fini(&ids);
+        return -1;
+    }
+    for (size_t i = 0; i < ids.n && rc == 0; i++) {
+        const char *slash = strchr(ids.v[i], '/');
+        size_t cl = slash ? (size_t)(slash - ids.v[i]) : 0;
+        if (!slash || !cl || !slash[1])
+            rc = loom_error_field(err, LOOM_EINVAL, "nodes", "node '%s' is "
+                                  "not a node id (cluster/name)", ids.v[i]);
+        else if (!rq->cluster && !(rq->cluster = strndup(ids.v[i], cl)))
+            rc = loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        else if (strlen(rq->cluster) != cl ||
+                 strncmp(rq->cluster, ids.v[i], cl))
+            rc = loom_error_field(err, LOOM_EINVAL, "nodes", "a reservation "
+                                  "holds nodes of one cluster (%s); '%s' is "
+                                  "not", rq->cluster, ids.v[i]);
+        else if (strv_push(&rq->nodes, slash + 1) < 0)
+            rc = loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    }
+    strv_fini(&ids);
+    return rc;
+}
+
+static int window_in(json_t *body, time_t now, struct resv_req *rq,
+                     struct loom_error *err)
+{
+    int has_start = json_object_get(body, "start") != NULL;
+    int has_end = json_object_get(body, "end") != NULL;
+    int flexible = json_object_get(body, "not_before") ||
+                   json_object_get(body, "deadline");
+    time_t end = 0;
+    long long d;
+
+    if (time_field(body, "start", &rq->start, err) < 0 ||
+        time_field(body, "end", &end, err) < 0 ||
+        time_field(body, "not_before", &rq->not_before, err) < 0 ||
+        time_field(body, "deadline", &rq->deadline, err) < 0)
+        return -1;
+    if (has_start == flexible)
+        return loom_error_set(err, LOOM_EINVAL, "a reservation needs a fixed "
+                              "window (start) or a flexible one (not_before "
+                              "and/or deadline), not both or neither");
+    if (has_end && !has_start)
+        return loom_error_field(err, LOOM_EINVAL, "end", "end goes with "
+                                "start; a flexible window gives duration_s");
+    if (has_end && !json_object_get(body, "duration_s")) {
+        if (end <= rq->start)
+            return loom_error_field(err, LOOM_EINVAL, "end", "end must be "
+                                    "after start");
+        rq->duration_s = (long)(end - rq->start);
+    } else {
+        if (has_end)
+            return loom_error_field(err, LOOM_EINVAL, "end", "give end or "
+                                    "duration_s, not both");
+        if (!json_object_get(body, "duration_s"))
+            return loom_error_field(err, LOOM_EINVAL, "duration_s", "field "
+                                    "'duration_s' is required");
+        if (jx_int_range(body, "", "duration_s", 0, 1, 366L * 86400, &d,
+                         err) < 0)
+            return -1;
+        rq->duration_s = (long)d;
+    }
+    rq->fixed = has_start;
+    if (!rq->fixed) {
+        if (!rq->not_before)
+            rq->not_before = now;
+        if (!rq->deadline)
+            rq->deadline = rq->not_before + 366L * 86400;
+        if (rq->deadline - rq->not_before < rq->duration_s)
+            return loom_error_field(err, LOOM_EINVAL, "deadline", "the window "
+                                    "from not_before to deadline is shorter "
+                                    "than duration_s");
+    }
+    return 0;
+}
+
+int resv_req_parse(json_t *body, time_t now, struct resv_req *rq,
+                   struct loom_error *err)
+{
+    const char *purpose;
+    long long count;
+
+    memset(rq, 0, sizeof(*rq));
+    if (jx_check(body, "", req_fields, err) < 0)
+        return -1;
+    if (jx_str(body, "cluster", NULL) &&
+        !(rq->cluster = strdup(jx_str(body, "cluster", ""))))
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    if (json_object_get(body, "nodes") && nodes_in(body, rq, err) < 0)
+        return -1;
+    if (jx_int_range(body, "", "count", 0, 0, 100000, &count, err) < 0)
+        return -1;
+    rq->count = (long)count;
+    if (json_object_get(body, "count") && count == 0)
+        return loom_error_field(err, LOOM_EINVAL, "count", "count must be "
+                                "from 1 to 100000");
+    if (!rq->nodes.n == !rq->count)
+        return loom_error_field(err, LOOM_EINVAL, "nodes", "a reservation "
+                                "names its nodes or gives a count, one of "
+                                "the two");
+    if (!rq->cluster)
+        return loom_error_field(err, LOOM_EINVAL, "cluster", "field "
+                                "'cluster' is required with count");
+    if (job_strings_in(json_object_get(body, "features"), "features", 64,
+                       &rq->features, err) < 0)
+        return -1;
+    if (rq->nodes.n && rq->features.n)
+        return loom_error_field(err, LOOM_EINVAL, "features", "features "
+                                "choose among nodes: they go with count");
+    purpose = jx_str(body, "purpose", "user");
+    if (strcmp(purpose, "user") && strcmp(purpose, "maintenance"))
+        return loom_error_field(err, LOOM_EINVAL, "purpose", "purpose must be "
+                                "user or maintenance");
+    if (!(rq->purpose = strdup(purpose)) ||
+        job_set_str(&rq->reason, jx_str(body, "reason", NULL)) < 0)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    return window_in(body, now, rq, err);
+}
+
+void resv_req_fini(struct resv_req *rq)
+{
+    free(rq->cluster);
+    strv_fini(&rq->nodes);
+    strv_fini(&rq->features);
+    free(rq->purpose);
+    free(rq->reason);
+    memset(rq, 0, sizeof(*rq));
+}
+
+static void time_out(struct jw *w, const char *key, time_t t)
+{
+    char buf[32];
+
+    jw_key(w, key);
+    time_format(t, buf);
+    jw_str(w, buf);
+}
+
+char *resv_render(const struct resv *r)
+{
+    struct jw w;
+    char id[24], node[512];
+
+    snprintf(id, sizeof(id), "%lld", (long long)r->id);
+    jw_init(&w);
+    jw_open(&w, '{');
+    jw_key(&w, "id");
+    jw_str(&w, id);
+    jw_key(&w, "purpose");
+    jw_str(&w, r->purpose);
+    jw_key(&w, "owner");
+    jw_str(&w, r->owner);
+    jw_key(&w, "cluster");
+    jw_str(&w, r->cluster);
+    jw_key(&w, "nodes");
+    jw_open(&w, '[');
+    for (size_t i = 0; i < r->nodes.n; i++) {
+        snprintf(node, sizeof(node), "%s/%s", r->cluster, r->nodes.v[i]);
+        jw_str(&w, node);
+    }
+    jw_close(&w, ']');
+    time_out(&w, "start", r->start);
+    time_out(&w, "end", r->end);
+    jw_key(&w, "state");
+    jw_str(&w, resv_state_name(r->state));
+    jw_key(&w, "reason");
+    jw_str(&w, r->reason);
+    jw_close(&w, '}');
+    return jw_finish(&w);
+}
+
+struct resv *resv_from_doc(json_t *doc, struct loom_error *err)
+{
+    struct resv *r = calloc(1, sizeof(*r));
+    json_t *v;
+    size_t i;
+    int bad = !r;
+
+    if (!r) {
+        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        return NULL;
+    }
+    r->id = strtoll(jx_str(doc, "id", "0"), NULL, 10);
+    bad |= r->id <= 0;
+    bad |= job_set_str(&r->purpose, jx_str(doc, "purpose", "user"));
+    bad |= job_set_str(&r->owner, jx_str(doc, "owner", "?"));
+    bad |= job_set_str(&r->cluster, jx_str(doc, "cluster", ""));
+    json_array_foreach(json_object_get(doc, "nodes"), i, v) {
+        const char *id = json_string_value(v), *slash;
+        if (!id || !(slash = strchr(id, '/')))
+            bad = 1;
+        else
+            bad |= strv_push(&r->nodes, slash + 1);
+    }
+    bad |= time_parse(jx_str(doc, "start", ""), &r->start) < 0;
+    bad |= time_parse(jx_str(doc, "end", ""), &r->end) < 0;
+    r->state = RESV_CANCELLED;
+    for (int s = 0; s <= RESV_CANCELLED; s++)
+        if (!strcmp(jx_str(doc, "state", ""), state_names[s]))
+            r->state = (enum resv_state)s;
+    bad |= job_set_str(&r->reason, jx_str(doc, "reason", NULL));
+    if (bad) {
+        resv_destroy(r);
+        loom_error_set(err, LOOM_EINVAL, "stored reservation is unreadable");
+        return NULL;
+    }
+    return r;
+}
+
+void resv_destroy(struct resv *r)
+{
+    if (!r)
+        return;
+    free(r->purpose);
+    free(r->owner);
+    free(r->cluster);
+    strv_fini(&r->nodes);
+    free(r->reason);
+    free(r);
+}

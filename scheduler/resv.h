@@ -1,0 +1,54 @@
+/* resv.h - an advance reservation: nodes of one cluster kept for its owner
+ * (a user, or maintenance) over a window; the request that asks for one. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_SCHEDULER_RESV_H
+#define LOOM_SCHEDULER_RESV_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "adaptors/adaptor.h"
+#include "core/error.h"
+
+enum resv_state { RESV_PLANNED, RESV_ACTIVE, RESV_DONE, RESV_CANCELLED };
+
+struct resv {
+    int64_t id;
+    char *purpose; /* user|maintenance */
+    char *owner;
+    char *cluster;
+    struct strv nodes; /* node names in the cluster */
+    time_t start, end;
+    enum resv_state state;
+    char *reason; /* or NULL */
+};
+
+/* POST /v1/reservations, checked: nodes by id ("cluster/name") or a count
+ * (with features) in a cluster; a fixed window (start, and duration_s or
+ * end) or a flexible one (not_before, deadline, duration_s). */
+struct resv_req {
+    char *cluster;
+    struct strv nodes; /* names */
+    long count;
+    struct strv features;
+    int fixed;
+    time_t start, not_before, deadline;
+    long duration_s;
+    char *purpose;
+    char *reason;
+};
+
+/* 0, or -1 with a 400 naming the field. now: for a default not_before. */
+int resv_req_parse(json_t *body, time_t now, struct resv_req *rq,
+                   struct loom_error *err);
+void resv_req_fini(struct resv_req *rq);
+
+const char *resv_state_name(enum resv_state s);
+/* The reservation as the API shows it (new string), or NULL (OOM). */
+char *resv_render(const struct resv *r);
+/* From its stored document; NULL with err when unreadable. */
+struct resv *resv_from_doc(json_t *doc, struct loom_error *err);
+void resv_destroy(struct resv *r); /* NULL-safe */
+
+#endif

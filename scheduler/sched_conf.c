@@ -1,0 +1,81 @@
+/* sched_conf.c - the [scheduler] section of loom.conf. */
+/* SPDX-License-Identifier: MIT */
+#include "scheduler/sched_conf.h"
+
+#include <string.h>
+
+static const char *const backfills[] = {"none", "easy", "conservative"};
+static const char *const policies[] = {"fifo", "priority"};
+
+static int pick(struct conf_section *sec, const char *key, const char *def,
+                const char *const *names, int n, int *out,
+                struct loom_error *err)
+{
+    const char *v;
+
+    if (sec && conf_get_str(sec, key, def, &v, err) < 0)
+        return -1;
+    if (!sec)
+        v = def;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(v, names[i])) {
+            *out = i;
+            return 0;
+        }
+    return loom_error_set(err, LOOM_EINVAL, "%s:%d: [scheduler] %s must be "
+                          "%s%s%s%s%s (got '%s')", sec->file, sec->line, key,
+                          names[0], n > 1 ? " or " : "", n > 1 ? names[1] : "",
+                          n > 2 ? " or " : "", n > 2 ? names[2] : "", v);
+}
+
+int sched_conf_read(struct conf *c, struct sched_conf *out,
+                    struct loom_error *err)
+{
+    struct conf_section *sec = conf_section(c, "scheduler", NULL);
+    struct prio_weights *w = &out->weights;
+    int policy, backfill;
+    long depth = 1000, width = 32;
+
+    memset(out, 0, sizeof(*out));
+    prio_weights_default(w);
+    out->interval_s = 5;
+    out->plan.overdue_s = 60;
+    if (pick(sec, "policy", "fifo", policies, 2, &policy, err) < 0 ||
+        pick(sec, "backfill", "easy", backfills, 3, &backfill, err) < 0)
+        return -1;
+    if (sec &&
+        (conf_get_long(sec, "depth", 1000, 1, 10000000, &depth, err) < 0 ||
+         conf_get_long(sec, "search_width", 32, 0, 10000000, &width,
+                       err) < 0 ||
+         conf_get_double(sec, "interval_s", 5, 0.01, 3600, &out->interval_s,
+                         err) < 0 ||
+         conf_get_double(sec, "overdue_s", 60, 1, 86400,
+                         &out->plan.overdue_s, err) < 0 ||
+         conf_get_double(sec, "weight_age", w->age, 0, 1e9, &w->age, err) < 0 ||
+         conf_get_double(sec, "weight_fairshare", w->fairshare, 0, 1e9,
+                         &w->fairshare, err) < 0 ||
+         conf_get_double(sec, "weight_size", w->size, 0, 1e9, &w->size,
+                         err) < 0 ||
+         conf_get_double(sec, "weight_priority", w->priority, 0, 1e9,
+                         &w->priority, err) < 0 ||
+         conf_get_double(sec, "age_max_s", w->age_max_s, 1, 1e9,
+                         &w->age_max_s, err) < 0 ||
+         conf_get_double(sec, "half_life_s", w->half_life_s, 1, 1e10,
+                         &w->half_life_s, err) < 0 ||
+         conf_check_unused(sec, err) < 0))
+        return -1;
+    out->policy = (enum sched_policy)policy;
+    out->plan.backfill = (enum plan_backfill)backfill;
+    out->plan.depth = (size_t)depth;
+    out->plan.width = (size_t)width;
+    return 0;
+}
+
+const char *sched_policy_name(const struct sched_conf *sc)
+{
+    static const char *const names[2][3] = {
+        {"fifo", "fifo+easy", "fifo+conservative"},
+        {"priority", "priority+easy", "priority+conservative"},
+    };
+    return names[sc->policy][sc->plan.backfill];
+}

@@ -1,0 +1,274 @@
+/* sched_resv.c - advance reservations in the scheduler thread: create
+ * (a fixed window checked, a flexible one placed at its earliest slot),
+ * cancel, their life (planned -> active -> done), the published list. */
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/store_resv.h"
+#include "core/timeutil.h"
+#include "scheduler/sched_plan.h"
+#include "scheduler/sched_state.h"
+
+void sched_resv_op_free(void *p)
+{
+    struct sched_resv_op *op = p;
+
+    if (!op)
+        return;
+    resv_req_fini(&op->rq);
+    free(op->subject);
+    free(op);
+}
+
+struct resv *sched_resv_find(int64_t id)
+{
+    for (size_t i = 0; i < S.n_resv; i++)
+        if (S.resv[i]->id == id)
+            return S.resv[i];
+    return NULL;
+}
+
+static void count_open(void)
+{
+    S.n_resv_open = 0;
+    for (size_t i = 0; i < S.n_resv; i++)
+        S.n_resv_open += S.resv[i]->state == RESV_PLANNED ||
+                         S.resv[i]->state == RESV_ACTIVE;
+}
+
+/* Write it with the next turn, show it, and plan around it. */
+void sched_resv_touch(int64_t id)
+{
+    for (size_t i = 0; i < S.n_resv_dirty; i++)
+        if (S.resv_dirty[i] == id)
+            return;
+    if (sched_grow((void **)&S.resv_dirty, &S.cap_resv_dirty,
+                   S.n_resv_dirty + 1, sizeof(*S.resv_dirty)) < 0) {
+        log_err("reservation=%lld: out of memory; the change stays in memory",
+                (long long)id);
+        return;
+    }
+    S.resv_dirty[S.n_resv_dirty++] = id;
+    S.resv_gen++;
+    S.resv_changed = 1;
+    S.need_cycle = 1;
+    count_open();
+}
+
+static int resv_add(struct resv *r)
+{
+    if (sched_grow((void **)&S.resv, &S.cap_resv, S.n_resv + 1,
+                   sizeof(*S.resv)) < 0)
+        return -1;
+    S.resv[S.n_resv++] = r;
+    if (r->id >= S.next_resv)
+        S.next_resv = r->id + 1;
+    count_open();
+    return 0;
+}
+
+/* The window: the fixed one if nothing is in its way, or the earliest
+ * slot of a flexible one. 0 with r's nodes and times set, or -1. */
+static int place(struct resv *r, const struct resv_req *rq,
+                 struct loom_error *err)
+{
+    struct fabric f;
+    struct plan *p = NULL;
+    size_t c, *idx = NULL, *chosen = NULL, want;
+    double now = time_real(), start, nb, latest;
+    char why[256];
+    int rc = -1, found;
+
+    if (fabric_build(&f) < 0)
+        return loom_error_set(err, LOOM_EUNAVAIL, "no cluster has been "
+                              "polled yet");
+    if (fabric_cluster(&f, rq->cluster, &c) < 0) {
+        loom_error_field(err, LOOM_ENOENT, "cluster", "there is no cluster "
+                         "named '%s'", rq->cluster);
+        goto out;
+    }
+    want = rq->nodes.n ? rq->nodes.n : (size_t)rq->count;
+    if (!(idx = malloc((rq->nodes.n + 1) * sizeof(*idx))) ||
+        !(p = fabric_plan(&f, now, 0))) {
+        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        goto out;
+    }
+    if (fabric_nodes(&f, c, &rq->nodes, idx) < 0) {
+        loom_error_field(err, LOOM_ENOENT, "nodes", "cluster %s has no such "
+                         "node", rq->cluster);
+        goto out;
+    }
+    nb = rq->fixed ? (double)rq->start : (double)rq->not_before;
+    latest = rq->fixed ? nb : (double)(rq->deadline - rq->duration_s);
+    if (rq->fixed && rq->start + rq->duration_s <= (time_t)now) {
+        loom_error_field(err, LOOM_EINVAL, "start", "the window is over "
+                         "already");
+        goto out;
+    }
+    if (rq->fixed && nb < now) /* begun already: from now on */
+        nb = latest = now;
+    found = plan_find_window(p, c, rq->nodes.n ? idx : NULL, rq->nodes.n,
+                             want, (const char *const *)rq->features.v,
+                             rq->features.n, nb, latest,
+                             (double)rq->duration_s, &start, &chosen, why,
+                             sizeof(why));
+    if (found < 0) {
+        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        goto out;
+    }
+    if (!found) {
+        loom_error_set(err, LOOM_ECONFLICT, "no window for the reservation "
+                       "on cluster %s: %s", rq->cluster, why);
+        goto out;
+    }
+    for (size_t k = 0; k < want; k++)
+        if (strv_push(&r->nodes, f.cl[c].nodes[chosen[k]].name) < 0) {
+            loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+            goto out;
+        }
+    r->start = rq->fixed && rq->start < (time_t)start ? rq->start
+                                                      : (time_t)start;
+    r->end = (rq->fixed ? rq->start : r->start) + rq->duration_s;
+    rc = 0;
+out:
+    free(idx);
+    free(chosen);
+    plan_destroy(p);
+    fabric_fini(&f);
+    return rc;
+}
+
+void sched_resv_create(struct msg *m)
+{
+    struct sched_resv_op *op = m->data;
+    struct resv *r = calloc(1, sizeof(*r));
+    struct loom_error err;
+
+    if (!r || !(r->purpose = strdup(op->rq.purpose)) ||
+        !(r->owner = strdup(op->subject)) ||
+        !(r->cluster = strdup(op->rq.cluster)) ||
+        job_set_str(&r->reason, op->rq.reason) < 0) {
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        goto error;
+    }
+    if (place(r, &op->rq, &err) < 0)
+        goto error;
+    r->id = S.next_resv > 0 ? S.next_resv : 1;
+    r->state = r->start <= time(NULL) ? RESV_ACTIVE : RESV_PLANNED;
+    if (resv_add(r) < 0) {
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        goto error;
+    }
+    sched_resv_touch(r->id);
+    log_info("reservation=%lld %s on cluster=%s, %zu node(s), by %s",
+             (long long)r->id, r->purpose, r->cluster, r->nodes.n, r->owner);
+    sched_ack_body_later(m->reply, 201, resv_render(r));
+    return;
+error:
+    resv_destroy(r);
+    reply_send_error(m->reply, &err);
+}
+
+void sched_resv_cancel(struct msg *m)
+{
+    struct sched_resv_op *op = m->data;
+    struct resv *r = sched_resv_find(op->id);
+    struct loom_error err;
+
+    if (!r) {
+        loom_error_set(&err, LOOM_ENOENT, "there is no reservation %lld",
+                       (long long)op->id);
+        reply_send_error(m->reply, &err);
+        return;
+    }
+    if (r->state == RESV_DONE) {
+        loom_error_set(&err, LOOM_ECONFLICT, "reservation %lld is done",
+                       (long long)r->id);
+        reply_send_error(m->reply, &err);
+        return;
+    }
+    if (r->state != RESV_CANCELLED) {
+        r->state = RESV_CANCELLED;
+        sched_resv_touch(r->id);
+        log_info("reservation=%lld cancelled by %s", (long long)r->id,
+                 op->subject);
+    }
+    sched_ack_body_later(m->reply, 200, resv_render(r));
+}
+
+void sched_resv_tick(time_t now)
+{
+    for (size_t i = 0; i < S.n_resv; i++) {
+        struct resv *r = S.resv[i];
+        enum resv_state st = r->state;
+        if (st == RESV_PLANNED && r->start <= now)
+            r->state = RESV_ACTIVE;
+        if ((r->state == RESV_ACTIVE) && r->end <= now)
+            r->state = RESV_DONE;
+        if (r->state != st)
+            sched_resv_touch(r->id);
+    }
+}
+
+/* The list is small: published whole, as a JSON array of the records. */
+void sched_resv_publish(void)
+{
+    size_t len = 0;
+    char *all;
+    struct stext *t;
+
+    if (!S.resv_changed || !(all = malloc(3)))
+        return;
+    all[len++] = '[';
+    for (size_t i = 0; i < S.n_resv; i++) {
+        char *one = resv_render(S.resv[i]);
+        size_t n = one ? strlen(one) : 0;
+        char *grown = one ? realloc(all, len + n + 3) : NULL;
+        if (!grown) {
+            free(one);
+            free(all);
+            return;
+        }
+        all = grown;
+        if (i)
+            all[len++] = ',';
+        memcpy(all + len, one, n);
+        len += n;
+        free(one);
+    }
+    all[len++] = ']';
+    all[len] = '\0';
+    t = stext_create(all);
+    free(all);
+    if (!t)
+        return;
+    snapshot_publish_resv(t);
+    S.resv_changed = 0;
+}
+
+static int load_row(void *arg, const struct store_resv_row *row)
+{
+    struct loom_error err;
+    json_t *doc = json_loads(row->doc, 0, NULL);
+    struct resv *r = doc ? resv_from_doc(doc, &err) : NULL;
+
+    (void)arg;
+    json_decref(doc);
+    if (!r) {
+        log_err("reservation=%lld: stored record unreadable; skipped",
+                (long long)row->id);
+        return 0;
+    }
+    return resv_add(r);
+}
+
+int sched_resv_load(struct loom_error *err)
+{
+    if (store_resv_load(S.st, load_row, NULL, err) < 0)
+        return -1;
+    S.resv_changed = 1;
+    return 0;
+}

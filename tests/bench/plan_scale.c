@@ -1,0 +1,171 @@
+/* plan_scale.c - the planner at fabric scale: 16 clusters x 1,000 nodes of
+ * 32 cores, busy with running jobs, and 100,000 waiting jobs of mixed
+ * sizes. Times a full EASY cycle, a conservative cycle over the first
+ * `depth` jobs, and the cycle after one job ends. Prints one table.
+ *   plan_scale [-c clusters] [-n nodes] [-j jobs] [-d depth] [-s seed]
+ *              [-w search width, 0: every node] */
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "scheduler/plan.h"
+
+static unsigned long long rng = 88172645463325252ULL;
+
+static unsigned long long next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+struct fabric {
+    struct plan_cluster *cl;
+    struct plan_node *nodes;
+    size_t n_cl, n_nodes;
+    struct plan_alloc *allocs;
+    size_t *alloc_nodes;
+    size_t n_allocs;
+    struct plan_job *jobs;
+    size_t n_jobs;
+};
+
+/* Every node busy: 1 to 4 running jobs filling most of its 32 cores, each
+ * ending within the next 2 hours. */
+static void build(struct fabric *f, size_t n_cl, size_t per, size_t n_jobs)
+{
+    static char names[16][16];
+    size_t a = 0;
+
+    f->n_cl = n_cl;
+    f->n_nodes = n_cl * per;
+    f->cl = calloc(n_cl, sizeof(*f->cl));
+    f->nodes = calloc(f->n_nodes, sizeof(*f->nodes));
+    f->allocs = calloc(f->n_nodes * 4, sizeof(*f->allocs));
+    f->alloc_nodes = calloc(f->n_nodes * 4, sizeof(*f->alloc_nodes));
+    for (size_t c = 0; c < n_cl; c++) {
+        snprintf(names[c % 16], sizeof(names[0]), "c%zu", c);
+        f->cl[c] = (struct plan_cluster){names[c % 16], (int)c,
+                                         &f->nodes[c * per], per, NULL, 0};
+        for (size_t i = 0; i < per; i++) {
+            size_t k = c * per + i;
+            int used = 0, parts = 1 + (int)(next() % 4);
+            f->nodes[k] = (struct plan_node){.name = "n", .cpus = 32,
+                                             .memory_mb = 128000,
+                                             .usable = 1};
+            for (int p = 0; p < parts && used < 32; p++) {
+                int cpus = p == parts - 1 ? 32 - used
+                                          : 1 + (int)(next() % (32 - used));
+                f->alloc_nodes[a] = i;
+                f->allocs[a] = (struct plan_alloc){
+                    c, &f->alloc_nodes[a], 1, {cpus, 0, 1000},
+                    60.0 + (double)(next() % 7200)};
+                used += cpus;
+                a++;
+            }
+        }
+    }
+    f->n_allocs = a;
+    f->n_jobs = n_jobs;
+    f->jobs = calloc(n_jobs, sizeof(*f->jobs));
+    for (size_t i = 0; i < n_jobs; i++) {
+        unsigned r = (unsigned)(next() % 100);
+        int nodes = r < 60 ? 1 : r < 85 ? 1 + (int)(next() % 4)
+                                        : r < 97 ? 4 + (int)(next() % 28)
+                                                 : 32 + (int)(next() % 224);
+        int cpus = nodes > 1 ? 32 : 1 + (int)(next() % 32);
+        f->jobs[i] = (struct plan_job){
+            .id = (int64_t)i + 1, .nodes = nodes,
+            .per_node = {cpus, 0, 1000},
+            .walltime_s = 300 + (long)(next() % 86100)};
+    }
+}
+
+static struct plan *fresh(const struct fabric *f, double now)
+{
+    struct plan *p = plan_create(f->cl, f->n_cl, now);
+
+    for (size_t i = 0; p && i < f->n_allocs; i++)
+        if (plan_add_alloc(p, &f->allocs[i]) < 0)
+            exit(1);
+    return p;
+}
+
+/* One cycle on a fresh plan; its time (plan building included). */
+static double cycle(const struct fabric *f, const struct plan_config *cfg,
+                    size_t n_jobs, size_t *started, double now)
+{
+    struct plan_out *out = calloc(n_jobs, sizeof(*out));
+    double t0 = now_ms(), t1;
+    struct plan *p = fresh(f, now);
+
+    if (!p || !out || plan_run(p, cfg, f->jobs, n_jobs, out) < 0) {
+        fprintf(stderr, "plan_scale: out of memory\n");
+        exit(1);
+    }
+    t1 = now_ms();
+    *started = 0;
+    for (size_t i = 0; i < n_jobs; i++)
+        *started += out[i].start;
+    plan_out_fini(out, n_jobs);
+    free(out);
+    plan_destroy(p);
+    return t1 - t0;
+}
+
+int main(int argc, char **argv)
+{
+    size_t n_cl = 16, per = 1000, n_jobs = 100000, depth = 10000, started;
+    struct fabric f = {0};
+    struct plan_config easy = {PLAN_BF_EASY, 100, 60, 32};
+    struct plan_config cons = {PLAN_BF_CONSERVATIVE, 0, 60, 32};
+    double t;
+    int o;
+
+    while ((o = getopt(argc, argv, "c:n:j:d:s:w:")) != -1) {
+        switch (o) {
+        case 'c': n_cl = strtoul(optarg, NULL, 10); break;
+        case 'n': per = strtoul(optarg, NULL, 10); break;
+        case 'j': n_jobs = strtoul(optarg, NULL, 10); break;
+        case 'd': depth = strtoul(optarg, NULL, 10); break;
+        case 's': rng = strtoull(optarg, NULL, 10) | 1; break;
+        case 'w': easy.width = cons.width = strtoul(optarg, NULL, 10); break;
+        default:
+            fprintf(stderr, "usage: plan_scale [-c clusters] [-n nodes] "
+                    "[-j jobs] [-d depth] [-s seed] [-w width]\n");
+            return 2;
+        }
+    }
+    if (n_cl == 0 || n_cl > 16 || per == 0 || n_jobs == 0)
+        return 2;
+    cons.depth = depth;
+    build(&f, n_cl, per, n_jobs);
+    printf("%-52s %12s %10s\n", "planner benchmark", "time", "started");
+    printf("fabric: %zu clusters x %zu nodes x 32 cores, %zu running jobs, "
+           "%zu waiting; depth %zu, search width %zu\n", n_cl, per,
+           f.n_allocs, n_jobs, depth, cons.width);
+    t = cycle(&f, &easy, n_jobs, &started, 0);
+    printf("%-52s %9.1f ms %10zu\n", "full EASY cycle (all waiting jobs)", t,
+           started);
+    t = cycle(&f, &cons, depth < n_jobs ? depth : n_jobs, &started, 0);
+    printf("%-52s %9.1f ms %10zu\n", "conservative cycle over the first depth "
+           "jobs", t, started);
+    /* One job ends: the cycle after it, on the same queue. */
+    f.allocs[0].n_nodes = 0;
+    t = cycle(&f, &easy, n_jobs, &started, 1);
+    printf("%-52s %9.1f ms %10zu\n", "EASY cycle after one job ended", t,
+           started);
+    return 0;
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# sched-scale.sh - the built-in scheduler at fabric scale, in loomd: 16 sim
+# clusters x 1,000 nodes x 32 cores, every node busy, 100,000 waiting jobs of
+# mixed sizes. Reports the cycle times loomd measures (EASY over the whole
+# queue; conservative over the first 10,000), the cycle after one job ends,
+# the API's latency while cycles run, and loomd's memory. Prints one table.
+# Run from an optimised build directory:
+#   make bench && LOOM_TOP_SRCDIR=.. LOOM_TOP_BUILDDIR=$PWD bash ../tests/bench/sched-scale.sh
+# SPDX-License-Identifier: MIT
+set -u
+: "${LOOM_TOP_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd -P)}"
+: "${LOOM_TOP_BUILDDIR:=$PWD}"
+. "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+
+CLUSTERS=${BENCH_CLUSTERS:-16}
+NODES=${BENCH_NODES:-1000}
+WAITING=${BENCH_WAITING:-100000}
+command -v wrk >/dev/null || { echo "sched-scale.sh: needs wrk" >&2; exit 1; }
+
+ROWS=()
+row() { ROWS+=("$(printf '%-50s %14s %14s' "$@")"); }
+
+pg_start || exit 1
+loomd_conf '[cluster c0]' 'adaptor = sim' 'nodes = 1'
+loomd_start && loomd_stop || exit 1 # the schema
+# Every node runs one whole-node job (1 to 2 h left); the waiting jobs ask
+# 1 node (60 %), 1-4 nodes (25 %), 4-32 (12 %) or 32-256 (3 %), 1-32 cpus
+# per node (whole nodes when several), 5 min to 24 h.
+pg_sql "insert into jobs (id, state, owner, doc)
+  select g, s, 'u' || (g % 32), json_build_object('id', g::text, 'name', 'b',
+    'owner', 'u' || (g % 32), 'source', 'local', 'state', s,
+    'request', json_build_object('nodes', n, 'cpus_per_node', c,
+       'memory_mb', 100, 'gpus', 0, 'walltime_s', w, 'features', '[]'::json,
+       'cluster', null, 'queue', null, 'reservation', null),
+    'command', '[\"true\"]'::json, 'script', null,
+    'env', json_build_object('LOOM_SIM_RUNTIME_S', w::text), 'priority', 0,
+    'cluster', cl, 'native_id', null,
+    'nodes', case when cl is null then '[]'::json
+                  else json_build_array(nd) end,
+    'submit_time', to_char(now() at time zone 'utc' - interval '1 hour',
+                           'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),
+    'start_time', case when cl is null then null else
+       to_char(now() at time zone 'utc' - interval '10 minutes',
+               'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') end,
+    'end_time', null, 'exit_code', null, 'reason', null,
+    'stdout', null, 'stderr', null, 'requeues', 0)
+  from (select g,
+          case when g <= $((CLUSTERS * NODES)) then 'running' else 'pending' end s,
+          case when g <= $((CLUSTERS * NODES)) then 'c' || ((g - 1) / $NODES) end cl,
+          case when g <= $((CLUSTERS * NODES)) then 'n' || ((g - 1) % $NODES + 1) end nd,
+          case when g <= $((CLUSTERS * NODES)) then 1
+               when r < 0.60 then 1 when r < 0.85 then 1 + (g % 4)
+               when r < 0.97 then 4 + (g % 29) else 32 + (g % 225) end n,
+          case when g <= $((CLUSTERS * NODES)) then 32
+               when r < 0.60 then 1 + (g % 32) else 32 end c,
+          case when g <= $((CLUSTERS * NODES)) then 4200 + (g % 3600)
+               else 300 + (g * 7919 % 86100) end w
+        from (select g, (g * 2654435761 % 1000) / 1000.0 r
+              from generate_series(1, $((CLUSTERS * NODES + WAITING))) g) x) y" \
+    >/dev/null || { echo "sched-scale.sh: cannot fill the database" >&2; exit 1; }
+pg_sql "vacuum analyze jobs" >/dev/null
+
+# conf BACKFILL DEPTH: loom.conf for the fabric.
+conf() {
+    local lines=('[scheduler]' "backfill = $1" "depth = $2" 'interval_s = 1') c
+    for c in $(seq 0 $((CLUSTERS - 1))); do
+        lines+=("[cluster c$c]" 'adaptor = sim' "nodes = $NODES"
+                'cpus_per_node = 32' 'memory_mb = 128000' 'speed = 1')
+    done
+    loomd_conf "${lines[@]}"
+}
+
+# cycles: "count last_ms max_ms mean_ms" from /v1/runtime.
+cycles() {
+    api GET /v1/runtime >/dev/null
+    py '" ".join(str(round(d["scheduler"]["cycles"][k], 1)) for k in ("count", "last_ms", "max_ms", "mean_ms"))' "$BODY"
+}
+
+conf easy 1000
+t0=$(date +%s%N)
+loomd_start || exit 1
+admin_token || exit 1
+AUTH="Authorization: Bearer $TOKEN"
+wait_for '[ "$(cycles | cut -d" " -f1 | cut -d. -f1)" -ge 3 ]' 120 0.5 ||
+    { echo "sched-scale.sh: no cycles" >&2; exit 1; }
+t1=$(date +%s%N)
+row "start-up to 3 cycles (116,000 jobs, 16,000 nodes)" "$(( (t1 - t0) / 1000000 )) ms" ""
+sleep 5
+[ -n "${BENCH_PERF:-}" ] && perf record -g -p "$LOOMD_PID" -o "$BENCH_PERF" -- sleep 5 >/dev/null 2>&1
+read -r n last max mean < <(cycles)
+row "EASY cycle, whole queue (loomd, $n cycles)" "mean $mean ms" "max $max ms"
+row "  target" "< 250 ms" ""
+read -r rps p50 p99 < <(wrk --latency -t2 -c8 -d10s -H "$AUTH" "$LOOM_URL/v1/jobs/20000" 2>&1 |
+    awk 'function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0;
+                          if (v ~ /s$/) return v * 1000; return v }
+         /Requests\/sec/ { r = $2 } $1 == "50%" { a = ms($2) } $1 == "99%" { b = ms($2) }
+         END { printf "%.0f %.2f %.2f\n", r, a, b }')
+read -r n2 _ _ _ < <(cycles)
+row "GET /v1/jobs/{id} while $((n2 - n)) cycles ran (8 clients)" "p50 $p50 ms" "p99 $p99 ms"
+row "  target" "p99 < 5 ms" ""
+# One running job ends (cancelled): the cycle it causes.
+api DELETE /v1/jobs/1 >/dev/null
+sleep 2
+read -r _ last _ _ < <(cycles)
+row "cycle after one job ended" "$last ms" ""
+row "  target" "< 20 ms" ""
+rss=$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$LOOMD_PID/status")
+row "loomd RSS at that size" "$rss MiB" ""
+loomd_stop
+
+conf conservative 10000
+loomd_start || exit 1
+wait_for '[ "$(cycles | cut -d" " -f1 | cut -d. -f1)" -ge 3 ]' 300 0.5 ||
+    { echo "sched-scale.sh: no conservative cycles" >&2; exit 1; }
+sleep 5
+read -r n last max mean < <(cycles)
+row "conservative cycle, depth 10,000 (loomd, $n cycles)" "mean $mean ms" "max $max ms"
+row "  target" "< 500 ms" ""
+loomd_stop
+
+echo
+printf '%-50s %14s %14s\n' "benchmark" "result" ""
+printf '%s\n' "${ROWS[@]}"
+t_ok 0 "benchmarks ran"
+t_done

@@ -1,0 +1,94 @@
+/* core_jsonw.c - the streaming JSON writer: nesting, commas, escapes, and
+ * bytes that are not UTF-8. */
+/* SPDX-License-Identifier: MIT */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/jsonw.h"
+#include "tests/lib/tap.h"
+
+static char *one_string(const char *s)
+{
+    struct jw w;
+
+    jw_init(&w);
+    jw_str(&w, s);
+    return jw_finish(&w);
+}
+
+static void t_nesting(void)
+{
+    struct jw w;
+    char *text;
+
+    jw_init(&w);
+    jw_open(&w, '{');
+    jw_key(&w, "a");
+    jw_int(&w, -3);
+    jw_key(&w, "list");
+    jw_open(&w, '[');
+    jw_str(&w, "x");
+    jw_null(&w);
+    jw_open(&w, '{');
+    jw_close(&w, '}');
+    jw_bool(&w, 1);
+    jw_close(&w, ']');
+    jw_key(&w, "empty");
+    jw_open(&w, '[');
+    jw_close(&w, ']');
+    jw_key(&w, "s");
+    jw_str(&w, NULL);
+    jw_close(&w, '}');
+    text = jw_finish(&w);
+    is_str(text, "{\"a\":-3,\"list\":[\"x\",null,{},true],\"empty\":[],"
+           "\"s\":null}", "objects and arrays nest with commas between");
+    free(text);
+}
+
+static void t_escapes(void)
+{
+    char *text = one_string("q\"b\\n\nt\tc\x01 end");
+
+    is_str(text, "\"q\\\"b\\\\n\\nt\\tc\\u0001 end\"",
+           "quotes, backslashes and control characters are escaped");
+    free(text);
+    text = one_string("h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    is_str(text, "\"h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"",
+           "valid UTF-8 passes through");
+    free(text);
+    text = one_string("a\xff" "b\xc3" "c\xed\xa0\x80" "d");
+    is_str(text, "\"a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd\xef\xbf\xbd"
+           "\xef\xbf\xbd" "d\"", "bytes that are not UTF-8 become U+FFFD");
+    json_t *o = text ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL;
+    ok(o != NULL, "and the output is valid JSON");
+    json_decref(o);
+    free(text);
+}
+
+static void t_large(void)
+{
+    struct jw w;
+    char *text;
+    json_t *o;
+
+    jw_init(&w);
+    jw_open(&w, '[');
+    for (int i = 0; i < 10000; i++)
+        jw_int(&w, i);
+    jw_close(&w, ']');
+    text = jw_finish(&w);
+    o = text ? json_loads(text, 0, NULL) : NULL;
+    is_int(o ? (long long)json_array_size(o) : -1, 10000,
+           "a long document grows its buffer and stays whole");
+    json_decref(o);
+    free(text);
+}
+
+int main(void)
+{
+    t_nesting();
+    t_escapes();
+    t_large();
+    return done_testing();
+}
