@@ -397,6 +397,43 @@ int client_table_queues(FILE *out, const json_t *items, time_t now,
     return table_run(out, cols, 5, items, now, queue_row, err);
 }
 
+static int resv_row(struct client_table *t, const json_t *r, time_t now)
+{
+    char id[32], purpose[32], owner[256], cl[256], st[32], start[32], end[32];
+    char nodes[1024] = "";
+    const json_t *v;
+    const char *cells[8];
+    size_t i;
+
+    (void)now;
+    json_array_foreach(json_object_get(r, "nodes"), i, v) {
+        const char *n = json_string_value(v), *slash = n ? strchr(n, '/') : NULL;
+        size_t len = strlen(nodes);
+        snprintf(nodes + len, sizeof(nodes) - len, "%s%s", i ? "," : "",
+                 slash ? slash + 1 : n ? n : "?");
+    }
+    cells[0] = text_of(r, "id", id, sizeof(id));
+    cells[1] = text_of(r, "purpose", purpose, sizeof(purpose));
+    cells[2] = text_of(r, "owner", owner, sizeof(owner));
+    cells[3] = text_of(r, "cluster", cl, sizeof(cl));
+    cells[4] = nodes;
+    cells[5] = text_of(r, "start", start, sizeof(start));
+    cells[6] = text_of(r, "end", end, sizeof(end));
+    cells[7] = text_of(r, "state", st, sizeof(st));
+    return client_table_add(t, cells);
+}
+
+int client_table_reservations(FILE *out, const json_t *items, time_t now,
+                              struct loom_error *err)
+{
+    static const struct client_table_col cols[] = {
+        { "RESV", 1, 0 }, { "PURPOSE", 0, 0 }, { "OWNER", 0, 0 },
+        { "CLUSTER", 0, 0 }, { "NODES", 0, 0 }, { "START", 0, 0 },
+        { "END", 0, 0 }, { "STATE", 0, 0 },
+    };
+    return table_run(out, cols, 8, items, now, resv_row, err);
+}
+
 /* key: value ------------------------------------------------------------ */
 
 #define KV_DEPTH 6 /* deeper objects are shown as compact JSON */

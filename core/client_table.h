@@ -55,6 +55,8 @@ int client_table_jobs(FILE *out, const json_t *items, time_t now,
                       struct loom_error *err);
 int client_table_clusters(FILE *out, const json_t *items, time_t now,
                           struct loom_error *err);
+int client_table_reservations(FILE *out, const json_t *items, time_t now,
+                              struct loom_error *err);
 int client_table_queues(FILE *out, const json_t *items, time_t now,
                         struct loom_error *err);
 

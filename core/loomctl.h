@@ -65,7 +65,8 @@ int ctl_signing_key(struct ctl *ctl, unsigned char **key, size_t *len,
                     struct loom_error *err);
 
 /* loomctl_cmd.c */
-ctl_cmd_f cmd_clusters, cmd_nodes, cmd_queues, cmd_jobs, cmd_show,
+ctl_cmd_f cmd_clusters, cmd_nodes, cmd_queues, cmd_jobs, cmd_reservations,
+    cmd_show,
     cmd_status, cmd_job_action, cmd_node_state, cmd_runtime;
 /* loomctl_submit.c */
 ctl_cmd_f cmd_submit, cmd_token;

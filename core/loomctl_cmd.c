@@ -172,6 +172,12 @@ int cmd_jobs(struct ctl *ctl, int argc, char **argv)
     return list(ctl, argc, argv, "/v1/jobs", "Cso", client_table_jobs);
 }
 
+int cmd_reservations(struct ctl *ctl, int argc, char **argv)
+{
+    return list(ctl, argc, argv, "/v1/reservations", "Cso",
+                client_table_reservations);
+}
+
 /* One object ------------------------------------------------------------- */
 
 static const struct {

@@ -451,8 +451,15 @@ static void turn_done(struct commit_batch *b)
     struct after *a = b->after;
 
     S.inflight = NULL;
-    for (size_t i = 0; i < a->n_subs; i++)
+    for (size_t i = 0; i < a->n_subs; i++) {
+        int64_t id = a->subs[i].id;
+        /* changed while its insert was being written: write it again */
+        int changed = b->ok && i < b->n_ins && sched_job(id) &&
+                      b->ins[i].view != S.views[id - 1];
         sched_insert_done(&a->subs[i], b->ok, &b->err);
+        if (changed)
+            sched_touch(sched_job(id));
+    }
     if (!b->ok) {
         turn_failed(b, a);
     } else {
@@ -494,7 +501,7 @@ static void status_reply(struct reply *r)
                   (json_int_t)S.cycles, "last_ms", S.cycle_last_ms, "max_ms",
                   S.cycle_max_ms, "mean_ms",
                   S.cycles ? S.cycle_sum_ms / (double)S.cycles : 0.0);
-    body = json_dumps(o, JSON_COMPACT);
+    body = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(4));
     json_decref(o);
     reply_send(r, 200, body);
 }

@@ -50,7 +50,7 @@ run() {
     local name=$1 file=$2 est=$3 b
     for b in "${POLICIES[@]}"; do
         if ! read_trace "$file" | "$BIN/replay" -b "$b" -d "$DEPTH" -c 1 \
-            -n $NODES -C 1 -e "$est" >"$T/$name-$b"; then
+            -n $NODES -C 1 -e "$est" >"$T/${name//\//_}-$b"; then
             echo "replay.sh: replay of $name under $b failed" >&2
             exit 1
         fi
@@ -68,6 +68,13 @@ if [ -r "$TRACE" ]; then
     echo "nasa: $(basename "$TRACE") (offered load $(offered "$T/nasa.swf");" \
          "no requested times: estimate 2 x runtime, -e x2)"
     run nasa "$T/nasa.swf" x2
+    # The trace barely queues (its submit times are start times): the same
+    # jobs arriving twice as fast show what backfill does under load.
+    awk '/^;/ { print; next } { $2 = int($2 / 2); print }' "$T/nasa.swf" \
+        >"$T/nasa2.swf"
+    echo "nasa/2: the same trace with inter-arrival times halved (offered" \
+         "load $(offered "$T/nasa2.swf"); -e x2)"
+    run nasa/2 "$T/nasa2.swf" x2
 else
     echo "nasa: no trace at $TRACE; skipped"
 fi
@@ -75,7 +82,7 @@ echo "fabric: 1 cluster of $NODES nodes x 1 cpu; planning depth $DEPTH" \
      "(conservative: reservations; FIFO and EASY: estimates only)"
 
 # value NAME POLICY KEY
-value() { awk -v k="$3" '$1 == k { print $2 }' "$T/$1-$2"; }
+value() { awk -v k="$3" '$1 == k { print $2 }' "$T/${1//\//_}-$2"; }
 
 ROWS=("jobs|jobs" "utilisation|utilisation" "mean wait (s)|mean_wait_s"
       "mean bounded slowdown|mean_bsld" "makespan (s)|makespan_s"

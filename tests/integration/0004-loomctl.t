@@ -69,6 +69,16 @@ t_like "$OUT" '(^|
 t_like "$OUT" '(^|
 )default +simA +open +4 ' "queues: simA/default"
 
+api POST /v1/reservations '{"nodes": ["simA/n2"], "start": "2030-01-01T00:00:00Z", "duration_s": 600, "reason": "tour"}' >/dev/null
+t_is "$STATUS" 201 "a reservation for the listing" || t_diag "$BODY"
+ctl reservations --cluster simA
+t_is "$RC" 0 "loomctl reservations" || ctl_diag
+t_like "$OUT" '(^|
+) *1 +user +admin +simA +n2 +2030-01-01T00:00:00Z +2030-01-01T00:10:00Z +planned' \
+    "reservations: id, purpose, owner, cluster, nodes, window, state"
+ctl show reservation 1
+t_like "$OUT" 'reason: +tour' "show reservation 1" || ctl_diag
+
 # ---- submit, jobs, show ------------------------------------------------------
 ctl submit --cluster local -- /bin/echo hi
 t_is "$RC" 0 "loomctl submit -- /bin/echo hi" || ctl_diag
