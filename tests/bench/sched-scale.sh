@@ -15,6 +15,11 @@ set -u
 CLUSTERS=${BENCH_CLUSTERS:-16}
 NODES=${BENCH_NODES:-1000}
 WAITING=${BENCH_WAITING:-100000}
+# Each sim cluster is polled every 5 s, as script clusters are by default:
+# at 1 s, 16 clusters reporting 1,000 running jobs each keep a 2-core
+# machine busy enough to raise the API's tail on their own (BENCH_POLL_S=1
+# shows it; the row "scheduler off" tells the two causes apart).
+POLL_S=${BENCH_POLL_S:-5}
 command -v wrk >/dev/null || { echo "sched-scale.sh: needs wrk" >&2; exit 1; }
 
 ROWS=()
@@ -65,7 +70,8 @@ conf() {
     local lines=('[scheduler]' "backfill = $1" "depth = $2" 'interval_s = 1') c
     for c in $(seq 0 $((CLUSTERS - 1))); do
         lines+=("[cluster c$c]" 'adaptor = sim' "nodes = $NODES"
-                'cpus_per_node = 32' 'memory_mb = 128000' 'speed = 1')
+                'cpus_per_node = 32' 'memory_mb = 128000' 'speed = 1'
+                "poll_s = $POLL_S")
     done
     loomd_conf "${lines[@]}"
 }
@@ -86,18 +92,28 @@ wait_for '[ "$(cycles | cut -d" " -f1 | cut -d. -f1)" -ge 3 ]' 120 0.5 ||
 t1=$(date +%s%N)
 row "start-up to 3 cycles (116,000 jobs, 16,000 nodes)" "$(( (t1 - t0) / 1000000 )) ms" ""
 sleep 5
-[ -n "${BENCH_PERF:-}" ] && perf record -g -p "$LOOMD_PID" -o "$BENCH_PERF" -- sleep 5 >/dev/null 2>&1
 read -r n last max mean < <(cycles)
 row "EASY cycle, whole queue (loomd, $n cycles)" "mean $mean ms" "max $max ms"
 row "  target" "< 250 ms" ""
-read -r rps p50 p99 < <(wrk --latency -t2 -c8 -d10s -H "$AUTH" "$LOOM_URL/v1/jobs/20000" 2>&1 |
-    awk 'function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0;
-                          if (v ~ /s$/) return v * 1000; return v }
-         /Requests\/sec/ { r = $2 } $1 == "50%" { a = ms($2) } $1 == "99%" { b = ms($2) }
-         END { printf "%.0f %.2f %.2f\n", r, a, b }')
+# get_latency: "req/s p50 p99" of GET /v1/jobs/{id}, 8 clients for 10 s.
+get_latency() {
+    wrk --latency -t2 -c"${1:-8}" -d10s -H "$AUTH" "$LOOM_URL/v1/jobs/20000" 2>&1 |
+        awk 'function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0;
+                              if (v ~ /s$/) return v * 1000; return v }
+             /Requests\/sec/ { r = $2 } $1 == "50%" { a = ms($2) } $1 == "99%" { b = ms($2) }
+             END { printf "%.0f %.2f %.2f\n", r, a, b }'
+}
+read -r rps p50 p99 < <(get_latency)
 read -r n2 _ _ _ < <(cycles)
 row "GET /v1/jobs/{id} while $((n2 - n)) cycles ran (8 clients)" "p50 $p50 ms" "p99 $p99 ms"
+read -r rps p50 p99 < <(get_latency 2)
+read -r n3 _ _ _ < <(cycles)
+row "GET /v1/jobs/{id} while $((n3 - n2)) cycles ran (2 clients)" "p50 $p50 ms" "p99 $p99 ms"
 row "  target" "p99 < 5 ms" ""
+api POST /v1/runtime/scheduler '{"enabled": false}' >/dev/null
+read -r rps p50 p99 < <(get_latency)
+row "  the same with the scheduler off (no cycles)" "p50 $p50 ms" "p99 $p99 ms"
+api POST /v1/runtime/scheduler '{"enabled": true}' >/dev/null
 # One running job ends (cancelled): the cycle it causes.
 api DELETE /v1/jobs/1 >/dev/null
 sleep 2

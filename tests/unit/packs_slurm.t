@@ -177,6 +177,9 @@ t_is "$(py 'sorted(set(type(i[k]).__name__ for i in d["items"] for k in ["submit
     "jobs: times are epoch seconds"
 t_is "$(py '[by["ok-exit0"]["start_time"] <= by["ok-exit0"]["end_time"], by["ok-exit0"]["owner"]]' "$J")" '[true, "root"]' \
     "jobs: start before end; the owner"
+JR=$(run jobs -v cache="$T/cache" -v request="?" "$FIX/squeue-jobs.txt")
+t_is "$? $(printf '%s' "$JR" | wc -c)" "4 0" \
+    "jobs: a job its user holds and no requests fetched yet: status 4, no answer"
 printf '12|1|2|4G|1-02:03:04|JobHeldUser\n7|2|1|100M|30:00|Resources\n' >"$T/request"
 JR=$(run jobs -v cache="$T/cache" -v request="$T/request" "$FIX/squeue-jobs.txt")
 t_is "$(py 'by["held"]["request"]' "$JR")" \

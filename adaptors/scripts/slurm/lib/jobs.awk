@@ -15,7 +15,9 @@
 #            squeue no longer lists are dropped (the file is rewritten).
 #   request  a file of "JOBID|NODES|CPUS|MEMORY|TIMELIMIT|REASON" lines
 #            (squeue -t PD -o '%A|%D|%c|%m|%l|%r'), or empty: a job its user
-#            holds (JobHeldUser) gets "request" from its line.
+#            holds (JobHeldUser) gets "request" from its line. "?": when
+#            there is such a job, print nothing and exit 4 (the caller runs
+#            squeue for the requests, then this again).
 #   missing  a file name, or empty. When set and a finished job other than
 #            COMPLETED has no cache entry, nothing is printed: the ids go to
 #            that file, one a line, and the exit status is 3 (the caller
@@ -54,7 +56,7 @@ BEGIN {
         }
         close(cache)
     }
-    if (request != "") {
+    if (request != "" && request != "?") {
         while ((getline line < request) > 0)
             if (split(line, p, "|") >= 6 && p[6] == "JobHeldUser")
                 REQ[p[1]] = sprintf("{\"nodes\": %d, \"cpus_per_node\": %d, " \
@@ -112,6 +114,8 @@ function job(r,    f, n, i, name, st, state, nodes, nn, ec, loom, start, end) {
     state = (st in STATE) ? STATE[st] : (f[5] != "" ? "running" : "pending")
     if (state == "pending" && f[3] ~ /^JobHeld/)
         state = "held"
+    if (f[3] == "JobHeldUser")
+        held_user = 1
     ec = "null"
     if (st == "CD")
         ec = 0
@@ -151,6 +155,9 @@ function exit_code(raw, state,    p) {
 END {
     if (rec != "")
         job(rec)
+    # the caller fetches the requests, then runs this again
+    if (request == "?" && held_user)
+        exit 4
     if (nmiss) {
         for (i = 1; i <= nmiss; i++)
             print MISS[i] > missing
