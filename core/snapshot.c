@@ -193,11 +193,25 @@ error:
     return NULL;
 }
 
+/* Jobs are committed in id order (one batch at a time, each with the ids
+ * accepted since the last); a job above the mark is published but not yet
+ * committed, and not shown. */
+static atomic_llong committed_upto;
+
+void jobs_committed_set(int64_t upto)
+{
+    long long cur = atomic_load(&committed_upto);
+
+    while (upto > cur &&
+           !atomic_compare_exchange_weak(&committed_upto, &cur, upto))
+        ;
+}
+
 struct jview *jobtab_get(const struct jobtab *t, int64_t id)
 {
     size_t ci;
 
-    if (!t || id <= 0)
+    if (!t || id <= 0 || id > atomic_load(&committed_upto))
         return NULL;
     ci = (size_t)(id - 1) / CHUNK;
     if (ci >= t->n_chunks || !t->chunks[ci])

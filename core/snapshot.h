@@ -25,6 +25,9 @@ struct jview {
 struct jview *jview_create(int64_t id, const char *state, const char *owner,
                            const char *cluster, char *json_take);
 struct jview *jview_ref(struct jview *v);
+/* Every job up to this id is committed (the committer says so, after each
+ * batch); jobtab_get shows no job above it. Any thread. */
+void jobs_committed_set(int64_t upto);
 void jview_unref(struct jview *v); /* NULL-safe */
 
 /* The table of jobs by id: chunks shared copy-on-write between the

@@ -25,6 +25,7 @@ void commit_batch_free(struct commit_batch *b)
     for (size_t i = 0; i < b->n_ins; i++) {
         jview_unref(b->ins[i].view);
         free(b->ins[i].idem_key);
+        reply_unref(b->ins[i].reply);
     }
     for (size_t i = 0; i < b->n_upd; i++) {
         jview_unref(b->upd[i].view);
@@ -67,6 +68,23 @@ out:
     free(upd);
 }
 
+static void answer_submits(struct commit_batch *b)
+{
+    int64_t upto = 0;
+
+    for (size_t i = 0; i < b->n_ins; i++)
+        if (b->ins[i].view->id > upto)
+            upto = b->ins[i].view->id;
+    jobs_committed_set(upto);
+    for (size_t i = 0; i < b->n_ins; i++) {
+        if (!b->ins[i].reply)
+            continue;
+        reply_send(b->ins[i].reply, 201, strdup(b->ins[i].view->json));
+        reply_unref(b->ins[i].reply);
+        b->ins[i].reply = NULL;
+    }
+}
+
 static void *commit_main(void *arg)
 {
     log_thread_name("commit");
@@ -80,6 +98,8 @@ static void *commit_main(void *arg)
         if (!b)
             return NULL; /* stop */
         write_batch(b);
+        if (b->ok) /* shown, then answered: no hop through the scheduler */
+            answer_submits(b);
         msgq_post(C.done_q, msg_create(C.done_type, b, NULL, NULL));
     }
 }

@@ -19,6 +19,8 @@ struct commit_ins {
     struct jview *view;     /* a reference */
     char *idem_key;         /* owned, or NULL */
     char idem_hash[65];
+    struct reply *reply;    /* a submit's asker (a reference), or NULL: the
+                               committer answers 201 once it is written */
 };
 
 /* One transaction: what the scheduler thread hands over, and what it gets

@@ -79,8 +79,9 @@ void sched_view(struct job *j)
     }
     jview_unref(S.views[j->id - 1]);
     S.views[j->id - 1] = v;
-    if (j->dirty != 2) /* a submit is shown once it is committed */
-        sched_publish_view(j);
+    /* a submit is published at once, and shown once it is committed (the
+     * committer moves the mark of committed ids) */
+    sched_publish_view(j);
 }
 
 void sched_publish_view(struct job *j)
@@ -287,9 +288,13 @@ static int turn_copy(struct commit_batch *b, size_t n_dirty, size_t n_lazy)
         if (j && j->dirty == 3 && copy_one(&b->upd[b->n_upd++], j) < 0)
             return -1;
     }
-    for (size_t i = 0; i < S.n_ins; i++)
-        if (copy_one(&b->ins[b->n_ins++], sched_job(S.ins[i].id)) < 0)
+    for (size_t i = 0; i < S.n_ins; i++) {
+        struct commit_ins *c = &b->ins[b->n_ins++];
+        if (copy_one(c, sched_job(S.ins[i].id)) < 0)
             return -1;
+        if (S.ins[i].m)
+            c->reply = reply_ref(S.ins[i].m->reply);
+    }
     for (size_t i = 0; i < n_dirty; i++) {
         struct job *j = sched_job(S.dirty[i]);
         if (j && j->dirty == 1 && copy_one(&b->upd[b->n_upd++], j) < 0)
@@ -577,6 +582,18 @@ static void handle(struct msg *m)
     msg_destroy(m);
 }
 
+static void publish_views(void)
+{
+    struct jobtab *t;
+
+    if (!S.views_changed)
+        return;
+    if ((t = jobtab_builder_publish(&S.tab))) {
+        snapshot_publish_jobs(t);
+        S.views_changed = 0;
+    }
+}
+
 static int work_left(void)
 {
     return S.inflight || S.n_dirty || S.n_acks || S.n_to_start || S.n_ins ||
@@ -621,6 +638,9 @@ static void *sched_main(void *arg)
             handle(m);
         }
         partial_slice();
+        /* before the turn goes: its jobs are in the table when the
+         * committer marks them committed and answers */
+        publish_views();
         send_turn();
         now = time_mono();
         /* An event's cycle comes at least `gap` after the last one: twice
@@ -636,13 +656,7 @@ static void *sched_main(void *arg)
             S.next_cycle = now + S.conf.interval_s;
         }
         sched_resv_publish();
-        if (S.views_changed) {
-            struct jobtab *t = jobtab_builder_publish(&S.tab);
-            if (t) {
-                snapshot_publish_jobs(t);
-                S.views_changed = 0;
-            }
-        }
+        publish_views();
     }
     msg_destroy(S.partial); /* only left when the flush timed out */
     S.partial = NULL;
@@ -672,6 +686,7 @@ int sched_start(struct store *st, int enabled, const struct sched_conf *conf,
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     if (sched_load(err) < 0 || sched_resv_load(err) < 0)
         return -1;
+    jobs_committed_set(S.next_id - 1);
     sched_resv_publish();
     if (commit_start(S.st, S.q, SCHED_COMMITTED, err) < 0 ||
         planner_start(S.q, SCHED_PLANNED, err) < 0)

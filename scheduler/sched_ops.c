@@ -119,8 +119,7 @@ void sched_insert_done(struct ins *in, int ok, const struct loom_error *cerr)
         if (j->state == JOB_PENDING &&
             (strcmp(j->source, "cluster") != 0 || j->held_for_loom))
             sched_pending_push(j->id);
-        if (in->m)
-            reply_send(in->m->reply, 201, strdup(S.views[j->id - 1]->json));
+        /* the committer answered the submit */
     } else {
         if (err.kind != LOOM_ECONFLICT)
             loom_error_set(&err, LOOM_EUNAVAIL, "database unavailable: the "
