@@ -112,6 +112,13 @@ void sched_touch_lazy(struct job *j);
 /* Show the job's current view in the next published table. */
 void sched_publish_view(struct job *j);
 int sched_pending_push(int64_t id);
+/* sched_turn.c */
+#define LAZY_S 10.0 /* a lazy change is written at the latest after this */
+/* Hand the turn to the committer (when none is in flight and there is
+ * something to write or answer). */
+void sched_send_turn(void);
+/* The committer wrote a turn (or failed to): answer, start, or retry. */
+void sched_turn_done(struct commit_batch *b);
 /* Queue an answer to send after the next successful commit. */
 void sched_ack_later(struct reply *r, int64_t id, int status);
 /* Queue a start for after the next commit (the decision is taken). */

@@ -1,0 +1,75 @@
+/* plan_state.h - the planner's insides, shared by its files (plan.c: the
+ * fabric and what holds it; plan_search.c: a job's earliest start;
+ * plan_run.c: a cycle under a policy; plan_check.c: checks for the API).
+ * Not for use outside scheduler/plan*.c. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_SCHEDULER_PLAN_STATE_H
+#define LOOM_SCHEDULER_PLAN_STATE_H
+
+#include "scheduler/plan.h"
+#include "scheduler/profile.h"
+
+/* A usable node and when it is free for ever after. */
+struct ffent {
+    double ff;
+    size_t node;
+};
+
+struct pcl {
+    const struct plan_cluster *def;
+    struct prof_node *nodes;
+    long cpus_total, cpus_used_now;
+    /* usable nodes by the time they are free for ever (built on first
+     * use, kept in order as the plan takes nodes) */
+    struct ffent *ff;
+    size_t *ffpos; /* node -> its place in ff, or (size_t)-1 */
+    size_t n_ff;
+    int ff_ok;
+};
+
+struct presv {
+    int64_t id;
+    size_t cluster;
+};
+
+struct plan {
+    struct pcl *cl;
+    size_t n_cl;
+    double now, overdue_s;
+    size_t width; /* candidates a future start is searched on (0: all) */
+    struct presv *rv;
+    size_t n_rv, cap_rv;
+    /* scratch for searches, sized for the largest cluster */
+    size_t *cand, *pick;
+    double *when, *sel;
+};
+
+/* plan.c */
+/* Take u on node i of cluster c over [start, end), keeping the cluster's
+ * load and order. 0, or -1 when out of memory. */
+int plan_take(struct plan *p, size_t c, size_t i, double start, double end,
+              const struct plan_use *u);
+/* Order the usable nodes of c by the time they are free for ever. */
+int plan_ff_build(struct plan *p, size_t c);
+/* Could this node ever give j what it asks (whatever holds it now)? */
+int plan_node_matches(const struct plan_node *nd, const struct plan_job *j);
+const struct plan_queue *plan_queue_of(const struct plan_cluster *c,
+                                       const char *name);
+/* Cluster-wide checks: pin, queue and its walltime limit, reservation. */
+int plan_cluster_matches(const struct plan *p, size_t c,
+                         const struct plan_job *j);
+struct prof_need plan_need_of(const struct plan_job *j);
+
+/* plan_search.c */
+/* The earliest t in [t0, limit] at which want of the n candidate nodes
+ * (p->cand) of cluster c give need for dur (PLAN_FOREVER when none); the
+ * chosen nodes go to p->pick. */
+double plan_search(struct plan *p, size_t c, size_t n, size_t want,
+                   double dur, const struct prof_need *need, double t0,
+                   double limit);
+/* Where j can start earliest, not later than limit: *cluster and nodes
+ * (malloc'd). PLAN_FOREVER when nowhere; -1 when out of memory. */
+double plan_place(struct plan *p, const struct plan_job *j, double limit,
+                  size_t *cluster, size_t **nodes);
+
+#endif

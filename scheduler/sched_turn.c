@@ -1,0 +1,286 @@
+/* sched_turn.c - a turn of the scheduler's loop goes to PostgreSQL: the
+ * accepted submits, the changed jobs, and the answers and starts that wait
+ * for them, handed to the committer; what comes back is answered, started,
+ * or kept for the next turn. */
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/timeutil.h"
+#include "scheduler/sched_state.h"
+
+#define DB_RETRY_S 1.0
+#define UPD_MAX 128 /* changed jobs a turn writes: keeps a turn short */
+#define LAZY_MIN 32 /* lazy writes a turn takes even when busy */
+
+void sched_ack_later(struct reply *r, int64_t id, int status)
+{
+    if (sched_grow((void **)&S.acks, &S.cap_acks, S.n_acks + 1, sizeof(*S.acks)) < 0) {
+        struct loom_error err;
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        reply_send_error(r, &err);
+        return;
+    }
+    S.acks[S.n_acks++] = (struct ack){reply_ref(r), id, status, NULL};
+}
+
+void sched_ack_body_later(struct reply *r, int status, char *body)
+{
+    struct loom_error err;
+
+    if (!body || sched_grow((void **)&S.acks, &S.cap_acks, S.n_acks + 1,
+                            sizeof(*S.acks)) < 0) {
+        free(body);
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        reply_send_error(r, &err);
+        return;
+    }
+    S.acks[S.n_acks++] = (struct ack){reply_ref(r), 0, status, body};
+}
+
+/* How many lazy entries are due now (the oldest first), at most max. */
+static size_t lazy_due(size_t max)
+{
+    double now = time_mono();
+    size_t n = 0;
+
+    while (S.lazy_head + n < S.n_lazy && n < max &&
+           (S.stopping || S.lazy[S.lazy_head + n].since + LAZY_S <= now))
+        n++;
+    return n;
+}
+
+/* What a turn's batch carries back: whom to answer, what to start. */
+struct after {
+    struct ins *subs;
+    size_t n_subs;
+    struct ack *acks;
+    size_t n_acks;
+    struct server_start **starts;
+    size_t n_starts;
+};
+
+static int copy_one(struct commit_ins *c, const struct job *j)
+{
+    c->view = jview_ref(S.views[j->id - 1]);
+    if (j->idem_key) {
+        c->idem_key = strdup(j->idem_key);
+        memcpy(c->idem_hash, j->idem_hash, sizeof(c->idem_hash));
+        if (!c->idem_key)
+            return -1;
+    }
+    return 0;
+}
+
+static int turn_copy(struct commit_batch *b, size_t n_dirty, size_t n_lazy)
+{
+    b->ins = calloc(S.n_ins + 1, sizeof(*b->ins));
+    b->upd = calloc(n_dirty + n_lazy + 1, sizeof(*b->upd));
+    if (!b->ins || !b->upd)
+        return -1;
+    for (size_t i = 0; i < n_lazy; i++) {
+        struct job *j = sched_job(S.lazy[S.lazy_head + i].id);
+        if (j && j->dirty == 3 && copy_one(&b->upd[b->n_upd++], j) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < S.n_ins; i++) {
+        struct commit_ins *c = &b->ins[b->n_ins++];
+        if (copy_one(c, sched_job(S.ins[i].id)) < 0)
+            return -1;
+        if (S.ins[i].m)
+            c->reply = reply_ref(S.ins[i].m->reply);
+    }
+    for (size_t i = 0; i < n_dirty; i++) {
+        struct job *j = sched_job(S.dirty[i]);
+        if (j && j->dirty == 1 && copy_one(&b->upd[b->n_upd++], j) < 0)
+            return -1;
+    }
+    if (S.n_resv_dirty &&
+        !(b->resv = calloc(S.n_resv_dirty, sizeof(*b->resv))))
+        return -1;
+    for (size_t i = 0; i < S.n_resv_dirty; i++) {
+        const struct resv *r = sched_resv_find(S.resv_dirty[i]);
+        char *doc = r ? resv_render(r) : NULL;
+        if (!r)
+            continue;
+        if (!doc)
+            return -1;
+        b->resv[b->n_resv++] = (struct store_resv_row){
+            r->id, resv_state_name(r->state), doc};
+    }
+    return 0;
+}
+
+/* The first n changed jobs go with this turn; the rest wait for the next. */
+static void take_dirty(size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (sched_job(S.dirty[i]) && sched_job(S.dirty[i])->dirty == 1)
+            sched_job(S.dirty[i])->dirty = 0;
+    if (n < S.n_dirty)
+        memmove(S.dirty, S.dirty + n, (S.n_dirty - n) * sizeof(*S.dirty));
+    S.n_dirty -= n;
+}
+
+static int still_dirty(int64_t id)
+{
+    struct job *j = sched_job(id);
+    return j && j->dirty == 1;
+}
+
+/* Answers and starts whose job's change waits for a later turn wait with
+ * it: nothing is answered or carried out before it is committed. */
+static void keep_waiting(struct after *a)
+{
+    size_t n = 0;
+
+    *a = (struct after){.subs = S.ins, .n_subs = S.n_ins};
+    S.ins = NULL;
+    S.n_ins = S.cap_ins = 0;
+    if (!S.n_dirty) { /* the common case: everything goes */
+        a->acks = S.acks;
+        a->n_acks = S.n_acks;
+        a->starts = S.to_start;
+        a->n_starts = S.n_to_start;
+        S.acks = NULL;
+        S.n_acks = S.cap_acks = 0;
+        S.to_start = NULL;
+        S.n_to_start = S.cap_to_start = 0;
+        return;
+    }
+    a->acks = malloc((S.n_acks + 1) * sizeof(*a->acks));
+    a->starts = malloc((S.n_to_start + 1) * sizeof(*a->starts));
+    if (!a->acks || !a->starts) /* all of them wait for the next turn */
+        return;
+    for (size_t i = 0; i < S.n_acks; i++) {
+        if (still_dirty(S.acks[i].id))
+            S.acks[n++] = S.acks[i];
+        else
+            a->acks[a->n_acks++] = S.acks[i];
+    }
+    S.n_acks = n;
+    n = 0;
+    for (size_t i = 0; i < S.n_to_start; i++) {
+        if (still_dirty(S.to_start[i]->loom_id))
+            S.to_start[n++] = S.to_start[i];
+        else
+            a->starts[a->n_starts++] = S.to_start[i];
+    }
+    S.n_to_start = n;
+}
+
+/* Hand the turn to the committer: the accepted submits, the changed jobs,
+ * and the answers and starts that wait for them. One batch in flight at a
+ * time, so batches are written in order and the next one grows while the
+ * disk flushes this one. */
+void sched_send_turn(void)
+{
+    struct commit_batch *b;
+    struct after *a;
+
+    size_t n_dirty = S.n_dirty < UPD_MAX ? S.n_dirty : UPD_MAX;
+    size_t n_lazy = S.inflight ? 0 : lazy_due(n_dirty + LAZY_MIN < UPD_MAX ?
+                                              UPD_MAX - n_dirty : LAZY_MIN);
+
+    if (S.inflight || (!S.n_ins && (time_mono() < S.db_retry_at ||
+                                    (!S.n_dirty && !S.n_acks &&
+                                     !S.n_to_start && !n_lazy &&
+                                     !S.n_resv_dirty))))
+        return;
+    b = calloc(1, sizeof(*b));
+    a = calloc(1, sizeof(*a));
+    if (!b || !a || turn_copy(b, n_dirty, n_lazy) < 0) {
+        log_err("out of memory handing a turn to the committer");
+        commit_batch_free(b);
+        free(a);
+        return;
+    }
+    take_dirty(n_dirty);
+    S.n_resv_dirty = 0;
+    for (size_t i = 0; i < n_lazy; i++) {
+        struct job *j = sched_job(S.lazy[S.lazy_head + i].id);
+        if (j && j->dirty == 3)
+            j->dirty = 0;
+    }
+    S.lazy_head += n_lazy;
+    keep_waiting(a);
+    b->after = a;
+    S.inflight = b;
+    commit_post(b);
+}
+
+/* A failed turn: what it changed is marked again, its starts wait for the
+ * next turn, its answers say the database is unavailable. */
+static void turn_failed(struct commit_batch *b, struct after *a)
+{
+    struct loom_error err;
+
+    log_warn("commit of %zu new and %zu changed job(s) failed: %s", b->n_ins,
+             b->n_upd, b->err.message);
+    S.db_retry_at = time_mono() + DB_RETRY_S;
+    for (size_t i = 0; i < b->n_upd; i++) {
+        struct job *j = sched_job(b->upd[i].view->id);
+        if (j && !j->dirty) {
+            j->dirty = 0;
+            sched_touch(j);
+        }
+    }
+    for (size_t i = 0; i < b->n_resv; i++)
+        sched_resv_touch(b->resv[i].id);
+    for (size_t i = 0; i < a->n_starts; i++) {
+        if (!sched_job(a->starts[i]->loom_id) || /* a refused submit */
+            sched_grow((void **)&S.to_start, &S.cap_to_start,
+                       S.n_to_start + 1, sizeof(*S.to_start)) < 0) {
+            server_start_free(a->starts[i]);
+            continue;
+        }
+        S.to_start[S.n_to_start++] = a->starts[i];
+    }
+    a->n_starts = 0;
+    loom_error_set(&err, LOOM_EUNAVAIL, "database unavailable; the change "
+                   "is kept and committed when it is back: retry to see it");
+    for (size_t i = 0; i < a->n_acks; i++) {
+        reply_send_error(a->acks[i].reply, &err);
+        free(a->acks[i].body);
+        a->acks[i].body = NULL;
+    }
+}
+
+void sched_turn_done(struct commit_batch *b)
+{
+    struct after *a = b->after;
+
+    S.inflight = NULL;
+    for (size_t i = 0; i < a->n_subs; i++) {
+        int64_t id = a->subs[i].id;
+        /* changed while its insert was being written: write it again */
+        int changed = b->ok && i < b->n_ins && sched_job(id) &&
+                      b->ins[i].view != S.views[id - 1];
+        sched_insert_done(&a->subs[i], b->ok, &b->err);
+        if (changed)
+            sched_touch(sched_job(id));
+    }
+    if (!b->ok) {
+        turn_failed(b, a);
+    } else {
+        for (size_t i = 0; i < a->n_acks; i++) {
+            reply_send(a->acks[i].reply, a->acks[i].status,
+                       a->acks[i].body ? a->acks[i].body
+                                       : strdup(S.views[a->acks[i].id - 1]->json));
+            a->acks[i].body = NULL;
+        }
+        for (size_t i = 0; i < a->n_starts; i++)
+            msgq_post(server_queue(),
+                      msg_create(SERVER_START_JOB, a->starts[i],
+                                 server_start_free, NULL));
+    }
+    for (size_t i = 0; i < a->n_acks; i++)
+        reply_unref(a->acks[i].reply);
+    free(a->subs);
+    free(a->acks);
+    free(a->starts);
+    free(a);
+    commit_batch_free(b);
+}
+
