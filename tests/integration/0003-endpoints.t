@@ -270,6 +270,22 @@ cp "$T/loom.conf.good" "$T/loom.conf"
 api POST /v1/runtime/reload '{}' >/dev/null
 t_is "$STATUS $(py 'd.get("changed")' "$BODY" 2>/dev/null)" '200 []' \
     "the good file again: 200, nothing changed"
+# The [scheduler] section: a bad value changes nothing; a good one takes
+# effect at once.
+printf '[scheduler]\nbackfill = sometimes\n' >>"$T/loom.conf"
+api POST /v1/runtime/reload '{}' >/dev/null
+t_is "$STATUS" 400 "reload with backfill = sometimes: 400" || t_diag "$BODY"
+t_like "$(jget "$BODY" .error.message 2>/dev/null)" 'backfill must be none or easy or conservative' \
+    "the error names the key and what it may be"
+cp "$T/loom.conf.good" "$T/loom.conf"
+printf '[scheduler]\npolicy = priority\nbackfill = conservative\n' >>"$T/loom.conf"
+api POST /v1/runtime/reload '{}' >/dev/null
+t_is "$STATUS" 200 "reload with a [scheduler] section" || t_diag "$BODY"
+wait_for 'api GET /v1/runtime >/dev/null; [ "$(jget "$BODY" .scheduler.policy)" = priority+conservative ]' 5
+t_is "$(jget "$BODY" .scheduler.policy)" priority+conservative \
+    "the scheduler's policy changes with the reload"
+cp "$T/loom.conf.good" "$T/loom.conf"
+api POST /v1/runtime/reload '{}' >/dev/null
 alive "$LOOMD_PID"
 t_ok $? "loomd runs on after the bad reloads"
 before=$(grep -c 'reloaded' "$T/loomd.log")
