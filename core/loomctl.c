@@ -60,6 +60,14 @@ static const struct command commands[] = {
     { "reservations", cmd_reservations,
       "reservations [--cluster C] [--state S] [--owner O]",
       "list reservations, like scontrol show res", NULL },
+    { "reserve", cmd_reserve,
+      "reserve CLUSTER (--nodes N1,N2 | --count N [--feature F]...) "
+      "(--start T | [--not-before T] [--deadline T]) --duration S "
+      "[--reason R] [--maintenance]",
+      "create an advance reservation; prints id, state, window, nodes",
+      NULL },
+    { "unreserve", cmd_unreserve, "unreserve ID",
+      "cancel a reservation", NULL },
     { "jobs", cmd_jobs, "jobs [--cluster C] [--state S] [--owner O]",
       "list jobs, like squeue", NULL },
     { "submit", cmd_submit,

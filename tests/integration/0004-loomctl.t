@@ -78,6 +78,17 @@ t_like "$OUT" '(^|
     "reservations: id, purpose, owner, cluster, nodes, window, state"
 ctl show reservation 1
 t_like "$OUT" 'reason: +tour' "show reservation 1" || ctl_diag
+ctl reserve simA --count 2 --not-before 2031-01-01T00:00:00Z --duration 300 --reason test
+t_is "$RC" 0 "loomctl reserve" || ctl_diag
+t_like "$OUT" '^2 planned 2031-01-01T00:00:00Z 2031-01-01T00:05:00Z simA/n[0-9]+,simA/n[0-9]+$' \
+    "reserve prints id, state, window and the nodes Loom chose"
+ctl reserve simA --nodes n2 --start 2030-01-01T00:05:00Z --duration 60
+t_is "$RC" 1 "reserve over another reservation fails" || ctl_diag
+t_like "$ERR" 'no window for the reservation' "... and says why"
+ctl reserve simA --duration 60
+t_is "$RC" 2 "reserve without --nodes or --count: usage error"
+ctl unreserve 2
+t_like "$RC $OUT" '^0 2 cancelled ' "loomctl unreserve 2: cancelled" || ctl_diag
 
 # ---- submit, jobs, show ------------------------------------------------------
 ctl submit --cluster local -- /bin/echo hi
