@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/jsonw.h"
 #include "core/timeutil.h"
 
 static char *id_of(const char *cluster, const char *name)
@@ -19,15 +20,6 @@ static char *id_of(const char *cluster, const char *name)
     return id;
 }
 
-static json_t *strv_json(const struct strv *s)
-{
-    json_t *a = json_array();
-
-    for (size_t i = 0; i < s->n; i++)
-        json_array_append_new(a, json_string(s->v[i]));
-    return a;
-}
-
 static char *render(json_t *o)
 {
     char *s = json_dumps(o, JSON_COMPACT);
@@ -38,7 +30,7 @@ static char *render(json_t *o)
 static int node_fill(struct snode *sn, const char *cluster,
                      const struct cl_node *n)
 {
-    json_t *o;
+    struct jw w;
 
     sn->id = id_of(cluster, n->name);
     sn->name = strdup(n->name);
@@ -54,18 +46,27 @@ static int node_fill(struct snode *sn, const char *cluster,
             return -1;
     if (!sn->id || !sn->name || !sn->state)
         return -1;
-    o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:i, "
-                  "s:o, s:o, s:s?, s:{}}",
-                  "id", sn->id, "cluster", cluster, "name", sn->name,
-                  "state", sn->state, "cpus", n->cpus,
-                  "cpus_alloc", n->cpus_alloc,
-                  "memory_mb", (json_int_t)n->memory_mb,
-                  "memory_alloc_mb", (json_int_t)n->memory_alloc_mb,
-                  "gpus", n->gpus, "gpus_alloc", n->gpus_alloc,
-                  "features", strv_json(&n->features),
-                  "queues", strv_json(&n->queues), "reason", n->reason,
-                  "annotations");
-    sn->json = o ? render(o) : NULL;
+    /* written straight to text: every poll renders every node */
+    jw_init(&w);
+    jw_open(&w, '{');
+    jw_kv_str(&w, "id", sn->id);
+    jw_kv_str(&w, "cluster", cluster);
+    jw_kv_str(&w, "name", sn->name);
+    jw_kv_str(&w, "state", sn->state);
+    jw_kv_int(&w, "cpus", n->cpus);
+    jw_kv_int(&w, "cpus_alloc", n->cpus_alloc);
+    jw_kv_int(&w, "memory_mb", n->memory_mb);
+    jw_kv_int(&w, "memory_alloc_mb", n->memory_alloc_mb);
+    jw_kv_int(&w, "gpus", n->gpus);
+    jw_kv_int(&w, "gpus_alloc", n->gpus_alloc);
+    jw_kv_strs(&w, "features", n->features.v, n->features.n);
+    jw_kv_strs(&w, "queues", n->queues.v, n->queues.n);
+    jw_kv_str(&w, "reason", n->reason);
+    jw_key(&w, "annotations");
+    jw_open(&w, '{');
+    jw_close(&w, '}');
+    jw_close(&w, '}');
+    sn->json = jw_finish(&w);
     if (!sn->json)
         return -1;
     sn->len = strlen(sn->json);

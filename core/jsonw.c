@@ -186,6 +186,27 @@ void jw_bool(struct jw *w, int v)
     put(w, v ? "true" : "false", v ? 4 : 5);
 }
 
+void jw_kv_str(struct jw *w, const char *key, const char *s)
+{
+    jw_key(w, key);
+    jw_str(w, s);
+}
+
+void jw_kv_int(struct jw *w, const char *key, long long v)
+{
+    jw_key(w, key);
+    jw_int(w, v);
+}
+
+void jw_kv_strs(struct jw *w, const char *key, char *const *v, size_t n)
+{
+    jw_key(w, key);
+    jw_open(w, '[');
+    for (size_t i = 0; i < n; i++)
+        jw_str(w, v[i]);
+    jw_close(w, ']');
+}
+
 char *jw_finish(struct jw *w)
 {
     if (w->oom || room(w, 0) < 0) {

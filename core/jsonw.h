@@ -28,6 +28,10 @@ void jw_double(struct jw *w, double v); /* 6 significant digits; NaN and
                                           infinities are written null */
 void jw_null(struct jw *w);
 void jw_bool(struct jw *w, int v);
+/* A key and its value at once. */
+void jw_kv_str(struct jw *w, const char *key, const char *s); /* NULL: null */
+void jw_kv_int(struct jw *w, const char *key, long long v);
+void jw_kv_strs(struct jw *w, const char *key, char *const *v, size_t n);
 /* The text (malloc'd, the caller frees), or NULL when out of memory. */
 char *jw_finish(struct jw *w);
 

@@ -9,14 +9,6 @@
 #include "core/timeutil.h"
 #include "scheduler/job.h"
 
-static void strv_out(struct jw *w, const char *key, const struct strv *s)
-{
-    jw_key(w, key);
-    jw_open(w, '[');
-    for (size_t i = 0; i < s->n; i++)
-        jw_str(w, s->v[i]);
-    jw_close(w, ']');
-}
 
 static void time_out(struct jw *w, const char *key, time_t t)
 {
@@ -49,18 +41,6 @@ static void env_out(struct jw *w, const struct strv *env)
     jw_close(w, '}');
 }
 
-static void str_out(struct jw *w, const char *key, const char *v)
-{
-    jw_key(w, key);
-    jw_str(w, v);
-}
-
-static void int_out(struct jw *w, const char *key, long long v)
-{
-    jw_key(w, key);
-    jw_int(w, v);
-}
-
 static void num_out(struct jw *w, const char *key, double v)
 {
     jw_key(w, key);
@@ -72,7 +52,7 @@ static void num_out(struct jw *w, const char *key, double v)
 static void plan_out(struct jw *w, const struct job_plan *p)
 {
     time_out(w, "planned_start", p->planned_start);
-    str_out(w, "planned_cluster", p->planned_cluster);
+    jw_kv_str(w, "planned_cluster", p->planned_cluster);
     jw_key(w, "queue_position");
     if (p->position)
         jw_int(w, p->position);
@@ -102,21 +82,21 @@ char *job_render(const struct job *j)
     snprintf(id, sizeof(id), "%lld", (long long)j->id);
     jw_init(&w);
     jw_open(&w, '{');
-    str_out(&w, "id", id);
-    str_out(&w, "name", j->name);
-    str_out(&w, "owner", j->owner);
-    str_out(&w, "source", j->source);
-    str_out(&w, "state", job_state_name(j->state));
+    jw_kv_str(&w, "id", id);
+    jw_kv_str(&w, "name", j->name);
+    jw_kv_str(&w, "owner", j->owner);
+    jw_kv_str(&w, "source", j->source);
+    jw_kv_str(&w, "state", job_state_name(j->state));
     jw_key(&w, "request");
     jw_open(&w, '{');
-    int_out(&w, "nodes", j->req.nodes);
-    int_out(&w, "cpus_per_node", j->req.cpus_per_node);
-    int_out(&w, "memory_mb", j->req.memory_mb);
-    int_out(&w, "gpus", j->req.gpus);
-    int_out(&w, "walltime_s", j->req.walltime_s);
-    strv_out(&w, "features", &j->req.features);
-    str_out(&w, "cluster", j->req.cluster);
-    str_out(&w, "queue", j->req.queue);
+    jw_kv_int(&w, "nodes", j->req.nodes);
+    jw_kv_int(&w, "cpus_per_node", j->req.cpus_per_node);
+    jw_kv_int(&w, "memory_mb", j->req.memory_mb);
+    jw_kv_int(&w, "gpus", j->req.gpus);
+    jw_kv_int(&w, "walltime_s", j->req.walltime_s);
+    jw_kv_strs(&w, "features", j->req.features.v, j->req.features.n);
+    jw_kv_str(&w, "cluster", j->req.cluster);
+    jw_kv_str(&w, "queue", j->req.queue);
     jw_key(&w, "reservation");
     if (j->req.reservation) {
         char rid[24];
@@ -127,17 +107,17 @@ char *job_render(const struct job *j)
     }
     jw_close(&w, '}');
     if (j->command.n) {
-        strv_out(&w, "command", &j->command);
+        jw_kv_strs(&w, "command", j->command.v, j->command.n);
     } else {
         jw_key(&w, "command");
         jw_null(&w);
     }
-    str_out(&w, "script", j->script);
+    jw_kv_str(&w, "script", j->script);
     env_out(&w, &j->env);
-    int_out(&w, "priority", j->priority);
-    str_out(&w, "cluster", j->cluster);
-    str_out(&w, "native_id", j->native_id);
-    strv_out(&w, "nodes", &j->nodes);
+    jw_kv_int(&w, "priority", j->priority);
+    jw_kv_str(&w, "cluster", j->cluster);
+    jw_kv_str(&w, "native_id", j->native_id);
+    jw_kv_strs(&w, "nodes", j->nodes.v, j->nodes.n);
     time_out(&w, "submit_time", j->submit_time);
     time_out(&w, "start_time", j->start_time);
     time_out(&w, "end_time", j->end_time);
@@ -146,11 +126,11 @@ char *job_render(const struct job *j)
         jw_int(&w, j->exit_code);
     else
         jw_null(&w);
-    str_out(&w, "reason", j->reason);
+    jw_kv_str(&w, "reason", j->reason);
     plan_out(&w, &j->plan);
-    str_out(&w, "stdout", j->stdout_path);
-    str_out(&w, "stderr", j->stderr_path);
-    int_out(&w, "requeues", j->requeues);
+    jw_kv_str(&w, "stdout", j->stdout_path);
+    jw_kv_str(&w, "stderr", j->stderr_path);
+    jw_kv_int(&w, "requeues", j->requeues);
     jw_key(&w, "held_for_loom");
     jw_bool(&w, j->held_for_loom);
     jw_close(&w, '}');

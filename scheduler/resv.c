@@ -200,14 +200,10 @@ char *resv_render(const struct resv *r)
     snprintf(id, sizeof(id), "%lld", (long long)r->id);
     jw_init(&w);
     jw_open(&w, '{');
-    jw_key(&w, "id");
-    jw_str(&w, id);
-    jw_key(&w, "purpose");
-    jw_str(&w, r->purpose);
-    jw_key(&w, "owner");
-    jw_str(&w, r->owner);
-    jw_key(&w, "cluster");
-    jw_str(&w, r->cluster);
+    jw_kv_str(&w, "id", id);
+    jw_kv_str(&w, "purpose", r->purpose);
+    jw_kv_str(&w, "owner", r->owner);
+    jw_kv_str(&w, "cluster", r->cluster);
     jw_key(&w, "nodes");
     jw_open(&w, '[');
     for (size_t i = 0; i < r->nodes.n; i++) {
@@ -217,10 +213,8 @@ char *resv_render(const struct resv *r)
     jw_close(&w, ']');
     time_out(&w, "start", r->start);
     time_out(&w, "end", r->end);
-    jw_key(&w, "state");
-    jw_str(&w, resv_state_name(r->state));
-    jw_key(&w, "reason");
-    jw_str(&w, r->reason);
+    jw_kv_str(&w, "state", resv_state_name(r->state));
+    jw_kv_str(&w, "reason", r->reason);
     jw_close(&w, '}');
     return jw_finish(&w);
 }

@@ -15,10 +15,9 @@ set -u
 CLUSTERS=${BENCH_CLUSTERS:-16}
 NODES=${BENCH_NODES:-1000}
 WAITING=${BENCH_WAITING:-100000}
-# Each sim cluster is polled every 5 s, as script clusters are by default:
-# at 1 s, 16 clusters reporting 1,000 running jobs each keep a 2-core
-# machine busy enough to raise the API's tail on their own (BENCH_POLL_S=1
-# shows it; the row "scheduler off" tells the two causes apart).
+# Each sim cluster is polled every 5 s, as script clusters are by default
+# (BENCH_POLL_S=1 polls every second; the row "scheduler off" tells the
+# API's tail from polling apart from the one from cycles).
 POLL_S=${BENCH_POLL_S:-5}
 command -v wrk >/dev/null || { echo "sched-scale.sh: needs wrk" >&2; exit 1; }
 
