@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/timeutil.h"
+
 void jw_init(struct jw *w)
 {
     memset(w, 0, sizeof(*w));
@@ -196,6 +198,25 @@ void jw_kv_int(struct jw *w, const char *key, long long v)
 {
     jw_key(w, key);
     jw_int(w, v);
+}
+
+void jw_kv_double(struct jw *w, const char *key, double v)
+{
+    jw_key(w, key);
+    jw_double(w, v);
+}
+
+void jw_kv_time(struct jw *w, const char *key, time_t t)
+{
+    char buf[32];
+
+    jw_key(w, key);
+    if (!t) {
+        jw_null(w);
+        return;
+    }
+    time_format(t, buf);
+    jw_str(w, buf);
 }
 
 void jw_kv_strs(struct jw *w, const char *key, char *const *v, size_t n)

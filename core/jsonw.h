@@ -6,6 +6,7 @@
 #define LOOM_CORE_JSONW_H
 
 #include <stddef.h>
+#include <time.h>
 
 #define JW_DEPTH 16
 
@@ -31,6 +32,9 @@ void jw_bool(struct jw *w, int v);
 /* A key and its value at once. */
 void jw_kv_str(struct jw *w, const char *key, const char *s); /* NULL: null */
 void jw_kv_int(struct jw *w, const char *key, long long v);
+void jw_kv_double(struct jw *w, const char *key, double v);
+/* An RFC 3339 time; 0 is written null. */
+void jw_kv_time(struct jw *w, const char *key, time_t t);
 void jw_kv_strs(struct jw *w, const char *key, char *const *v, size_t n);
 /* The text (malloc'd, the caller frees), or NULL when out of memory. */
 char *jw_finish(struct jw *w);

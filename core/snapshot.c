@@ -267,6 +267,12 @@ void scluster_unref(struct scluster *c)
     free(c);
 }
 
+int snode_usable(const struct snode *n)
+{
+    return !strcmp(n->state, "idle") || !strcmp(n->state, "mixed") ||
+           !strcmp(n->state, "allocated");
+}
+
 struct snode *scluster_node(const struct scluster *c, const char *name)
 {
     return hmap_get(&c->node_index, name);

@@ -95,6 +95,8 @@ struct scluster {
 };
 struct scluster *scluster_ref(struct scluster *c);
 void scluster_unref(struct scluster *c); /* NULL-safe */
+/* Does the node take jobs (idle, mixed or allocated)? */
+int snode_usable(const struct snode *n);
 struct snode *scluster_node(const struct scluster *c, const char *name);
 
 /* A reference-counted, immutable text (e.g. the reservations as a JSON

@@ -69,12 +69,6 @@ static int node_could(const struct snode *n, const struct job *j)
            has_features(n, &j->req.features);
 }
 
-static int node_usable(const struct snode *n)
-{
-    return !strcmp(n->state, "idle") || !strcmp(n->state, "mixed") ||
-           !strcmp(n->state, "allocated");
-}
-
 static int cpus_used(const struct snode *n, const struct use *x)
 {
     return x && x->cpus > n->cpus_alloc ? x->cpus : n->cpus_alloc;
@@ -90,7 +84,7 @@ static int node_fits(const struct snode *n, const struct usage *u,
                                                        : n->memory_alloc_mb;
     int gpus = x && x->gpus > n->gpus_alloc ? x->gpus : n->gpus_alloc;
 
-    return node_usable(n) && node_could(n, j) &&
+    return snode_usable(n) && node_could(n, j) &&
            n->cpus - cpus >= j->req.cpus_per_node &&
            n->memory_mb - mem >= j->req.memory_mb &&
            n->gpus - gpus >= j->req.gpus;
@@ -125,7 +119,7 @@ static int place_in(const struct scluster *c, const struct usage *u,
     /* skip the nodes in front that have no cpu left for anybody */
     for (; first && k < c->n_nodes; k++) {
         const struct snode *n = &c->nodes[k];
-        if (node_usable(n) &&
+        if (snode_usable(n) &&
             n->cpus > cpus_used(n, use_of((struct usage *)u, c->name,
                                           n->name, 0)))
             break;

@@ -10,19 +10,6 @@
 #include "scheduler/job.h"
 
 
-static void time_out(struct jw *w, const char *key, time_t t)
-{
-    char buf[32];
-
-    jw_key(w, key);
-    if (!t) {
-        jw_null(w);
-        return;
-    }
-    time_format(t, buf);
-    jw_str(w, buf);
-}
-
 static void env_out(struct jw *w, const struct strv *env)
 {
     jw_key(w, "env");
@@ -41,17 +28,11 @@ static void env_out(struct jw *w, const struct strv *env)
     jw_close(w, '}');
 }
 
-static void num_out(struct jw *w, const char *key, double v)
-{
-    jw_key(w, key);
-    jw_double(w, v);
-}
-
 /* What the last cycle said: planned start and cluster, place in the queue,
  * and the priority factors. */
 static void plan_out(struct jw *w, const struct job_plan *p)
 {
-    time_out(w, "planned_start", p->planned_start);
+    jw_kv_time(w, "planned_start", p->planned_start);
     jw_kv_str(w, "planned_cluster", p->planned_cluster);
     jw_key(w, "queue_position");
     if (p->position)
@@ -64,11 +45,11 @@ static void plan_out(struct jw *w, const struct job_plan *p)
         return;
     }
     jw_open(w, '{');
-    num_out(w, "age", p->age);
-    num_out(w, "fairshare", p->fairshare);
-    num_out(w, "size", p->size);
-    num_out(w, "priority", p->priority);
-    num_out(w, "total", p->total);
+    jw_kv_double(w, "age", p->age);
+    jw_kv_double(w, "fairshare", p->fairshare);
+    jw_kv_double(w, "size", p->size);
+    jw_kv_double(w, "priority", p->priority);
+    jw_kv_double(w, "total", p->total);
     jw_close(w, '}');
 }
 
@@ -118,9 +99,9 @@ char *job_render(const struct job *j)
     jw_kv_str(&w, "cluster", j->cluster);
     jw_kv_str(&w, "native_id", j->native_id);
     jw_kv_strs(&w, "nodes", j->nodes.v, j->nodes.n);
-    time_out(&w, "submit_time", j->submit_time);
-    time_out(&w, "start_time", j->start_time);
-    time_out(&w, "end_time", j->end_time);
+    jw_kv_time(&w, "submit_time", j->submit_time);
+    jw_kv_time(&w, "start_time", j->start_time);
+    jw_kv_time(&w, "end_time", j->end_time);
     jw_key(&w, "exit_code");
     if (j->has_exit_code)
         jw_int(&w, j->exit_code);

@@ -183,15 +183,6 @@ void resv_req_fini(struct resv_req *rq)
     memset(rq, 0, sizeof(*rq));
 }
 
-static void time_out(struct jw *w, const char *key, time_t t)
-{
-    char buf[32];
-
-    jw_key(w, key);
-    time_format(t, buf);
-    jw_str(w, buf);
-}
-
 char *resv_render(const struct resv *r)
 {
     struct jw w;
@@ -211,8 +202,8 @@ char *resv_render(const struct resv *r)
         jw_str(&w, node);
     }
     jw_close(&w, ']');
-    time_out(&w, "start", r->start);
-    time_out(&w, "end", r->end);
+    jw_kv_time(&w, "start", r->start);
+    jw_kv_time(&w, "end", r->end);
     jw_kv_str(&w, "state", resv_state_name(r->state));
     jw_kv_str(&w, "reason", r->reason);
     jw_close(&w, '}');

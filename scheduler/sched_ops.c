@@ -113,8 +113,7 @@ void sched_insert_done(struct ins *in, int ok, const struct loom_error *cerr)
     struct loom_error err = *cerr;
 
     if (ok) {
-        j->dirty = 0;
-        sched_publish_view(j);
+        j->dirty = 0; /* its view is in the table since it was accepted */
         /* its cluster schedules a native job, unless it holds it for Loom */
         if (j->state == JOB_PENDING &&
             (strcmp(j->source, "cluster") != 0 || j->held_for_loom))

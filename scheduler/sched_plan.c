@@ -10,12 +10,6 @@
 
 #include "scheduler/sched_state.h"
 
-static int node_usable(const struct snode *n)
-{
-    return !strcmp(n->state, "idle") || !strcmp(n->state, "mixed") ||
-           !strcmp(n->state, "allocated");
-}
-
 int fabric_build(struct fabric *f)
 {
     size_t total = 0, total_q = 0, k = 0, q = 0;
@@ -49,7 +43,7 @@ int fabric_build(struct fabric *f)
                 .memory_mb = n->memory_mb,
                 .features = (const char *const *)n->features.v,
                 .n_features = n->features.n,
-                .usable = up && node_usable(n)};
+                .usable = up && snode_usable(n)};
             if (f->nodes[k].usable)
                 f->cpus += n->cpus;
         }
