@@ -38,6 +38,16 @@ static const struct route routes[] = {
                                        LOOM_ROLE_SCHEDULER, api_resv_create},
     {"DELETE", "reservations", 2, 2, LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR |
                                          LOOM_ROLE_SCHEDULER, api_resv_cancel},
+    {"GET", "maintenance", 1, 2, ANY_ROLE, api_maint_get},
+    {"POST", "maintenance", 1, 1, LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR,
+     api_maint_post},
+    {"DELETE", "maintenance", 2, 2, LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR,
+     api_maint_cancel},
+    {"GET", "state", 2, 2, ANY_ROLE, api_diff},
+    {"GET", "goal", 2, 4, ANY_ROLE, api_goal},
+    {"PUT", "goal", 2, 4, LOOM_ROLE_ADMIN, api_goal},
+    {"GET", "actual", 4, 4, ANY_ROLE, api_actual},
+    {"POST", "actual", 4, 4, LOOM_ROLE_ADMIN | LOOM_ROLE_MONITOR, api_actual},
     {"GET", "runtime", 1, 1, ANY_ROLE, api_runtime_get},
     {"POST", "runtime", 2, 2, LOOM_ROLE_ADMIN, api_runtime_post},
 };

@@ -44,6 +44,18 @@ void api_resv_create(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a);
 void api_resv_cancel(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a);
+void api_maint_get(struct http_req *rq, struct http_resp *rs,
+                   const struct api_route_args *a);
+void api_maint_post(struct http_req *rq, struct http_resp *rs,
+                    const struct api_route_args *a);
+void api_maint_cancel(struct http_req *rq, struct http_resp *rs,
+                      const struct api_route_args *a);
+void api_diff(struct http_req *rq, struct http_resp *rs,
+              const struct api_route_args *a);
+void api_goal(struct http_req *rq, struct http_resp *rs,
+              const struct api_route_args *a);
+void api_actual(struct http_req *rq, struct http_resp *rs,
+                const struct api_route_args *a);
 void api_metrics(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a);
 

@@ -22,7 +22,9 @@ void api_resv_get(struct http_req *rq, struct http_resp *rs,
                   const struct api_route_args *a)
 {
     struct snapshot *s = snapshot_get();
-    json_t *all = s && s->resv ? json_loads(s->resv->text, 0, NULL) : NULL;
+    json_t *all = s && s->text[SNAP_RESV]
+                      ? json_loads(s->text[SNAP_RESV]->text, 0, NULL)
+                      : NULL;
     json_t *items = json_array(), *r;
     struct loom_error err;
     size_t i;

@@ -9,14 +9,15 @@
 #include "core/opstats.h"
 #include "core/runtime.h"
 #include "core/timeutil.h"
+#include "maintenance/maint.h"
 #include "scheduler/sched.h"
 
 void api_runtime_get(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a)
 {
     struct snapshot *s = snapshot_get();
-    struct http_resp sched = {0};
-    json_t *o, *clusters = json_array(), *st;
+    struct http_resp sched = {0}, maint = {0};
+    json_t *o, *clusters = json_array(), *st, *mt;
 
     for (size_t i = 0; s && i < s->n_clusters; i++)
         json_array_append_new(clusters, json_pack(
@@ -24,12 +25,17 @@ void api_runtime_get(struct http_req *rq, struct http_resp *rs,
             s->clusters[i]->state, "nodes", (int)s->clusters[i]->n_nodes));
     snapshot_put(s);
     api_call(sched_queue(), SCHED_STATUS, NULL, NULL, &sched);
+    api_call(maint_queue(), MAINT_STATUS, NULL, NULL, &maint);
     st = sched.body ? json_loads(sched.body, 0, NULL) : NULL;
-    o = json_pack("{s:s, s:I, s:[ssss], s:o, s:o}", "version", PACKAGE_VERSION,
-                  "uptime_s", (json_int_t)(time_real() - runtime_started_at()),
+    mt = maint.body ? json_loads(maint.body, 0, NULL) : NULL;
+    o = json_pack("{s:s, s:I, s:[ssss], s:o, s:o, s:o}", "version",
+                  PACKAGE_VERSION, "uptime_s",
+                  (json_int_t)(time_real() - runtime_started_at()),
                   "threads", "server", "scheduler", "maintenance", "runtime",
-                  "clusters", clusters, "scheduler", st ? st : json_null());
+                  "clusters", clusters, "scheduler", st ? st : json_null(),
+                  "maintenance", mt ? mt : json_null());
     free(sched.body);
+    free(maint.body);
     rs->status = 200;
     rs->body = json_dumps(o, JSON_COMPACT);
     json_decref(o);

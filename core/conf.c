@@ -76,17 +76,19 @@ static int add_section(struct conf *c, char *hdr, int line,
         *sp = '\0';
         name = trim(sp + 1);
     }
-    if (strcmp(kind, "loomd") == 0 || strcmp(kind, "scheduler") == 0) {
+    if (strcmp(kind, "loomd") == 0 || strcmp(kind, "scheduler") == 0 ||
+        strcmp(kind, "maintenance") == 0) {
         if (*name)
             return loom_error_set(err, LOOM_EINVAL,
                                   "%s:%d: [%s] takes no name", c->file, line,
                                   kind);
-    } else if (strcmp(kind, "cluster") == 0) {
+    } else if (strcmp(kind, "cluster") == 0 || strcmp(kind, "action") == 0 ||
+               strcmp(kind, "rule") == 0) {
         if (!valid_name(name))
             return loom_error_set(err, LOOM_EINVAL,
-                                  "%s:%d: [cluster NAME] needs a name of "
+                                  "%s:%d: [%s NAME] needs a name of "
                                   "letters, digits, '-', '_' or '.'",
-                                  c->file, line);
+                                  c->file, line, kind);
     } else {
         return loom_error_set(err, LOOM_EINVAL, "%s:%d: unknown section [%s]",
                               c->file, line, kind);

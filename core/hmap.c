@@ -124,3 +124,8 @@ void *hmap_del(struct hmap *m, const char *key)
     }
     return old;
 }
+
+void *hmap_slot_value(const struct hmap *m, size_t i)
+{
+    return i < m->cap && m->slots[i].hash ? m->slots[i].value : NULL;
+}

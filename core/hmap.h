@@ -21,5 +21,8 @@ int hmap_put(struct hmap *m, const char *key, void *value);
 void *hmap_get(const struct hmap *m, const char *key);
 /* Remove; returns the old value or NULL. */
 void *hmap_del(struct hmap *m, const char *key);
+/* Walk: the value in slot i (0 <= i < m->cap), or NULL for an empty slot.
+ * The map must not change during a walk. */
+void *hmap_slot_value(const struct hmap *m, size_t i);
 
 #endif

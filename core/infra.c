@@ -3,12 +3,52 @@
 #include "core/infra.h"
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hmap.h"
 #include "core/jsonw.h"
 #include "core/timeutil.h"
+
+/* Nodes in maintenance: "cluster/name" -> reason (owned). Set by the
+ * maintenance thread, read by the workers that render nodes. */
+static struct {
+    pthread_mutex_t lock;
+    struct hmap m;
+} maint = {PTHREAD_MUTEX_INITIALIZER, {0}};
+
+void infra_maint_mark(const char *node_id, const char *reason)
+{
+    char *copy = reason ? strdup(reason) : NULL;
+
+    pthread_mutex_lock(&maint.lock);
+    free(hmap_del(&maint.m, node_id));
+    if (copy && hmap_put(&maint.m, node_id, copy) < 0)
+        free(copy);
+    pthread_mutex_unlock(&maint.lock);
+}
+
+void infra_maint_clear(void)
+{
+    pthread_mutex_lock(&maint.lock);
+    hmap_fini_values(&maint.m, free);
+    hmap_init(&maint.m);
+    pthread_mutex_unlock(&maint.lock);
+}
+
+/* The node's maintenance reason (a copy the caller frees), or NULL. */
+static char *maint_reason(const char *node_id)
+{
+    char *r = NULL;
+
+    pthread_mutex_lock(&maint.lock);
+    if (maint.m.n && hmap_get(&maint.m, node_id))
+        r = strdup(hmap_get(&maint.m, node_id));
+    pthread_mutex_unlock(&maint.lock);
+    return r;
+}
 
 static char *id_of(const char *cluster, const char *name)
 {
@@ -31,10 +71,12 @@ static int node_fill(struct snode *sn, const char *cluster,
                      const struct cl_node *n)
 {
     struct jw w;
+    char *in_maint;
 
     sn->id = id_of(cluster, n->name);
     sn->name = strdup(n->name);
-    sn->state = strdup(n->state ? n->state : "unknown");
+    in_maint = sn->id ? maint_reason(sn->id) : NULL;
+    sn->state = strdup(in_maint ? "maint" : n->state ? n->state : "unknown");
     sn->cpus = n->cpus;
     sn->cpus_alloc = n->cpus_alloc;
     sn->gpus = n->gpus;
@@ -42,10 +84,14 @@ static int node_fill(struct snode *sn, const char *cluster,
     sn->memory_mb = n->memory_mb;
     sn->memory_alloc_mb = n->memory_alloc_mb;
     for (size_t i = 0; i < n->features.n; i++)
-        if (strv_push(&sn->features, n->features.v[i]) < 0)
+        if (strv_push(&sn->features, n->features.v[i]) < 0) {
+            free(in_maint);
             return -1;
-    if (!sn->id || !sn->name || !sn->state)
+        }
+    if (!sn->id || !sn->name || !sn->state) {
+        free(in_maint);
         return -1;
+    }
     /* written straight to text: every poll renders every node */
     jw_init(&w);
     jw_open(&w, '{');
@@ -61,7 +107,8 @@ static int node_fill(struct snode *sn, const char *cluster,
     jw_kv_int(&w, "gpus_alloc", n->gpus_alloc);
     jw_kv_strs(&w, "features", n->features.v, n->features.n);
     jw_kv_strs(&w, "queues", n->queues.v, n->queues.n);
-    jw_kv_str(&w, "reason", n->reason);
+    jw_kv_str(&w, "reason", in_maint ? in_maint : n->reason);
+    free(in_maint);
     jw_key(&w, "annotations");
     jw_open(&w, '{');
     jw_close(&w, '}');

@@ -23,4 +23,10 @@ struct scluster *infra_build(const struct infra_desc *d,
                              const struct cl_node_list *nodes,
                              const struct cl_queue_list *queues);
 
+/* Show a node ("cluster/name") as "maint" with this reason from its next
+ * rendering on, whatever its cluster says; NULL reason: as reported again.
+ * Any thread. */
+void infra_maint_mark(const char *node_id, const char *reason);
+void infra_maint_clear(void); /* all marks gone (at shutdown) */
+
 #endif

@@ -52,6 +52,30 @@ static const char submit_more[] =
     "SCRIPT's text is the job's script ('-' reads standard input); the "
     "words\nafter -- are its command and arguments, run without a shell.\n";
 
+static const char goal_more[] =
+    "NODE is CLUSTER/NAME. goal set replaces the node's whole goal with\n"
+    "the attributes given (--clear: with none). Every VALUE is sent as a\n"
+    "string, except features=F1,F2, a list (features= an empty one).\n"
+    "goal import FILE ('-': standard input) takes {\"items\": [{\"node\":\n"
+    "\"c/n\", \"attributes\": {...}}, ...]} or {\"c/n\": {...}, ...}\n"
+    "and sets all those goals at once, or none.\n";
+
+static const char maint_more[] =
+    "  --cluster C            list: this cluster's requests only\n"
+    "  --state S              list: requests in this state only\n"
+    "request:\n"
+    "  --action A             node-off, or an [action NAME] of loom.conf\n"
+    "  --reason R             why, shown in the drain reason\n"
+    "  --duration S           the window in seconds (default: the action's)\n"
+    "  --start T              a fixed window starting at T (RFC 3339)\n"
+    "  --not-before T         a flexible window: not before T (default "
+    "now)\n"
+    "  --deadline T           ... and ending by T (default a year on)\n"
+    "  --count N --cluster C  any N nodes of C instead of NODE...\n"
+    "  --force                cancel the jobs in a fixed window's way "
+    "(admin)\n"
+    "NODE is CLUSTER/NAME. request prints the new request.\n";
+
 static const struct command commands[] = {
     { "clusters", cmd_clusters, "clusters", "list the clusters", NULL },
     { "nodes", cmd_nodes, "nodes [--cluster C] [--state S]",
@@ -88,6 +112,22 @@ static const struct command commands[] = {
     { "node-state", cmd_node_state,
       "node-state CLUSTER/NAME up|drain|down [--reason R]",
       "set the state of a node", NULL },
+    { "goal", cmd_goal,
+      "goal set NODE NAME=VALUE... | goal set NODE --clear | goal show "
+      "[NODE] | goal import FILE",
+      "set, show or import the goal state of nodes", goal_more },
+    { "actual", cmd_actual,
+      "actual report NODE NAME=VALUE... [--time T] | actual show NODE",
+      "report or show the actual state of a node", NULL },
+    { "diff", cmd_diff, "diff [--cluster C] [--attribute A] [--node NODE]",
+      "the mismatches between goal and actual state", NULL },
+    { "maintenance", cmd_maintenance,
+      "maintenance [list] [--cluster C] [--state S]"
+      " | maintenance request --action A [--reason R] [--duration S]"
+      " [--start T | [--not-before T] [--deadline T]] [--force]"
+      " (NODE... | --count N --cluster C)"
+      " | maintenance cancel ID",
+      "list, request or cancel maintenance windows", maint_more },
     { "runtime", cmd_runtime, "runtime reload | shutdown | scheduler on|off",
       "reload loom.conf, stop loomd, switch the built-in scheduler", NULL },
     { "token", cmd_token,

@@ -51,6 +51,9 @@ int ctl_opt_error(const char *cmd, int c, char **argv);
 int ctl_long(const char *s, long min, long max, long *out);
 /* Print j as indented JSON and a newline on stdout (nothing for NULL). */
 void ctl_print_json(const json_t *j);
+/* Add a node id "CLUSTER/NAME" to p as two segments; -1 when it is not
+ * one. */
+int ctl_pair_segments(struct client_path *p, const char *id);
 /* Read from fd into buf until EOF or max bytes; returns the count or -1
  * with errno. (Ask for one byte more than allowed to detect too much.) */
 ssize_t ctl_read_fd(int fd, char *buf, size_t max);
@@ -72,5 +75,7 @@ ctl_cmd_f cmd_clusters, cmd_nodes, cmd_queues, cmd_jobs, cmd_reservations,
 ctl_cmd_f cmd_submit, cmd_token;
 /* loomctl_resv.c */
 ctl_cmd_f cmd_reserve, cmd_unreserve;
+/* loomctl_maint.c */
+ctl_cmd_f cmd_goal, cmd_actual, cmd_diff, cmd_maintenance;
 
 #endif

@@ -192,8 +192,7 @@ static const struct {
     { "maintenance", "/v1/maintenance", 0 },
 };
 
-/* Add "CLUSTER/NAME" to p as two segments; -1 when it is not one. */
-static int pair_segments(struct client_path *p, const char *id)
+int ctl_pair_segments(struct client_path *p, const char *id)
 {
     const char *slash = strchr(id, '/');
     char cluster[256];
@@ -227,7 +226,7 @@ int cmd_show(struct ctl *ctl, int argc, char **argv)
             return ctl_usage("show", "the id is empty");
         if (!kinds[i].pair)
             client_path_segment(&p, id);
-        else if (pair_segments(&p, id) < 0)
+        else if (ctl_pair_segments(&p, id) < 0)
             return ctl_usage("show", "a %s is named CLUSTER/NAME, not '%s'",
                              kinds[i].kind, id);
         return show_path(ctl, &p);
@@ -339,7 +338,7 @@ int cmd_node_state(struct ctl *ctl, int argc, char **argv)
         return ctl_usage("node-state", "the state is up, drain or down, not "
                          "'%s'", state);
     client_path_init(&p, "/v1/nodes");
-    if (pair_segments(&p, argv[optind]) < 0)
+    if (ctl_pair_segments(&p, argv[optind]) < 0)
         return ctl_usage("node-state", "a node is named CLUSTER/NAME, not "
                          "'%s'", argv[optind]);
     client_path_segment(&p, "state");

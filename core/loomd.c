@@ -18,6 +18,7 @@
 #include "core/store.h"
 #include "core/token.h"
 #include "maintenance/maint.h"
+#include "maintenance/maint_conf.h"
 #include "scheduler/sched.h"
 
 static void usage(FILE *f)
@@ -138,6 +139,7 @@ int main(int argc, char **argv)
     struct http_config hc = {0};
     struct settings set;
     struct sched_conf sconf;
+    struct maint_conf mconf;
     struct loom_error err;
     unsigned char *key = NULL;
     size_t key_len = 0;
@@ -161,7 +163,8 @@ int main(int argc, char **argv)
     /* Start-up: any failure here ends the daemon with one clear line. */
     cf = conf_load(conf_path, &err);
     if (!cf || settings_read(cf, &set, &err) < 0 ||
-        sched_conf_read(cf, &sconf, &err) < 0)
+        sched_conf_read(cf, &sconf, &err) < 0 ||
+        maint_conf_read(cf, set.listen, &mconf, &err) < 0)
         die(&err);
     log_set_level(log_level_parse(set.log_level));
     if (mkdirs(set.state_dir, &err) < 0 ||
@@ -178,7 +181,7 @@ int main(int argc, char **argv)
         die(&err);
     if (server_start(cf, set.state_dir, &err) < 0 ||
         sched_start(st, set.scheduler_enabled, &sconf, &err) < 0 ||
-        server_run(&err) < 0 || maint_start(&err) < 0)
+        server_run(&err) < 0 || maint_start(&mconf, set.database, &err) < 0)
         die(&err);
     hc.listen = set.listen;
     hc.max_body = (size_t)set.max_body_bytes;

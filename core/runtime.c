@@ -12,6 +12,8 @@
 #include "core/server.h"
 #include "core/settings.h"
 #include "core/timeutil.h"
+#include "maintenance/maint.h"
+#include "maintenance/maint_conf.h"
 #include "scheduler/sched.h"
 
 static struct {
@@ -81,12 +83,14 @@ static void reload(struct reply *asker)
     struct settings set = {0};
     struct conf *cf = conf_load(R.conf_path, &err);
     struct sched_conf *sc = calloc(1, sizeof(*sc));
+    struct maint_conf *mc = calloc(1, sizeof(*mc));
     int level = -1;
 
-    if (!sc)
+    if (!sc || !mc)
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
     else if (cf && settings_read(cf, &set, &err) == 0 &&
-             sched_conf_read(cf, sc, &err) == 0)
+             sched_conf_read(cf, sc, &err) == 0 &&
+             maint_conf_read(cf, set.listen, mc, &err) == 0)
         level = log_level_parse(set.log_level);
     settings_fini(&set);
     if (!cf || level < 0 || !r) {
@@ -94,6 +98,7 @@ static void reload(struct reply *asker)
         conf_destroy(cf);
         reply_unref(r);
         free(sc);
+        maint_conf_free(mc);
         if (asker)
             reply_send_error(asker, &err);
         return;
@@ -111,7 +116,10 @@ static void reload(struct reply *asker)
     } else {
         log_set_level(level);
         msgq_post(sched_queue(), msg_create(SCHED_CONFIG, sc, free, NULL));
+        msgq_post(maint_queue(), msg_create(MAINT_CONFIG, mc, maint_conf_free,
+                                            NULL));
         sc = NULL;
+        mc = NULL;
         log_info("configuration %s reloaded", R.conf_path);
         if (asker) {
             reply_send(asker, r->status, r->body);
@@ -120,6 +128,7 @@ static void reload(struct reply *asker)
     }
     reply_unref(r);
     free(sc);
+    maint_conf_free(mc);
 }
 
 void runtime_loop(void)

@@ -296,6 +296,32 @@ struct stext *stext_create(const char *text)
     return t;
 }
 
+struct stext *stext_array(char *const *parts, size_t n)
+{
+    size_t len = 2, k = 0;
+    struct stext *t;
+
+    for (size_t i = 0; i < n; i++)
+        len += parts[i] ? strlen(parts[i]) + 1 : 0;
+    if (!(t = malloc(sizeof(*t) + len + 1)))
+        return NULL;
+    atomic_init(&t->refs, 1);
+    t->text[k++] = '[';
+    for (size_t i = 0; i < n; i++) {
+        size_t m = parts[i] ? strlen(parts[i]) : 0;
+        if (!parts[i])
+            continue;
+        if (k > 1)
+            t->text[k++] = ',';
+        memcpy(t->text + k, parts[i], m);
+        k += m;
+    }
+    t->text[k++] = ']';
+    t->text[k] = '\0';
+    t->len = k;
+    return t;
+}
+
 void stext_unref(struct stext *t)
 {
     if (t && atomic_fetch_sub(&t->refs, 1) == 1)
@@ -308,7 +334,8 @@ static void snapshot_free(struct snapshot *s)
         scluster_unref(s->clusters[i]);
     free(s->clusters);
     jobtab_unref(s->jobs);
-    stext_unref(s->resv);
+    for (int k = 0; k < SNAP_N_TEXTS; k++)
+        stext_unref(s->text[k]);
     free(s);
 }
 
@@ -330,11 +357,11 @@ struct snapshot *snapshot_get(void)
     return s;
 }
 
-/* Replace current with a copy where cluster `c` (or the job table, or the
- * reservations) is new. Called with pub_lock held. Allocation failure keeps
- * the old snapshot. */
-static void republish(struct scluster *c, struct jobtab *jobs,
-                      struct stext *resv)
+/* Replace current with a copy where cluster `c` (or the job table, or
+ * the text `which`) is new. Called with pub_lock held. Allocation failure
+ * keeps the old snapshot. */
+static void republish(struct scluster *c, struct jobtab *jobs, int which,
+                      struct stext *text)
 {
     struct snapshot *old = current, *s = calloc(1, sizeof(*s));
     size_t n = old ? old->n_clusters : 0, i;
@@ -343,7 +370,7 @@ static void republish(struct scluster *c, struct jobtab *jobs,
         free(s);
         scluster_unref(c);
         jobtab_unref(jobs);
-        stext_unref(resv);
+        stext_unref(text);
         return;
     }
     atomic_init(&s->refs, 1);
@@ -363,11 +390,13 @@ static void republish(struct scluster *c, struct jobtab *jobs,
         atomic_fetch_add(&old->jobs->refs, 1);
         s->jobs = old->jobs;
     }
-    if (resv)
-        s->resv = resv;
-    else if (old && old->resv) {
-        atomic_fetch_add(&old->resv->refs, 1);
-        s->resv = old->resv;
+    for (int k = 0; k < SNAP_N_TEXTS; k++) {
+        if (text && k == which)
+            s->text[k] = text;
+        else if (old && old->text[k]) {
+            atomic_fetch_add(&old->text[k]->refs, 1);
+            s->text[k] = old->text[k];
+        }
     }
     current = s;
     snapshot_put(old);
@@ -377,7 +406,7 @@ void snapshot_init(struct scluster **cs, size_t n)
 {
     pthread_mutex_lock(&pub_lock);
     for (size_t i = 0; i < n; i++)
-        republish(cs[i], NULL, NULL);
+        republish(cs[i], NULL, 0, NULL);
     pthread_mutex_unlock(&pub_lock);
 }
 
@@ -392,21 +421,21 @@ void snapshot_shutdown(void)
 void snapshot_publish_cluster(struct scluster *c)
 {
     pthread_mutex_lock(&pub_lock);
-    republish(c, NULL, NULL);
+    republish(c, NULL, 0, NULL);
     pthread_mutex_unlock(&pub_lock);
 }
 
 void snapshot_publish_jobs(struct jobtab *t)
 {
     pthread_mutex_lock(&pub_lock);
-    republish(NULL, t, NULL);
+    republish(NULL, t, 0, NULL);
     pthread_mutex_unlock(&pub_lock);
 }
 
-void snapshot_publish_resv(struct stext *t)
+void snapshot_publish_text(enum snap_text which, struct stext *t)
 {
     pthread_mutex_lock(&pub_lock);
-    republish(NULL, NULL, t);
+    republish(NULL, NULL, (int)which, t);
     pthread_mutex_unlock(&pub_lock);
 }
 

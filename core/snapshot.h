@@ -107,14 +107,24 @@ struct stext {
     char text[];
 };
 struct stext *stext_create(const char *text); /* NULL when out of memory */
+/* "[p0,p1,...]" from n JSON texts (borrowed; a NULL part is skipped). */
+struct stext *stext_array(char *const *parts, size_t n);
 void stext_unref(struct stext *t); /* NULL-safe */
+
+/* The lists published whole, as JSON arrays of their objects. */
+enum snap_text {
+    SNAP_RESV,  /* reservations (scheduler thread) */
+    SNAP_MAINT, /* maintenance requests (maintenance thread) */
+    SNAP_DIFF,  /* mismatches of goal and actual state (maintenance) */
+    SNAP_N_TEXTS
+};
 
 struct snapshot {
     atomic_int refs;
     struct scluster **clusters; /* in configuration order */
     size_t n_clusters;
     struct jobtab *jobs;
-    struct stext *resv; /* the reservations: a JSON array, or NULL */
+    struct stext *text[SNAP_N_TEXTS]; /* each NULL until published */
 };
 
 /* Start with these clusters (takes the references in cs). */
@@ -127,8 +137,8 @@ void snapshot_put(struct snapshot *s); /* NULL-safe */
 void snapshot_publish_cluster(struct scluster *c_take);
 /* Publish a new job table (scheduler thread; takes t). */
 void snapshot_publish_jobs(struct jobtab *t_take);
-/* Publish the reservations (scheduler thread; takes t). */
-void snapshot_publish_resv(struct stext *t_take);
+/* Publish one of the lists (its owning thread; takes t). */
+void snapshot_publish_text(enum snap_text which, struct stext *t_take);
 struct scluster *snapshot_cluster(const struct snapshot *s, const char *name);
 
 #endif

@@ -46,14 +46,13 @@ static int time_field(json_t *body, const char *key, time_t *out,
     return 0;
 }
 
-/* nodes: ids "cluster/name", all of one cluster (the one named, if any). */
-static int nodes_in(json_t *body, struct resv_req *rq, struct loom_error *err)
+int node_ids_in(json_t *arr, char **cluster, struct strv *names,
+                struct loom_error *err)
 {
     struct strv ids = {0};
     int rc = 0;
 
-    if (job_strings_in(json_object_get(body, "nodes"), "nodes", 100000, &ids,
-                       err) < 0) {
+    if (job_strings_in(arr, "nodes", 100000, &ids, err) < 0) {
         strv_fini(&ids);
         return -1;
     }
@@ -63,14 +62,13 @@ static int nodes_in(json_t *body, struct resv_req *rq, struct loom_error *err)
         if (!slash || !cl || !slash[1])
             rc = loom_error_field(err, LOOM_EINVAL, "nodes", "node '%s' is "
                                   "not a node id (cluster/name)", ids.v[i]);
-        else if (!rq->cluster && !(rq->cluster = strndup(ids.v[i], cl)))
+        else if (!*cluster && !(*cluster = strndup(ids.v[i], cl)))
             rc = loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-        else if (strlen(rq->cluster) != cl ||
-                 strncmp(rq->cluster, ids.v[i], cl))
-            rc = loom_error_field(err, LOOM_EINVAL, "nodes", "a reservation "
-                                  "holds nodes of one cluster (%s); '%s' is "
-                                  "not", rq->cluster, ids.v[i]);
-        else if (strv_push(&rq->nodes, slash + 1) < 0)
+        else if (strlen(*cluster) != cl || strncmp(*cluster, ids.v[i], cl))
+            rc = loom_error_field(err, LOOM_EINVAL, "nodes", "the nodes must "
+                                  "be of one cluster (%s); '%s' is not",
+                                  *cluster, ids.v[i]);
+        else if (strv_push(names, slash + 1) < 0)
             rc = loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     }
     strv_fini(&ids);
@@ -142,7 +140,9 @@ int resv_req_parse(json_t *body, time_t now, struct resv_req *rq,
     if (jx_str(body, "cluster", NULL) &&
         !(rq->cluster = strdup(jx_str(body, "cluster", ""))))
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    if (json_object_get(body, "nodes") && nodes_in(body, rq, err) < 0)
+    if (json_object_get(body, "nodes") &&
+        node_ids_in(json_object_get(body, "nodes"), &rq->cluster, &rq->nodes,
+                    err) < 0)
         return -1;
     if (jx_int_range(body, "", "count", 0, 0, 100000, &count, err) < 0)
         return -1;
@@ -206,6 +206,12 @@ char *resv_render(const struct resv *r)
     jw_kv_time(&w, "end", r->end);
     jw_kv_str(&w, "state", resv_state_name(r->state));
     jw_kv_str(&w, "reason", r->reason);
+    if (r->hold_from)
+        jw_kv_time(&w, "hold_from", r->hold_from);
+    if (r->maint) {
+        snprintf(id, sizeof(id), "%lld", (long long)r->maint);
+        jw_kv_str(&w, "maintenance", id);
+    }
     jw_close(&w, '}');
     return jw_finish(&w);
 }
@@ -240,6 +246,9 @@ struct resv *resv_from_doc(json_t *doc, struct loom_error *err)
         if (!strcmp(jx_str(doc, "state", ""), state_names[s]))
             r->state = (enum resv_state)s;
     bad |= job_set_str(&r->reason, jx_str(doc, "reason", NULL));
+    if (jx_str(doc, "hold_from", NULL))
+        bad |= time_parse(jx_str(doc, "hold_from", ""), &r->hold_from) < 0;
+    r->maint = strtoll(jx_str(doc, "maintenance", "0"), NULL, 10);
     if (bad) {
         resv_destroy(r);
         loom_error_set(err, LOOM_EINVAL, "stored reservation is unreadable");

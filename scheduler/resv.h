@@ -22,6 +22,8 @@ struct resv {
     time_t start, end;
     enum resv_state state;
     char *reason; /* or NULL */
+    time_t hold_from; /* maintenance: no new job from here on (0: start) */
+    int64_t maint;    /* the maintenance request it serves, or 0 */
 };
 
 /* POST /v1/reservations, checked: nodes by id ("cluster/name") or a count
@@ -37,8 +39,17 @@ struct resv_req {
     long duration_s;
     char *purpose;
     char *reason;
+    /* From the maintenance thread only (never from the API): */
+    int asap;      /* the nodes take no new job from now on */
+    int force;     /* cancel the jobs in the way of a fixed window */
+    int64_t maint; /* the maintenance request */
 };
 
+/* A "nodes" array of node ids ("cluster/name"), all of one cluster (that
+ * of *cluster when set, else set from the first): names appended to names.
+ * 0, or -1 with a 400 on the field "nodes". */
+int node_ids_in(json_t *arr, char **cluster, struct strv *names,
+                struct loom_error *err);
 /* 0, or -1 with a 400 naming the field. now: for a default not_before. */
 int resv_req_parse(json_t *body, time_t now, struct resv_req *rq,
                    struct loom_error *err);

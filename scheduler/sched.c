@@ -292,6 +292,9 @@ static void handle(struct msg *m)
     case SCHED_RESV_CANCEL:
         sched_resv_cancel(m);
         break;
+    case SCHED_RESV_ADJUST:
+        sched_resv_adjust(m);
+        break;
     case SCHED_PLANNED:
         S.planning = 0;
         if (S.enabled)

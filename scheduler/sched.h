@@ -24,13 +24,17 @@ enum sched_msg {
     SCHED_RESV_CANCEL,  /* data: struct sched_resv_op *; reply: 200 */
     SCHED_CONFIG,       /* data: struct sched_conf * (a reload) */
     SCHED_PLANNED,      /* data: struct plan_work * (from the planner) */
+    SCHED_RESV_ADJUST,  /* data: struct sched_resv_op *; reply: 200 */
 };
 
-/* Create a reservation (rq) or cancel one (id), asked by subject. */
+/* Create a reservation (rq) or cancel one (id), asked by subject; or
+ * adjust a maintenance reservation (id): begin it now, if its nodes are
+ * free (start_now), or end it now (end_now). */
 struct sched_resv_op {
     struct resv_req rq;
     int64_t id;
     char *subject;
+    int start_now, end_now;
 };
 void sched_resv_op_free(void *op);
 

@@ -161,6 +161,26 @@ static void finish_now(struct job *j, enum job_state st, const char *why)
     sched_touch(j);
 }
 
+void sched_cancel_job(struct job *j, const char *why)
+{
+    struct msg none = {0};
+
+    if (job_state_final(j->state))
+        return;
+    if (j->state == JOB_PENDING || j->state == JOB_HELD) {
+        finish_now(j, JOB_CANCELLED, why);
+        return;
+    }
+    job_set_str(&j->reason, why);
+    if (j->state == JOB_STARTING && !j->native_id) {
+        j->cancel_requested = 1;
+        sched_view(j);
+        return;
+    }
+    sched_touch(j);
+    to_server(&none, j, "cancel");
+}
+
 static int do_start(struct msg *m, struct job *j, struct sched_job_op *op,
                     struct loom_error *err)
 {

@@ -160,7 +160,9 @@ static int add_resv(struct plan *p, const struct fabric *f,
     if (!(idx = malloc((r->nodes.n + 1) * sizeof(*idx))))
         return -1;
     if (fabric_nodes(f, c, &r->nodes, idx) == 0) {
-        pr = (struct plan_resv){r->id, c, idx, r->nodes.n, (double)r->start,
+        time_t from = r->hold_from && r->hold_from < r->start ? r->hold_from
+                                                              : r->start;
+        pr = (struct plan_resv){r->id, c, idx, r->nodes.n, (double)from,
                                 (double)r->end};
         rc = plan_add_resv(p, &pr);
     }

@@ -70,10 +70,58 @@ static int resv_add(struct resv *r)
     return 0;
 }
 
+static int names_node(const struct strv *nodes, const char *name)
+{
+    for (size_t i = 0; i < nodes->n; i++)
+        if (!strcmp(nodes->v[i], name))
+            return 1;
+    return 0;
+}
+
+/* A forced window: the jobs that would still run at start on the named
+ * nodes are cancelled (their ids added to cancelled). 0 or -1. */
+static int force_window(struct resv *r, const struct resv_req *rq,
+                        double start, struct strv *cancelled,
+                        struct loom_error *err)
+{
+    char why[160], id[24];
+
+    snprintf(why, sizeof(why), "cancelled for maintenance on cluster %s "
+             "(a forced window)", rq->cluster);
+    for (size_t i = 0; i < S.n_live; i++) {
+        struct job *j = sched_job(S.live[i]);
+        double end;
+        int hit = 0;
+        if (!j || !job_holds_nodes(j) || !j->cluster ||
+            strcmp(j->cluster, rq->cluster))
+            continue;
+        end = (double)(j->start_time ? j->start_time : time(NULL)) +
+              (double)j->req.walltime_s + S.conf.plan.overdue_s;
+        for (size_t k = 0; k < j->nodes.n && !hit; k++)
+            hit = names_node(&rq->nodes, j->nodes.v[k]);
+        if (!hit || end <= start)
+            continue;
+        snprintf(id, sizeof(id), "%lld", (long long)j->id);
+        if (strv_push(cancelled, id) < 0)
+            return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        log_warn("job=%lld cancelled: in the way of a forced maintenance "
+                 "window on cluster=%s", (long long)j->id, rq->cluster);
+        sched_cancel_job(j, why);
+    }
+    for (size_t k = 0; k < rq->nodes.n; k++)
+        if (strv_push(&r->nodes, rq->nodes.v[k]) < 0)
+            return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    r->start = (time_t)start;
+    r->end = r->start + rq->duration_s;
+    return 0;
+}
+
 /* The window: the fixed one if nothing is in its way, or the earliest
- * slot of a flexible one. 0 with r's nodes and times set, or -1. */
+ * slot of a flexible one. 0 with r's nodes and times set, or -1. A forced
+ * window on named nodes cancels what is in its way (listed in
+ * cancelled). */
 static int place(struct resv *r, const struct resv_req *rq,
-                 struct loom_error *err)
+                 struct strv *cancelled, struct loom_error *err)
 {
     struct fabric f;
     struct plan *p = NULL;
@@ -119,6 +167,10 @@ static int place(struct resv *r, const struct resv_req *rq,
         loom_error_set(err, LOOM_EINTERNAL, "out of memory");
         goto out;
     }
+    if (!found && rq->force && rq->nodes.n) {
+        rc = force_window(r, rq, nb, cancelled, err);
+        goto out;
+    }
     if (!found) {
         loom_error_set(err, LOOM_ECONFLICT, "no window for the reservation "
                        "on cluster %s: %s", rq->cluster, why);
@@ -132,6 +184,8 @@ static int place(struct resv *r, const struct resv_req *rq,
     r->start = rq->fixed && rq->start < (time_t)start ? rq->start
                                                       : (time_t)start;
     r->end = (rq->fixed ? rq->start : r->start) + rq->duration_s;
+    if (rq->asap)
+        r->hold_from = (time_t)now;
     rc = 0;
 out:
     free(idx);
@@ -141,10 +195,32 @@ out:
     return rc;
 }
 
+/* The reservation's JSON, with the jobs a forced window cancelled. */
+static char *render_created(const struct resv *r, const struct strv *cancelled)
+{
+    char *text = resv_render(r);
+    json_t *o, *a;
+
+    if (!text || !cancelled->n)
+        return text;
+    o = json_loads(text, 0, NULL);
+    a = json_array();
+    for (size_t i = 0; o && a && i < cancelled->n; i++)
+        json_array_append_new(a, json_string(cancelled->v[i]));
+    if (o && a && json_object_set(o, "cancelled_jobs", a) == 0) {
+        free(text);
+        text = json_dumps(o, JSON_COMPACT);
+    }
+    json_decref(a);
+    json_decref(o);
+    return text;
+}
+
 void sched_resv_create(struct msg *m)
 {
     struct sched_resv_op *op = m->data;
     struct resv *r = calloc(1, sizeof(*r));
+    struct strv cancelled = {0};
     struct loom_error err;
 
     if (!r || !(r->purpose = strdup(op->rq.purpose)) ||
@@ -154,8 +230,9 @@ void sched_resv_create(struct msg *m)
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
         goto error;
     }
-    if (place(r, &op->rq, &err) < 0)
+    if (place(r, &op->rq, &cancelled, &err) < 0)
         goto error;
+    r->maint = op->rq.maint;
     r->id = S.next_resv > 0 ? S.next_resv : 1;
     r->state = r->start <= time(NULL) ? RESV_ACTIVE : RESV_PLANNED;
     if (resv_add(r) < 0) {
@@ -165,11 +242,92 @@ void sched_resv_create(struct msg *m)
     sched_resv_touch(r->id);
     log_info("reservation=%lld %s on cluster=%s, %zu node(s), by %s",
              (long long)r->id, r->purpose, r->cluster, r->nodes.n, r->owner);
-    sched_ack_body_later(m->reply, 201, resv_render(r));
+    sched_ack_body_later(m->reply, 201, render_created(r, &cancelled));
+    strv_fini(&cancelled);
     return;
 error:
+    strv_fini(&cancelled);
     resv_destroy(r);
     reply_send_error(m->reply, &err);
+}
+
+/* Begin a maintenance reservation now: its window moves up to now when
+ * nothing else needs its nodes before its start. */
+static int start_now(struct resv *r, struct loom_error *err)
+{
+    struct fabric f;
+    struct plan *p = NULL;
+    size_t c, *idx = NULL, *chosen = NULL;
+    double now = time_real(), start;
+    char why[256];
+    int rc = -1, found;
+
+    if (r->start <= (time_t)now)
+        return 0;
+    if (fabric_build(&f) < 0)
+        return loom_error_set(err, LOOM_EUNAVAIL, "no cluster has been "
+                              "polled yet");
+    if (fabric_cluster(&f, r->cluster, &c) < 0 ||
+        !(idx = malloc((r->nodes.n + 1) * sizeof(*idx))) ||
+        fabric_nodes(&f, c, &r->nodes, idx) < 0 ||
+        !(p = fabric_plan(&f, now, r->id))) {
+        loom_error_set(err, LOOM_ECONFLICT, "reservation %lld: its cluster "
+                       "or nodes are gone", (long long)r->id);
+        goto out;
+    }
+    found = plan_find_window(p, c, idx, r->nodes.n, r->nodes.n, NULL, 0, now,
+                             now, (double)(r->end - r->start), &start,
+                             &chosen, why, sizeof(why));
+    if (found <= 0) {
+        loom_error_set(err, LOOM_ECONFLICT, "reservation %lld cannot begin "
+                       "now: %s", (long long)r->id,
+                       found < 0 ? "out of memory" : why);
+        goto out;
+    }
+    r->end = (time_t)now + (r->end - r->start);
+    r->start = (time_t)now;
+    r->state = RESV_ACTIVE;
+    rc = 0;
+out:
+    free(idx);
+    free(chosen);
+    plan_destroy(p);
+    fabric_fini(&f);
+    return rc;
+}
+
+void sched_resv_adjust(struct msg *m)
+{
+    struct sched_resv_op *op = m->data;
+    struct resv *r = sched_resv_find(op->id);
+    struct loom_error err;
+
+    if (!r || strcmp(r->purpose, "maintenance")) {
+        loom_error_set(&err, LOOM_ENOENT, "there is no maintenance "
+                       "reservation %lld", (long long)op->id);
+        reply_send_error(m->reply, &err);
+        return;
+    }
+    if (r->state == RESV_DONE || r->state == RESV_CANCELLED) {
+        loom_error_set(&err, LOOM_ECONFLICT, "reservation %lld is %s",
+                       (long long)r->id, resv_state_name(r->state));
+        reply_send_error(m->reply, &err);
+        return;
+    }
+    if (op->start_now && start_now(r, &err) < 0) {
+        reply_send_error(m->reply, &err);
+        return;
+    }
+    if (op->end_now) {
+        r->end = time(NULL);
+        if (r->start > r->end)
+            r->start = r->end;
+        r->state = RESV_DONE;
+    }
+    sched_resv_touch(r->id);
+    log_info("reservation=%lld %s by %s", (long long)r->id,
+             op->end_now ? "ended" : "begun now", op->subject);
+    sched_ack_body_later(m->reply, 200, resv_render(r));
 }
 
 void sched_resv_cancel(struct msg *m)
@@ -216,37 +374,22 @@ void sched_resv_tick(time_t now)
 /* The list is small: published whole, as a JSON array of the records. */
 void sched_resv_publish(void)
 {
-    size_t len = 0;
-    char *all;
-    struct stext *t;
+    char **parts;
+    struct stext *t = NULL;
 
-    if (!S.resv_changed || !(all = malloc(3)))
+    if (!S.resv_changed || !(parts = calloc(S.n_resv + 1, sizeof(*parts))))
         return;
-    all[len++] = '[';
-    for (size_t i = 0; i < S.n_resv; i++) {
-        char *one = resv_render(S.resv[i]);
-        size_t n = one ? strlen(one) : 0;
-        char *grown = one ? realloc(all, len + n + 3) : NULL;
-        if (!grown) {
-            free(one);
-            free(all);
-            return;
-        }
-        all = grown;
-        if (i)
-            all[len++] = ',';
-        memcpy(all + len, one, n);
-        len += n;
-        free(one);
+    for (size_t i = 0; i < S.n_resv; i++)
+        if (!(parts[i] = resv_render(S.resv[i])))
+            goto out;
+    if ((t = stext_array(parts, S.n_resv))) {
+        snapshot_publish_text(SNAP_RESV, t);
+        S.resv_changed = 0;
     }
-    all[len++] = ']';
-    all[len] = '\0';
-    t = stext_create(all);
-    free(all);
-    if (!t)
-        return;
-    snapshot_publish_resv(t);
-    S.resv_changed = 0;
+out:
+    for (size_t i = 0; i < S.n_resv; i++)
+        free(parts[i]);
+    free(parts);
 }
 
 static int load_row(void *arg, const struct store_resv_row *row)

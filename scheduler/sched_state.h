@@ -130,6 +130,9 @@ int sched_grow(void **v, size_t *cap, size_t need, size_t elem);
 /* sched_ops.c */
 /* Accept a submit for this turn's commit (or answer it at once). */
 void sched_submit(struct msg *m);
+/* Cancel a job for the scheduler's own reasons (a forced maintenance
+ * window): no answer to anyone. */
+void sched_cancel_job(struct job *j, const char *why);
 /* After a turn's commit: show a new job and answer its submitter (ok), or
  * refuse it and forget the job. */
 void sched_insert_done(struct ins *in, int ok, const struct loom_error *err);
@@ -163,6 +166,7 @@ void sched_charge(const struct job *j);
 /* sched_resv.c */
 void sched_resv_create(struct msg *m);
 void sched_resv_cancel(struct msg *m);
+void sched_resv_adjust(struct msg *m);
 void sched_resv_tick(time_t now); /* planned -> active -> done */
 void sched_resv_publish(void);
 void sched_resv_touch(int64_t id); /* write, show and plan it again */

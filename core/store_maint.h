@@ -1,0 +1,45 @@
+/* store_maint.h - the maintenance thread's tables in PostgreSQL: goal
+ * state, actual reports, mismatches, maintenance requests. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CORE_STORE_MAINT_H
+#define LOOM_CORE_STORE_MAINT_H
+
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/store.h"
+
+/* Writes take JSON text and run as one transaction each (one statement
+ * over json_array_elements where there are many rows), so a call either
+ * lands whole or not at all. 0, or -1 with err. */
+
+/* items: [{"node": "c/n", "attributes": {...}}, ...]; replaces each
+ * node's goal; a node with {} loses its row. */
+int store_goal_put(struct store *st, const char *items, struct loom_error *err);
+/* node, and [{"attribute", "value", "time" (epoch s)}, ...]. */
+int store_actual_put(struct store *st, const char *node, const char *reports,
+                     struct loom_error *err);
+/* set: [{"node", "attribute", "goal", "actual", "since" (epoch s)}] are
+ * written (insert or replace); gone: [{"node", "attribute"}] deleted. */
+int store_mismatch_apply(struct store *st, const char *set, const char *gone,
+                         struct loom_error *err);
+int store_maint_put(struct store *st, int64_t id, const char *state,
+                    const char *doc, struct loom_error *err);
+
+/* Loads: cb gets each row's columns as text (valid during the call) and
+ * returns 0 to go on. */
+typedef int (*store_row_cb)(void *arg, int n, const char *const *cols);
+/* goal_nodes: node, attrs. */
+int store_goal_load(struct store *st, store_row_cb cb, void *arg,
+                    struct loom_error *err);
+/* actual_reports: node, attribute, value, time (epoch s). */
+int store_actual_load(struct store *st, store_row_cb cb, void *arg,
+                      struct loom_error *err);
+/* mismatches: node, attribute, since (epoch s). */
+int store_mismatch_load(struct store *st, store_row_cb cb, void *arg,
+                        struct loom_error *err);
+/* maintenance: id, state, doc, in id order. */
+int store_maint_load(struct store *st, store_row_cb cb, void *arg,
+                     struct loom_error *err);
+
+#endif

@@ -1,0 +1,122 @@
+/* maint_state.h - the maintenance thread's own state; private to its
+ * files. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_MAINTENANCE_MAINT_STATE_H
+#define LOOM_MAINTENANCE_MAINT_STATE_H
+
+#include <jansson.h>
+#include <pthread.h>
+
+#include "core/hmap.h"
+#include "core/snapshot.h"
+#include "core/store.h"
+#include "maintenance/maint.h"
+#include "maintenance/maint_conf.h"
+#include "maintenance/mreq.h"
+
+/* A node with a goal or reports ("cluster/name"). */
+struct gnode {
+    char *id;
+    json_t *goal;     /* object, or NULL */
+    time_t goal_time;
+    json_t *reports;  /* object: attribute -> {"value": v, "time": epoch} */
+    json_t *mm;       /* object: attribute -> true, its mismatches */
+};
+
+/* One attribute of one node that differs from its goal. */
+struct mism {
+    char *node, *attr;
+    json_t *goal, *actual; /* actual NULL: unknown */
+    time_t since;
+    const struct maint_rule *rule; /* the rule that covers it, or NULL */
+    double retry_at; /* the rule tries again from then */
+    char *held;      /* why the rule last made no request (logged once) */
+    char *json;      /* as GET /v1/state/diff shows it, or NULL: render */
+};
+
+struct maint {
+    struct msgq *q;
+    pthread_t thread;
+    int running;
+    struct store *st;
+    struct maint_conf conf;
+    struct hmap nodes; /* id -> struct gnode * */
+    struct hmap mism;  /* "node\x1fattr" -> struct mism * */
+    struct mreq **req; /* by id order */
+    size_t n_req, cap_req;
+    int64_t next_id;
+    /* mismatches written to PostgreSQL with the next flush (JSON arrays) */
+    json_t *mism_set, *mism_gone;
+    int diff_changed, req_changed;
+    int compare_all;            /* compare every node at the next tick */
+    double next_compare;        /* the periodic comparison */
+    struct scluster **seen;     /* the cluster versions last compared */
+    size_t n_seen;
+    double compare_ms_last, compare_ms_max;
+    unsigned long compares;
+};
+
+extern struct maint M;
+
+/* goal.c: goal state and reports (messages from the API). */
+void goal_put(struct msg *m);
+void goal_get(struct msg *m);
+void actual_post(struct msg *m);
+void actual_get(struct msg *m);
+int goal_load(struct loom_error *err);
+struct gnode *gnode_get(const char *id, int create); /* NULL: none/no memory */
+/* The node of a "cluster/name" id in s, or NULL. */
+const struct snode *maint_node(struct snapshot *s, const char *id);
+/* The node's actual value of attr from the cluster's report (n may be
+ * NULL: the node is gone), or NULL when the cluster does not report attr.
+ * A new reference. */
+json_t *actual_from_cluster(const struct snode *n, const char *attr);
+int attr_from_cluster(const char *attr);
+
+/* compare.c */
+/* Goal and actual agree: text for scalars ("6.1" is 6.1), sets for
+ * lists; a NULL actual (unknown) never agrees. */
+int maint_same_value(json_t *goal, json_t *actual);
+/* Compare one node (id) or, with id NULL, every node with a goal. */
+void compare_run(struct snapshot *s, const char *id, double now);
+void compare_tick(double now);  /* periodic and on cluster changes */
+void diff_publish(void);        /* when diff_changed */
+void diff_requests_changed(void); /* every row shows its request again */
+int mism_flush(void);           /* write pending changes; 0 or -1 */
+int mism_load(struct loom_error *err);
+void mism_free(void *x);
+
+/* mrun.c: requests */
+void mreq_post(struct msg *m);   /* POST /v1/maintenance */
+void mreq_cancel(struct msg *m); /* DELETE /v1/maintenance/{id} */
+/* Make a request (from a rule); 0 or -1 with err. */
+int mreq_submit(struct mreq *r_take, struct loom_error *err);
+void mreq_tick(double now);
+void mreq_action_done(struct msg *m);
+void mreq_publish(void);
+int mreq_load(struct loom_error *err);
+/* The open request on node ("cluster/name") with that action (NULL: any),
+ * or NULL. */
+struct mreq *mreq_open_on(const char *node, const char *action);
+size_t mreq_nodes_open(const char *cluster); /* in open requests */
+
+/* action.c: run an action in a worker thread; MAINT_ACTION_DONE comes
+ * back with struct action_done. */
+struct action_done {
+    int64_t id;
+    int ok;
+    char *error, *output;
+};
+void action_done_free(void *p);
+int action_start(const struct mreq *r, const struct maint_action *a,
+                 struct loom_error *err);
+void action_shutdown(void); /* workers that end later post nothing */
+
+/* rules.c */
+void rules_apply(double now);
+
+/* maint.c */
+void maint_event(const char *level, const char *subject, const char *fmt,
+                 ...) __attribute__((format(printf, 3, 4)));
+
+#endif
