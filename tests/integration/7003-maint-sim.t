@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# 7003-maint-sim.t - goal and actual state at some scale, on sim clusters:
+# sa (200 nodes, under a [rule kernel] with max_percent = 5) and sb (10
+# nodes, no rule of its own):
+# - one PUT /v1/goal/nodes imports the goals of all 210 nodes;
+# - every node of sa reports kernel 5.10 at once: never more than 10
+#   requests (5 % of 200) are open, and the rule goes on past the first 10;
+#   sb's mismatches are only reported (the rule is for cluster sa);
+# - /v1/state/diff: values compare as text (6.1 = "6.1") and lists as sets;
+#   cluster attributes (cpus, state) come from the cluster; the filters
+#   ?cluster=, ?attribute= and ?node=, alone and together;
+# - clearing sa's goals stops the rule;
+# - after a restart with actual_ttl_s = 3: since is kept, reports older
+#   than 3 s are "unknown", and a fresh report is known for 3 s only.
+# SPDX-License-Identifier: MIT
+. "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+
+FIX=$LOOM_TOP_SRCDIR/tests/fixtures/maintenance
+OPEN='("requested", "planned", "draining", "in-progress", "verifying")'
+
+now_ms() { echo $((${EPOCHREALTIME/[.,]/} / 1000)); }
+# diff_rows QUERY: the rows of GET /v1/state/diff?QUERY, sorted, as
+# "node attribute goal actual action maintenance" lines ("HTTP STATUS"
+# when the answer is not 200). Goals and actual values as JSON.
+diff_rows() {
+    api GET "/v1/state/diff?$1" >/dev/null
+    [ "$STATUS" = 200 ] || { echo "HTTP $STATUS"; return; }
+    py '"\n".join(sorted(" ".join(v if isinstance(v, str) else json.dumps(v) for v in (r["node"], r["attribute"], r["goal"], r["actual"], r["action"], r["maintenance"])) for r in d["items"]))' "$BODY"
+}
+# mcount: "OPEN DONE TOTAL" of cluster sa's maintenance requests.
+mcount() {
+    api GET '/v1/maintenance?cluster=sa' >/dev/null
+    py "'%d %d %d' % (len([m for m in d['items'] if m['state'] in $OPEN]), len([m for m in d['items'] if m['state'] == 'done']), len(d['items']))" "$BODY" 2>/dev/null
+}
+# conf TTL: loom.conf with actual_ttl_s = TTL.
+conf() {
+    loomd_conf <<EOF
+[scheduler]
+interval_s = 1
+
+[maintenance]
+actual_ttl_s = $1
+compare_s = 1
+verify_s = 20
+
+[action reinstall]
+command = $T/maint/action.sh --sleep 1 %c %n %i $TF kernel=6.1
+timeout_s = 30
+duration_s = 60
+fixes = kernel
+
+[rule kernel]
+attribute = kernel
+when = differs
+action = reinstall
+cluster = sa
+within_s = 600
+duration_s = 60
+max_nodes = 1000
+max_percent = 5
+
+[cluster sa]
+adaptor = sim
+nodes = 200
+cpus_per_node = 32
+memory_mb = 131072
+poll_s = 1
+
+[cluster sb]
+adaptor = sim
+nodes = 10
+cpus_per_node = 32
+memory_mb = 131072
+poll_s = 1
+EOF
+}
+
+pg_start || t_bail "PostgreSQL did not start"
+mkdir -p "$T/maint"
+cp "$FIX/action.sh" "$T/maint/action.sh" && chmod 0755 "$T/maint/action.sh" ||
+    t_bail "cannot copy the action fixture"
+TF=$T/maint/token
+conf 3600
+loomd_start || t_bail "loomd did not start"
+admin_token || t_bail "no admin token"
+MON=$(token_for nagios monitor) && [ -n "$MON" ] || t_bail "no monitor token"
+printf '%s\n' "$MON" >"$TF" && chmod 0600 "$TF"
+wait_for 'api GET /v1/nodes >/dev/null; [ "$(jlen "$BODY" .items)" = 210 ]' 10
+t_is "$(jlen "$BODY" .items)" 210 "210 sim nodes (sa: 200, sb: 10)"
+
+# ---- one import for every node ---------------------------------------------------
+python3 -c 'import json
+items = [{"node": "sa/n%d" % i, "attributes": {"kernel": "6.1"}} for i in range(1, 201)]
+for i in range(1, 11):
+    a = {"kernel": "6.1", "os_image": "deb12", "cpus": 32}
+    if i == 5:
+        a["kernel"] = 6.1            # a number: compares as text with "6.1"
+    if i in (6, 7):
+        a["modules"] = ["x", "y"]
+    if i == 8:
+        a["health"] = "ok"
+    if i == 9:
+        a["cpus"] = 64
+    if i == 10:
+        a["state"] = "up"
+    items.append({"node": "sb/n%d" % i, "attributes": a})
+print(json.dumps({"items": items}))' >"$T/goal.json"
+api PUT /v1/goal/nodes "$(cat "$T/goal.json")" >/dev/null
+t_is "$STATUS/$(jget "$BODY" .nodes)" 200/210 "PUT /v1/goal/nodes imports the goals of 210 nodes in one request" ||
+    t_diag "$BODY"
+api GET /v1/goal/nodes >/dev/null
+t_is "$(py 'len([g for g in d["items"] if g.get("attributes")])' "$BODY")" 210 "GET /v1/goal/nodes lists 210 goals"
+api GET /v1/goal/nodes/sb/n5 >/dev/null
+t_is "$(py 'd["attributes"]' "$BODY")" '{"kernel": 6.1, "os_image": "deb12", "cpus": 32}' \
+    "sb/n5's goal as imported (kernel the number 6.1)"
+
+# ---- every node of sa mismatches at once ----------------------------------------------
+python3 -c 'import json
+for i in range(1, 201):
+    print(json.dumps({"node": "sa/n%d" % i, "attributes": {"kernel": "5.10"}}))
+for i in range(1, 11):
+    a = {"kernel": "5.10" if i <= 4 else "6.1"}
+    if i == 6:
+        a["modules"] = ["y", "x"]    # the goal as a set
+    if i == 7:
+        a["modules"] = ["x"]
+    print(json.dumps({"node": "sb/n%d" % i, "attributes": a}))' >"$T/reports.jsonl"
+OUT=$(python3 "$FIX/client.py" report --url "$LOOM_URL" --token-file "$TF" --threads 8 "$T/reports.jsonl")
+t_is "$(py '[d["sent"], d["ok"]]' "$OUT")" '[210, 210]' "210 reports posted at once (8 connections), all taken" ||
+    t_diag "$OUT"
+peak=0 over= samples=0
+t_end=$((SECONDS + 40))
+while ((SECONDS < t_end)); do
+    read -r o dn tot < <(mcount)
+    [ -n "$o" ] || { sleep 0.2; continue; }
+    samples=$((samples + 1))
+    ((o > peak)) && peak=$o
+    ((o > 10)) && over="$over $o"
+    ((dn >= 30)) && break
+    sleep 0.2
+done
+t_is "$over" "" "max_percent = 5: never more than 10 of sa's 200 nodes in maintenance ($samples samples)"
+t_is "$peak" 10 "... and the limit is used: 10 open at once"
+t_ok "$( ((dn > 10)) && echo 0 || echo 1)" "... the rule goes on past the first 10 ($dn done)"
+api GET '/v1/maintenance?cluster=sa' >/dev/null
+t_is "$(py 'sorted(set((m["rule"], m["action"], len(m["nodes"]), m["nodes"][0].split("/")[0]) for m in d["items"]))' "$BODY")" \
+    '[["kernel", "reinstall", 1, "sa"]]' "... every request: rule kernel, action reinstall, one node of sa"
+t_is "$(py 'len(d["items"]) == len(set(m["nodes"][0] for m in d["items"]))' "$BODY")" true \
+    "... each node once"
+api GET '/v1/maintenance?cluster=sb' >/dev/null
+t_is "$STATUS/$(jlen "$BODY" .items)" 200/0 "sb's kernel mismatches are only reported: no request (the rule is for sa)"
+
+# ---- the diff and its filters, on sb ---------------------------------------------------
+SB_ALL="sb/n1 kernel 6.1 5.10 null null
+sb/n1 os_image deb12 unknown null null
+sb/n10 os_image deb12 unknown null null
+sb/n2 kernel 6.1 5.10 null null
+sb/n2 os_image deb12 unknown null null
+sb/n3 kernel 6.1 5.10 null null
+sb/n3 os_image deb12 unknown null null
+sb/n4 kernel 6.1 5.10 null null
+sb/n4 os_image deb12 unknown null null
+sb/n5 os_image deb12 unknown null null
+sb/n6 os_image deb12 unknown null null
+sb/n7 modules [\"x\", \"y\"] [\"x\"] null null
+sb/n7 os_image deb12 unknown null null
+sb/n8 health ok unknown null null
+sb/n8 os_image deb12 unknown null null
+sb/n9 cpus 64 32 null null
+sb/n9 os_image deb12 unknown null null"
+t_is "$(diff_rows cluster=sb)" "$SB_ALL" \
+    "?cluster=sb: 17 rows (kernel 6.1 = number 6.1, modules compare as sets, cpus from the cluster)"
+api GET '/v1/state/diff?cluster=sb' >/dev/null
+t_is "$(py 'sorted(set(r["cluster"] for r in d["items"]))' "$BODY")" '["sb"]' "... all of cluster sb"
+t_is "$(diff_rows 'cluster=sb&attribute=kernel')" "$(grep ' kernel ' <<<"$SB_ALL")" \
+    "?cluster=sb&attribute=kernel: sb/n1 to n4"
+t_is "$(diff_rows attribute=os_image)" "$(grep ' os_image ' <<<"$SB_ALL")" \
+    "?attribute=os_image: the 10 sb nodes (no other node has that goal)"
+t_is "$(diff_rows node=sb/n7)" "$(grep '^sb/n7 ' <<<"$SB_ALL")" "?node=sb/n7: modules and os_image"
+t_is "$(diff_rows node=sb/n5)" "sb/n5 os_image deb12 unknown null null" "?node=sb/n5: only os_image"
+t_is "$(diff_rows 'node=sb/n9&attribute=cpus')" "sb/n9 cpus 64 32 null null" "?node=sb/n9&attribute=cpus"
+t_is "$(diff_rows 'cluster=sb&attribute=kernel&node=sb/n9')" "" "?cluster=sb&attribute=kernel&node=sb/n9: none"
+t_is "$(diff_rows 'cluster=sa&attribute=os_image')" "" "?cluster=sa&attribute=os_image: none"
+api GET /v1/actual/nodes/sb/n9 >/dev/null
+t_is "$(py '[d["attributes"]["cpus"]["value"], d["attributes"]["cpus"]["source"]]' "$BODY")" '[32, "cluster"]' \
+    "GET /v1/actual/nodes/sb/n9: cpus 32 from the cluster"
+api PUT /v1/nodes/sb/n10/state '{"state":"drain","reason":"7003"}' >/dev/null
+t_is "$STATUS" 200 "drain sb/n10 (goal state up)"
+wait_for '[ "$(diff_rows "node=sb/n10&attribute=state")" != "" ]' 5
+t_is "$(diff_rows 'node=sb/n10&attribute=state')" "sb/n10 state up drained null null" \
+    "... the diff shows state: goal up, actual drained"
+api PUT /v1/nodes/sb/n10/state '{"state":"up"}' >/dev/null
+wait_for '[ "$(diff_rows "node=sb/n10&attribute=state")" = "" ]' 5
+t_is "$(diff_rows 'node=sb/n10&attribute=state')" "" "... up again: the row is gone"
+
+# ---- clearing sa's goals stops the rule -------------------------------------------------
+python3 -c 'import json
+print(json.dumps({"items": [{"node": "sa/n%d" % i, "attributes": {}} for i in range(1, 201)]}))' >"$T/clear.json"
+api PUT /v1/goal/nodes "$(cat "$T/clear.json")" >/dev/null
+t_is "$STATUS/$(jget "$BODY" .nodes)" 200/200 "an import of {} for sa's 200 nodes clears their goals"
+t_sleep 1
+read -r o dn tot < <(mcount)
+wait_for 'read -r o dn tot2 < <(mcount); [ "$o" = 0 ]' 30
+read -r o dn tot2 < <(mcount)
+t_is "$o" 0 "the open requests end ($dn done)"
+t_is "$tot2" "$tot" "... and the rule makes no new one ($tot requests in all)"
+t_is "$(diff_rows cluster=sa)" "" "no mismatch is left on sa"
+api GET /v1/goal/nodes >/dev/null
+t_is "$(py 'len([g for g in d["items"] if g.get("attributes")])' "$BODY")" 10 "10 goals are left (sb's)"
+
+# ---- a restart with actual_ttl_s = 3 ---------------------------------------------------------
+api GET '/v1/state/diff?node=sb/n2&attribute=os_image' >/dev/null
+SINCE=$(jget "$BODY" .items.0.since)
+t_like "$SINCE" '^20' "sb/n2's os_image mismatch is there since $SINCE"
+loomd_stop
+t_is $? 0 "loomd stops with status 0"
+conf 3
+loomd_start || t_bail "loomd did not start with actual_ttl_s = 3"
+api GET '/v1/state/diff?node=sb/n2&attribute=os_image' >/dev/null
+t_is "$(jget "$BODY" .items.0.since)" "$SINCE" "after the restart its since is the same"
+wait_for '[ "$(diff_rows "node=sb/n6&attribute=kernel")" != "" ]' 5
+t_is "$(diff_rows 'cluster=sb&attribute=kernel')" "$(for i in 1 10 2 3 4 5 6 7 8 9; do
+    echo "sb/n$i kernel 6.1 unknown null null"; done)" \
+    "actual_ttl_s = 3: the kernel reports, older, are unknown now on every sb node"
+t_is "$(diff_rows 'node=sb/n6&attribute=modules')" "sb/n6 modules [\"x\", \"y\"] unknown null null" \
+    "... so is sb/n6's modules"
+T0=$(now_ms)
+TOKEN=$MON api POST /v1/actual/nodes/sb/n8 '{"attributes":{"health":"ok"}}' >/dev/null
+t_like "$STATUS" '^20[0-4]$' "a fresh report of health ok for sb/n8"
+wait_for '[ "$(diff_rows "node=sb/n8&attribute=health")" = "" ]' 2
+gone=$(diff_rows 'node=sb/n8&attribute=health')
+T1=$(now_ms)
+t_is "$gone" "" "... its health mismatch is gone"
+wait_for '[ -n "$(diff_rows "node=sb/n8&attribute=health")" ]' 10
+T2=$(now_ms)
+t_is "$(diff_rows 'node=sb/n8&attribute=health')" "sb/n8 health ok unknown null null" \
+    "... and back as unknown once the report is older than 3 s"
+# Times in the API are whole seconds: a report may count as up to 1 s older.
+t_ok "$( ((T2 - T0 >= 2000 && T2 - T0 <= 7000)) && echo 0 || echo 1)" \
+    "... about 3 s later ($((T2 - T0)) ms after the report; gone at $((T1 - T0)) ms)"
+
+loomd_stop
+t_is $? 0 "loomd stops with status 0 (no leak, no sanitizer report)" ||
+    t_diag "$(grep -A15 -E 'Sanitizer|runtime error:' "$T/loomd.log" | head -40)"
+t_done
