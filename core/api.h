@@ -5,6 +5,7 @@
 
 #include "core/http.h"
 #include "core/msgq.h"
+#include "core/snapshot.h"
 
 /* Answer one request (any libmicrohttpd thread). */
 void api_handle(struct http_req *rq, struct http_resp *rs,
@@ -44,6 +45,13 @@ void api_resv_create(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a);
 void api_resv_cancel(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a);
+/* Answer from a list the snapshot holds whole (enum snap_text): all of
+ * it, the items whose fields equal the query parameters named in filters
+ * (NULL-terminated), or (id non-NULL) the item with that id; what names
+ * the kind of item in a 404. */
+void api_list_text(struct http_req *rq, struct http_resp *rs,
+                   enum snap_text which, const char *const *filters,
+                   const char *id, const char *what);
 void api_maint_get(struct http_req *rq, struct http_resp *rs,
                    const struct api_route_args *a);
 void api_maint_post(struct http_req *rq, struct http_resp *rs,

@@ -13,22 +13,64 @@
 #include "core/token.h"
 #include "maintenance/maint.h"
 
+/* Does the item text hold "key":value? A cheap test before a parse. */
+static int mentions(const char *row, size_t len, const char *key,
+                    const char *value)
+{
+    json_t *v = json_string(value);
+    char *enc = v ? json_dumps(v, JSON_ENCODE_ANY) : NULL, needle[640];
+    int n = enc ? snprintf(needle, sizeof(needle), "\"%s\":%s", key, enc)
+                : -1;
+
+    json_decref(v);
+    free(enc);
+    return n < 0 || (size_t)n >= sizeof(needle) ||
+           memmem(row, len, needle, (size_t)n) != NULL;
+}
+
+/* Is item (row) one the request asks for: its id, or every filter? */
+static int wanted(struct http_req *rq, const char *row, size_t len,
+                  const char *const *filters, const char *id)
+{
+    json_t *it;
+    int ok = 1;
+
+    if (id ? !mentions(row, len, "id", id) : 0)
+        return 0;
+    for (int k = 0; !id && filters[k]; k++) {
+        const char *want = http_query(rq, filters[k]);
+        if (want && !mentions(row, len, filters[k], want))
+            return 0;
+    }
+    if (!(it = json_loadb(row, len, 0, NULL)))
+        return 0;
+    if (id)
+        ok = !strcmp(jx_str(it, "id", ""), id);
+    for (int k = 0; ok && !id && filters[k]; k++) {
+        const char *want = http_query(rq, filters[k]);
+        ok = !want || !strcmp(jx_str(it, filters[k], ""), want);
+    }
+    json_decref(it);
+    return ok;
+}
+
 /* A list published whole (SNAP_*): every item, or those whose fields
- * equal the query's filters, or (id non-NULL) the one with that id. */
+ * equal the query's filters, or (id non-NULL) the one with that id. Items
+ * are looked at in their text first, and only the likely ones parsed. */
 void api_list_text(struct http_req *rq, struct http_resp *rs,
                    enum snap_text which, const char *const *filters,
                    const char *id, const char *what)
 {
     struct snapshot *s = snapshot_get();
     struct stext *t = s ? s->text[which] : NULL;
-    json_t *all = NULL, *items = NULL, *o = NULL, *it;
     struct loom_error err;
-    int filtered = 0;
-    size_t i;
+    size_t cap = 64, len = 0;
+    char *out;
+    int filtered = 0, found = 0;
 
     for (int k = 0; filters && filters[k]; k++)
         filtered |= http_query(rq, filters[k]) != NULL;
-    if (!id && !filtered) { /* the common case: no parse */
+    if (!id && !filtered) { /* the common case: the text as it is */
         size_t n = t ? t->len : 2;
         if ((rs->body = malloc(n + 12))) {
             snprintf(rs->body, n + 12, "{\"items\":%s}", t ? t->text : "[]");
@@ -37,35 +79,47 @@ void api_list_text(struct http_req *rq, struct http_resp *rs,
         snapshot_put(s);
         return;
     }
-    all = t ? json_loads(t->text, 0, NULL) : json_array();
-    snapshot_put(s);
-    if (!all || !(items = json_array())) {
-        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
-        http_error(rs, &err);
-        goto out;
-    }
-    json_array_foreach(all, i, it) {
-        int ok = id ? !strcmp(jx_str(it, "id", ""), id) : 1;
-        for (int k = 0; ok && !id && filters[k]; k++) {
-            const char *want = http_query(rq, filters[k]);
-            ok = !want || !strcmp(jx_str(it, filters[k], ""), want);
+    if (!(out = malloc(cap)))
+        goto nomem;
+    len = (size_t)snprintf(out, cap, "%s", id ? "" : "{\"items\":[");
+    for (size_t i = 0; t && t->row && i < t->n_rows && !(id && found); i++) {
+        const char *row = t->text + t->row[i];
+        size_t n = t->row[i + 1] - 1 - t->row[i];
+        char *grown;
+        if (!wanted(rq, row, n, filters, id))
+            continue;
+        if (len + n + 4 > cap) {
+            cap = (len + n + 4) * 2;
+            if (!(grown = realloc(out, cap)))
+                goto nomem;
+            out = grown;
         }
-        if (ok)
-            json_array_append(items, it);
+        if (found++ && !id)
+            out[len++] = ',';
+        memcpy(out + len, row, n);
+        len += n;
     }
-    if (id && !json_array_size(items)) {
+    snapshot_put(s);
+    s = NULL;
+    if (id && !found) {
+        free(out);
         loom_error_set(&err, LOOM_ENOENT, "there is no %s '%s'", what, id);
         http_error(rs, &err);
-        goto out;
+        return;
     }
-    o = id ? json_incref(json_array_get(items, 0))
-           : json_pack("{s:O}", "items", items);
+    if (!id) {
+        memcpy(out + len, "]}", 2);
+        len += 2;
+    }
+    out[len] = '\0';
     rs->status = 200;
-    rs->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
-out:
-    json_decref(o);
-    json_decref(items);
-    json_decref(all);
+    rs->body = out;
+    return;
+nomem:
+    snapshot_put(s);
+    free(out);
+    loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+    http_error(rs, &err);
 }
 
 static const char *const maint_filters[] = {"cluster", "state", "action",

@@ -12,55 +12,15 @@
 #include "core/token.h"
 #include "scheduler/sched.h"
 
-static int matches(json_t *r, const char *key, const char *want)
-{
-    return !want || !strcmp(jx_str(r, key, ""), want);
-}
+static const char *const resv_filters[] = {"cluster", "state", "owner",
+                                           "purpose", NULL};
 
 /* GET /v1/reservations[?cluster=&state=&owner=&purpose=] and /{id}. */
 void api_resv_get(struct http_req *rq, struct http_resp *rs,
                   const struct api_route_args *a)
 {
-    struct snapshot *s = snapshot_get();
-    json_t *all = s && s->text[SNAP_RESV]
-                      ? json_loads(s->text[SNAP_RESV]->text, 0, NULL)
-                      : NULL;
-    json_t *items = json_array(), *r;
-    struct loom_error err;
-    size_t i;
-
-    snapshot_put(s);
-    if (!items) {
-        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
-        http_error(rs, &err);
-        json_decref(all);
-        return;
-    }
-    json_array_foreach(all, i, r) {
-        if (a->n == 2 ? !strcmp(jx_str(r, "id", ""), a->seg[1])
-                      : matches(r, "cluster", http_query(rq, "cluster")) &&
-                            matches(r, "state", http_query(rq, "state")) &&
-                            matches(r, "owner", http_query(rq, "owner")) &&
-                            matches(r, "purpose", http_query(rq, "purpose")))
-            json_array_append(items, r);
-    }
-    if (a->n == 2) {
-        if (json_array_size(items)) {
-            rs->status = 200;
-            rs->body = json_dumps(json_array_get(items, 0), JSON_COMPACT);
-        } else {
-            loom_error_set(&err, LOOM_ENOENT, "there is no reservation '%s'",
-                           a->seg[1]);
-            http_error(rs, &err);
-        }
-    } else {
-        json_t *o = json_pack("{s:O}", "items", items);
-        rs->status = 200;
-        rs->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
-        json_decref(o);
-    }
-    json_decref(items);
-    json_decref(all);
+    api_list_text(rq, rs, SNAP_RESV, resv_filters,
+                  a->n == 2 ? a->seg[1] : NULL, "reservation");
 }
 
 /* POST /v1/reservations. */

@@ -292,6 +292,8 @@ struct stext *stext_create(const char *text)
         return NULL;
     atomic_init(&t->refs, 1);
     t->len = n;
+    t->n_rows = 0;
+    t->row = NULL;
     memcpy(t->text, text, n + 1);
     return t;
 }
@@ -305,7 +307,12 @@ struct stext *stext_array(char *const *parts, size_t n)
         len += parts[i] ? strlen(parts[i]) + 1 : 0;
     if (!(t = malloc(sizeof(*t) + len + 1)))
         return NULL;
+    if (!(t->row = malloc((n + 1) * sizeof(*t->row)))) {
+        free(t);
+        return NULL;
+    }
     atomic_init(&t->refs, 1);
+    t->n_rows = 0;
     t->text[k++] = '[';
     for (size_t i = 0; i < n; i++) {
         size_t m = parts[i] ? strlen(parts[i]) : 0;
@@ -313,9 +320,11 @@ struct stext *stext_array(char *const *parts, size_t n)
             continue;
         if (k > 1)
             t->text[k++] = ',';
+        t->row[t->n_rows++] = k;
         memcpy(t->text + k, parts[i], m);
         k += m;
     }
+    t->row[t->n_rows] = k + 1; /* as if a comma followed the last */
     t->text[k++] = ']';
     t->text[k] = '\0';
     t->len = k;
@@ -324,8 +333,10 @@ struct stext *stext_array(char *const *parts, size_t n)
 
 void stext_unref(struct stext *t)
 {
-    if (t && atomic_fetch_sub(&t->refs, 1) == 1)
+    if (t && atomic_fetch_sub(&t->refs, 1) == 1) {
+        free(t->row);
         free(t);
+    }
 }
 
 static void snapshot_free(struct snapshot *s)

@@ -104,6 +104,8 @@ struct snode *scluster_node(const struct scluster *c, const char *name);
 struct stext {
     atomic_int refs;
     size_t len;
+    size_t n_rows; /* an array's items: text[row[i] .. row[i+1] - 1) */
+    size_t *row;   /* n_rows + 1 offsets, or NULL */
     char text[];
 };
 struct stext *stext_create(const char *text); /* NULL when out of memory */
