@@ -21,8 +21,7 @@
 #define CALL_S 30.0   /* the longest wait for the scheduler's answer */
 #define RETRY_S 10.0  /* a failed node-state change is tried again */
 
-static int orphans_checked;
-static struct strv orphans; /* reservation ids of requests that are gone */
+#define SWEEP_S 60.0 /* how often reservations without a request are sought */
 
 struct mreq *mreq_open_on(const char *node, const char *action)
 {
@@ -610,30 +609,47 @@ static void step(struct mreq *r, time_t now)
     }
 }
 
-static void cancel_orphans(void)
+/* A maintenance reservation whose request is gone or closed (a crash, or
+ * an answer that came too late, between the two commits): cancelled. */
+static void sweep_orphans(double now)
 {
+    static double next;
+    struct snapshot *snap;
     struct loom_error err;
+    json_t *all = NULL, *it;
+    size_t i;
 
-    for (size_t i = 0; i < orphans.n; i++) {
-        int64_t id = strtoll(orphans.v[i], NULL, 10);
-        if (resv_op(SCHED_RESV_CANCEL, id, 0, 0, &err) < 0 &&
-            err.kind != LOOM_ECONFLICT)
-            log_warn("reservation=%lld of no maintenance request: %s",
+    if (now < next)
+        return;
+    snap = snapshot_get();
+    if (snap && snap->text[SNAP_RESV])
+        all = json_loads(snap->text[SNAP_RESV]->text, 0, NULL);
+    snapshot_put(snap);
+    if (!all)
+        return; /* not published yet: at the next tick */
+    next = now + SWEEP_S;
+    json_array_foreach(all, i, it) {
+        int64_t id = strtoll(jx_str(it, "id", "0"), NULL, 10);
+        int64_t maint = strtoll(jx_str(it, "maintenance", "0"), NULL, 10);
+        const char *st = jx_str(it, "state", "");
+        struct mreq *r = find(maint);
+        if (!maint || (strcmp(st, "planned") && strcmp(st, "active")) ||
+            (r && mstate_open(r->state) && r->resv == id))
+            continue;
+        if (resv_op(SCHED_RESV_CANCEL, id, 0, 0, &err) < 0)
+            log_warn("reservation=%lld of no open maintenance request: %s",
                      (long long)id, err.message);
         else
             maint_event("info", "maintenance", "reservation %lld belonged "
                         "to no open maintenance request: cancelled",
                         (long long)id);
     }
-    strv_fini(&orphans);
+    json_decref(all);
 }
 
 void mreq_tick(double now)
 {
-    if (!orphans_checked) {
-        cancel_orphans();
-        orphans_checked = 1;
-    }
+    sweep_orphans(now);
     for (size_t i = 0; i < M.n_req; i++) {
         struct mreq *r = M.req[i];
         if (mstate_open(r->state) || r->pending)
@@ -708,31 +724,17 @@ static int req_row(void *arg, int n, const char *const *cols)
     return 0;
 }
 
-/* Reservations for maintenance whose request is gone or closed (a crash
- * between the two commits) are cancelled at the first tick. */
+/* Request ids go on after those reservations name too (a request whose
+ * reservation was committed but not itself). */
 static int resv_row(void *arg, const struct store_resv_row *row)
 {
-    json_t *doc;
-    int64_t maint;
-    struct mreq *r;
+    json_t *doc = json_loads(row->doc, 0, NULL);
+    int64_t maint = strtoll(jx_str(doc, "maintenance", "0"), NULL, 10);
 
     (void)arg;
-    if (strcmp(row->state, "planned") && strcmp(row->state, "active"))
-        return 0;
-    if (!(doc = json_loads(row->doc, 0, NULL)))
-        return 0;
-    maint = strtoll(jx_str(doc, "maintenance", "0"), NULL, 10);
     json_decref(doc);
-    if (!maint)
-        return 0;
     if (maint >= M.next_id)
         M.next_id = maint + 1;
-    r = find(maint);
-    if (!r || !mstate_open(r->state) || r->resv != row->id) {
-        char id[24];
-        snprintf(id, sizeof(id), "%lld", (long long)row->id);
-        return strv_push(&orphans, id);
-    }
     return 0;
 }
 

@@ -145,8 +145,7 @@ void rules_apply(double now)
         open = mreq_nodes_open(cluster);
         if (open + 1 > lim) {
             hold(x, "the rule's limit of %zu node(s) of cluster %s in "
-                 "maintenance at once is reached (%zu now)", lim, cluster,
-                 open);
+                 "maintenance at once is reached", lim, cluster);
             continue;
         }
         make_request(x, now);
