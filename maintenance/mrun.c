@@ -569,12 +569,14 @@ static void step(struct mreq *r, time_t now)
             r->drain_sent = 1;
             return;
         }
-        if (!nodes_idle(r))
+        if (now < r->retry_at || !nodes_idle(r))
             return;
         if (r->planned_start > now) {
             struct loom_error err;
-            if (resv_op(SCHED_RESV_ADJUST, r->resv, 1, 0, &err) < 0)
+            if (resv_op(SCHED_RESV_ADJUST, r->resv, 1, 0, &err) < 0) {
+                r->retry_at = now + (time_t)RETRY_S;
                 return; /* it waits for its window */
+            }
             r->planned_end = now + (r->planned_end - r->planned_start);
             r->planned_start = now;
         }
