@@ -125,7 +125,9 @@ struct plan_out {
     size_t cluster;
     size_t *nodes;       /* start now: node indices (owned by the result) */
     size_t n_nodes;
-    char reason[160];    /* why it waits ("" when it starts) */
+    char reason[72];     /* why it waits ("" when it starts); the longest
+                            is 64 characters, and a small entry keeps the
+                            result of a 100,000-job queue small */
 };
 
 struct plan; /* opaque */

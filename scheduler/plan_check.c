@@ -125,7 +125,7 @@ int plan_find_window(const struct plan *cp, size_t c, const size_t *nodes,
                 p->cand[n++] = i;
     }
     t = plan_search(p, c, n, want, duration_s, &need, not_before,
-               latest_start < not_before ? not_before : latest_start);
+               latest_start < not_before ? not_before : latest_start, 0);
     if (t >= PLAN_FOREVER || t > latest_start) {
         snprintf(why, why_len, "no window of %.0f s on %zu node(s) starts "
                  "by the deadline without running into a running job or "

@@ -48,6 +48,19 @@ static int covered(const struct shape *f, size_t n, const struct plan_job *j)
 
 /* ---- a cycle ------------------------------------------------------------- */
 
+/* An entry that says nothing yet. Field by field: a long queue's entries
+ * are mostly the reason's unused bytes, not worth writing. */
+static void out_init(struct plan_out *o, int64_t id)
+{
+    o->id = id;
+    o->start = o->planned = o->reserved = 0;
+    o->planned_start = 0;
+    o->cluster = 0;
+    o->nodes = NULL;
+    o->n_nodes = 0;
+    o->reason[0] = '\0';
+}
+
 int plan_run(struct plan *p, const struct plan_config *cfg,
              const struct plan_job *jobs, size_t n, struct plan_out *out)
 {
@@ -55,27 +68,32 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
     size_t n_failed = 0, reserved = 0, planned = 0;
     size_t depth = cfg->depth ? cfg->depth : (size_t)-1;
     int64_t blocker = 0;
+    char beyond[sizeof(out->reason)];
+    size_t beyond_len, i;
 
+    /* said of most jobs of a long queue: formatted once, copied */
+    snprintf(beyond, sizeof(beyond), "waiting: beyond the planning depth "
+             "of %zu jobs", depth);
+    beyond_len = strlen(beyond) + 1;
     p->overdue_s = cfg->overdue_s > 0 ? cfg->overdue_s : 60;
     p->width = cfg->width;
-    memset(out, 0, n * sizeof(*out));
-    for (size_t i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) {
         const struct plan_job *j = &jobs[i];
         struct plan_out *o = &out[i];
         size_t c, *nodes = NULL;
         double t;
         int reserve;
 
-        o->id = j->id;
+        out_init(o, j->id);
         if (!(cfg->backfill == PLAN_BF_NONE && blocker) &&
             !covered(failed, n_failed, j)) {
             t = plan_place(p, j, p->now, &c, &nodes);
             if (t < 0)
-                return -1;
+                goto oom;
             if (t <= p->now) {
                 if (commit_place(p, j, c, nodes, p->now) < 0) {
                     free(nodes);
-                    return -1;
+                    goto oom;
                 }
                 *o = (struct plan_out){.id = j->id, .start = 1, .planned = 1,
                                        .planned_start = p->now,
@@ -96,13 +114,12 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
         reserve = (cfg->backfill == PLAN_BF_EASY && reserved == 0) ||
                   (cfg->backfill != PLAN_BF_EASY && reserved < depth);
         if (!reserve && planned >= depth) {
-            snprintf(o->reason, sizeof(o->reason), "waiting: beyond the "
-                     "planning depth of %zu jobs", depth);
+            memcpy(o->reason, beyond, beyond_len);
             continue;
         }
         t = plan_place(p, j, PLAN_FOREVER, &c, &nodes);
         if (t < 0)
-            return -1;
+            goto oom;
         planned++;
         if (t >= PLAN_FOREVER) {
             snprintf(o->reason, sizeof(o->reason), "waiting: no usable "
@@ -113,7 +130,7 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
         }
         if (reserve && commit_place(p, j, c, nodes, t) < 0) {
             free(nodes);
-            return -1;
+            goto oom;
         }
         reserved += reserve;
         free(nodes);
@@ -128,6 +145,10 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
             snprintf(o->reason, sizeof(o->reason), "waiting for resources");
     }
     return 0;
+oom: /* the entries not reached yet must still be safe to finish */
+    while (++i < n)
+        out_init(&out[i], jobs[i].id);
+    return -1;
 }
 
 void plan_out_fini(struct plan_out *out, size_t n)

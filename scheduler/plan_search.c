@@ -2,6 +2,7 @@
  * want-th earliest fit of its nodes), and across the fabric. */
 /* SPDX-License-Identifier: MIT */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,11 +41,13 @@ static double select_kth(double *v, size_t n, size_t k)
 }
 
 /* The earliest t in [t0, limit] at which want of the n candidate nodes
- * (p->cand) of cluster c give need for dur; PLAN_FOREVER when none. The
- * chosen nodes go to p->pick. */
+ * (p->cand, used as scratch) of cluster c give need for dur; PLAN_FOREVER
+ * when none. The chosen nodes go to p->pick. by_ff: the candidates are in
+ * the order they are free for ever, with those times in p->sel (so the
+ * want-th is the bound, without a selection). */
 double plan_search(struct plan *p, size_t c, size_t n, size_t want,
                      double dur, const struct prof_need *need, double t0,
-                     double limit)
+                     double limit, int by_ff)
 {
     struct prof_node *nodes = p->cl[c].nodes;
     size_t alive = 0, got;
@@ -61,20 +64,32 @@ double plan_search(struct plan *p, size_t c, size_t n, size_t want,
     }
     if (!need->member) { /* want nodes are free for ever from ub on */
         double ub;
-        for (size_t k = 0; k < n; k++) {
-            double f = prof_free_from(&nodes[p->cand[k]]);
-            p->sel[k] = f < t0 ? t0 : f;
+        if (by_ff) {
+            ub = p->sel[want - 1] < t0 ? t0 : p->sel[want - 1];
+        } else {
+            for (size_t k = 0; k < n; k++) {
+                double f = prof_free_from(&nodes[p->cand[k]]);
+                p->sel[k] = f < t0 ? t0 : f;
+            }
+            ub = select_kth(p->sel, n, want);
         }
-        ub = select_kth(p->sel, n, want);
         if (ub < limit)
             limit = ub;
     }
+    /* each candidate's earliest fit; those with none by limit are dropped
+     * (the order of the others kept: it decides which nodes are picked) */
     for (size_t k = 0; k < n; k++) {
-        p->when[k] = prof_earliest(&nodes[p->cand[k]], t0, dur, need, limit);
-        alive += p->when[k] <= limit;
+        const struct prof_node *pn = &nodes[p->cand[k]];
+        double w = prof_short_past(pn, t0, dur, need, limit) ?
+                       PLAN_FOREVER : prof_earliest(pn, t0, dur, need, limit);
+        if (w <= limit) {
+            p->cand[alive] = p->cand[k];
+            p->when[alive++] = w;
+        }
     }
     if (alive < want)
         return PLAN_FOREVER;
+    n = alive;
     for (;;) {
         memcpy(p->sel, p->when, n * sizeof(*p->sel));
         t = select_kth(p->sel, n, want);
@@ -101,15 +116,21 @@ double plan_search(struct plan *p, size_t c, size_t n, size_t want,
 
 /* Fill p->cand with the nodes of c that match j; their count. With a
  * width, only the first that many (and at least 2 x the nodes it asks
- * for), in the order they are free for ever: a future start is then
- * searched among the nodes most likely to give it, not on every node. */
+ * for), in the order they are free for ever (*by_ff set, those times in
+ * p->sel): a future start is then searched among the nodes most likely to
+ * give it, not on every node. */
 static size_t candidates(struct plan *p, size_t c, const struct plan_job *j,
-                         size_t width)
+                         size_t width, int *by_ff)
 {
     struct pcl *pc = &p->cl[c];
     const struct plan_cluster *cl = pc->def;
     size_t n = 0, want = j->nodes > 0 ? (size_t)j->nodes : 1;
+    int all = !j->n_features && !j->queue &&
+              j->per_node.cpus <= pc->min_cpus &&
+              j->per_node.gpus <= pc->min_gpus &&
+              j->per_node.memory_mb <= pc->min_memory_mb;
 
+    *by_ff = 0;
     if (width && width < 2 * want)
         width = 2 * want;
     if (!width || width >= cl->n_nodes || plan_ff_build(p, c) < 0) {
@@ -119,9 +140,43 @@ static size_t candidates(struct plan *p, size_t c, const struct plan_job *j,
         return n;
     }
     for (size_t k = 0; k < pc->n_ff && n < width; k++)
-        if (plan_node_matches(&cl->nodes[pc->ff[k].node], j))
+        if (all || plan_node_matches(&cl->nodes[pc->ff[k].node], j)) {
+            p->sel[n] = pc->ff[k].ff;
             p->cand[n++] = pc->ff[k].node;
+        }
+    *by_ff = 1;
     return n;
+}
+
+/* A start now of j (asking for cpus, over a walltime) on cluster c: the
+ * first want nodes in index order that fit, into p->pick; now, or
+ * PLAN_FOREVER. Only nodes with free cpus now can fit (the step at now is
+ * short on the others), so only they are looked at: the nodes picked are
+ * those a check of every node would pick. */
+static double search_now(struct plan *p, size_t c, const struct plan_job *j,
+                         const struct prof_need *need, size_t want)
+{
+    const struct pcl *pc = &p->cl[c];
+    size_t got = 0;
+
+    if (pc->n_open < want)
+        return PLAN_FOREVER;
+    for (size_t w = 0; w * 64 < pc->def->n_nodes; w++) {
+        uint64_t m = pc->open[w];
+        for (size_t b = 0; b < 64 && m >> b; b++) {
+            size_t i = w * 64 + b;
+            if (!(m >> b & 1) ||
+                prof_free_now(&pc->nodes[i]) < need->use.cpus ||
+                !plan_node_matches(&pc->def->nodes[i], j) ||
+                !prof_fits(&pc->nodes[i], p->now, (double)j->walltime_s,
+                           need))
+                continue;
+            p->pick[got++] = i;
+            if (got == want)
+                return p->now;
+        }
+    }
+    return PLAN_FOREVER;
 }
 
 static double load(const struct pcl *pc)
@@ -180,16 +235,26 @@ double plan_place(struct plan *p, const struct plan_job *j, double limit,
     struct prof_need need = plan_need_of(j);
     double best = PLAN_FOREVER, dur = (double)j->walltime_s;
     size_t want = j->nodes > 0 ? (size_t)j->nodes : 1;
+    /* a start now only, of a job a full node cannot take: searched on the
+     * nodes with free cpus now (a job that asks for no cpus, or for no
+     * time, fits full nodes too: searched on every node) */
+    int now_only = limit <= p->now && need.use.cpus > 0 && dur > 0;
 
     *nodes = NULL;
     for (size_t c = 0; c < p->n_cl; c++) {
         double t;
+        size_t n;
+        int by_ff;
         if (!plan_cluster_matches(p, c, j))
             continue;
-        t = plan_search(p, c,
-                   candidates(p, c, j, limit > p->now && !j->reservation ?
-                                           p->width : 0),
-                   want, dur, &need, p->now, best < limit ? best : limit);
+        if (now_only) {
+            t = search_now(p, c, j, &need, want);
+        } else {
+            n = candidates(p, c, j, limit > p->now && !j->reservation ?
+                                        p->width : 0, &by_ff);
+            t = plan_search(p, c, n, want, dur, &need, p->now,
+                            best < limit ? best : limit, by_ff);
+        }
         if (t >= PLAN_FOREVER)
             continue;
         if (*nodes && (t > best || (t == best && !better(p, c, *cluster, t))))

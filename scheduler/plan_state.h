@@ -6,6 +6,8 @@
 #ifndef LOOM_SCHEDULER_PLAN_STATE_H
 #define LOOM_SCHEDULER_PLAN_STATE_H
 
+#include <stdint.h>
+
 #include "scheduler/plan.h"
 #include "scheduler/profile.h"
 
@@ -25,6 +27,15 @@ struct pcl {
     size_t *ffpos; /* node -> its place in ff, or (size_t)-1 */
     size_t n_ff;
     int ff_ok;
+    /* usable nodes with free cpus now, a bit each, and their count: on a
+     * busy fabric few nodes have any, and only they can start a job that
+     * asks for cpus, so a start now is looked for there alone */
+    uint64_t *open;
+    size_t n_open;
+    /* the smallest usable node: a job that fits it and names no feature
+     * or queue matches every node, without asking each */
+    int min_cpus, min_gpus;
+    long min_memory_mb;
 };
 
 struct presv {
@@ -51,8 +62,18 @@ int plan_take(struct plan *p, size_t c, size_t i, double start, double end,
               const struct plan_use *u);
 /* Order the usable nodes of c by the time they are free for ever. */
 int plan_ff_build(struct plan *p, size_t c);
-/* Could this node ever give j what it asks (whatever holds it now)? */
-int plan_node_matches(const struct plan_node *nd, const struct plan_job *j);
+/* Has the node every feature j asks for, and does it serve j's queue? */
+int plan_node_names(const struct plan_node *nd, const struct plan_job *j);
+/* Could this node ever give j what it asks (whatever holds it now)? Inline:
+ * a search asks it of every candidate node, and most jobs name nothing. */
+static inline int plan_node_matches(const struct plan_node *nd,
+                                    const struct plan_job *j)
+{
+    if (nd->cpus < j->per_node.cpus || nd->gpus < j->per_node.gpus ||
+        nd->memory_mb < j->per_node.memory_mb)
+        return 0;
+    return (!j->n_features && !j->queue) || plan_node_names(nd, j);
+}
 const struct plan_queue *plan_queue_of(const struct plan_cluster *c,
                                        const char *name);
 /* Cluster-wide checks: pin, queue and its walltime limit, reservation. */
@@ -62,11 +83,12 @@ struct prof_need plan_need_of(const struct plan_job *j);
 
 /* plan_search.c */
 /* The earliest t in [t0, limit] at which want of the n candidate nodes
- * (p->cand) of cluster c give need for dur (PLAN_FOREVER when none); the
- * chosen nodes go to p->pick. */
+ * (p->cand, used as scratch) of cluster c give need for dur (PLAN_FOREVER
+ * when none); the chosen nodes go to p->pick. by_ff: the candidates are in
+ * the order they are free for ever, with those times in p->sel. */
 double plan_search(struct plan *p, size_t c, size_t n, size_t want,
                    double dur, const struct prof_need *need, double t0,
-                   double limit);
+                   double limit, int by_ff);
 /* Where j can start earliest, not later than limit: *cluster and nodes
  * (malloc'd). PLAN_FOREVER when nowhere; -1 when out of memory. */
 double plan_place(struct plan *p, const struct plan_job *j, double limit,

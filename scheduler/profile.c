@@ -38,6 +38,9 @@ static size_t step_at(const struct prof_node *pn, double t)
 {
     size_t lo = 0, hi = pn->n; /* st[lo].t <= t < st[hi].t */
 
+    if (hi == 1 || t < pn->st[1].t) /* most searches begin at now */
+        return 0;
+
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
         if (pn->st[mid].t <= t)

@@ -51,6 +51,22 @@ int prof_fits(const struct prof_node *pn, double t, double dur,
 /* The earliest t in [t0, limit] at which it does, or PLAN_FOREVER. */
 double prof_earliest(const struct prof_node *pn, double t0, double dur,
                      const struct prof_need *need, double limit);
+/* Is the node short of need from t0 (not after the plan's now) until past
+ * limit? Then nothing starts on it by limit (any window from before the
+ * next step overlaps the short one): a quick test before prof_earliest,
+ * which spares the call on most nodes of a busy fabric. */
+static inline int prof_short_past(const struct prof_node *pn, double t0,
+                                  double dur, const struct prof_need *need,
+                                  double limit)
+{
+    const struct prof_step *s = pn->st;
+
+    if (need->whole || need->member || dur <= 0 || t0 > s[0].t ||
+        pn->n < 2 || s[1].t <= limit)
+        return 0;
+    return s[0].cpus < need->use.cpus || s[0].gpus < need->use.gpus ||
+           s[0].memory_mb < need->use.memory_mb;
+}
 /* Free cpus at the plan's now. */
 int prof_free_now(const struct prof_node *pn);
 /* From when on the node is wholly free for ever (nothing holds it, no

@@ -1,9 +1,12 @@
 /* plan_scale.c - the planner at fabric scale: 16 clusters x 1,000 nodes of
  * 32 cores, busy with running jobs, and 100,000 waiting jobs of mixed
  * sizes. Times a full EASY cycle, a conservative cycle over the first
- * `depth` jobs, and the cycle after one job ends. Prints one table.
- *   plan_scale [-c clusters] [-n nodes] [-j jobs] [-d depth] [-s seed]
- *              [-w search width, 0: every node] */
+ * `depth` jobs, and the cycle after one job ends, each as loomd runs it:
+ * a plan built afresh, then the whole queue; EASY at loomd's default
+ * depth, the jobs given a planned start (as sched-scale.sh runs loomd).
+ * Prints one table.
+ *   plan_scale [-c clusters] [-n nodes] [-j jobs] [-d conservative depth]
+ *              [-e EASY depth] [-s seed] [-w search width, 0: every node] */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,22 +132,24 @@ int main(int argc, char **argv)
 {
     size_t n_cl = 16, per = 1000, n_jobs = 100000, depth = 10000, started;
     struct fabric f = {0};
-    struct plan_config easy = {PLAN_BF_EASY, 100, 60, 32};
+    struct plan_config easy = {PLAN_BF_EASY, 1000, 60, 32};
     struct plan_config cons = {PLAN_BF_CONSERVATIVE, 0, 60, 32};
     double t;
     int o;
 
-    while ((o = getopt(argc, argv, "c:n:j:d:s:w:")) != -1) {
+    while ((o = getopt(argc, argv, "c:n:j:d:e:s:w:")) != -1) {
         switch (o) {
         case 'c': n_cl = strtoul(optarg, NULL, 10); break;
         case 'n': per = strtoul(optarg, NULL, 10); break;
         case 'j': n_jobs = strtoul(optarg, NULL, 10); break;
         case 'd': depth = strtoul(optarg, NULL, 10); break;
+        case 'e': easy.depth = strtoul(optarg, NULL, 10); break;
         case 's': rng = strtoull(optarg, NULL, 10) | 1; break;
         case 'w': easy.width = cons.width = strtoul(optarg, NULL, 10); break;
         default:
             fprintf(stderr, "usage: plan_scale [-c clusters] [-n nodes] "
-                    "[-j jobs] [-d depth] [-s seed] [-w width]\n");
+                    "[-j jobs] [-d depth] [-e easy depth] [-s seed] "
+                    "[-w width]\n");
             return 2;
         }
     }
@@ -154,8 +159,8 @@ int main(int argc, char **argv)
     build(&f, n_cl, per, n_jobs);
     printf("%-52s %12s %10s\n", "planner benchmark", "time", "started");
     printf("fabric: %zu clusters x %zu nodes x 32 cores, %zu running jobs, "
-           "%zu waiting; depth %zu, search width %zu\n", n_cl, per,
-           f.n_allocs, n_jobs, depth, cons.width);
+           "%zu waiting; depth %zu (EASY %zu), search width %zu\n", n_cl,
+           per, f.n_allocs, n_jobs, depth, easy.depth, cons.width);
     t = cycle(&f, &easy, n_jobs, &started, 0);
     printf("%-52s %9.1f ms %10zu\n", "full EASY cycle (all waiting jobs)", t,
            started);

@@ -1,7 +1,9 @@
 /* scheduler_plan.c - the planner on hand-made fabrics whose right answer is
  * known: backfill under each policy, cross-cluster placement, reservations,
- * windows, feasibility. */
+ * windows, feasibility; and, on random plans, that a job starts (now or
+ * later) when and where a check of every node says. */
 /* SPDX-License-Identifier: MIT */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,6 +196,305 @@ static void t_checks(void)
     plan_destroy(p);
 }
 
+/* ---- starts against a check of every node -------------------------------- */
+
+#define RN 150 /* nodes of a large cluster: several words of the plan's index
+                  of the nodes with free cpus now */
+
+static uint64_t rs;
+
+static int rnd(int lo, int hi) /* uniform in [lo, hi] */
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return lo + (int)(rs % (uint64_t)(hi - lo + 1));
+}
+
+static void random_fabric(struct plan_node nodes[3][RN],
+                          struct plan_cluster *cl, uint64_t seed)
+{
+    static const char *const names[] = {"a", "b", "c"};
+
+    for (size_t c = 0; c < 3; c++) {
+        size_t n = (size_t)(rnd(0, 1) ? rnd(1, RN) : rnd(1, 8));
+        for (size_t i = 0; i < n; i++) {
+            int f = rnd(0, 2) == 0;
+            nodes[c][i] = (struct plan_node){
+                .name = "n", .cpus = rnd(0, 9) ? 8 : 0,
+                .gpus = rnd(0, 3) ? 0 : 2, .memory_mb = 1000,
+                .features = f ? ib : NULL, .n_features = (size_t)f,
+                .usable = rnd(0, 9) != 0};
+        }
+        /* preferences all different: the cluster a start goes to is known */
+        cl[c] = (struct plan_cluster){.name = names[c],
+                                      .preference = (int)((c + seed) % 3),
+                                      .nodes = nodes[c], .n_nodes = n};
+    }
+}
+
+/* What holds the nodes: running jobs on most nodes (some past their
+ * walltime) and a reservation (id 7) on a few nodes of cluster a. */
+struct load {
+    struct plan_alloc al[6 * RN];
+    size_t node[6 * RN], n;
+    struct plan_resv r;
+    size_t rn[3];
+};
+
+static void random_load(struct load *l, const struct plan_cluster *cl)
+{
+    l->n = (size_t)rnd(0, 6 * RN);
+    for (size_t k = 0; k < l->n; k++) {
+        size_t c = (size_t)rnd(0, 2);
+        l->node[k] = (size_t)rnd(0, (int)cl[c].n_nodes - 1);
+        l->al[k] = (struct plan_alloc){c, &l->node[k], 1,
+                                       {rnd(1, 8), rnd(0, 1), 10},
+                                       NOW + rnd(-20, 300)};
+    }
+    for (size_t k = 0; k < 3; k++)
+        l->rn[k] = (size_t)rnd(0, (int)cl[0].n_nodes - 1);
+    l->r = (struct plan_resv){7, 0, l->rn, 3, NOW + rnd(-50, 500), 0};
+    l->r.end = l->r.start + rnd(1, 400);
+}
+
+/* When a running job ends in a plan at NOW (past its walltime: NOW + 60,
+ * the plan's default overdue time). */
+static double load_end(const struct plan_alloc *a)
+{
+    return a->end <= NOW ? NOW + 60 : a->end;
+}
+
+/* The load as a plan at time t sees it: the jobs ended by then gone. */
+static int apply_load(struct plan *p, const struct load *l, double t)
+{
+    for (size_t k = 0; k < l->n; k++) {
+        struct plan_alloc a = l->al[k];
+        a.end = load_end(&l->al[k]);
+        if (a.end > t && plan_add_alloc(p, &a) < 0)
+            return -1;
+    }
+    return plan_add_resv(p, &l->r);
+}
+
+static struct plan_job random_job(int64_t id, const struct plan_cluster *cl)
+{
+    struct plan_job j = job(id, rnd(0, 4) ? 1 : rnd(0, 4),
+                            rnd(0, 9) ? rnd(1, 8) : 0,
+                            rnd(0, 9) ? rnd(1, 400) : 0,
+                            rnd(0, 4) ? NULL : cl[rnd(0, 2)].name);
+
+    j.per_node.gpus = rnd(0, 4) ? 0 : 1;
+    if (!rnd(0, 4)) {
+        j.features = ib;
+        j.n_features = 1;
+    }
+    if (!rnd(0, 6))
+        j.reservation = 7;
+    return j;
+}
+
+/* Where a check of every node says j can start now: the preferred cluster
+ * with enough nodes that fit, on the first of them in node order. */
+struct expect {
+    int cluster; /* -1: nowhere */
+    size_t want, nodes[RN];
+};
+
+static void expect_now(const struct plan *p, const struct plan_cluster *cl,
+                       const struct plan_job *j, struct expect *e)
+{
+    struct plan_job one = *j;
+    size_t fit[RN], n;
+    char why[200];
+
+    e->cluster = -1;
+    e->want = j->nodes > 0 ? (size_t)j->nodes : 1;
+    one.nodes = 1;
+    for (size_t c = 0; c < 3; c++) {
+        n = 0;
+        for (size_t i = 0; i < cl[c].n_nodes; i++)
+            if (plan_fits_nodes(p, &one, c, &i, 1, why, sizeof(why)))
+                fit[n++] = i;
+        if (n >= e->want && (e->cluster < 0 ||
+                             cl[c].preference < cl[e->cluster].preference)) {
+            e->cluster = (int)c;
+            memcpy(e->nodes, fit, e->want * sizeof(*fit));
+        }
+    }
+}
+
+static int as_expected(const struct expect *e, const struct plan_out *o)
+{
+    if (e->cluster < 0)
+        return !o->start;
+    return o->start && o->cluster == (size_t)e->cluster &&
+           o->n_nodes == e->want &&
+           !memcmp(o->nodes, e->nodes, e->want * sizeof(*o->nodes));
+}
+
+/* Jobs through plan_run one at a time on the same plan, which fills up
+ * with their starts and with the reservations of those that wait; each
+ * starts now exactly where a check of every node said before it ran. */
+static void t_start_now(void)
+{
+    static struct plan_node nodes[3][RN];
+    static struct load l;
+    struct plan_cluster cl[3];
+    struct plan_config cfg = {.backfill = PLAN_BF_EASY};
+    int checked = 0, started = 0, wrong = 0, failed = 0;
+
+    for (uint64_t seed = 1; seed <= 200 && !failed; seed++) {
+        struct plan *p;
+        rs = seed * 0x9e3779b97f4a7c15ULL;
+        random_fabric(nodes, cl, seed);
+        random_load(&l, cl);
+        if (!(p = plan_create(cl, 3, NOW)) || apply_load(p, &l, NOW) < 0) {
+            plan_destroy(p);
+            failed = 1;
+            break;
+        }
+        for (int64_t id = 1; id <= 40; id++) {
+            struct plan_job j = random_job(id, cl);
+            struct plan_out o;
+            struct expect e;
+            expect_now(p, cl, &j, &e);
+            cfg.width = rnd(0, 1) ? 0 : 4;
+            if (plan_run(p, &cfg, &j, 1, &o) < 0) {
+                failed = 1;
+                break;
+            }
+            checked++;
+            started += o.start;
+            if (!as_expected(&e, &o) && wrong++ == 0)
+                printf("# seed %llu job %lld: started %d on cluster %zu, "
+                       "expected cluster %d\n", (unsigned long long)seed,
+                       (long long)id, o.start, o.cluster, e.cluster);
+            plan_out_fini(&o, 1);
+        }
+        plan_destroy(p);
+    }
+    ok(!failed, "random plans: built and run");
+    ok(!wrong && started > checked / 10 && started < checked - checked / 10,
+       "random plans: %d jobs, %d started now, each where a check of every "
+       "node says (%d not)", checked, started, wrong);
+}
+
+static int by_time(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The earliest start of j, worked out without the planner's search: a
+ * start is at now, when something ends (a running job, the reservation)
+ * or when the reservation begins; at each such time t in turn, a plan
+ * made at t checks every node. 1 with *t and *cluster (the preferred
+ * one), 0 when none, -1 when out of memory. */
+static int earliest_checked(const struct plan_cluster *cl,
+                            const struct load *l, const struct plan_job *j,
+                            double *t, int *cluster)
+{
+    static double times[6 * RN + 3];
+    size_t n = 0, want = j->nodes > 0 ? (size_t)j->nodes : 1;
+    struct plan_job one = *j;
+    char why[200];
+
+    one.nodes = 1;
+    times[n++] = NOW;
+    times[n++] = l->r.start; /* for its members */
+    times[n++] = l->r.end;
+    for (size_t k = 0; k < l->n; k++)
+        times[n++] = load_end(&l->al[k]);
+    qsort(times, n, sizeof(*times), by_time);
+    for (size_t k = 0; k < n; k++) {
+        struct plan *p;
+        if (times[k] < NOW || (k > 0 && times[k] == times[k - 1]))
+            continue;
+        if (!(p = plan_create(cl, 3, times[k])) ||
+            apply_load(p, l, times[k]) < 0) {
+            plan_destroy(p);
+            return -1;
+        }
+        *cluster = -1;
+        for (size_t c = 0; c < 3; c++) {
+            size_t fit = 0;
+            for (size_t i = 0; i < cl[c].n_nodes; i++)
+                fit += plan_fits_nodes(p, &one, c, &i, 1, why, sizeof(why));
+            if (fit >= want && (*cluster < 0 || cl[c].preference <
+                                                    cl[*cluster].preference))
+                *cluster = (int)c;
+        }
+        plan_destroy(p);
+        if (*cluster >= 0) {
+            *t = times[k];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A job's planned start is the earliest one a check of every node finds,
+ * on the preferred cluster: searched on every node, or on the nodes in
+ * the order they are free for ever, with a width that takes them all. */
+static void t_start_later(void)
+{
+    static struct plan_node nodes[3][RN];
+    static struct load l;
+    struct plan_cluster cl[3];
+    struct plan_config cfg = {.backfill = PLAN_BF_EASY};
+    int checked = 0, later = 0, wrong = 0, failed = 0;
+
+    for (uint64_t seed = 1; seed <= 60 && !failed; seed++) {
+        size_t most = 0;
+        rs = seed * 0x9e3779b97f4a7c15ULL + 1;
+        random_fabric(nodes, cl, seed);
+        random_load(&l, cl);
+        for (size_t c = 0; c < 3; c++) {
+            size_t usable = 0;
+            for (size_t i = 0; i < cl[c].n_nodes; i++)
+                usable += (size_t)cl[c].nodes[i].usable;
+            if (usable > most)
+                most = usable;
+        }
+        for (int64_t id = 1; id <= 8; id++) {
+            struct plan_job j = random_job(id, cl);
+            struct plan *p = plan_create(cl, 3, NOW);
+            struct plan_out o;
+            double t = 0;
+            int c = -1, found;
+            if (j.walltime_s == 0) /* fits a short step that begins at t,
+                                      not one that began before */
+                j.walltime_s = 1;
+            cfg.width = rnd(0, 1) ? 0 : most;
+            if (!p || apply_load(p, &l, NOW) < 0 ||
+                plan_run(p, &cfg, &j, 1, &o) < 0 ||
+                (found = earliest_checked(cl, &l, &j, &t, &c)) < 0) {
+                plan_destroy(p);
+                failed = 1;
+                break;
+            }
+            checked++;
+            later += found && t > NOW;
+            if ((found ? !o.planned || o.planned_start != t ||
+                             o.cluster != (size_t)c || o.start != (t == NOW)
+                       : o.planned || o.start) &&
+                wrong++ == 0)
+                printf("# seed %llu job %lld: planned %d at %.0f on %zu, "
+                       "expected %d at %.0f on %d\n",
+                       (unsigned long long)seed, (long long)id, o.planned,
+                       o.planned_start, o.cluster, found, t, c);
+            plan_out_fini(&o, 1);
+            plan_destroy(p);
+        }
+    }
+    ok(!failed, "random plans, later starts: built and run");
+    ok(!wrong && later > checked / 4, "random plans: %d jobs, %d to start "
+       "later, each when and where a check of every node says (%d not)",
+       checked, later, wrong);
+}
+
 int main(void)
 {
     fabric_init();
@@ -201,5 +502,7 @@ int main(void)
     t_cross_cluster();
     t_reservations();
     t_checks();
+    t_start_now();
+    t_start_later();
     return done_testing();
 }
