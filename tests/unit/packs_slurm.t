@@ -2,9 +2,10 @@
 # packs_slurm.t - the Slurm script pack's parsers (lib/*.awk) on outputs
 # recorded from a real Slurm 22.05 (tests/fixtures/slurm/, made by
 # record.sh there), hostlist expansion, JSON escaping, the error mapping,
-# and the pack's own shape (pack.json, one POSIX sh executable per op, no
-# python or jq). No daemons: tests/integration/4001-slurm-pack.t runs the
-# ops against a real Slurm.
+# the pack's own shape (pack.json, one POSIX sh executable per op, no
+# python or jq), and the nodes, jobs and start ops on stand-ins for sinfo,
+# squeue, scontrol and sbatch that print those outputs. No daemons:
+# tests/integration/4001-slurm-pack.t runs the ops against a real Slurm.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -57,6 +58,22 @@ t_is "$(grep -lE '\<(python3?|jq|perl|bash|gawk)\>' "$PACK"/* "$LIB"/* 2>/dev/nu
     grep -v README.md | tr '\n' ' ')" "" "no python, jq, perl, bash or gawk in the pack"
 t_is "$(grep -nE '\<(gensub|strftime|systime|asort|asorti|tolower|toupper|PROCINFO|IGNORECASE|BEGINFILE|ENDFILE|FPAT|RT)\>' "$LIB"/*.awk | tr '\n' ' ')" \
     "" "the awk programs use no gawk extension"
+
+# formats.sh: RS and US are the bytes \036 and \037 (written as such: no
+# escape in sh), and JOBS_FORMAT is JOBS_FIELDS with them.
+t_is "$(. "$LIB/formats.sh"; printf '%s' "$RS$US" | od -An -c | tr -s ' ')" " 036 037" \
+    "formats.sh: RS and US are the bytes 036 and 037"
+fmt_want() {
+    local f sep=
+    printf '\036'
+    for f in $JOBS_FIELDS; do
+        printf "$sep%s" "$f"
+        sep='\037'
+    done
+}
+t_is "$(. "$LIB/formats.sh"; printf '%s' "$JOBS_FORMAT" | od -An -c | tr -d ' \n')" \
+    "$(. "$LIB/formats.sh"; fmt_want | od -An -c | tr -d ' \n')" \
+    "formats.sh: JOBS_FORMAT is \\036, then JOBS_FIELDS separated by \\037"
 
 # ---- hostlists ----------------------------------------------------------------
 HL='{ n = hl_expand($0, a); s = ""; for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") a[i]; print s; split("", a) }'
@@ -138,8 +155,16 @@ t_is "$(printf 'PartitionName=a MaxTime=30:00 State=DOWN TotalNodes=1\nPartition
     "queues: DOWN/INACTIVE/DRAIN are closed; MaxTime mm:ss, days-hours, minutes"
 
 # ---- jobs -----------------------------------------------------------------------------------
+# squeue-jobs.txt was recorded before %D %c %m %l (the request of a job its
+# user holds) joined JOBS_FIELDS, with ten fields: they go in after the end
+# time as a recording would show them (one node, one CPU, DefMemPerCPU,
+# no time limit). A recording in the current format is used as it is.
+LC_ALL=C awk -F '\037' -v OFS='\037' '/^\036/ && NF == 10 {
+    $9 = "1" OFS "1" OFS "100M" OFS "UNLIMITED" OFS $9 } 1' \
+    "$FIX/squeue-jobs.txt" >"$T/squeue-jobs.txt"
+SQ=$T/squeue-jobs.txt
 rm -f "$T/cache" "$T/missing"
-run jobs -v cache="$T/cache" -v missing="$T/missing" "$FIX/squeue-jobs.txt" >"$T/pass1"
+run jobs -v cache="$T/cache" -v missing="$T/missing" "$SQ" >"$T/pass1"
 t_is "$? $(wc -c <"$T/pass1")" "3 0" "jobs: finished jobs without exit codes: status 3, no answer"
 t_is "$(sort -n "$T/missing" | tr '\n' ' ')" "2 3 6 13 " \
     "jobs: it asks for the failed and cancelled ones only (not COMPLETED)"
@@ -152,7 +177,7 @@ t_is "$(LC_ALL=C awk -v want=5 -f "$LIB/exitcodes.awk" "$FIX/scontrol-show-job.t
 t_is "$(LC_ALL=C awk -v want=2 -f "$LIB/exitcodes.awk" "$FIX/scontrol-show-job-one.txt")" "2 3:0" \
     "exitcodes: scontrol show job -o ID"
 echo "424242 1:0" >>"$T/cache"
-J=$(run jobs -v cache="$T/cache" -v missing="$T/missing" "$FIX/squeue-jobs.txt")
+J=$(run jobs -v cache="$T/cache" -v missing="$T/missing" "$SQ")
 t_is "$?" 0 "jobs: with the exit codes cached, an answer"
 t_is "$(valid_json "$J")" "" "jobs: valid JSON"
 t_is "$(py '[d["complete"], len(d["items"])]' "$J")" '[true, 14]' "jobs: complete, 14 jobs"
@@ -177,16 +202,16 @@ t_is "$(py 'sorted(set(type(i[k]).__name__ for i in d["items"] for k in ["submit
     "jobs: times are epoch seconds"
 t_is "$(py '[by["ok-exit0"]["start_time"] <= by["ok-exit0"]["end_time"], by["ok-exit0"]["owner"]]' "$J")" '[true, "root"]' \
     "jobs: start before end; the owner"
-JR=$(run jobs -v cache="$T/cache" -v request="?" "$FIX/squeue-jobs.txt")
-t_is "$? $(printf '%s' "$JR" | wc -c)" "4 0" \
-    "jobs: a job its user holds and no requests fetched yet: status 4, no answer"
-printf '12|1|2|4G|1-02:03:04|JobHeldUser\n7|2|1|100M|30:00|Resources\n' >"$T/request"
-JR=$(run jobs -v cache="$T/cache" -v request="$T/request" "$FIX/squeue-jobs.txt")
+JR=$(run jobs -v cache="$T/cache" "$SQ")
 t_is "$(py 'by["held"]["request"]' "$JR")" \
-    '{"nodes": 1, "cpus_per_node": 2, "memory_mb": 4096, "walltime_s": 93784}' \
-    "jobs: a job its user holds carries its request (4G, 1-02:03:04)"
+    '{"nodes": 1, "cpus_per_node": 1, "memory_mb": 100, "walltime_s": 0}' \
+    "jobs: a job its user holds carries its request (100M, UNLIMITED)"
 t_is "$(py '[j["native_id"] for j in d["items"] if "request" in j]' "$JR")" '["12"]' \
-    "jobs: no other job carries one"
+    "jobs: no other job carries one (not the cancelled one its user held)"
+t_is "$(printf '\03612\037PD\037JobHeldUser\037u\037\0371\037N/A\037N/A\0372\0373\0374G\0371-02:03:04\037(null)\037h\n\03613\037PD\037JobHeldAdmin\037u\037\0371\037N/A\037N/A\0371\0371\037100M\03730:00\037(null)\037a\n' |
+    run jobs | python3 -c 'import json, sys; print([i.get("request") for i in json.load(sys.stdin)["items"]])')" \
+    "[{'nodes': 2, 'cpus_per_node': 3, 'memory_mb': 4096, 'walltime_s': 93784}, None]" \
+    "jobs: the request of a job its user holds (2 nodes, 3 CPUs, 4G, 1-02:03:04); an admin's hold has none"
 t_is "$(sort -n "$T/cache" | tr '\n' ' ')" "2 3:0 3 0:9 6 0:15 13 0:0 " \
     "jobs: exit codes of jobs squeue no longer lists are forgotten"
 t_is "$(printf '' | run jobs)" '{"complete": true, "items": []}' "jobs: no jobs, an empty complete list"
@@ -194,7 +219,7 @@ t_is "$(printf '' | run jobs)" '{"complete": true, "items": []}' "jobs: no jobs,
 codes() {
     local c out=
     for c in "$@"; do
-        out="$out $(printf '\0361\037%s\037%s\037u\037%s\0371\0372\0373\037(null)\037x\n' \
+        out="$out $(printf '\0361\037%s\037%s\037u\037%s\0371\0372\0373\0371\0371\037100M\037UNLIMITED\037(null)\037x\n' \
             "${c%%@*}" "$(r=${c#*@}; echo "${r%@*}")" "${c##*@}" |
             run jobs | python3 -c 'import json, sys; print(json.load(sys.stdin)["items"][0]["state"])')"
     done
@@ -205,6 +230,39 @@ t_is "$(codes 'PD@Priority@' 'PD@JobHeldAdmin@' 'R@None@n1' 'CG@None@n1' 'CF@Non
     'DL@None@' 'PR@None@n1' 'CA@None@' 'RQ@None@' 'RH@None@' 'SE@None@' 'XX@None@n1' 'XX@None@')" \
     "pending held running running running suspended suspended completed failed failed failed failed failed failed cancelled pending held held running pending" \
     "jobs: the state table over squeue's codes"
+
+# ---- the nodes, jobs and start ops, on stand-ins for the Slurm commands -----------------
+count() { python3 -c 'import json, sys; print(len(json.load(sys.stdin)["items"]))'; }
+mkdir -p "$T/bin" "$T/state"
+for c in sinfo squeue; do
+    printf '#!/bin/sh\ncat "$FAKE_OUT"\n[ -z "$FAKE_ERR" ] || echo "$FAKE_ERR" >&2\nexit "${FAKE_RC:-0}"\n' >"$T/bin/$c"
+    chmod +x "$T/bin/$c"
+done
+printf '#!/bin/sh\ncat "%s"\n' "$FIX/scontrol-show-job.txt" >"$T/bin/scontrol"
+chmod +x "$T/bin/scontrol"
+fake_op() {
+    env -i PATH="$T/bin:/usr/bin:/bin" LOOM_STATE_DIR="$T/state" FAKE_OUT="$1" \
+        FAKE_ERR="${FAKE_ERR:-}" FAKE_RC="${FAKE_RC:-0}" "$PACK/$2" 2>"$T/op.err"
+}
+t_is "$(fake_op "$FIX/sinfo-nodes.txt" nodes | count)" 8 "nodes op: sinfo, then nodes.awk"
+t_is "$(py '[len(d["items"]), by["killed-sig9"]["exit_code"], by["held"]["request"]["nodes"]]' "$(fake_op "$SQ" jobs)")" \
+    "[14, 137, 1]" "jobs op: one squeue (requests included); exit codes from scontrol, then a second pass"
+t_is "$(sort -n "$T/state/slurm-exit-codes" | tr '\n' ' ')" "2 3:0 3 0:9 6 0:15 13 0:0 " \
+    "jobs op: the exit codes are cached"
+out=$(FAKE_RC=1 FAKE_ERR='sinfo: error: slurm_load_partitions: Unable to contact slurm controller (connect failure)' \
+    fake_op /dev/null nodes)
+t_is "$? ${#out} $(head -n 1 "$T/op.err")" \
+    "75 0 sinfo: Slurm controller unreachable or busy: Unable to contact slurm controller (connect failure)" \
+    "nodes op: sinfo failing: status 75, Slurm's words, no answer"
+out=$(FAKE_RC=1 FAKE_ERR='squeue: error: Invalid user: nobody' fake_op /dev/null jobs)
+t_is "$? ${#out} $(head -n 1 "$T/op.err")" "1 0 squeue: Invalid user: nobody" \
+    "jobs op: squeue refusing: status 1, no answer"
+# start: sbatch's answer read from its file; stdin (however long) left unread.
+printf '#!/bin/sh\necho "4242;loomtest"\n' >"$T/bin/sbatch"
+chmod +x "$T/bin/sbatch"
+out=$(head -c 200000 /dev/zero | env -i PATH="$T/bin:/usr/bin:/bin" LOOM_STATE_DIR="$T/state" \
+    LOOM_JOB_ID=7 LOOM_JOB_NODES=n1 LOOM_JOB_SCRIPT=/bin/true "$PACK/start" 7 2>"$T/op.err")
+t_is "$? $out" '0 {"native_id": "4242"}' "start op: one sbatch; its id without the cluster name"
 
 # ---- errors ----------------------------------------------------------------------------------
 # classify FILE: "STATUS" per stderr line of FILE.

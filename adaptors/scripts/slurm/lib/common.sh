@@ -44,9 +44,8 @@ if [ -n "${SLURM_CONF:-}" ] && [ ! -r "$SLURM_CONF" ]; then
     fail 75 "$OP: SLURM_CONF=$SLURM_CONF: no such readable file"
 fi
 
-# jawk's status is awk's when 0, 3 or 4 (jobs.awk: exit codes or requests
-# wanted); any other (awk's 2 would read as "not supported") is a temporary
-# failure.
+# jawk's status is awk's when 0 or 3 (jobs.awk: exit codes wanted); any
+# other (awk's 2 would read as "not supported") is a temporary failure.
 jawk() {
     _p=$1
     shift
@@ -54,7 +53,7 @@ jawk() {
         -f "$PACK_LIB/$_p.awk" "$@"
     _st=$?
     case $_st in
-    0 | 3 | 4) return "$_st" ;;
+    0 | 3) return "$_st" ;;
     esac
     fail 75 "$OP: awk failed with status $_st on Slurm's output ($PACK_LIB/$_p.awk)"
 }

@@ -1,23 +1,21 @@
 # jobs.awk - the answer of the `jobs` op from squeue's lines.
 # SPDX-License-Identifier: MIT
 #
-# Input: squeue -h -t all -o with JOBS_FORMAT (see ../jobs): each record
-# starts with \036 and has ten fields separated by \037, the name last:
-#   jobid state reason user nodes submit start end comment name
+# Input: squeue -h -t all -o with JOBS_FIELDS (lib/formats.sh): each record
+# starts with \036 and has fourteen fields separated by \037, the name last:
+#   jobid state reason user nodes submit start end nnodes cpus memory
+#   timelimit comment name
 # (times in epoch seconds: SLURM_TIME_FORMAT=%s). A line that does not
 # start with \036 continues the name of the record before (a name with a
-# newline); a name may even hold \037.
+# newline); a name may even hold \037. A job its user holds (JobHeldUser)
+# gets "request" from nnodes, cpus (per node), memory ("4G") and timelimit
+# ("1-02:03:04").
 #
 # Variables:
 #   cache    file of "JOBID EXITCODE" lines (EXITCODE as scontrol prints it,
 #            "3:0", or "-" when scontrol no longer knew the job): the exit
 #            codes of finished jobs, fetched once per job. Entries of jobs
 #            squeue no longer lists are dropped (the file is rewritten).
-#   request  a file of "JOBID|NODES|CPUS|MEMORY|TIMELIMIT|REASON" lines
-#            (squeue -t PD -o '%A|%D|%c|%m|%l|%r'), or empty: a job its user
-#            holds (JobHeldUser) gets "request" from its line. "?": when
-#            there is such a job, print nothing and exit 4 (the caller runs
-#            squeue for the requests, then this again).
 #   missing  a file name, or empty. When set and a finished job other than
 #            COMPLETED has no cache entry, nothing is printed: the ids go to
 #            that file, one a line, and the exit status is 3 (the caller
@@ -55,14 +53,6 @@ BEGIN {
             }
         }
         close(cache)
-    }
-    if (request != "" && request != "?") {
-        while ((getline line < request) > 0)
-            if (split(line, p, "|") >= 6 && p[6] == "JobHeldUser")
-                REQ[p[1]] = sprintf("{\"nodes\": %d, \"cpus_per_node\": %d, " \
-                    "\"memory_mb\": %d, \"walltime_s\": %d}", p[2] + 0,
-                    p[3] + 0, mib(p[4]), seconds(p[5]))
-        close(request)
     }
     rec = ""
     nout = 0
@@ -102,20 +92,24 @@ function seconds(s,    d, k, p, n, t) {
 }
 rec != "" { rec = rec "\n" $0 }
 
-function job(r,    f, n, i, name, st, state, nodes, nn, ec, loom, start, end) {
+function job(r,    f, n, i, name, st, state, nodes, nn, ec, loom, start, end,
+             req) {
     n = split(r, f, "\037")
-    if (n < 10)
+    if (n < 14)
         return
-    name = f[10]
-    for (i = 11; i <= n; i++)
+    name = f[14]
+    for (i = 15; i <= n; i++)
         name = name "\037" f[i]
     LISTED[f[1]] = 1
     st = f[2]
     state = (st in STATE) ? STATE[st] : (f[5] != "" ? "running" : "pending")
     if (state == "pending" && f[3] ~ /^JobHeld/)
         state = "held"
-    if (f[3] == "JobHeldUser")
-        held_user = 1
+    req = ""
+    if (state == "held" && f[3] == "JobHeldUser")
+        req = sprintf(", \"request\": {\"nodes\": %d, \"cpus_per_node\": %d, " \
+            "\"memory_mb\": %d, \"walltime_s\": %d}", f[9] + 0, f[10] + 0,
+            mib(f[11]), seconds(f[12]))
     ec = "null"
     if (st == "CD")
         ec = 0
@@ -130,15 +124,14 @@ function job(r,    f, n, i, name, st, state, nodes, nn, ec, loom, start, end) {
     nn = hl_expand(f[5], nodes)
     start = (nn && state != "pending" && state != "held") ? jint_null(f[7]) : "null"
     end = (state in FINISHED) ? jint_null(f[8]) : "null"
-    loom = f[9] ~ /^loom:[A-Za-z0-9._-]+$/ ? jstr(substr(f[9], 6)) : "null"
+    loom = f[13] ~ /^loom:[A-Za-z0-9._-]+$/ ? jstr(substr(f[13], 6)) : "null"
     OUTL[++nout] = sprintf("{\"native_id\": %s, \"loom_id\": %s, \"name\": %s, " \
         "\"owner\": %s, \"state\": \"%s\", \"nodes\": %s, \"submit_time\": %s, " \
         "\"start_time\": %s, \"end_time\": %s, \"exit_code\": %s, " \
         "\"reason\": %s, \"stdout\": null, \"stderr\": null%s}", \
         jstr(f[1]), loom, jstr(name), jstr_null(f[4]), state, jarr(nodes, nn), \
         jint_null(f[6]), start, end, ec, \
-        (f[3] == "None" ? "null" : jstr_null(f[3])), \
-        (state == "held" && (f[1] in REQ) ? ", \"request\": " REQ[f[1]] : ""))
+        (f[3] == "None" ? "null" : jstr_null(f[3])), req)
     split("", nodes)
 }
 
@@ -155,9 +148,6 @@ function exit_code(raw, state,    p) {
 END {
     if (rec != "")
         job(rec)
-    # the caller fetches the requests, then runs this again
-    if (request == "?" && held_user)
-        exit 4
     if (nmiss) {
         for (i = 1; i <= nmiss; i++)
             print MISS[i] > missing
