@@ -239,6 +239,21 @@ t_is "$(diff_rows 'node=sb/n8&attribute=health')" "sb/n8 health ok unknown null 
 t_ok "$( ((T2 - T0 >= 2000 && T2 - T0 <= 7000)) && echo 0 || echo 1)" \
     "... about 3 s later ($((T2 - T0)) ms after the report; gone at $((T1 - T0)) ms)"
 
+# PostgreSQL down: writes get 503 and are not kept; reads go on; loomd
+# reconnects by itself and the same writes land.
+pg_kill || t_diag "pg_kill: the server took long to die"
+api PUT /v1/goal/nodes/sb/n3 '{"attributes":{"kernel":"7.0"}}' >/dev/null
+t_is "$STATUS" 503 "PostgreSQL down: PUT goal is 503" || t_diag "$BODY"
+TOKEN=$MON api POST /v1/actual/nodes/sb/n3 '{"attributes":{"kernel":"7.0"}}' >/dev/null
+t_is "$STATUS" 503 "... a report is 503" || t_diag "$BODY"
+api GET '/v1/state/diff?node=sb/n3&attribute=kernel' >/dev/null
+t_is "$STATUS/$(jget "$BODY" .items.0.goal)" 200/6.1 "... the diff is served, the goal unchanged"
+pg_restart_same || t_bail "PostgreSQL did not start again"
+wait_for 'api PUT /v1/goal/nodes/sb/n3 "{\"attributes\":{\"kernel\":\"7.0\"}}" >/dev/null; [ "$STATUS" = 200 ]' 20
+t_is "$STATUS" 200 "PostgreSQL back: the same PUT goal is 200"
+t_is "$(pg_sql "select attrs->>'kernel' from goal_nodes where node = 'sb/n3'")" 7.0 \
+    "... and it is in the database"
+
 loomd_stop
 t_is $? 0 "loomd stops with status 0 (no leak, no sanitizer report)" ||
     t_diag "$(grep -A15 -E 'Sanitizer|runtime error:' "$T/loomd.log" | head -40)"
