@@ -51,6 +51,10 @@ int ctl_opt_error(const char *cmd, int c, char **argv);
 int ctl_long(const char *s, long min, long max, long *out);
 /* Print j as indented JSON and a newline on stdout (nothing for NULL). */
 void ctl_print_json(const json_t *j);
+/* Options of a command that has only --json (cmd names it in errors; NULL:
+ * argv[0]). Returns -1 with optind at the first operand, or an exit
+ * status. */
+int ctl_json_only(struct ctl *ctl, const char *cmd, int argc, char **argv);
 /* Add a node id "CLUSTER/NAME" to p as two segments; -1 when it is not
  * one. */
 int ctl_pair_segments(struct client_path *p, const char *id);

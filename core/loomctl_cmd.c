@@ -12,9 +12,7 @@
 typedef int print_f(FILE *out, const json_t *items, time_t now,
                     struct loom_error *err);
 
-/* Options of a command that has only --json. Returns -1 with optind at the
- * first operand, or an exit status. */
-static int operands(struct ctl *ctl, int argc, char **argv)
+int ctl_json_only(struct ctl *ctl, const char *cmd, int argc, char **argv)
 {
     static const struct option longs[] = {
         { "json", no_argument, NULL, 'j' },
@@ -24,7 +22,7 @@ static int operands(struct ctl *ctl, int argc, char **argv)
 
     while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         if (c != 'j')
-            return ctl_opt_error(argv[0], c, argv);
+            return ctl_opt_error(cmd ? cmd : argv[0], c, argv);
         ctl->json = 1;
     }
     return -1;
@@ -210,7 +208,7 @@ int ctl_pair_segments(struct client_path *p, const char *id)
 int cmd_show(struct ctl *ctl, int argc, char **argv)
 {
     struct client_path p;
-    int rc = operands(ctl, argc, argv);
+    int rc = ctl_json_only(ctl, NULL, argc, argv);
 
     if (rc >= 0)
         return rc;
@@ -237,7 +235,7 @@ int cmd_show(struct ctl *ctl, int argc, char **argv)
 int cmd_status(struct ctl *ctl, int argc, char **argv)
 {
     struct client_path p;
-    int rc = operands(ctl, argc, argv);
+    int rc = ctl_json_only(ctl, NULL, argc, argv);
 
     if (rc >= 0)
         return rc;
@@ -284,7 +282,7 @@ static int job_one(struct ctl *ctl, struct client *c, const char *action,
 
 int cmd_job_action(struct ctl *ctl, int argc, char **argv)
 {
-    int rc = operands(ctl, argc, argv), stop = 0, failed = 0;
+    int rc = ctl_json_only(ctl, NULL, argc, argv), stop = 0, failed = 0;
     struct client *c;
 
     if (rc >= 0)
@@ -358,7 +356,7 @@ int cmd_runtime(struct ctl *ctl, int argc, char **argv)
     struct client_path p;
     const char *what, *on;
     json_t *body;
-    int rc = operands(ctl, argc, argv), n;
+    int rc = ctl_json_only(ctl, NULL, argc, argv), n;
 
     if (rc >= 0)
         return rc;

@@ -182,7 +182,7 @@ static int maint_cancel(struct ctl *ctl, int argc, char **argv)
 {
     struct client_path p;
     json_t *reply;
-    int rc = ctlm_json_only(ctl, "maintenance", argc, argv);
+    int rc = ctl_json_only(ctl, "maintenance", argc, argv);
 
     if (rc >= 0)
         return rc;

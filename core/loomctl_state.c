@@ -158,7 +158,7 @@ static int goal_show(struct ctl *ctl, int argc, char **argv)
         { "UPDATED", 0, 0 },
     };
     struct client_path p;
-    int rc = ctlm_json_only(ctl, "goal", argc, argv);
+    int rc = ctl_json_only(ctl, "goal", argc, argv);
 
     if (rc >= 0)
         return rc;
@@ -254,7 +254,7 @@ static int goal_import(struct ctl *ctl, int argc, char **argv)
 {
     struct client_path p;
     json_t *doc, *items, *body, *reply = NULL;
-    int rc = ctlm_json_only(ctl, "goal", argc, argv);
+    int rc = ctl_json_only(ctl, "goal", argc, argv);
 
     if (rc >= 0)
         return rc;
@@ -324,7 +324,7 @@ static int actual_show(struct ctl *ctl, int argc, char **argv)
         { "SOURCE", 0, 0 }, { "TIME", 0, 0 },
     };
     struct client_path p;
-    int rc = ctlm_json_only(ctl, "actual", argc, argv);
+    int rc = ctl_json_only(ctl, "actual", argc, argv);
 
     if (rc >= 0)
         return rc;

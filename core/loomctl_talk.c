@@ -60,24 +60,6 @@ int ctlm_change(struct ctl *ctl, const char *method,
     return rc;
 }
 
-/* Options of a command that has only --json, for command name cmd.
- * Returns -1 with optind at the first operand, or an exit status. */
-int ctlm_json_only(struct ctl *ctl, const char *cmd, int argc, char **argv)
-{
-    static const struct option longs[] = {
-        { "json", no_argument, NULL, 'j' },
-        { NULL, 0, NULL, 0 },
-    };
-    int c;
-
-    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
-        if (c != 'j')
-            return ctl_opt_error(cmd, c, argv);
-        ctl->json = 1;
-    }
-    return -1;
-}
-
 /* The filters a list allows (letters of allowed: C --cluster, a
  * --attribute, n --node, s --state) into p's query, named as the options.
  * Returns -1 to go on, or an exit status. */

@@ -28,10 +28,6 @@ int ctlm_send_req(struct ctl *ctl, const char *method,
 int ctlm_change(struct ctl *ctl, const char *method,
                 const struct client_path *p, const json_t *body);
 
-/* Options of a command that has only --json, for command name cmd.
- * Returns -1 with optind at the first operand, or an exit status. */
-int ctlm_json_only(struct ctl *ctl, const char *cmd, int argc, char **argv);
-
 /* The filters a list allows (letters of allowed: C --cluster, a
  * --attribute, n --node, s --state) into p's query, named as the options.
  * Returns -1 to go on, or an exit status. */

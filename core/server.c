@@ -140,6 +140,14 @@ out:
     sched_cluster_jobs_free(cj);
 }
 
+void server_poll_named(const char *cluster)
+{
+    char *name = strdup(cluster);
+
+    if (name)
+        msgq_post(V.q, msg_create(SERVER_POLL_NAMED, name, free, NULL));
+}
+
 /* Poll soon (an operation changed something), but not in a tight loop:
  * the server thread keeps the schedule. */
 void server_poll_soon(struct srv_cluster *c)

@@ -14,6 +14,7 @@ enum server_msg {
     SERVER_JOB_OP,        /* data: struct server_job_op *; may carry reply */
     SERVER_NODE_STATE,    /* data: struct server_node_state *; reply */
     SERVER_RELOAD,        /* data: struct conf * (taken); reply */
+    SERVER_POLL_NAMED,    /* data: a cluster's name (malloc'd): poll soon */
 };
 
 /* A start decision, with owned copies of what the adaptor needs. */
@@ -57,5 +58,8 @@ void server_stop(void);
  * and the queue. */
 void server_fini(void);
 struct msgq *server_queue(void);
+/* Any thread: poll the cluster named soon (what it shows has changed,
+ * e.g. nodes marked in maintenance). */
+void server_poll_named(const char *cluster);
 
 #endif

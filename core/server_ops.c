@@ -294,6 +294,11 @@ void server_handle(struct msg *m)
         V.c[i].poll_inflight = 0;
         V.c[i].next_poll = V.c[i].last_poll_mono + V.c[i].poll_s;
         break;
+    case SERVER_POLL_NAMED:
+        c = server_cluster(m->data);
+        if (c && c->last_poll_mono + POLL_MIN_GAP_S < c->next_poll)
+            c->next_poll = c->last_poll_mono + POLL_MIN_GAP_S;
+        break;
     case SERVER_POLL_SOON:
         i = (int)(intptr_t)m->data;
         if (V.c[i].last_poll_mono + POLL_MIN_GAP_S < V.c[i].next_poll)

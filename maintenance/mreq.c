@@ -98,7 +98,6 @@ int mreq_parse(json_t *body, time_t now, const struct maint_conf *mc,
 {
     const struct maint_action *a;
     const char *action;
-    long long count;
     json_t *w;
     int rc;
 
@@ -110,25 +109,8 @@ int mreq_parse(json_t *body, time_t now, const struct maint_conf *mc,
         return loom_error_field(err, LOOM_EINVAL, "action", "action '%s' is "
                                 "neither node-off nor an [action] of "
                                 "loom.conf", action);
-    if (jx_str(body, "cluster", NULL) &&
-        !(r->cluster = strdup(jx_str(body, "cluster", ""))))
-        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    if (json_object_get(body, "nodes") &&
-        node_ids_in(json_object_get(body, "nodes"), &r->cluster, &r->nodes,
-                    err) < 0)
+    if (nodes_or_count_in(body, &r->cluster, &r->nodes, &r->count, err) < 0)
         return -1;
-    if (jx_int_range(body, "", "count", 0, 0, 100000, &count, err) < 0)
-        return -1;
-    if (json_object_get(body, "count") && count < 1)
-        return loom_error_field(err, LOOM_EINVAL, "count", "count must be "
-                                "from 1 to 100000");
-    if (!r->nodes.n == !count)
-        return loom_error_field(err, LOOM_EINVAL, "nodes", "a maintenance "
-                                "request names its nodes or gives a count "
-                                "(with cluster), one of the two");
-    if (!r->cluster)
-        return loom_error_field(err, LOOM_EINVAL, "cluster", "field "
-                                "'cluster' is required with count");
     if (job_set_str(&r->action, action) < 0 ||
         job_set_str(&r->reason, jx_str(body, "reason", "")) < 0)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
@@ -140,7 +122,6 @@ int mreq_parse(json_t *body, time_t now, const struct maint_conf *mc,
     json_decref(w);
     if (rc < 0)
         return -1;
-    r->count = (long)count; /* resolved to nodes when it is placed */
     return 0;
 }
 

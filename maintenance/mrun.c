@@ -175,6 +175,7 @@ static void mark_nodes(struct mreq *r, int on)
         snprintf(id, sizeof(id), "%s/%s", r->cluster, r->nodes.v[i]);
         infra_maint_mark(id, on ? why : NULL);
     }
+    server_poll_named(r->cluster); /* shown at once, not at the next poll */
 }
 
 static void drain_reason(const struct mreq *r, char *buf, size_t len)

@@ -128,35 +128,44 @@ static int window_in(json_t *body, time_t now, struct resv_req *rq,
     return 0;
 }
 
+int nodes_or_count_in(json_t *body, char **cluster, struct strv *nodes,
+                      long *count, struct loom_error *err)
+{
+    long long n;
+
+    if (jx_str(body, "cluster", NULL) &&
+        !(*cluster = strdup(jx_str(body, "cluster", ""))))
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    if (json_object_get(body, "nodes") &&
+        node_ids_in(json_object_get(body, "nodes"), cluster, nodes, err) < 0)
+        return -1;
+    if (jx_int_range(body, "", "count", 0, 0, 100000, &n, err) < 0)
+        return -1;
+    *count = (long)n;
+    if (json_object_get(body, "count") && n == 0)
+        return loom_error_field(err, LOOM_EINVAL, "count", "count must be "
+                                "from 1 to 100000");
+    if (!nodes->n == !*count)
+        return loom_error_field(err, LOOM_EINVAL, "nodes", "give the nodes "
+                                "(their ids) or a count (with cluster), one "
+                                "of the two");
+    if (!*cluster)
+        return loom_error_field(err, LOOM_EINVAL, "cluster", "field "
+                                "'cluster' is required with count");
+    return 0;
+}
+
 int resv_req_parse(json_t *body, time_t now, struct resv_req *rq,
                    struct loom_error *err)
 {
     const char *purpose;
-    long long count;
 
     memset(rq, 0, sizeof(*rq));
     if (jx_check(body, "", req_fields, err) < 0)
         return -1;
-    if (jx_str(body, "cluster", NULL) &&
-        !(rq->cluster = strdup(jx_str(body, "cluster", ""))))
-        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    if (json_object_get(body, "nodes") &&
-        node_ids_in(json_object_get(body, "nodes"), &rq->cluster, &rq->nodes,
-                    err) < 0)
+    if (nodes_or_count_in(body, &rq->cluster, &rq->nodes, &rq->count,
+                          err) < 0)
         return -1;
-    if (jx_int_range(body, "", "count", 0, 0, 100000, &count, err) < 0)
-        return -1;
-    rq->count = (long)count;
-    if (json_object_get(body, "count") && count == 0)
-        return loom_error_field(err, LOOM_EINVAL, "count", "count must be "
-                                "from 1 to 100000");
-    if (!rq->nodes.n == !rq->count)
-        return loom_error_field(err, LOOM_EINVAL, "nodes", "a reservation "
-                                "names its nodes or gives a count, one of "
-                                "the two");
-    if (!rq->cluster)
-        return loom_error_field(err, LOOM_EINVAL, "cluster", "field "
-                                "'cluster' is required with count");
     if (job_strings_in(json_object_get(body, "features"), "features", 64,
                        &rq->features, err) < 0)
         return -1;

@@ -50,6 +50,10 @@ struct resv_req {
  * 0, or -1 with a 400 on the field "nodes". */
 int node_ids_in(json_t *arr, char **cluster, struct strv *names,
                 struct loom_error *err);
+/* "nodes" (ids) or "count" with "cluster", one of the two, from body: the
+ * cluster, node names or count set. 0, or -1 with a 400 on the field. */
+int nodes_or_count_in(json_t *body, char **cluster, struct strv *nodes,
+                      long *count, struct loom_error *err);
 /* 0, or -1 with a 400 naming the field. now: for a default not_before. */
 int resv_req_parse(json_t *body, time_t now, struct resv_req *rq,
                    struct loom_error *err);
