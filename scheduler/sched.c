@@ -226,12 +226,14 @@ static void status_reply(struct reply *r)
     for (int s = 0; s <= JOB_CANCELLED; s++)
         json_object_set_new(states, job_state_name(s),
                             json_integer((json_int_t)count[s]));
-    o = json_pack("{s:b, s:s, s:o, s:b, s:{s:I, s:f, s:f, s:f}}", "enabled",
-                  S.enabled, "policy", sched_policy_name(&S.conf), "jobs",
-                  states, "database_ok", S.n_dirty == 0, "cycles", "count",
-                  (json_int_t)S.cycles, "last_ms", S.cycle_last_ms, "max_ms",
-                  S.cycle_max_ms, "mean_ms",
-                  S.cycles ? S.cycle_sum_ms / (double)S.cycles : 0.0);
+    o = json_pack("{s:b, s:s, s:o, s:b, s:{s:I, s:f, s:f, s:f, s:{s:f, s:f, "
+                  "s:f}}}", "enabled", S.enabled, "policy",
+                  sched_policy_name(&S.conf), "jobs", states, "database_ok",
+                  S.n_dirty == 0, "cycles", "count", (json_int_t)S.cycles,
+                  "last_ms", S.cycle_last_ms, "max_ms", S.cycle_max_ms,
+                  "mean_ms", S.cycles ? S.cycle_sum_ms / (double)S.cycles : 0.0,
+                  "last_parts_ms", "build", S.cycle_build_ms, "plan",
+                  S.cycle_plan_ms, "apply", S.cycle_apply_ms);
     body = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(4));
     json_decref(o);
     reply_send(r, 200, body);

@@ -226,7 +226,10 @@ void sched_cycle_done(struct plan_work *w)
                       within && S.conf.policy == LOOM_ORDER_PRIORITY);
         }
     }
-    ms = w->build_ms + w->plan_ms + (time_mono() - t0) * 1000;
+    S.cycle_build_ms = w->build_ms;
+    S.cycle_plan_ms = w->plan_ms;
+    S.cycle_apply_ms = (time_mono() - t0) * 1000;
+    ms = w->build_ms + w->plan_ms + S.cycle_apply_ms;
     S.cycles++;
     S.cycle_last_ms = ms;
     S.cycle_sum_ms += ms;

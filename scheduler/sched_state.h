@@ -94,6 +94,8 @@ struct sched {
     /* cycles run, and their times in ms */
     unsigned long cycles;
     double cycle_last_ms, cycle_max_ms, cycle_sum_ms;
+    /* the last cycle's parts: building the work, planning, applying */
+    double cycle_build_ms, cycle_plan_ms, cycle_apply_ms;
     /* per cluster (snapshot order): nodes before it have no free cpu; valid
      * while usage only grows (reset when a job leaves its nodes) */
     size_t place_first[64];

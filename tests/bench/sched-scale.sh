@@ -117,7 +117,11 @@ api POST /v1/runtime/scheduler '{"enabled": true}' >/dev/null
 api DELETE /v1/jobs/1 >/dev/null
 sleep 2
 read -r _ last _ _ < <(cycles)
+api GET /v1/runtime >/dev/null
+parts=$(py '" ".join(str(round(d["scheduler"]["cycles"]["last_parts_ms"][k], 1)) for k in ("build", "plan", "apply"))' "$BODY")
+read -r p_build p_plan p_apply <<<"$parts"
 row "cycle after one job ended" "$last ms" ""
+row "  its parts: build / plan / apply" "$p_build / $p_plan" "/ $p_apply ms"
 row "  target" "< 20 ms" ""
 rss=$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$LOOMD_PID/status")
 row "loomd RSS at that size" "$rss MiB" ""
