@@ -97,7 +97,8 @@ static int env_for(struct strv *env, const struct work *w, const char *node)
 
     snprintf(num, sizeof(num), "%lld", (long long)w->id);
     for (char **e = environ; *e && rc == 0; e++)
-        if (strncmp(*e, "LOOM_NODE=", 10) && strncmp(*e, "LOOM_CLUSTER=", 13) &&
+        if (strncmp(*e, "LOOM_NODE=", 10) &&
+            strncmp(*e, "LOOM_CLUSTER=", 13) &&
             strncmp(*e, "LOOM_MAINTENANCE_ID=", 20) &&
             strncmp(*e, "LOOM_URL=", 9))
             rc = strv_push(env, *e);

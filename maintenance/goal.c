@@ -345,10 +345,11 @@ void actual_post(struct msg *m)
     if (store_actual_put(M.st, op->node, text, &err) < 0)
         goto error;
     json_array_foreach(rows, i, row) {
-        json_t *old = json_object_get(g->reports, jx_str(row, "attribute", ""));
+        const char *attr = jx_str(row, "attribute", "");
+        json_t *old = json_object_get(g->reports, attr);
         if (old && jx_int(old, "time", 0) > (long long)t)
             continue; /* an older report than the one kept */
-        json_object_set_new(g->reports, jx_str(row, "attribute", ""),
+        json_object_set_new(g->reports, attr,
                             json_pack("{s:O, s:I}", "value",
                                       json_object_get(row, "value"), "time",
                                       (json_int_t)t));

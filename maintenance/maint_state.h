@@ -86,14 +86,41 @@ int mism_flush(void);           /* write pending changes; 0 or -1 */
 int mism_load(struct loom_error *err);
 void mism_free(void *x);
 
-/* mrun.c: requests */
+/* mreq_ops.c: what a request asks of other threads, and its commits */
+struct mreq *mreq_find(int64_t id); /* or NULL */
+/* Commit r as it is now: 0, or -1 (logged; the step is tried again). */
+int mreq_save(struct mreq *r);
+/* Move r to state s and commit it; on failure nothing changes. 0 or -1. */
+int mreq_step_to(struct mreq *r, enum mstate s, time_t now);
+/* Post a command with a reply slot to a thread and wait for the answer:
+ * 0 with *out (the caller unrefs it), or -1 with err. */
+int mreq_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
+              struct reply **out, struct loom_error *err);
+/* A reservation operation on the scheduler thread (SCHED_RESV_CANCEL, or
+ * SCHED_RESV_ADJUST to begin it now or end it now), waited for. */
+int mreq_resv_op(int type, int64_t id, int start_now, int end_now,
+                 struct loom_error *err);
+/* Set r's nodes' state through their adaptor; the answer is looked at by
+ * later ticks (r->pending). */
+void mreq_set_nodes(struct mreq *r, const char *state, const char *reason);
+void mreq_mark_nodes(struct mreq *r, int on); /* shown "maint", or not */
+void mreq_drain_reason(const struct mreq *r, char *buf, size_t len);
+/* End r's reservation now (done), or cancel it; a failure is logged. */
+void mreq_end_resv(struct mreq *r, int cancel);
+
+/* mrun.c: requests made and ended */
 void mreq_post(struct msg *m);   /* POST /v1/maintenance */
 void mreq_cancel(struct msg *m); /* DELETE /v1/maintenance/{id} */
 /* Make a request (from a rule); 0 or -1 with err. */
 int mreq_submit(struct mreq *r_take, struct loom_error *err);
+/* Done: the nodes up, the reservation ended. Failed: the nodes left
+ * drained with why. Both committed first. */
+void mreq_finish_ok(struct mreq *r, time_t now);
+void mreq_fail(struct mreq *r, time_t now, const char *why);
+void mreq_publish(void);
+/* mstep.c: one step of each open request; an action's end */
 void mreq_tick(double now);
 void mreq_action_done(struct msg *m);
-void mreq_publish(void);
 int mreq_load(struct loom_error *err);
 /* The open request on node ("cluster/name") with that action (NULL: any),
  * or NULL. */
