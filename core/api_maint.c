@@ -13,43 +13,54 @@
 #include "core/token.h"
 #include "maintenance/maint.h"
 
-/* Does the item text hold "key":value? A cheap test before a parse. */
-static int mentions(const char *row, size_t len, const char *key,
-                    const char *value)
+#define MAX_FILTERS 8
+
+/* What a list request asks for: an id, or fields' values; each also as
+ * the text "key":value its items would hold, for a cheap test before a
+ * parse. */
+struct want {
+    const char *key[MAX_FILTERS], *value[MAX_FILTERS];
+    char *needle[MAX_FILTERS];
+    int n;
+};
+
+static int want_add(struct want *w, const char *key, const char *value)
 {
     json_t *v = json_string(value);
-    char *enc = v ? json_dumps(v, JSON_ENCODE_ANY) : NULL, needle[640];
-    int n = enc ? snprintf(needle, sizeof(needle), "\"%s\":%s", key, enc)
-                : -1;
+    char *enc = v ? json_dumps(v, JSON_ENCODE_ANY) : NULL;
+    size_t len = enc ? strlen(key) + strlen(enc) + 4 : 0;
 
     json_decref(v);
+    if (!enc || w->n == MAX_FILTERS || !(w->needle[w->n] = malloc(len))) {
+        free(enc);
+        return -1;
+    }
+    snprintf(w->needle[w->n], len, "\"%s\":%s", key, enc);
     free(enc);
-    return n < 0 || (size_t)n >= sizeof(needle) ||
-           memmem(row, len, needle, (size_t)n) != NULL;
+    w->key[w->n] = key;
+    w->value[w->n++] = value;
+    return 0;
 }
 
-/* Is item (row) one the request asks for: its id, or every filter? */
-static int wanted(struct http_req *rq, const char *row, size_t len,
-                  const char *const *filters, const char *id)
+static void want_fini(struct want *w)
+{
+    for (int k = 0; k < w->n; k++)
+        free(w->needle[k]);
+}
+
+/* Is the item (text row) one asked for? */
+static int wanted(const struct want *w, const char *row, size_t len)
 {
     json_t *it;
     int ok = 1;
 
-    if (id ? !mentions(row, len, "id", id) : 0)
-        return 0;
-    for (int k = 0; !id && filters[k]; k++) {
-        const char *want = http_query(rq, filters[k]);
-        if (want && !mentions(row, len, filters[k], want))
+    for (int k = 0; k < w->n; k++)
+        if (!memmem(row, len, w->needle[k], strlen(w->needle[k])))
             return 0;
-    }
     if (!(it = json_loadb(row, len, 0, NULL)))
         return 0;
-    if (id)
-        ok = !strcmp(jx_str(it, "id", ""), id);
-    for (int k = 0; ok && !id && filters[k]; k++) {
-        const char *want = http_query(rq, filters[k]);
-        ok = !want || !strcmp(jx_str(it, filters[k], ""), want);
-    }
+    for (int k = 0; ok && k < w->n; k++)
+        ok = !strcmp(jx_str(it, w->key[k], ""), w->value[k]);
     json_decref(it);
     return ok;
 }
@@ -64,13 +75,17 @@ void api_list_text(struct http_req *rq, struct http_resp *rs,
     struct snapshot *s = snapshot_get();
     struct stext *t = s ? s->text[which] : NULL;
     struct loom_error err;
+    struct want w = {0};
     size_t cap = 64, len = 0;
-    char *out;
-    int filtered = 0, found = 0;
+    char *out = NULL;
+    int found = 0, bad = id && want_add(&w, "id", id) < 0;
 
-    for (int k = 0; filters && filters[k]; k++)
-        filtered |= http_query(rq, filters[k]) != NULL;
-    if (!id && !filtered) { /* the common case: the text as it is */
+    for (int k = 0; !id && filters && filters[k]; k++)
+        if (http_query(rq, filters[k]))
+            bad |= want_add(&w, filters[k], http_query(rq, filters[k])) < 0;
+    if (bad)
+        goto nomem;
+    if (!w.n) { /* the common case: the text as it is */
         size_t n = t ? t->len : 2;
         if ((rs->body = malloc(n + 12))) {
             snprintf(rs->body, n + 12, "{\"items\":%s}", t ? t->text : "[]");
@@ -86,7 +101,7 @@ void api_list_text(struct http_req *rq, struct http_resp *rs,
         const char *row = t->text + t->row[i];
         size_t n = t->row[i + 1] - 1 - t->row[i];
         char *grown;
-        if (!wanted(rq, row, n, filters, id))
+        if (!wanted(&w, row, n))
             continue;
         if (len + n + 4 > cap) {
             cap = (len + n + 4) * 2;
@@ -101,6 +116,7 @@ void api_list_text(struct http_req *rq, struct http_resp *rs,
     }
     snapshot_put(s);
     s = NULL;
+    want_fini(&w);
     if (id && !found) {
         free(out);
         loom_error_set(&err, LOOM_ENOENT, "there is no %s '%s'", what, id);
@@ -117,6 +133,7 @@ void api_list_text(struct http_req *rq, struct http_resp *rs,
     return;
 nomem:
     snapshot_put(s);
+    want_fini(&w);
     free(out);
     loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
     http_error(rs, &err);

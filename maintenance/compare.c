@@ -199,37 +199,60 @@ static void compare_node(struct snapshot *s, struct gnode *g, double now)
     }
 }
 
-void compare_run(struct snapshot *s, const char *id, double now)
+/* Is node id ("cluster/name") in one of these clusters? */
+static int in_clusters(const char *id, const struct strv *clusters)
+{
+    size_t cl = strcspn(id, "/");
+
+    for (size_t k = 0; k < clusters->n; k++)
+        if (strlen(clusters->v[k]) == cl && !strncmp(clusters->v[k], id, cl))
+            return 1;
+    return 0;
+}
+
+/* Every node with a goal or mismatches, or those of clusters only. */
+static void compare_nodes(struct snapshot *s, const struct strv *only,
+                          double now)
 {
     double t0 = time_mono();
 
-    if (id) {
-        struct gnode *g = gnode_get(id, 0);
-        if (g)
-            compare_node(s, g, now);
-        return;
-    }
     for (size_t i = 0; i < M.nodes.cap; i++) {
         struct gnode *g = hmap_slot_value(&M.nodes, i);
-        if (g && (g->goal || json_object_size(g->mm)))
+        if (g && (g->goal || json_object_size(g->mm)) &&
+            (!only || in_clusters(g->id, only)))
             compare_node(s, g, now);
     }
+    if (only)
+        return; /* the figures are of full comparisons */
     M.compare_ms_last = (time_mono() - t0) * 1000;
     if (M.compare_ms_last > M.compare_ms_max)
         M.compare_ms_max = M.compare_ms_last;
     M.compares++;
 }
 
-/* Has any cluster published a new version since the last comparison? */
-static int clusters_changed(struct snapshot *s)
+void compare_run(struct snapshot *s, const char *id, double now)
 {
-    int changed = s->n_clusters != M.n_seen;
+    struct gnode *g;
+
+    if (!id)
+        compare_nodes(s, NULL, now);
+    else if ((g = gnode_get(id, 0)))
+        compare_node(s, g, now);
+}
+
+/* The clusters that published a new version since the last look (all of
+ * them when the set of clusters changed), by name into changed. */
+static void clusters_changed(struct snapshot *s, struct strv *changed)
+{
+    int all = s->n_clusters != M.n_seen;
     struct scluster **seen;
 
-    for (size_t i = 0; !changed && i < s->n_clusters; i++)
-        changed = s->clusters[i] != M.seen[i];
-    if (!changed || !(seen = calloc(s->n_clusters + 1, sizeof(*seen))))
-        return changed;
+    for (size_t i = 0; i < s->n_clusters; i++)
+        if ((all || s->clusters[i] != M.seen[i]) &&
+            strv_push(changed, s->clusters[i]->name) < 0)
+            M.compare_all = 1; /* out of memory: compare them all */
+    if (!changed->n || !(seen = calloc(s->n_clusters + 1, sizeof(*seen))))
+        return;
     for (size_t i = 0; i < M.n_seen; i++)
         scluster_unref(M.seen[i]);
     free(M.seen);
@@ -237,20 +260,24 @@ static int clusters_changed(struct snapshot *s)
         seen[i] = scluster_ref(s->clusters[i]);
     M.seen = seen;
     M.n_seen = s->n_clusters;
-    return 1;
 }
 
 void compare_tick(double now)
 {
     struct snapshot *s = snapshot_get();
+    struct strv changed = {0};
 
     if (!s)
         return;
-    if (clusters_changed(s) || M.compare_all || now >= M.next_compare) {
-        compare_run(s, NULL, now);
+    clusters_changed(s, &changed);
+    if (M.compare_all || now >= M.next_compare) {
+        compare_nodes(s, NULL, now); /* reports time out on every node */
         M.compare_all = 0;
         M.next_compare = now + M.conf.compare_s;
+    } else if (changed.n) {
+        compare_nodes(s, &changed, now); /* what those clusters report */
     }
+    strv_fini(&changed);
     snapshot_put(s);
 }
 

@@ -190,6 +190,7 @@ void maint_stop(void)
     for (size_t i = 0; i < M.n_req; i++)
         mreq_destroy(M.req[i]);
     free(M.req);
+    free(M.open);
     for (size_t i = 0; i < M.n_seen; i++)
         scluster_unref(M.seen[i]);
     free(M.seen);

@@ -42,8 +42,11 @@ struct maint {
     struct maint_conf conf;
     struct hmap nodes; /* id -> struct gnode * */
     struct hmap mism;  /* "node\x1fattr" -> struct mism * */
-    struct mreq **req; /* by id order */
+    struct mreq **req; /* by id order, every request ever made */
     size_t n_req, cap_req;
+    struct mreq **open; /* the open ones, rebuilt when open_stale */
+    size_t n_open, cap_open;
+    int open_stale;
     int64_t next_id;
     /* mismatches written to PostgreSQL with the next flush (JSON arrays) */
     json_t *mism_set, *mism_gone;

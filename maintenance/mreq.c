@@ -226,13 +226,8 @@ struct mreq *mreq_from_doc(json_t *doc, struct loom_error *err)
     bad |= r->id <= 0;
     bad |= job_set_str(&r->cluster, jx_str(doc, "cluster", NULL)) < 0 ||
            !r->cluster;
-    json_array_foreach(json_object_get(doc, "nodes"), i, v) {
-        const char *id = json_string_value(v), *slash;
-        if (!id || !(slash = strchr(id, '/')))
-            bad = 1;
-        else
-            bad |= strv_push(&r->nodes, slash + 1);
-    }
+    bad |= node_ids_in(json_object_get(doc, "nodes"), &r->cluster, &r->nodes,
+                       err) < 0;
     json_array_foreach(json_object_get(doc, "cancelled_jobs"), i, v)
         bad |= strv_push(&r->cancelled_jobs, json_string_value(v) ?
                          json_string_value(v) : "?");

@@ -10,17 +10,36 @@
 #include "core/log.h"
 #include "core/server.h"
 #include "core/store_maint.h"
+#include "core/vec.h"
 #include "maintenance/maint_state.h"
 #include "scheduler/sched.h"
 
 #define CALL_S 30.0 /* the longest wait for the scheduler's answer */
 
+/* M.open again, when a request may have changed state: the history of
+ * requests only grows, and lookups need the open ones alone. */
+static void open_refresh(void)
+{
+    if (!M.open_stale)
+        return;
+    M.n_open = 0;
+    for (size_t i = 0; i < M.n_req; i++)
+        if (mstate_open(M.req[i]->state)) {
+            if (vec_grow((void **)&M.open, &M.cap_open, M.n_open + 1,
+                         sizeof(*M.open), 16) < 0)
+                return; /* stays stale: tried again at the next lookup */
+            M.open[M.n_open++] = M.req[i];
+        }
+    M.open_stale = 0;
+}
+
 struct mreq *mreq_open_on(const char *node, const char *action)
 {
     size_t cl = strcspn(node, "/");
 
-    for (size_t i = 0; i < M.n_req; i++) {
-        struct mreq *r = M.req[i];
+    open_refresh();
+    for (size_t i = 0; i < M.n_open; i++) {
+        struct mreq *r = M.open[i];
         if (!mstate_open(r->state) || strlen(r->cluster) != cl ||
             strncmp(r->cluster, node, cl) || (action && strcmp(r->action,
                                                                action)))
@@ -36,10 +55,11 @@ size_t mreq_nodes_open(const char *cluster)
 {
     size_t n = 0;
 
-    for (size_t i = 0; i < M.n_req; i++)
-        if (mstate_open(M.req[i]->state) && !strcmp(M.req[i]->cluster,
+    open_refresh();
+    for (size_t i = 0; i < M.n_open; i++)
+        if (mstate_open(M.open[i]->state) && !strcmp(M.open[i]->cluster,
                                                     cluster))
-            n += M.req[i]->nodes.n;
+            n += M.open[i]->nodes.n;
     return n;
 }
 
@@ -66,6 +86,7 @@ int mreq_save(struct mreq *r)
         log_warn("maintenance=%lld: not written (%s); tried again",
                  (long long)r->id, err.message);
     M.req_changed = 1;
+    M.open_stale = 1;
     diff_requests_changed();
     return rc;
 }

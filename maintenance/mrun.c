@@ -279,6 +279,7 @@ static int req_row(void *arg, int n, const char *const *cols)
         return -1;
     }
     M.req[M.n_req++] = r;
+    M.open_stale = 1;
     if (r->id >= M.next_id)
         M.next_id = r->id + 1;
     if (r->state == MS_IN_PROGRESS || r->state == MS_VERIFYING)

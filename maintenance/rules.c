@@ -64,13 +64,12 @@ static double backoff_until(const struct mism *x)
 }
 
 /* How many of the cluster's nodes may be in maintenance at once. */
-static size_t limit_of(const struct maint_rule *rule, const char *cluster)
+static size_t limit_of(const struct maint_rule *rule, struct snapshot *s,
+                       const char *cluster)
 {
-    struct snapshot *s = snapshot_get();
     struct scluster *c = snapshot_cluster(s, cluster);
     size_t n = c ? c->n_nodes : 0, lim = (size_t)-1;
 
-    snapshot_put(s);
     if (rule->max_nodes)
         lim = (size_t)rule->max_nodes;
     if (rule->max_percent) {
@@ -125,6 +124,8 @@ static void make_request(struct mism *x, double now)
 
 void rules_apply(double now)
 {
+    struct snapshot *s = NULL;
+
     for (size_t i = 0; i < M.mism.cap; i++) {
         struct mism *x = hmap_slot_value(&M.mism, i);
         size_t cl, lim, open;
@@ -137,11 +138,14 @@ void rules_apply(double now)
             char t[32];
             time_format((time_t)until, t);
             hold(x, "backing off after failed maintenance until %s", t);
+            x->retry_at = until; /* nothing to look at before then */
             continue;
         }
         cl = strcspn(x->node, "/");
         snprintf(cluster, sizeof(cluster), "%.*s", (int)cl, x->node);
-        lim = limit_of(x->rule, cluster);
+        if (!s)
+            s = snapshot_get(); /* one for the whole pass */
+        lim = limit_of(x->rule, s, cluster);
         open = mreq_nodes_open(cluster);
         if (open + 1 > lim) {
             hold(x, "the rule's limit of %zu node(s) of cluster %s in "
@@ -150,4 +154,5 @@ void rules_apply(double now)
         }
         make_request(x, now);
     }
+    snapshot_put(s);
 }

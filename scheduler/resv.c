@@ -228,8 +228,6 @@ char *resv_render(const struct resv *r)
 struct resv *resv_from_doc(json_t *doc, struct loom_error *err)
 {
     struct resv *r = calloc(1, sizeof(*r));
-    json_t *v;
-    size_t i;
     int bad = !r;
 
     if (!r) {
@@ -241,13 +239,8 @@ struct resv *resv_from_doc(json_t *doc, struct loom_error *err)
     bad |= job_set_str(&r->purpose, jx_str(doc, "purpose", "user"));
     bad |= job_set_str(&r->owner, jx_str(doc, "owner", "?"));
     bad |= job_set_str(&r->cluster, jx_str(doc, "cluster", ""));
-    json_array_foreach(json_object_get(doc, "nodes"), i, v) {
-        const char *id = json_string_value(v), *slash;
-        if (!id || !(slash = strchr(id, '/')))
-            bad = 1;
-        else
-            bad |= strv_push(&r->nodes, slash + 1);
-    }
+    bad |= node_ids_in(json_object_get(doc, "nodes"), &r->cluster, &r->nodes,
+                       err) < 0;
     bad |= time_parse(jx_str(doc, "start", ""), &r->start) < 0;
     bad |= time_parse(jx_str(doc, "end", ""), &r->end) < 0;
     r->state = RESV_CANCELLED;
