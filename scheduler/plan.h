@@ -125,6 +125,9 @@ struct plan_out {
     size_t cluster;
     size_t *nodes;       /* start now: node indices (owned by the result) */
     size_t n_nodes;
+    int beyond;          /* 1: past the planning depth, no estimate (the
+                            reason is left "": most of a long queue says
+                            so, which the caller words once) */
     char reason[72];     /* why it waits ("" when it starts); the longest
                             is 64 characters, and a small entry keeps the
                             result of a 100,000-job queue small */
@@ -143,6 +146,7 @@ int plan_add_alloc(struct plan *p, const struct plan_alloc *a);
 int plan_add_resv(struct plan *p, const struct plan_resv *r);
 
 /* Place the jobs, given in policy order, under the configured backfill.
+ * A job whose id is 0 is a hole, skipped (its entry says nothing).
  * out has n entries; free them with plan_out_fini. Jobs that start and
  * reservations of the plan are added to p as they are decided, so p
  * afterwards shows the planned fabric. 0, or -1 when out of memory. */

@@ -58,6 +58,7 @@ static void out_init(struct plan_out *o, int64_t id)
     o->cluster = 0;
     o->nodes = NULL;
     o->n_nodes = 0;
+    o->beyond = 0;
     o->reason[0] = '\0';
 }
 
@@ -68,13 +69,8 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
     size_t n_failed = 0, reserved = 0, planned = 0;
     size_t depth = cfg->depth ? cfg->depth : (size_t)-1;
     int64_t blocker = 0;
-    char beyond[sizeof(out->reason)];
-    size_t beyond_len, i;
+    size_t i;
 
-    /* said of most jobs of a long queue: formatted once, copied */
-    snprintf(beyond, sizeof(beyond), "waiting: beyond the planning depth "
-             "of %zu jobs", depth);
-    beyond_len = strlen(beyond) + 1;
     p->overdue_s = cfg->overdue_s > 0 ? cfg->overdue_s : 60;
     p->width = cfg->width;
     for (i = 0; i < n; i++) {
@@ -85,6 +81,8 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
         int reserve;
 
         out_init(o, j->id);
+        if (!j->id)
+            continue; /* a hole */
         if (!(cfg->backfill == PLAN_BF_NONE && blocker) &&
             !covered(failed, n_failed, j)) {
             t = plan_place(p, j, p->now, &c, &nodes);
@@ -114,7 +112,7 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
         reserve = (cfg->backfill == PLAN_BF_EASY && reserved == 0) ||
                   (cfg->backfill != PLAN_BF_EASY && reserved < depth);
         if (!reserve && planned >= depth) {
-            memcpy(o->reason, beyond, beyond_len);
+            o->beyond = 1;
             continue;
         }
         t = plan_place(p, j, PLAN_FOREVER, &c, &nodes);

@@ -27,9 +27,6 @@ void plan_work_free(struct plan_work *w)
         return;
     if (w->out)
         plan_out_fini(w->out, w->n);
-    free(w->out);
-    free(w->pj);
-    free(w->ids);
     plan_destroy(w->p);
     fabric_fini(&w->f);
     free(w);

@@ -12,15 +12,19 @@
 #include "scheduler/plan.h"
 #include "scheduler/sched_plan.h"
 
-/* One cycle's plan. The jobs' strings (features, cluster, queue) are
- * borrowed from committed job records, whose requests never change. */
+/* One cycle's plan. The jobs, their ids and the answer's entries are the
+ * waiting queue's (struct waitq), borrowed: the scheduler thread leaves
+ * them alone until the answer comes back. The jobs' strings (features,
+ * cluster, queue) are borrowed from committed job records, whose requests
+ * never change. */
 struct plan_work {
     struct fabric f;   /* the snapshot the plan was built from */
     struct plan *p;
     struct plan_config cfg;
-    struct plan_job *pj;
-    struct plan_out *out;
-    int64_t *ids;
+    const struct plan_job *pj;
+    struct plan_out *out; /* what each entry's node list holds is freed
+                             with the work */
+    const int64_t *ids;
     size_t n;
     unsigned resv_gen; /* reservations as they were */
     double build_ms, plan_ms;

@@ -38,6 +38,13 @@ int sched_job_add(struct job *j)
     cap = S.cap;
     if (sched_grow((void **)&S.views, &cap, (size_t)j->id, sizeof(*S.views)) < 0)
         return -1;
+    cap = S.cap;
+    if (sched_grow((void **)&S.jf, &cap, (size_t)j->id, sizeof(*S.jf)) < 0)
+        return -1;
+    cap = S.cap;
+    if (sched_grow((void **)&S.held, &cap, (size_t)j->id,
+                   sizeof(*S.held)) < 0)
+        return -1;
     S.cap = cap;
     if (!job_state_final(j->state) &&
         sched_grow((void **)&S.live, &S.cap_live, S.n_live + 1,
@@ -64,11 +71,29 @@ int sched_job_add(struct job *j)
     return 0;
 }
 
+/* Keep the job's flags: what a cycle reads instead of the record. */
+static void flags_of(const struct job *j)
+{
+    uint8_t *f = &S.jf[j->id - 1];
+    uint8_t was = *f;
+
+    *f = (uint8_t)((was & JF_QUEUED) | (was & JF_QUEUED ? JF_CHANGED : 0) |
+                   (j->state == JOB_PENDING ? JF_PENDING : 0) |
+                   (job_holds_nodes(j) ? JF_HOLDS : 0));
+    if (*f & JF_HOLDS)
+        held_note(j);
+    if ((was & JF_QUEUED) && (was & JF_PENDING) && !(*f & JF_PENDING))
+        S.wq.n_left++;
+    else if ((was & JF_QUEUED) && !(was & JF_PENDING) && (*f & JF_PENDING))
+        S.wq.n_left--;
+}
+
 void sched_view(struct job *j)
 {
     struct jview *v = jview_create(j->id, job_state_name(j->state), j->owner,
                                    j->cluster, job_render(j));
 
+    flags_of(j);
     if (!v) {
         log_err("job=%lld: out of memory rendering the job", (long long)j->id);
         return;
@@ -278,6 +303,8 @@ static void handle(struct msg *m)
     case SCHED_ENABLE:
         S.enabled = (int)(intptr_t)m->data;
         S.need_cycle = 1;
+        waitq_forget_shown(&S.wq); /* an external scheduler may have
+                                      changed what jobs show */
         log_info("built-in scheduler %s", S.enabled ? "enabled" : "disabled");
         if (m->reply)
             status_reply(m->reply);
@@ -305,6 +332,8 @@ static void handle(struct msg *m)
     case SCHED_CONFIG:
         S.conf = *(struct sched_conf *)m->data;
         S.need_cycle = 1;
+        waitq_forget_shown(&S.wq); /* the order and what jobs show may
+                                      change with the policy */
         log_info("scheduler: policy %s, depth %zu, cycle every %.3g s",
                  sched_policy_name(&S.conf), S.conf.plan.depth,
                  S.conf.interval_s);
@@ -448,6 +477,9 @@ void sched_stop(void)
     }
     free(S.jobs);
     free(S.views);
+    free(S.jf);
+    free(S.held);
+    held_fini();
     for (size_t i = 0; i < S.n_resv; i++)
         resv_destroy(S.resv[i]);
     free(S.resv);
@@ -464,7 +496,8 @@ void sched_stop(void)
     hmap_fini(&S.native);
     usage_fini(&S.usage);
     jobtab_builder_fini(&S.tab);
-    msgq_destroy(S.q);
+    msgq_destroy(S.q); /* a cycle's answer left in it borrows the queue */
+    waitq_fini(&S.wq);
     memset(&S, 0, sizeof(S));
 }
 

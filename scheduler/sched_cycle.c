@@ -6,88 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hmap.h"
 #include "core/log.h"
 #include "core/timeutil.h"
 #include "scheduler/planner.h"
 #include "scheduler/sched_plan.h"
 #include "scheduler/sched_state.h"
-
-struct entry {
-    struct job *j;
-    double total;
-};
-
-static int by_fifo(const void *a, const void *b)
-{
-    const struct job *x = ((const struct entry *)a)->j;
-    const struct job *y = ((const struct entry *)b)->j;
-
-    if (x->submit_time != y->submit_time)
-        return x->submit_time < y->submit_time ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-static int by_priority(const void *a, const void *b)
-{
-    const struct entry *x = a, *y = b;
-
-    if (x->total != y->total)
-        return x->total > y->total ? -1 : 1;
-    return by_fifo(a, b);
-}
-
-/* The waiting jobs, each once, in policy order; S.pending is compacted to
- * them. Under the priority policy each gets its factors. */
-static struct entry *queue_order(const struct fabric *f, double now,
-                                 size_t *n_out)
-{
-    struct entry *q = malloc((S.n_pending + 1) * sizeof(*q));
-    struct hmap fresh; /* waiting owners with no past usage */
-    size_t n = 0;
-    int prio = S.conf.policy == LOOM_ORDER_PRIORITY;
-
-    if (!q)
-        return NULL;
-    hmap_init(&fresh);
-    for (size_t i = 0; i < S.n_pending; i++) {
-        struct job *j = sched_job(S.pending[i]);
-        if (!j || j->state != JOB_PENDING || j->seen_queue)
-            continue;
-        j->seen_queue = 1;
-        q[n++] = (struct entry){j, 0};
-        if (prio && prio_usage_share(S.fs, j->owner, now) == 0 &&
-            !hmap_get(&fresh, j->owner))
-            hmap_put(&fresh, j->owner, j);
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct job *j = q[i].j;
-        j->seen_queue = 0;
-        S.pending[i] = j->id;
-        if (prio) {
-            struct prio_factors pf;
-            prio_compute(&S.conf.weights, now, (double)j->submit_time,
-                         j->priority,
-                         (long)j->req.nodes * j->req.cpus_per_node, f->cpus,
-                         prio_usage_share(S.fs, j->owner, now),
-                         prio_usage_owners(S.fs) + fresh.n, &pf);
-            j->plan.age = pf.age;
-            j->plan.fairshare = pf.fairshare;
-            j->plan.size = pf.size;
-            j->plan.priority = pf.priority;
-            q[i].total = j->plan.total = pf.total;
-        }
-    }
-    hmap_fini(&fresh);
-    S.n_pending = n;
-    for (size_t i = 1; i < n; i++) /* mostly in order already */
-        if ((prio ? by_priority : by_fifo)(&q[i - 1], &q[i]) > 0) {
-            qsort(q, n, sizeof(*q), prio ? by_priority : by_fifo);
-            break;
-        }
-    *n_out = n;
-    return q;
-}
 
 void sched_assign(struct job *j, const char *cluster, struct strv *nodes)
 {
@@ -109,72 +32,71 @@ static int differs(double a, double b)
     return fabs(a - b) > 5e-4;
 }
 
-/* Show what the cycle said of a waiting job; re-render only on a change. */
-static void show_wait(const struct fabric *f, struct job *j,
-                      const struct plan_out *o, int position, int factors)
+/* Show what the cycle said of a waiting job (factors: its priority
+ * factors, or NULL); re-render only on a change. */
+static void show_wait(struct job *j, const char *reason, const char *cl,
+                      time_t planned, int position,
+                      const struct prio_factors *factors)
 {
-    time_t planned = o->planned ? (time_t)o->planned_start : 0;
-    const char *cl = o->planned ? f->cl[o->cluster].name : NULL;
     struct job_plan *p = &j->plan;
     int changed = 0;
 
     if (p->planned_start != planned || p->position != position ||
         (cl == NULL) != (p->planned_cluster == NULL) ||
         (cl && strcmp(cl, p->planned_cluster)) ||
-        !j->reason || strcmp(j->reason, o->reason) ||
-        p->has_factors != factors) {
+        !j->reason || strcmp(j->reason, reason) ||
+        p->has_factors != (factors != NULL)) {
         changed = 1;
         p->planned_start = planned;
         p->position = position;
         job_set_str(&p->planned_cluster, cl);
-        job_set_str(&j->reason, o->reason);
+        job_set_str(&j->reason, reason);
     }
-    if (factors && (differs(p->total, p->shown_total) || changed)) {
-        p->shown_total = p->total;
-        changed = 1;
+    if (factors) {
+        p->age = factors->age;
+        p->fairshare = factors->fairshare;
+        p->size = factors->size;
+        p->priority = factors->priority;
+        p->total = factors->total;
+        if (differs(p->total, p->shown_total) || changed) {
+            p->shown_total = p->total;
+            changed = 1;
+        }
     }
-    p->has_factors = factors;
+    p->has_factors = factors != NULL;
     if (changed)
         sched_view(j);
 }
 
-/* Begin a cycle: the queue in policy order and the plan of the fabric,
- * handed to the planner thread. 1 when a cycle is under way, 0 when there
- * was nothing to plan. */
+/* Begin a cycle: the waiting queue brought up to date and the plan of the
+ * fabric, handed to the planner thread. 1 when a cycle is under way, 0
+ * when there was nothing to plan. */
 int sched_cycle(void)
 {
     struct plan_work *w = calloc(1, sizeof(*w));
-    struct entry *q = NULL;
     double now = time_real(), t0 = time_mono();
-    size_t n = 0;
 
     S.need_cycle = 0;
     sched_resv_tick((time_t)now);
     if (!w || fabric_build(&w->f) < 0)
         goto out;
-    if (!(q = queue_order(&w->f, now, &n)) || n == 0)
-        goto out;
-    w->n = n;
-    w->cfg = S.conf.plan;
-    w->resv_gen = S.resv_gen;
-    w->pj = malloc(n * sizeof(*w->pj));
-    w->ids = malloc(n * sizeof(*w->ids));
-    w->out = calloc(n, sizeof(*w->out));
-    if (!w->pj || !w->ids || !w->out ||
+    if (waitq_refresh(&S.wq, now, w->f.cpus) < 0 ||
         !(w->p = fabric_plan(&w->f, now, 0))) {
         log_err("scheduling cycle: out of memory; the next one tries again");
         goto out;
     }
-    for (size_t i = 0; i < n; i++) {
-        fabric_job(q[i].j, &w->pj[i]);
-        w->ids[i] = q[i].j->id;
-    }
-    free(q);
+    if (waitq_waiting(&S.wq) == 0)
+        goto out;
+    w->n = S.wq.n;
+    w->cfg = S.conf.plan;
+    w->resv_gen = S.resv_gen;
+    w->pj = S.wq.pj;
+    w->ids = S.wq.ids;
+    w->out = S.wq.out;
     w->build_ms = (time_mono() - t0) * 1000;
     planner_post(w);
     return 1;
 out:
-    free(q);
     plan_work_free(w);
     return 0;
 }
@@ -199,31 +121,75 @@ static int still_fits(const struct plan_work *w, const struct job *j,
     return ok;
 }
 
+/* Show waiting entry i what the cycle said of it, unless it shows that
+ * already (then its record is not read). */
+static void show_entry(const struct plan_work *w, size_t i, int position,
+                       const char *beyond, uint64_t beyond_text)
+{
+    const struct plan_out *o = &w->out[i];
+    struct waitq_shown *sh = &S.wq.shown[i];
+    const struct prio_factors *pf =
+        position && S.conf.policy == LOOM_ORDER_PRIORITY ? &S.wq.key[i].pf
+                                                         : NULL;
+    const char *cl = o->planned ? w->f.cl[o->cluster].name : NULL;
+    const char *reason = o->beyond ? beyond : o->reason;
+    struct waitq_shown now = {o->beyond ? beyond_text
+                                        : waitq_text(o->reason, cl),
+                              o->planned ? (time_t)o->planned_start : 0,
+                              position, pf != NULL, pf ? pf->total : 0};
+    struct job *j;
+    int was_changed;
+
+    if (sh->text == now.text && sh->planned_start == now.planned_start &&
+        sh->position == now.position && sh->has_factors == now.has_factors &&
+        (!pf || !differs(sh->total, now.total)))
+        return;
+    j = sched_job(w->ids[i]);
+    if (!j || j->state != JOB_PENDING)
+        return; /* it changed meanwhile */
+    was_changed = S.jf[j->id - 1] & JF_CHANGED;
+    show_wait(j, reason, cl, now.planned_start, position, pf);
+    if (!was_changed) /* what it shows is no change of its entry */
+        S.jf[j->id - 1] &= (uint8_t)~JF_CHANGED;
+    now.total = j->plan.shown_total;
+    *sh = now;
+}
+
 /* The planner's answer: start what it says (if still so), show the rest
  * what it waits for. A reservation made meanwhile voids the plan. */
 void sched_cycle_done(struct plan_work *w)
 {
     double t0 = time_mono(), ms;
+    char beyond[96];
+    uint64_t beyond_text;
+    int position = 0;
 
     if (w->resv_gen != S.resv_gen) {
         S.need_cycle = 1;
         return;
     }
+    snprintf(beyond, sizeof(beyond), "waiting: beyond the planning depth "
+             "of %zu jobs", w->cfg.depth);
+    beyond_text = waitq_text(beyond, NULL);
     for (size_t i = 0; i < w->n; i++) {
-        struct job *j = sched_job(w->ids[i]);
-        int within = i < w->cfg.depth;
-        if (!j || j->state != JOB_PENDING)
-            continue; /* it changed meanwhile */
-        if (w->out[i].start) {
+        const struct plan_out *o = &w->out[i];
+        int within;
+        if (!w->ids[i])
+            continue; /* a hole */
+        within = (size_t)position < w->cfg.depth;
+        position++;
+        if (o->start) {
+            struct job *j = sched_job(w->ids[i]);
             struct strv nodes = {0};
-            if (still_fits(w, j, &w->out[i], &nodes))
-                sched_assign(j, w->f.cl[w->out[i].cluster].name, &nodes);
+            if (!j || j->state != JOB_PENDING)
+                continue; /* it changed meanwhile */
+            if (still_fits(w, j, o, &nodes))
+                sched_assign(j, w->f.cl[o->cluster].name, &nodes);
             else
                 S.need_cycle = 1;
             strv_fini(&nodes);
         } else {
-            show_wait(&w->f, j, &w->out[i], within ? (int)i + 1 : 0,
-                      within && S.conf.policy == LOOM_ORDER_PRIORITY);
+            show_entry(w, i, within ? position : 0, beyond, beyond_text);
         }
     }
     S.cycle_build_ms = w->build_ms;

@@ -101,6 +101,7 @@ static void forget(struct job *j)
     if (job_holds_nodes(j)) /* placed at submit: free its nodes */
         sched_release(j);
     S.jobs[j->id - 1] = NULL;
+    S.jf[j->id - 1] = 0; /* never queued: it was not committed */
     jview_unref(S.views[j->id - 1]);
     S.views[j->id - 1] = NULL;
     jobtab_builder_clear(&S.tab, j->id);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/vec.h"
+#include "scheduler/held.h"
 #include "scheduler/sched_state.h"
 
 int fabric_build(struct fabric *f)
@@ -100,31 +102,70 @@ void fabric_job(const struct job *j, struct plan_job *out)
         .queue = j->req.queue, .reservation = j->req.reservation};
 }
 
-/* What a job holds: on its nodes until start + walltime. */
-static int add_job(struct plan *p, const struct fabric *f, const struct job *j,
-                   double now, long *held)
+/* What a job holds (h) on its nodes, until start + walltime. */
+static int add_held(struct plan *p, const struct fabric *f,
+                    const struct held *h, size_t c, const size_t *idx,
+                    size_t n, double now, long *held)
 {
-    size_t c, *idx;
-    struct plan_alloc a;
-    int rc = 0;
+    struct plan_alloc a = {c, idx, n, h->use,
+                           (double)(h->start ? h->start : (time_t)now) +
+                               (double)h->walltime_s};
 
-    if (fabric_cluster(f, j->cluster, &c) < 0)
+    for (size_t k = 0; k < n; k++)
+        held[f->cl[c].nodes - f->nodes + (long)idx[k]] += h->use.cpus;
+    return plan_add_alloc(p, &a);
+}
+
+/* A job's nodes found by name (idx: room for them); a one-node job's are
+ * remembered for the next cycles. *c: a guess at its cluster (jobs of one
+ * cluster follow each other), set to the one found. */
+static int add_job(struct plan *p, const struct fabric *f, const struct job *j,
+                   const unsigned *layouts, double now, long *held,
+                   size_t *idx, size_t *c)
+{
+    struct held *h = &S.held[j->id - 1];
+
+    if ((*c >= f->n || strcmp(f->cl[*c].name, j->cluster)) &&
+        fabric_cluster(f, j->cluster, c) < 0)
         return 0; /* a cluster no longer configured */
-    if (!(idx = malloc((j->nodes.n + 1) * sizeof(*idx))))
-        return -1;
-    if (fabric_nodes(f, c, &j->nodes, idx) == 0) {
-        a = (struct plan_alloc){c, idx, j->nodes.n,
-                                {j->req.cpus_per_node, j->req.gpus,
-                                 j->req.memory_mb},
-                                (double)(j->start_time ? j->start_time
-                                                        : (time_t)now) +
-                                    (double)j->req.walltime_s};
-        rc = plan_add_alloc(p, &a);
-        for (size_t k = 0; k < j->nodes.n; k++)
-            held[f->cl[c].nodes - f->nodes + (long)idx[k]] +=
-                j->req.cpus_per_node;
+    if (fabric_nodes(f, *c, &j->nodes, idx) < 0)
+        return 0;
+    if (j->nodes.n == 1)
+        held_remember(h, layouts, *c, idx[0]);
+    return add_held(p, f, h, *c, idx, j->nodes.n, now, held);
+}
+
+/* Every job that holds nodes: from what is kept beside the flags where its
+ * nodes are known in the clusters' layouts, else from its record. */
+static int add_jobs(struct plan *p, const struct fabric *f, double now,
+                    long *held)
+{
+    unsigned *layouts = calloc(f->n + 1, sizeof(*layouts));
+    size_t *idx = NULL, cap_idx = 0, c = 0;
+    int rc = layouts ? 0 : -1;
+
+    if (layouts)
+        held_layouts(f, layouts);
+    for (size_t i = 0; rc == 0 && i < S.n_live; i++) {
+        int64_t id = S.live[i];
+        const struct held *h = &S.held[id - 1];
+        const struct job *j;
+        size_t one;
+        if (!(S.jf[id - 1] & JF_HOLDS))
+            continue;
+        if (held_known(h, layouts, f->n)) {
+            one = h->idx;
+            rc = add_held(p, f, h, h->cl, &one, 1, now, held);
+        } else if ((j = sched_job(id))) {
+            if (vec_grow((void **)&idx, &cap_idx, j->nodes.n, sizeof(*idx),
+                         16) < 0)
+                rc = -1;
+            else
+                rc = add_job(p, f, j, layouts, now, held, idx, &c);
+        }
     }
     free(idx);
+    free(layouts);
     return rc;
 }
 
@@ -178,13 +219,8 @@ struct plan *fabric_plan(const struct fabric *f, double now, int64_t skip_resv)
                                             f->cl[f->n - 1].n_nodes + 1
                                       : 1,
                         sizeof(*held));
-    int rc = p && held ? 0 : -1;
+    int rc = p && held ? add_jobs(p, f, now, held) : -1;
 
-    for (size_t i = 0; rc == 0 && i < S.n_live; i++) {
-        const struct job *j = sched_job(S.live[i]);
-        if (j && job_holds_nodes(j))
-            rc = add_job(p, f, j, now, held);
-    }
     if (rc == 0)
         rc = add_foreign(p, f, now, held, S.conf.plan.overdue_s);
     for (size_t i = 0; rc == 0 && i < S.n_resv; i++)

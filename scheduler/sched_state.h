@@ -4,16 +4,19 @@
 #define LOOM_SCHEDULER_SCHED_STATE_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 #include "core/hmap.h"
 #include "core/server.h"
 #include "core/snapshot.h"
 #include "scheduler/commit.h"
 #include "scheduler/fcfs.h"
+#include "scheduler/held.h"
 #include "scheduler/prio.h"
 #include "scheduler/resv.h"
 #include "scheduler/sched.h"
 #include "scheduler/sched_conf.h"
+#include "scheduler/waitq.h"
 
 struct ack {
     struct reply *reply;
@@ -25,6 +28,16 @@ struct ack {
 struct ins {
     int64_t id;
     struct msg *m; /* the submit to answer, or NULL */
+};
+
+/* What a cycle asks of every job, a byte per job by id - 1, kept by
+ * sched_view: a pass over these stays in the caches, one over the job
+ * records does not. */
+enum {
+    JF_PENDING = 1, /* waiting for the scheduler */
+    JF_HOLDS = 2,   /* holds nodes (job_holds_nodes) */
+    JF_QUEUED = 4,  /* has an entry in the waiting queue */
+    JF_CHANGED = 8, /* changed since its entry was filled */
 };
 
 struct lazy {
@@ -41,15 +54,19 @@ struct sched {
     /* jobs by id - 1, and their rendered views (one reference each) */
     struct job **jobs;
     struct jview **views;
+    uint8_t *jf; /* JF_ flags */
+    struct held *held; /* of a job with JF_HOLDS */
     size_t cap;
     int64_t next_id;
     /* ids of jobs not final when last looked at (compacted as they end) */
     int64_t *live;
     size_t n_live, cap_live;
     unsigned list_gen; /* stamps jobs named by a complete cluster list */
-    /* pending job ids in submission order (compacted by each cycle) */
+    /* ids of jobs that became pending since the last cycle (which moves
+     * them to the waiting queue) */
     int64_t *pending;
     size_t n_pending, cap_pending;
+    struct waitq wq;
     /* jobs changed since the last commit */
     int64_t *dirty;
     size_t n_dirty, cap_dirty;

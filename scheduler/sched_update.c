@@ -149,7 +149,7 @@ void sched_place_now(struct job *j)
     struct strv nodes = {0};
     char why[256];
 
-    if (!S.enabled || S.n_pending || S.n_resv_open || j->req.reservation) {
+    if (!S.enabled || waitq_waiting(&S.wq) || S.n_resv_open || j->req.reservation) {
         S.need_cycle = 1;
         return;
     }

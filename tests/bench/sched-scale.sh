@@ -81,6 +81,12 @@ cycles() {
     py '" ".join(str(round(d["scheduler"]["cycles"][k], 1)) for k in ("count", "last_ms", "max_ms", "mean_ms"))' "$BODY"
 }
 
+# csum: "count sum_ms" of the cycles so far.
+csum() {
+    api GET /v1/runtime >/dev/null
+    py 'str(d["scheduler"]["cycles"]["count"]) + " " + repr(d["scheduler"]["cycles"]["count"] * d["scheduler"]["cycles"]["mean_ms"])' "$BODY"
+}
+
 conf easy 1000
 t0=$(date +%s%N)
 loomd_start || exit 1
@@ -113,15 +119,24 @@ api POST /v1/runtime/scheduler '{"enabled": false}' >/dev/null
 read -r rps p50 p99 < <(get_latency)
 row "  the same with the scheduler off (no cycles)" "p50 $p50 ms" "p99 $p99 ms"
 api POST /v1/runtime/scheduler '{"enabled": true}' >/dev/null
-# One running job ends (cancelled): the cycle it causes.
+# One running job ends (cancelled): the first cycle after loomd saw the
+# end, then the mean of the cycles in the 3 s after it (the queue and the
+# plan's picture of running jobs are kept between cycles: these are the
+# incremental cycles).
 api DELETE /v1/jobs/1 >/dev/null
-sleep 2
-read -r _ last _ _ < <(cycles)
+wait_for '[ "$(field 1 .state)" = cancelled ]' 20 0.02
+read -r n1 sum1 < <(csum)
+wait_for '[ "$(csum | cut -d" " -f1)" -gt "$n1" ]' 10 0.02
 api GET /v1/runtime >/dev/null
+last=$(py 'round(d["scheduler"]["cycles"]["last_ms"], 1)' "$BODY")
 parts=$(py '" ".join(str(round(d["scheduler"]["cycles"]["last_parts_ms"][k], 1)) for k in ("build", "plan", "apply"))' "$BODY")
 read -r p_build p_plan p_apply <<<"$parts"
-row "cycle after one job ended" "$last ms" ""
+sleep 3
+read -r n2 sum2 < <(csum)
+after=$(python3 -c "import sys; n1, s1, n2, s2 = map(float, sys.argv[1:]); print(round((s2 - s1) / (n2 - n1), 1) if n2 > n1 else '-')" "$n1" "$sum1" "$n2" "$sum2")
+row "first cycle after one job ended" "$last ms" ""
 row "  its parts: build / plan / apply" "$p_build / $p_plan" "/ $p_apply ms"
+row "  mean of the $((n2 - n1)) cycles in the 3 s after" "$after ms" ""
 row "  target" "< 20 ms" ""
 rss=$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$LOOMD_PID/status")
 row "loomd RSS at that size" "$rss MiB" ""
