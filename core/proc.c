@@ -16,6 +16,7 @@
 #include "core/timeutil.h"
 
 #define KILL_GRACE_S 1.0
+#define GONE_WAIT_S 0.25 /* how long a killed group's members may take */
 
 void proc_result_fini(struct proc_result *r)
 {
@@ -185,6 +186,21 @@ static void reap(pid_t pid, double deadline, struct proc_result *r, int *st)
     }
 }
 
+/* Kill whatever the run left behind in its group, and give it a moment to
+ * be gone, so that the next run of the same op never overlaps it. Bounded:
+ * an orphan whose new parent never reaps it stays in the group as a
+ * zombie. */
+static void kill_group(pid_t pgid)
+{
+    struct timespec tick = {0, 2 * 1000 * 1000};
+    double until = time_mono() + GONE_WAIT_S;
+
+    if (killpg(pgid, SIGKILL) < 0)
+        return; /* nothing left: the usual case */
+    while (killpg(pgid, 0) == 0 && time_mono() < until)
+        nanosleep(&tick, NULL);
+}
+
 static pthread_once_t sigpipe_once = PTHREAD_ONCE_INIT;
 
 /* A child that does not read its input must not end the caller: a write to
@@ -217,7 +233,7 @@ int proc_run(const struct proc_spec *sp, struct proc_result *r,
     fcntl(in[1], F_SETFL, O_NONBLOCK);
     pump(sp, pid, in[1], out[0], errp[0], r, &so, &se);
     reap(pid, t0 + sp->timeout_s, r, &st);
-    killpg(pid, SIGKILL); /* whatever it left behind in its group */
+    kill_group(pid);
     r->exited = WIFEXITED(st);
     r->exit_code = r->exited ? WEXITSTATUS(st) : -1;
     r->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
