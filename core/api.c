@@ -75,7 +75,9 @@ void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
     } else {
         rs->status = r->status;
         rs->body = r->body;
+        rs->location = r->location;
         r->body = NULL;
+        r->location = NULL;
     }
     reply_unref(r);
 }

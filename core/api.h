@@ -11,8 +11,8 @@
 void api_handle(struct http_req *rq, struct http_resp *rs,
                 const unsigned char *key, size_t key_len);
 
-/* Post a command with a reply slot to a thread and wait for the answer;
- * a time-out is a 503. data is taken. */
+/* Post a command with a reply slot to a thread and wait for the answer
+ * (its body and Location go to rs); a time-out is a 503. data is taken. */
 void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
               struct http_resp *rs);
 

@@ -48,16 +48,9 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
         job_body_hash(body, j->idem_hash);
     }
     json_decref(body);
+    /* a 201 comes with its Location from the committer */
     api_call(sched_queue(), SCHED_SUBMIT, j, (void (*)(void *))job_destroy,
              rs);
-    if (rs->status == 201 && rs->body) {
-        json_t *o = json_loads(rs->body, 0, NULL);
-        const char *id = jx_str(o, "id", NULL);
-        size_t n = id ? strlen(id) + 16 : 0;
-        if (id && (rs->location = malloc(n)))
-            snprintf(rs->location, n, "/v1/jobs/%s", id);
-        json_decref(o);
-    }
 }
 
 static const struct jx_field start_fields[] = {

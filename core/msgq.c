@@ -90,16 +90,24 @@ void reply_unref(struct reply *r)
 
 void reply_send(struct reply *r, int status, char *body_take)
 {
+    reply_send_at(r, status, body_take, NULL);
+}
+
+void reply_send_at(struct reply *r, int status, char *body_take,
+                   char *location_take)
+{
     struct sync *s = r->lock_and_cond;
 
     pthread_mutex_lock(&s->lock);
     if (r->done) { /* answered already: keep the first answer */
         pthread_mutex_unlock(&s->lock);
         free(body_take);
+        free(location_take);
         return;
     }
     r->status = status;
     r->body = body_take;
+    r->location = location_take;
     r->done = 1;
     pthread_cond_broadcast(&s->cond);
     pthread_mutex_unlock(&s->lock);

@@ -26,6 +26,10 @@ struct reply *reply_ref(struct reply *r);
 void reply_unref(struct reply *r); /* NULL-safe */
 /* Owner side: set the answer and wake the asker. body is taken. */
 void reply_send(struct reply *r, int status, char *body_take);
+/* As reply_send, with the Location of what the request created (taken;
+ * NULL for none). */
+void reply_send_at(struct reply *r, int status, char *body_take,
+                   char *location_take);
 void reply_send_error(struct reply *r, const struct loom_error *err);
 /* Asker side: wait up to timeout_s. 0 when answered, -1 on time-out. */
 int reply_wait(struct reply *r, double timeout_s);

@@ -13,6 +13,7 @@
 /* A key of our own for pg_advisory_xact_lock: "LOOM" and 1 (migrations). */
 #define STORE_LOCK_SQL "SELECT pg_advisory_xact_lock(1280266061, 1)"
 #define STORE_RESET_INTERVAL_MS 1000
+#define STORE_PREPARED_MAX 8 /* statements a store keeps prepared */
 
 struct store {
     PGconn *conn;
@@ -22,6 +23,14 @@ struct store {
     int in_tx;               /* a BEGIN of ours is open on this connection */
     char last_msg[256];      /* why the connection was last found broken */
     char constraint[64];     /* constraint named by the last failure */
+    /* Statements prepared on this connection's session; a reset opens a
+     * new session, which has none (session counts the resets). */
+    unsigned session;
+    struct {
+        const struct store_stmt *stmt;
+        unsigned session;
+    } prepared[STORE_PREPARED_MAX];
+    size_t n_prepared;
 };
 
 static long long now_ms(void)
@@ -188,6 +197,7 @@ struct pg_conn *store_conn(struct store *st, struct loom_error *err)
     }
     st->broken = 0;
     st->down_logged = 0;
+    st->session++;
     log_info("store: reconnected to the database");
     return st->conn;
 }
@@ -206,20 +216,14 @@ static int unavailable_state(const char *sqlstate)
            strcmp(sqlstate, "57P03") == 0;   /* cannot_connect_now */
 }
 
-struct pg_result *store_exec(struct store *st, const char *what,
-                             const char *sql, int n_params,
-                             const char *const *values,
-                             struct loom_error *err)
+/* The connection for a statement, or NULL with err. Inside a transaction
+ * a lost connection must not be replaced: the statements so far are gone
+ * with it, and a COMMIT on a new connection would report success for
+ * nothing. */
+static PGconn *conn_for(struct store *st, const char *what,
+                        struct loom_error *err)
 {
-    const char *sqlstate, *name;
-    PGconn *conn;
-    PGresult *r;
-    char line[256];
-
     st->constraint[0] = '\0';
-    /* Inside a transaction a lost connection must not be replaced: the
-     * statements so far are gone with it, and a COMMIT on a new connection
-     * would report success for nothing. */
     if (st->in_tx && (PQstatus(st->conn) != CONNECTION_OK || st->broken ||
                       idle_but_readable(st->conn))) {
         st->in_tx = 0;
@@ -229,19 +233,27 @@ struct pg_result *store_exec(struct store *st, const char *what,
                        what);
         return NULL;
     }
-    conn = store_conn(st, err);
-    if (!conn)
-        return NULL;
-    r = PQexecParams(conn, sql, n_params, NULL, values, NULL, NULL, 0);
+    return store_conn(st, err);
+}
+
+/* Sort out the result r of sql (NULL for a prepared statement) on conn:
+ * returned when it succeeded, else freed and NULL with err. */
+static PGresult *result_of(struct store *st, const char *what,
+                           const char *sql, PGconn *conn, PGresult *r,
+                           struct loom_error *err)
+{
+    const char *sqlstate, *name;
+    char line[256];
+
     if (r && (PQresultStatus(r) == PGRES_COMMAND_OK ||
               PQresultStatus(r) == PGRES_TUPLES_OK)) {
-        if (!strncmp(sql, "BEGIN", 5))
+        if (sql && !strncmp(sql, "BEGIN", 5))
             st->in_tx = 1;
-        else if (!strcmp(sql, "COMMIT") || !strcmp(sql, "ROLLBACK"))
+        else if (sql && (!strcmp(sql, "COMMIT") || !strcmp(sql, "ROLLBACK")))
             st->in_tx = 0;
         return r;
     }
-    if (!strcmp(sql, "COMMIT"))
+    if (sql && !strcmp(sql, "COMMIT"))
         st->in_tx = 0;
     one_line(r ? PQresultErrorMessage(r) : PQerrorMessage(conn), line,
              sizeof(line));
@@ -266,11 +278,85 @@ struct pg_result *store_exec(struct store *st, const char *what,
     return NULL;
 }
 
+struct pg_result *store_exec(struct store *st, const char *what,
+                             const char *sql, int n_params,
+                             const char *const *values,
+                             struct loom_error *err)
+{
+    PGconn *conn = conn_for(st, what, err);
+
+    if (!conn)
+        return NULL;
+    return result_of(st, what, sql, conn,
+                     PQexecParams(conn, sql, n_params, NULL, values, NULL,
+                                  NULL, 0),
+                     err);
+}
+
+/* Prepare stmt on this session unless it is already. 0, or -1 with err. */
+static int prepare(struct store *st, PGconn *conn, const char *what,
+                   const struct store_stmt *stmt, struct loom_error *err)
+{
+    size_t i, free_slot = st->n_prepared;
+    PGresult *r;
+
+    for (i = 0; i < st->n_prepared; i++) {
+        if (st->prepared[i].stmt != stmt)
+            continue;
+        if (st->prepared[i].session == st->session)
+            return 0;
+        free_slot = i; /* prepared on an earlier session: again */
+    }
+    if (free_slot == STORE_PREPARED_MAX)
+        return loom_error_set(err, LOOM_EINTERNAL, "%s: more than %d "
+                              "prepared statements", what,
+                              STORE_PREPARED_MAX);
+    r = result_of(st, what, NULL, conn,
+                  PQprepare(conn, stmt->name, stmt->sql, stmt->n_params,
+                            NULL),
+                  err);
+    if (!r)
+        return -1;
+    PQclear(r);
+    st->prepared[free_slot].stmt = stmt;
+    st->prepared[free_slot].session = st->session;
+    if (free_slot == st->n_prepared)
+        st->n_prepared++;
+    return 0;
+}
+
+struct pg_result *store_exec_prepared(struct store *st, const char *what,
+                                      const struct store_stmt *stmt,
+                                      const char *const *values,
+                                      struct loom_error *err)
+{
+    PGconn *conn = conn_for(st, what, err);
+
+    if (!conn || prepare(st, conn, what, stmt, err) < 0)
+        return NULL;
+    return result_of(st, what, NULL, conn,
+                     PQexecPrepared(conn, stmt->name, stmt->n_params, values,
+                                    NULL, NULL, 0),
+                     err);
+}
+
 int store_run(struct store *st, const char *what, const char *sql,
               int n_params, const char *const *values,
               struct loom_error *err)
 {
     PGresult *r = store_exec(st, what, sql, n_params, values, err);
+
+    if (!r)
+        return -1;
+    PQclear(r);
+    return 0;
+}
+
+int store_run_prepared(struct store *st, const char *what,
+                       const struct store_stmt *stmt,
+                       const char *const *values, struct loom_error *err)
+{
+    PGresult *r = store_exec_prepared(st, what, stmt, values, err);
 
     if (!r)
         return -1;

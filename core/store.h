@@ -10,12 +10,13 @@
 /* A struct store wraps one libpq connection. Each thread that uses the
  * database opens its own; a store is not thread-safe.
  *
- * Every statement is parameterised (PQexecParams); no query text is ever
- * built at run time. When a call finds the connection broken it tries
- * PQreset, at most once per second per store, and otherwise fails fast with
- * LOOM_EUNAVAIL "database unavailable: <libpq's message>", so a daemon rides
- * out a restart of PostgreSQL without restarting itself. A call that fails
- * leaves nothing behind: its transaction is rolled back. */
+ * Every statement is parameterised (PQexecParams, or PQexecPrepared for
+ * the few run at every turn); no query text is ever built at run time. When
+ * a call finds the connection broken it tries PQreset, at most once per
+ * second per store, and otherwise fails fast with LOOM_EUNAVAIL "database
+ * unavailable: <libpq's message>", so a daemon rides out a restart of
+ * PostgreSQL without restarting itself. A call that fails leaves nothing
+ * behind: its transaction is rolled back. */
 struct store;
 
 /* One numbered migration, embedded at build time from sql/NNNN_name.sql by
@@ -79,6 +80,27 @@ struct pg_result *store_exec(struct store *st, const char *what,
 int store_run(struct store *st, const char *what, const char *sql,
               int n_params, const char *const *values,
               struct loom_error *err);
+
+/* A statement that PostgreSQL parses and plans once per connection rather
+ * than at every call: a turn of the scheduler's loop runs the same one some
+ * thousand times a second. name and sql are constants; name is unique in
+ * the program. */
+struct store_stmt {
+    const char *name;
+    const char *sql;
+    int n_params;
+};
+
+/* As store_exec and store_run, for a prepared statement: prepared on the
+ * connection at its first use, and again after a reconnect (a new session
+ * has none). A store keeps at most 8 prepared (LOOM_EINTERNAL beyond). */
+struct pg_result *store_exec_prepared(struct store *st, const char *what,
+                                      const struct store_stmt *stmt,
+                                      const char *const *values,
+                                      struct loom_error *err);
+int store_run_prepared(struct store *st, const char *what,
+                       const struct store_stmt *stmt,
+                       const char *const *values, struct loom_error *err);
 
 /* The constraint named by the last LOOM_ECONFLICT from store_exec (e.g.
  * "jobs_idem_key"), or "". Borrowed until the next call on st. */

@@ -8,6 +8,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The seven columns of a row, and the rows from seven array parameters
+ * $a..$g. */
+#define JOB_COLS "id, state, owner, idem_owner, idem_key, idem_hash, doc"
+#define ROWS_FROM(a, b, c, d, e, f, g)                                     \
+    "SELECT id, state, owner, idem_owner, idem_key, idem_hash, doc::json " \
+    "FROM unnest($" #a "::bigint[], $" #b "::text[], $" #c "::text[], "    \
+    "$" #d "::text[], $" #e "::text[], $" #f "::text[], $" #g "::text[]) " \
+    "AS u(" JOB_COLS ")"
+#define INSERT_SQL \
+    "INSERT INTO jobs (" JOB_COLS ") " ROWS_FROM(1, 2, 3, 4, 5, 6, 7)
+/* An upsert, so that a job the caller holds as stored is written whole even
+ * if its row is gone (its state in memory is the authority). */
+#define UPSERT_SQL(a, b, c, d, e, f, g)                                    \
+    "INSERT INTO jobs AS j (" JOB_COLS ") " ROWS_FROM(a, b, c, d, e, f, g) \
+    " ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, "            \
+    "doc = EXCLUDED.doc, updated_at = now()"
+
+static const struct store_stmt insert_stmt = {"loom_jobs_insert", INSERT_SQL,
+                                              7};
+static const struct store_stmt upsert_stmt = {
+    "loom_jobs_upsert", UPSERT_SQL(1, 2, 3, 4, 5, 6, 7), 7};
+/* A turn's new and changed jobs in one statement, and so one round trip and
+ * one transaction. The two sets must not share an id: both parts see the
+ * table as it was before the statement. */
+static const struct store_stmt turn_stmt = {
+    "loom_jobs_turn",
+    "WITH ins AS (" INSERT_SQL ") " UPSERT_SQL(8, 9, 10, 11, 12, 13, 14),
+    14};
+
 /* Rows per round trip while loading; the two must agree. */
 #define LOAD_BATCH 2000
 #define LOAD_BATCH_SQL "FETCH FORWARD 2000 FROM loom_jobs_load"
@@ -65,7 +94,7 @@ static void arr_next(struct arr *a, size_t i)
  * commas, braces, blanks and the word NULL inside it stay data. */
 static void arr_text(struct arr *a, size_t i, const char *s)
 {
-    size_t n, quote = 0;
+    size_t n;
     char *w;
 
     arr_next(a, i);
@@ -74,9 +103,7 @@ static void arr_text(struct arr *a, size_t i, const char *s)
         return;
     }
     n = strlen(s);
-    for (size_t k = 0; k < n; k++)
-        quote += s[k] == '"' || s[k] == '\\';
-    arr_reserve(a, n + quote + 2);
+    arr_reserve(a, 2 * n + 2); /* room for every byte escaped: one pass */
     if (a->oom)
         return;
     w = a->p + a->len;
@@ -157,6 +184,19 @@ static int rows_to_arrays(const struct store_job_row *rows, size_t n,
     return arrs_check(a, 7, values, err);
 }
 
+/* A unique violation is an idempotency key used twice; any other (a
+ * duplicate id) is our bug. */
+static int insert_failed(struct store *st, struct loom_error *e)
+{
+    if (e->kind == LOOM_ECONFLICT &&
+        strcmp(store_last_constraint(st), "jobs_idem_key") != 0)
+        e->kind = LOOM_EINTERNAL;
+    else if (e->kind == LOOM_ECONFLICT)
+        loom_error_set(e, LOOM_ECONFLICT,
+                       "jobs: idempotency key already used");
+    return -1;
+}
+
 int store_jobs_insert(struct store *st, const struct store_job_row *rows,
                       size_t n, struct loom_error *err)
 {
@@ -171,22 +211,9 @@ int store_jobs_insert(struct store *st, const struct store_job_row *rows,
         return -1;
     if (rows_to_arrays(rows, n, a, values, err) < 0)
         goto out;
-    rc = store_run(st, "jobs: insert",
-                   "INSERT INTO jobs (id, state, owner, idem_owner, "
-                   "idem_key, idem_hash, doc) "
-                   "SELECT id, state, owner, idem_owner, idem_key, "
-                   "idem_hash, doc::json "
-                   "FROM unnest($1::bigint[], $2::text[], $3::text[], "
-                   "$4::text[], $5::text[], $6::text[], $7::text[]) "
-                   "AS u(id, state, owner, idem_owner, idem_key, "
-                   "idem_hash, doc)",
-                   7, values, &e);
-    if (rc < 0 && e.kind == LOOM_ECONFLICT &&
-        strcmp(store_last_constraint(st), "jobs_idem_key") != 0)
-        e.kind = LOOM_EINTERNAL; /* a duplicate id is our bug */
-    else if (rc < 0 && e.kind == LOOM_ECONFLICT)
-        loom_error_set(&e, LOOM_ECONFLICT,
-                       "jobs: idempotency key already used");
+    rc = store_run_prepared(st, "jobs: insert", &insert_stmt, values, &e);
+    if (rc < 0)
+        insert_failed(st, &e);
     if (rc < 0 && err)
         *err = e;
 out:
@@ -201,29 +228,45 @@ static int cmp_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Every id once: a batch names each job at most once. */
-static int distinct_ids(const struct store_job_row *rows, size_t n,
-                        struct loom_error *err)
+/* 1 when some id (then in *twice) is named twice among rows a and b, 0
+ * when none is, -1 with err when out of memory. */
+static int ids_repeat(const struct store_job_row *a, size_t n_a,
+                      const struct store_job_row *b, size_t n_b,
+                      int64_t *twice, struct loom_error *err)
 {
-    int64_t *ids = malloc(n * sizeof(*ids));
+    int64_t *ids = malloc((n_a + n_b + 1) * sizeof(*ids));
     int rc = 0;
 
     if (!ids)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        ids[i] = rows[i].id;
-    qsort(ids, n, sizeof(*ids), cmp_id);
-    for (size_t i = 1; i < n && rc == 0; i++)
-        if (ids[i] == ids[i - 1])
-            rc = loom_error_set(err, LOOM_EINVAL, "jobs: update: job %"
-                                PRId64 " named twice", ids[i]);
+    for (size_t i = 0; i < n_a; i++)
+        ids[i] = a[i].id;
+    for (size_t i = 0; i < n_b; i++)
+        ids[n_a + i] = b[i].id;
+    qsort(ids, n_a + n_b, sizeof(*ids), cmp_id);
+    for (size_t i = 1; i < n_a + n_b && rc == 0; i++)
+        if ((rc = ids[i] == ids[i - 1]))
+            *twice = ids[i];
     free(ids);
     return rc;
 }
 
-/* The write itself, inside the caller's transaction: an upsert, so that a
- * job the caller holds as stored is written whole even if its row is gone
- * (its state in memory is the authority). */
+/* The rows of one upsert name each job once: an upsert may not change a
+ * row twice. */
+static int check_upd(const struct store_job_row *rows, size_t n,
+                     struct loom_error *err)
+{
+    int64_t twice;
+    int rc = check_rows(rows, n, 1, err) < 0
+                 ? -1 : ids_repeat(rows, n, NULL, 0, &twice, err);
+
+    if (rc > 0)
+        return loom_error_set(err, LOOM_EINVAL, "jobs: update: job %" PRId64
+                              " named twice", twice);
+    return rc;
+}
+
+/* The write itself, inside the caller's transaction. */
 static int update_rows(struct store *st, const struct store_job_row *rows,
                        size_t n, struct loom_error *err)
 {
@@ -231,22 +274,11 @@ static int update_rows(struct store *st, const struct store_job_row *rows,
     const char *values[7];
     int rc = -1;
 
-    if (check_rows(rows, n, 1, err) < 0 || distinct_ids(rows, n, err) < 0)
+    if (check_upd(rows, n, err) < 0)
         return -1;
     if (rows_to_arrays(rows, n, a, values, err) < 0)
         goto out;
-    rc = store_run(st, "jobs: update",
-                   "INSERT INTO jobs AS j (id, state, owner, idem_owner, "
-                   "idem_key, idem_hash, doc) "
-                   "SELECT id, state, owner, idem_owner, idem_key, idem_hash, "
-                   "doc::json "
-                   "FROM unnest($1::bigint[], $2::text[], $3::text[], "
-                   "$4::text[], $5::text[], $6::text[], $7::text[]) "
-                   "AS u(id, state, owner, idem_owner, idem_key, idem_hash, "
-                   "doc) "
-                   "ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, "
-                   "doc = EXCLUDED.doc, updated_at = now()",
-                   7, values, err);
+    rc = store_run_prepared(st, "jobs: update", &upsert_stmt, values, err);
 out:
     arrs_free(a, 7);
     return rc;
@@ -267,13 +299,48 @@ int store_jobs_update(struct store *st, const struct store_job_row *rows,
     return 0;
 }
 
+/* New and changed jobs in one statement (the common turn). */
+static int write_turn(struct store *st, const struct store_job_row *ins,
+                      size_t n_ins, const struct store_job_row *upd,
+                      size_t n_upd, struct loom_error *err)
+{
+    struct arr a[14] = {{0}};
+    const char *values[14];
+    struct loom_error e = {0};
+    int rc = -1;
+
+    if (check_rows(ins, n_ins, 1, err) < 0)
+        return -1;
+    if (rows_to_arrays(ins, n_ins, a, values, err) < 0 ||
+        rows_to_arrays(upd, n_upd, a + 7, values + 7, err) < 0)
+        goto out;
+    rc = store_run_prepared(st, "jobs: write", &turn_stmt, values, &e);
+    if (rc < 0)
+        insert_failed(st, &e);
+    if (rc < 0 && err)
+        *err = e;
+out:
+    arrs_free(a, 14);
+    return rc;
+}
+
 int store_jobs_write(struct store *st, const struct store_job_row *ins,
                      size_t n_ins, const struct store_job_row *upd,
                      size_t n_upd, const struct store_resv_row *rv,
                      size_t n_rv, struct loom_error *err)
 {
+    int64_t twice;
+    int shared;
+
     if (!n_upd && !n_rv) /* one statement: its own transaction */
         return store_jobs_insert(st, ins, n_ins, err);
+    if (n_upd && check_upd(upd, n_upd, err) < 0)
+        return -1;
+    shared = ids_repeat(ins, n_ins, upd, n_upd, &twice, err);
+    if (shared < 0)
+        return -1;
+    if (!n_rv && !shared) /* one statement too */
+        return write_turn(st, ins, n_ins, upd, n_upd, err);
     if (store_run(st, "jobs: write", "BEGIN", 0, NULL, err) < 0)
         return -1;
     if (store_jobs_insert(st, ins, n_ins, err) < 0 ||

@@ -3,6 +3,7 @@
 #include "scheduler/commit.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,9 +78,13 @@ static void answer_submits(struct commit_batch *b)
             upto = b->ins[i].view->id;
     jobs_committed_set(upto);
     for (size_t i = 0; i < b->n_ins; i++) {
+        char where[48];
         if (!b->ins[i].reply)
             continue;
-        reply_send(b->ins[i].reply, 201, strdup(b->ins[i].view->json));
+        snprintf(where, sizeof(where), "/v1/jobs/%lld",
+                 (long long)b->ins[i].view->id);
+        reply_send_at(b->ins[i].reply, 201, strdup(b->ins[i].view->json),
+                      strdup(where));
         reply_unref(b->ins[i].reply);
         b->ins[i].reply = NULL;
     }
