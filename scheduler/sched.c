@@ -16,6 +16,8 @@
 #define CYCLE_MIN_GAP_S 0.005
 #define BATCH_MAX 1024
 #define SLICE 512 /* cluster job list entries applied per turn */
+#define APPLY_SLICE 256 /* starts and re-rendered views of a cycle's
+                           answer applied per turn */
 
 struct sched S;
 
@@ -281,6 +283,18 @@ static void partial_slice(void)
     }
 }
 
+/* The next slice of the planner's answer; the cycle ends with the last. */
+static void apply_slice(void)
+{
+    if (!S.apply.m)
+        return;
+    if (S.enabled && !sched_cycle_apply(S.apply.m->data, APPLY_SLICE))
+        return;
+    msg_destroy(S.apply.m);
+    S.apply.m = NULL;
+    S.planning = 0;
+}
+
 static void handle(struct msg *m)
 {
     switch (m->type) {
@@ -325,9 +339,15 @@ static void handle(struct msg *m)
         sched_resv_adjust(m);
         break;
     case SCHED_PLANNED:
+        if (S.enabled) {
+            S.apply.m = m;
+            S.apply.at = 0;
+            S.apply.position = 0;
+            S.apply.ms = 0;
+            apply_slice();
+            return; /* kept until applied */
+        }
         S.planning = 0;
-        if (S.enabled)
-            sched_cycle_done(m->data);
         break;
     case SCHED_CONFIG:
         S.conf = *(struct sched_conf *)m->data;
@@ -384,7 +404,7 @@ static void *sched_main(void *arg)
             wait = S.lazy[S.lazy_head].since + LAZY_S - now;
         if (S.stopping)
             wait = 0.1;
-        if (S.partial)
+        if (S.partial || S.apply.m)
             wait = 0;
         m = msgq_take(S.q, wait < 0 ? 0 : wait, BATCH_MAX);
         for (; m; m = next) {
@@ -398,6 +418,7 @@ static void *sched_main(void *arg)
             handle(m);
         }
         partial_slice();
+        apply_slice();
         /* before the turn goes: its jobs are in the table when the
          * committer marks them committed and answers */
         publish_views();
@@ -420,6 +441,8 @@ static void *sched_main(void *arg)
     }
     msg_destroy(S.partial); /* only left when the flush timed out */
     S.partial = NULL;
+    msg_destroy(S.apply.m);
+    S.apply.m = NULL;
     if (work_left())
         log_err("stopping with job changes not committed: the database "
                 "stayed unavailable");
@@ -480,6 +503,7 @@ void sched_stop(void)
     free(S.jf);
     free(S.held);
     held_fini();
+    fabric_current_fini();
     for (size_t i = 0; i < S.n_resv; i++)
         resv_destroy(S.resv[i]);
     free(S.resv);

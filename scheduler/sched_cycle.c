@@ -122,8 +122,8 @@ static int still_fits(const struct plan_work *w, const struct job *j,
 }
 
 /* Show waiting entry i what the cycle said of it, unless it shows that
- * already (then its record is not read). */
-static void show_entry(const struct plan_work *w, size_t i, int position,
+ * already (then its record is not read: 0). */
+static int show_entry(const struct plan_work *w, size_t i, int position,
                        const char *beyond, uint64_t beyond_text)
 {
     const struct plan_out *o = &w->out[i];
@@ -143,44 +143,59 @@ static void show_entry(const struct plan_work *w, size_t i, int position,
     if (sh->text == now.text && sh->planned_start == now.planned_start &&
         sh->position == now.position && sh->has_factors == now.has_factors &&
         (!pf || !differs(sh->total, now.total)))
-        return;
+        return 0;
     j = sched_job(w->ids[i]);
     if (!j || j->state != JOB_PENDING)
-        return; /* it changed meanwhile */
+        return 1; /* it changed meanwhile */
     was_changed = S.jf[j->id - 1] & JF_CHANGED;
     show_wait(j, reason, cl, now.planned_start, position, pf);
     if (!was_changed) /* what it shows is no change of its entry */
         S.jf[j->id - 1] &= (uint8_t)~JF_CHANGED;
     now.total = j->plan.shown_total;
     *sh = now;
+    return 1;
 }
 
-/* The planner's answer: start what it says (if still so), show the rest
- * what it waits for. A reservation made meanwhile voids the plan. */
-void sched_cycle_done(struct plan_work *w)
+/* The cycle is over: count it. */
+static void account(const struct plan_work *w)
 {
-    double t0 = time_mono(), ms;
+    double ms = w->build_ms + w->plan_ms + S.apply.ms;
+
+    S.cycle_build_ms = w->build_ms;
+    S.cycle_plan_ms = w->plan_ms;
+    S.cycle_apply_ms = S.apply.ms;
+    S.cycles++;
+    S.cycle_last_ms = ms;
+    S.cycle_sum_ms += ms;
+    if (ms > S.cycle_max_ms)
+        S.cycle_max_ms = ms;
+}
+
+int sched_cycle_apply(struct plan_work *w, size_t most)
+{
+    double t0 = time_mono();
     char beyond[96];
     uint64_t beyond_text;
-    int position = 0;
+    size_t i, done = 0;
 
     if (w->resv_gen != S.resv_gen) {
         S.need_cycle = 1;
-        return;
+        return 1;
     }
     snprintf(beyond, sizeof(beyond), "waiting: beyond the planning depth "
              "of %zu jobs", w->cfg.depth);
     beyond_text = waitq_text(beyond, NULL);
-    for (size_t i = 0; i < w->n; i++) {
+    for (i = S.apply.at; i < w->n && done < most; i++) {
         const struct plan_out *o = &w->out[i];
         int within;
         if (!w->ids[i])
             continue; /* a hole */
-        within = (size_t)position < w->cfg.depth;
-        position++;
+        within = (size_t)S.apply.position < w->cfg.depth;
+        S.apply.position++;
         if (o->start) {
             struct job *j = sched_job(w->ids[i]);
             struct strv nodes = {0};
+            done++;
             if (!j || j->state != JOB_PENDING)
                 continue; /* it changed meanwhile */
             if (still_fits(w, j, o, &nodes))
@@ -189,23 +204,21 @@ void sched_cycle_done(struct plan_work *w)
                 S.need_cycle = 1;
             strv_fini(&nodes);
         } else {
-            show_entry(w, i, within ? position : 0, beyond, beyond_text);
+            done += (size_t)show_entry(w, i, within ? S.apply.position : 0,
+                                       beyond, beyond_text);
         }
     }
-    S.cycle_build_ms = w->build_ms;
-    S.cycle_plan_ms = w->plan_ms;
-    S.cycle_apply_ms = (time_mono() - t0) * 1000;
-    ms = w->build_ms + w->plan_ms + S.cycle_apply_ms;
-    S.cycles++;
-    S.cycle_last_ms = ms;
-    S.cycle_sum_ms += ms;
-    if (ms > S.cycle_max_ms)
-        S.cycle_max_ms = ms;
+    S.apply.at = i;
+    S.apply.ms += (time_mono() - t0) * 1000;
+    if (i < w->n)
+        return 0;
+    account(w);
+    return 1;
 }
 
 int sched_feasible(const struct job *j, struct loom_error *err)
 {
-    struct fabric f;
+    const struct fabric *f;
     struct plan_job pj;
     char why[256];
     size_t c;
@@ -229,18 +242,15 @@ int sched_feasible(const struct job *j, struct loom_error *err)
                                     "does not fit in reservation %lld",
                                     j->req.walltime_s, (long long)r->id);
     }
-    if (fabric_build(&f) < 0)
+    if (!(f = fabric_current()))
         return 0; /* no snapshot yet: the cycle will say */
-    if (j->req.cluster && fabric_cluster(&f, j->req.cluster, &c) < 0) {
-        fabric_fini(&f);
+    if (j->req.cluster && fabric_cluster(f, j->req.cluster, &c) < 0)
         return loom_error_field(err, LOOM_EIMPOSSIBLE, "request.cluster",
                                 "there is no cluster named '%s'",
                                 j->req.cluster);
-    }
     fabric_job(j, &pj);
     pj.reservation = 0; /* any cluster: the reservation was checked above */
-    ok = plan_feasible(f.cl, f.n, &pj, why, sizeof(why));
-    fabric_fini(&f);
+    ok = plan_feasible(f->cl, f->n, &pj, why, sizeof(why));
     if (!ok)
         return loom_error_set(err, LOOM_EIMPOSSIBLE, "no cluster could ever "
                               "run this job: %s", why);

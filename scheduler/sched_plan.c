@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/timeutil.h"
 #include "core/vec.h"
 #include "scheduler/held.h"
 #include "scheduler/sched_state.h"
@@ -64,6 +65,37 @@ void fabric_fini(struct fabric *f)
     free(f->queues);
     snapshot_put(f->snap);
     memset(f, 0, sizeof(*f));
+}
+
+/* The fabric fabric_current gave last, and when it was built. Its
+ * snapshot keeps its clusters alive, so the same pointers in a later
+ * snapshot are the same clusters, as they were polled. That snapshot also
+ * holds the job table of its day: it is let go after CURRENT_MAX_S. */
+#define CURRENT_MAX_S 2.0
+static struct fabric current;
+static double current_at;
+
+const struct fabric *fabric_current(void)
+{
+    struct snapshot *s = snapshot_get();
+    double now = time_mono();
+    int same = s && current.snap &&
+               s->n_clusters == current.snap->n_clusters &&
+               now - current_at < CURRENT_MAX_S;
+
+    for (size_t c = 0; same && c < s->n_clusters; c++)
+        same = s->clusters[c] == current.snap->clusters[c];
+    snapshot_put(s);
+    if (same)
+        return &current;
+    fabric_fini(&current);
+    current_at = now;
+    return fabric_build(&current) < 0 ? NULL : &current;
+}
+
+void fabric_current_fini(void)
+{
+    fabric_fini(&current);
 }
 
 int fabric_cluster(const struct fabric *f, const char *name, size_t *out)

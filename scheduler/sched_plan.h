@@ -21,6 +21,12 @@ struct fabric {
 
 int fabric_build(struct fabric *f); /* 0, or -1 (no snapshot, OOM) */
 void fabric_fini(struct fabric *f);
+/* The fabric of the clusters as last polled, built again only when a poll
+ * changed one (a submit's feasibility asks it at every submit); NULL when
+ * there is no snapshot yet or out of memory. Scheduler thread only; valid
+ * until the next call. */
+const struct fabric *fabric_current(void);
+void fabric_current_fini(void);
 int fabric_cluster(const struct fabric *f, const char *name, size_t *out);
 int fabric_nodes(const struct fabric *f, size_t c, const struct strv *names,
                  size_t *out);

@@ -107,7 +107,15 @@ struct sched {
     int resv_changed; /* publish the list again */
     size_t n_resv_open; /* planned or active */
     unsigned resv_gen; /* bumped by every reservation change */
-    int planning; /* a cycle is with the planner thread */
+    int planning; /* a cycle is with the planner thread, or applied */
+    /* the planner's answer being applied (its message, which holds the
+     * plan_work; NULL when none), how far, and the time it took so far */
+    struct {
+        struct msg *m;
+        size_t at;
+        int position; /* waiting entries passed */
+        double ms;
+    } apply;
     /* cycles run, and their times in ms */
     unsigned long cycles;
     double cycle_last_ms, cycle_max_ms, cycle_sum_ms;
@@ -168,10 +176,15 @@ void sched_missing_jobs(const char *cluster, const struct cl_job_list *l);
 int sched_cluster_jobs(struct sched_cluster_jobs *cj, size_t max);
 void sched_started(struct sched_started *st);
 /* Begin a cycle (1 when one is under way); its answer comes back as
- * SCHED_PLANNED, applied by sched_cycle_done. */
+ * SCHED_PLANNED, applied by sched_cycle_apply. */
 int sched_cycle(void);
 struct plan_work;
-void sched_cycle_done(struct plan_work *w);
+/* Apply the planner's answer a slice at a time, between the loop's turns
+ * (a wave of thousands of starts would otherwise hold up every submit
+ * behind it): from entry S.apply.at on, at most `most` starts or re-rendered
+ * views. 1 when the whole answer is applied (the cycle is counted), or when
+ * it is void: a reservation made meanwhile (the next cycle plans again). */
+int sched_cycle_apply(struct plan_work *w, size_t most);
 /* Checks that need the plan: could any cluster ever run j (0, or -1 with a
  * 422); may j start on these nodes now (0, or -1 with 404/409). */
 int sched_feasible(const struct job *j, struct loom_error *err);
