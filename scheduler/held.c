@@ -15,6 +15,7 @@ struct layout {
     char *cluster;
     struct scluster *sc; /* referenced: compared with the next one */
     unsigned id;
+    int seen; /* in the fabric of the last held_layouts */
 };
 
 static struct {
@@ -57,9 +58,10 @@ static unsigned layout_of(struct scluster *sc)
             return 0;
         }
         l = &L.v[L.n++];
-        *l = (struct layout){name, scluster_ref(sc), ++L.next};
+        *l = (struct layout){name, scluster_ref(sc), ++L.next, 1};
         return l->id;
     }
+    l->seen = 1;
     if (l->sc != sc) {
         if (!same_nodes(l->sc, sc))
             l->id = ++L.next;
@@ -71,8 +73,21 @@ static unsigned layout_of(struct scluster *sc)
 
 void held_layouts(const struct fabric *f, unsigned *out)
 {
+    size_t keep = 0;
+
+    for (size_t i = 0; i < L.n; i++)
+        L.v[i].seen = 0;
     for (size_t c = 0; c < f->n; c++)
         out[c] = layout_of(f->snap->clusters[c]);
+    for (size_t i = 0; i < L.n; i++) { /* a cluster gone by a reload */
+        if (L.v[i].seen) {
+            L.v[keep++] = L.v[i];
+            continue;
+        }
+        free(L.v[i].cluster);
+        scluster_unref(L.v[i].sc);
+    }
+    L.n = keep;
 }
 
 int held_known(const struct held *h, const unsigned *layouts, size_t n)
