@@ -19,6 +19,8 @@ WAITING=${BENCH_WAITING:-100000}
 # (BENCH_POLL_S=1 polls every second; the row "scheduler off" tells the
 # API's tail from polling apart from the one from cycles).
 POLL_S=${BENCH_POLL_S:-5}
+# The queue's order: fifo (the default) or priority (BENCH_POLICY=priority).
+POLICY=${BENCH_POLICY:-fifo}
 command -v wrk >/dev/null || { echo "sched-scale.sh: needs wrk" >&2; exit 1; }
 
 ROWS=()
@@ -66,7 +68,8 @@ pg_sql "vacuum analyze jobs" >/dev/null
 
 # conf BACKFILL DEPTH: loom.conf for the fabric.
 conf() {
-    local lines=('[scheduler]' "backfill = $1" "depth = $2" 'interval_s = 1') c
+    local lines=('[scheduler]' "policy = $POLICY" "backfill = $1" "depth = $2"
+                 'interval_s = 1') c
     for c in $(seq 0 $((CLUSTERS - 1))); do
         lines+=("[cluster c$c]" 'adaptor = sim' "nodes = $NODES"
                 'cpus_per_node = 32' 'memory_mb = 128000' 'speed = 1'
