@@ -2,10 +2,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "scheduler/waitq.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hmap.h"
 #include "scheduler/sched_plan.h"
 #include "scheduler/sched_state.h"
 
@@ -29,6 +29,29 @@ static int grow(struct waitq *q, size_t need)
     return 0;
 }
 
+/* The owner's index in the queue's owners, or UINT32_MAX when out of
+ * memory. */
+static uint32_t owner_ix(struct waitq *q, const char *owner)
+{
+    void *v = hmap_get(&q->owners.ix, owner);
+    char *copy;
+
+    if (v)
+        return (uint32_t)((intptr_t)v - 1);
+    if (q->owners.n >= UINT32_MAX - 1 ||
+        sched_grow((void **)&q->owners.names, &q->owners.cap, q->owners.n + 1,
+                   sizeof(*q->owners.names)) < 0 ||
+        !(copy = strdup(owner)))
+        return UINT32_MAX;
+    if (hmap_put(&q->owners.ix, owner, (void *)(intptr_t)(q->owners.n + 1)) <
+        0) {
+        free(copy);
+        return UINT32_MAX;
+    }
+    q->owners.names[q->owners.n] = copy;
+    return (uint32_t)q->owners.n++;
+}
+
 /* Entry i from the job's record; what it shows is not known yet. */
 static void fill(struct waitq *q, size_t i, const struct job *j)
 {
@@ -37,6 +60,7 @@ static void fill(struct waitq *q, size_t i, const struct job *j)
     memset(&q->key[i], 0, sizeof(q->key[i]));
     q->key[i].submit = j->submit_time;
     q->key[i].owner = j->owner;
+    q->key[i].owner_ix = owner_ix(q, j->owner);
     q->key[i].cpus = (long)j->req.nodes * j->req.cpus_per_node;
     q->key[i].priority = j->priority;
     memset(&q->shown[i], 0, sizeof(q->shown[i]));
@@ -183,6 +207,8 @@ static int reorder(struct waitq *q, int prio)
         free(v);
         return -1;
     }
+    q->owners = old.owners; /* moved, not copied */
+    memset(&old.owners, 0, sizeof(old.owners));
     for (size_t to = 0; to < n; to++)
         move(q, to, &old, v[to].at);
     q->n = n;
@@ -208,20 +234,39 @@ static void compact(struct waitq *q)
     q->n_holes = 0;
 }
 
-/* The priority policy's factors of every entry at now. */
+/* An owner's share at now, and whether it counts as a fresh owner (no
+ * past usage) not counted yet. */
+static double share_of(const char *owner, double now, struct hmap *fresh)
+{
+    double share = prio_usage_share(S.fs, owner, now);
+
+    if (share == 0 && !hmap_get(fresh, owner))
+        hmap_put(fresh, owner, fresh); /* any non-NULL value */
+    return share;
+}
+
+/* The priority policy's factors of every entry at now. Each owner's share
+ * is looked up once (share[ix] < 0: not yet). */
 static void factors(struct waitq *q, double now, long fabric_cpus)
 {
     struct hmap fresh; /* waiting owners with no past usage */
+    double *share = malloc((q->owners.n + 1) * sizeof(*share));
 
     hmap_init(&fresh);
+    for (size_t o = 0; share && o < q->owners.n; o++)
+        share[o] = -1;
     for (size_t i = 0; i < q->n; i++) {
-        double share;
+        struct waitq_key *k = &q->key[i];
         if (!q->ids[i])
             continue;
-        share = prio_usage_share(S.fs, q->key[i].owner, now);
-        q->key[i].pf.fairshare = share; /* for the pass below */
-        if (share == 0 && !hmap_get(&fresh, q->key[i].owner))
-            hmap_put(&fresh, q->key[i].owner, &q->key[i]);
+        if (share && k->owner_ix < q->owners.n) {
+            if (share[k->owner_ix] < 0)
+                share[k->owner_ix] = share_of(q->owners.names[k->owner_ix],
+                                              now, &fresh);
+            k->pf.fairshare = share[k->owner_ix]; /* for the pass below */
+        } else {
+            k->pf.fairshare = share_of(k->owner, now, &fresh);
+        }
     }
     for (size_t i = 0; i < q->n; i++) {
         struct waitq_key *k = &q->key[i];
@@ -231,6 +276,7 @@ static void factors(struct waitq *q, double now, long fabric_cpus)
                          prio_usage_owners(S.fs) + fresh.n, &k->pf);
     }
     hmap_fini(&fresh);
+    free(share);
 }
 
 int waitq_refresh(struct waitq *q, double now, long fabric_cpus)
@@ -290,5 +336,9 @@ void waitq_fini(struct waitq *q)
     free(q->out);
     free(q->key);
     free(q->shown);
+    for (size_t o = 0; o < q->owners.n; o++)
+        free(q->owners.names[o]);
+    free(q->owners.names);
+    hmap_fini(&q->owners.ix);
     memset(q, 0, sizeof(*q));
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "core/hmap.h"
 #include "scheduler/plan.h"
 #include "scheduler/prio.h"
 
@@ -19,6 +20,8 @@
 struct waitq_key {
     time_t submit;
     const char *owner; /* borrowed, like the plan_job's strings */
+    uint32_t owner_ix; /* in the queue's owners; UINT32_MAX: not there (out
+                          of memory): looked up by name */
     long cpus;         /* in all: nodes x cpus per node */
     int priority;      /* explicit */
     struct prio_factors pf; /* the priority policy's, this cycle */
@@ -44,6 +47,13 @@ struct waitq {
     struct waitq_shown *shown;
     size_t n, cap, n_holes;
     size_t n_left; /* entries whose job left since the last refresh */
+    /* every owner that had a job in the queue, by index: a priority cycle
+     * looks each one's usage up once, not once per job */
+    struct {
+        struct hmap ix; /* name -> index + 1 */
+        char **names;
+        size_t n, cap;
+    } owners;
     int reorder;   /* order every entry anew at the next refresh */
 };
 
