@@ -268,6 +268,13 @@ static struct srv_cluster *target(struct msg *m)
     return NULL;
 }
 
+/* Poll c soon, but not sooner than POLL_MIN_GAP_S after its last poll. */
+static void poll_soon(struct srv_cluster *c)
+{
+    if (c->last_poll_mono + POLL_MIN_GAP_S < c->next_poll)
+        c->next_poll = c->last_poll_mono + POLL_MIN_GAP_S;
+}
+
 void server_handle(struct msg *m)
 {
     struct srv_cluster *c;
@@ -295,14 +302,11 @@ void server_handle(struct msg *m)
         V.c[i].next_poll = V.c[i].last_poll_mono + V.c[i].poll_s;
         break;
     case SERVER_POLL_NAMED:
-        c = server_cluster(m->data);
-        if (c && c->last_poll_mono + POLL_MIN_GAP_S < c->next_poll)
-            c->next_poll = c->last_poll_mono + POLL_MIN_GAP_S;
+        if ((c = server_cluster(m->data)))
+            poll_soon(c);
         break;
     case SERVER_POLL_SOON:
-        i = (int)(intptr_t)m->data;
-        if (V.c[i].last_poll_mono + POLL_MIN_GAP_S < V.c[i].next_poll)
-            V.c[i].next_poll = V.c[i].last_poll_mono + POLL_MIN_GAP_S;
+        poll_soon(&V.c[(int)(intptr_t)m->data]);
         break;
     }
     msg_destroy(m);

@@ -186,7 +186,7 @@ static int rows_to_arrays(const struct store_job_row *rows, size_t n,
 
 /* A unique violation is an idempotency key used twice; any other (a
  * duplicate id) is our bug. */
-static int insert_failed(struct store *st, struct loom_error *e)
+static void insert_failed(struct store *st, struct loom_error *e)
 {
     if (e->kind == LOOM_ECONFLICT &&
         strcmp(store_last_constraint(st), "jobs_idem_key") != 0)
@@ -194,31 +194,44 @@ static int insert_failed(struct store *st, struct loom_error *e)
     else if (e->kind == LOOM_ECONFLICT)
         loom_error_set(e, LOOM_ECONFLICT,
                        "jobs: idempotency key already used");
-    return -1;
+}
+
+/* New jobs (ins) through a prepared statement, with the changed ones
+ * (upd, when not NULL) as its parameters $8..$14. */
+static int write_rows(struct store *st, const char *what,
+                      const struct store_stmt *stmt,
+                      const struct store_job_row *ins, size_t n_ins,
+                      const struct store_job_row *upd, size_t n_upd,
+                      struct loom_error *err)
+{
+    struct arr a[14] = {{0}};
+    const char *values[14];
+    struct loom_error e = {0};
+    int rc = -1;
+
+    if (check_rows(ins, n_ins, 1, err) < 0)
+        return -1;
+    if (rows_to_arrays(ins, n_ins, a, values, err) < 0 ||
+        (upd && rows_to_arrays(upd, n_upd, a + 7, values + 7, err) < 0))
+        goto out;
+    rc = store_run_prepared(st, what, stmt, values, &e);
+    if (rc < 0) {
+        insert_failed(st, &e);
+        if (err)
+            *err = e;
+    }
+out:
+    arrs_free(a, 14);
+    return rc;
 }
 
 int store_jobs_insert(struct store *st, const struct store_job_row *rows,
                       size_t n, struct loom_error *err)
 {
-    struct arr a[7] = {{0}};
-    const char *values[7];
-    struct loom_error e = {0};
-    int rc = -1;
-
     if (n == 0)
         return 0;
-    if (check_rows(rows, n, 1, err) < 0)
-        return -1;
-    if (rows_to_arrays(rows, n, a, values, err) < 0)
-        goto out;
-    rc = store_run_prepared(st, "jobs: insert", &insert_stmt, values, &e);
-    if (rc < 0)
-        insert_failed(st, &e);
-    if (rc < 0 && err)
-        *err = e;
-out:
-    arrs_free(a, 7);
-    return rc;
+    return write_rows(st, "jobs: insert", &insert_stmt, rows, n, NULL, 0,
+                      err);
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -299,31 +312,6 @@ int store_jobs_update(struct store *st, const struct store_job_row *rows,
     return 0;
 }
 
-/* New and changed jobs in one statement (the common turn). */
-static int write_turn(struct store *st, const struct store_job_row *ins,
-                      size_t n_ins, const struct store_job_row *upd,
-                      size_t n_upd, struct loom_error *err)
-{
-    struct arr a[14] = {{0}};
-    const char *values[14];
-    struct loom_error e = {0};
-    int rc = -1;
-
-    if (check_rows(ins, n_ins, 1, err) < 0)
-        return -1;
-    if (rows_to_arrays(ins, n_ins, a, values, err) < 0 ||
-        rows_to_arrays(upd, n_upd, a + 7, values + 7, err) < 0)
-        goto out;
-    rc = store_run_prepared(st, "jobs: write", &turn_stmt, values, &e);
-    if (rc < 0)
-        insert_failed(st, &e);
-    if (rc < 0 && err)
-        *err = e;
-out:
-    arrs_free(a, 14);
-    return rc;
-}
-
 int store_jobs_write(struct store *st, const struct store_job_row *ins,
                      size_t n_ins, const struct store_job_row *upd,
                      size_t n_upd, const struct store_resv_row *rv,
@@ -339,8 +327,9 @@ int store_jobs_write(struct store *st, const struct store_job_row *ins,
     shared = ids_repeat(ins, n_ins, upd, n_upd, &twice, err);
     if (shared < 0)
         return -1;
-    if (!n_rv && !shared) /* one statement too */
-        return write_turn(st, ins, n_ins, upd, n_upd, err);
+    if (!n_rv && !shared) /* new and changed in one statement too */
+        return write_rows(st, "jobs: write", &turn_stmt, ins, n_ins, upd,
+                          n_upd, err);
     if (store_run(st, "jobs: write", "BEGIN", 0, NULL, err) < 0)
         return -1;
     if (store_jobs_insert(st, ins, n_ins, err) < 0 ||

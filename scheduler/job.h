@@ -73,7 +73,6 @@ struct job {
     int dirty;
     int cancel_requested;
     unsigned seen; /* the last complete cluster list that named it */
-    int seen_queue; /* met once in this cycle's queue */
     struct job_plan plan;
 };
 

@@ -26,6 +26,20 @@ int sched_grow(void **v, size_t *cap, size_t need, size_t elem)
     return vec_grow(v, cap, need, elem, 64);
 }
 
+int sched_grow_alike(void **const *arrays, const size_t *elem, size_t n,
+                     size_t *cap, size_t need)
+{
+    size_t c = *cap;
+
+    for (size_t k = 0; k < n; k++) {
+        c = *cap; /* each from the same capacity, to the same */
+        if (sched_grow(arrays[k], &c, need, elem[k]) < 0)
+            return -1;
+    }
+    *cap = c; /* moved only when all grew */
+    return 0;
+}
+
 struct job *sched_job(int64_t id)
 {
     return id > 0 && (size_t)id <= S.cap ? S.jobs[id - 1] : NULL;
@@ -33,21 +47,13 @@ struct job *sched_job(int64_t id)
 
 int sched_job_add(struct job *j)
 {
-    size_t cap = S.cap;
+    void **const by_id[] = {(void **)&S.jobs, (void **)&S.views,
+                            (void **)&S.jf, (void **)&S.held};
+    const size_t elem[] = {sizeof(*S.jobs), sizeof(*S.views), sizeof(*S.jf),
+                           sizeof(*S.held)};
 
-    if (sched_grow((void **)&S.jobs, &cap, (size_t)j->id, sizeof(*S.jobs)) < 0)
+    if (sched_grow_alike(by_id, elem, 4, &S.cap, (size_t)j->id) < 0)
         return -1;
-    cap = S.cap;
-    if (sched_grow((void **)&S.views, &cap, (size_t)j->id, sizeof(*S.views)) < 0)
-        return -1;
-    cap = S.cap;
-    if (sched_grow((void **)&S.jf, &cap, (size_t)j->id, sizeof(*S.jf)) < 0)
-        return -1;
-    cap = S.cap;
-    if (sched_grow((void **)&S.held, &cap, (size_t)j->id,
-                   sizeof(*S.held)) < 0)
-        return -1;
-    S.cap = cap;
     if (!job_state_final(j->state) &&
         sched_grow((void **)&S.live, &S.cap_live, S.n_live + 1,
                    sizeof(*S.live)) < 0)

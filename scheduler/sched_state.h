@@ -153,6 +153,10 @@ void sched_start_later(struct job *j, int adopt);
 /* A job leaves its nodes (final state, or back to pending). */
 void sched_release(struct job *j);
 int sched_grow(void **v, size_t *cap, size_t need, size_t elem);
+/* Grow n parallel arrays (*arrays[k] of elem[k] bytes each) of one
+ * capacity *cap to hold need; *cap moves only when all grew. */
+int sched_grow_alike(void **const *arrays, const size_t *elem, size_t n,
+                     size_t *cap, size_t need);
 
 /* sched_ops.c */
 /* Accept a submit for this turn's commit (or answer it at once). */

@@ -13,20 +13,13 @@
 
 static int grow(struct waitq *q, size_t need)
 {
-    void **arrays[] = {(void **)&q->ids, (void **)&q->pj, (void **)&q->out,
-                       (void **)&q->key, (void **)&q->shown};
-    size_t elem[] = {sizeof(*q->ids), sizeof(*q->pj), sizeof(*q->out),
-                     sizeof(*q->key), sizeof(*q->shown)};
-    size_t cap = q->cap;
+    void **const arrays[] = {(void **)&q->ids, (void **)&q->pj,
+                             (void **)&q->out, (void **)&q->key,
+                             (void **)&q->shown};
+    const size_t elem[] = {sizeof(*q->ids), sizeof(*q->pj), sizeof(*q->out),
+                           sizeof(*q->key), sizeof(*q->shown)};
 
-    /* each array grows alike; cap is moved only when all did */
-    for (size_t i = 0; i < sizeof(elem) / sizeof(*elem); i++) {
-        cap = q->cap;
-        if (sched_grow(arrays[i], &cap, need, elem[i]) < 0)
-            return -1;
-    }
-    q->cap = cap;
-    return 0;
+    return sched_grow_alike(arrays, elem, 5, &q->cap, need);
 }
 
 /* The owner's index in the queue's owners, or UINT32_MAX when out of
@@ -293,9 +286,8 @@ int waitq_refresh(struct waitq *q, double now, long fabric_cpus)
     /* FIFO: the entries before the new ones stay in order (submit times
      * do not change); priority: the factors moved, look at them all */
     if (q->reorder || !in_order(q, prio ? 0 : first_new, prio)) {
-        if (reorder(q, prio) < 0)
+        if (reorder(q, prio) < 0) /* which drops the holes */
             return -1;
-        q->n_holes = 0;
         q->reorder = 0;
     } else if (q->n_holes > 64 && q->n_holes * 8 > q->n) {
         compact(q);

@@ -327,11 +327,13 @@ t_is "$(py "[[r['state'], r['purpose']] for r in d['items'] if r['id'] == '$RID'
 api GET '/v1/maintenance?cluster=local&state=done' >/dev/null
 t_is "$(py "[m['id'] for m in d['items'] if m['id'] == '$MID']" "$BODY")" "[\"$MID\"]" \
     "GET /v1/maintenance?cluster=local&state=done lists it"
-ljob whole 2 20 'true'
+# each runs long enough for the three to overlap: one that had ended
+# already would free its node for the next
+ljob whole 2 20 'sleep 2'
 W1=$JOB
-ljob whole 2 20 'true'
+ljob whole 2 20 'sleep 2'
 W2=$JOB
-ljob whole 2 20 'true'
+ljob whole 2 20 'sleep 2'
 W3=$JOB
 wait_for 'ended "$W1" && ended "$W2" && ended "$W3"' 20
 t_is "$(for id in $W1 $W2 $W3; do field "$id" .nodes.0; done | sort | paste -sd' ')" "n1 n2 n3" \
