@@ -1,4 +1,4 @@
-/* adaptor.c - the adaptor registry, defaults for optional ops, list helpers. */
+/* adaptor.c - the adaptor registry, defaults for optional ops, the cluster lists. */
 /* SPDX-License-Identifier: MIT */
 #include "adaptors/adaptor.h"
 
@@ -135,33 +135,6 @@ int adaptor_conf_check(const struct adaptor_type *t,
                                   sec->entries[i].line, sec->entries[i].key,
                                   sec->name);
     return 0;
-}
-
-int strv_push(struct strv *s, const char *str)
-{
-    char **v = realloc(s->v, (s->n + 2) * sizeof(*v));
-    char *copy = strdup(str);
-
-    if (v)
-        s->v = v;
-    if (!v || !copy) {
-        free(copy);
-        return -1;
-    }
-    s->v[s->n++] = copy;
-    s->v[s->n] = NULL;
-    return 0;
-}
-
-void strv_fini(struct strv *s)
-{
-    if (!s)
-        return;
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
-    s->v = NULL;
-    s->n = 0;
 }
 
 #define LIST_ADD(type, list)                                                 \

@@ -9,6 +9,7 @@
 
 #include "core/conf.h"
 #include "core/error.h"
+#include "core/strv.h"
 
 #define LOOM_ADAPTOR_VERSION 1
 
@@ -26,14 +27,6 @@ enum adaptor_model {
     LOOM_MODEL_DISABLED_SCHEDULER,
     LOOM_MODEL_EXECUTION_QUEUE,
 };
-
-/* A list of owned strings. */
-struct strv {
-    char **v;
-    size_t n;
-};
-int strv_push(struct strv *s, const char *str); /* copies str; 0 or -1 */
-void strv_fini(struct strv *s);                 /* frees all; NULL-safe */
 
 /* One node as the cluster reports it. All strings owned by the node. */
 struct cl_node {

@@ -16,7 +16,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "core/api.h"
 #include "core/log.h"
 
 struct ctx {
@@ -183,7 +182,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
         rq.path = url;
         rq.body = c->body ? c->body : "";
         rq.len = c->len;
-        api_handle(&rq, &rs, cfg_.key, cfg_.key_len);
+        cfg_.handle(&rq, &rs, cfg_.key, cfg_.key_len);
     }
     ret = send_resp(conn, &rs);
     free(rs.body);

@@ -37,8 +37,13 @@ const char *http_header(const struct http_req *rq, const char *name);
 /* Fill rs with the API error body for err. */
 void http_error(struct http_resp *rs, const struct loom_error *err);
 
+/* Answers one request (on a libmicrohttpd connection thread). */
+typedef void (*http_handler_f)(struct http_req *rq, struct http_resp *rs,
+                               const unsigned char *key, size_t key_len);
+
 struct http_config {
     const char *listen;   /* host:port or unix:/path */
+    http_handler_f handle;
     size_t max_body;      /* bytes */
     const unsigned char *key; /* token key, borrowed for the server's life */
     size_t key_len;

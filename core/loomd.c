@@ -9,11 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "adaptors/server.h"
+#include "core/api/api.h"
 #include "core/conf.h"
 #include "core/http.h"
 #include "core/log.h"
 #include "core/runtime.h"
-#include "core/server.h"
 #include "core/settings.h"
 #include "core/store.h"
 #include "core/token.h"
@@ -184,6 +185,7 @@ int main(int argc, char **argv)
         server_run(&err) < 0 || maint_start(&mconf, set.database, &err) < 0)
         die(&err);
     hc.listen = set.listen;
+    hc.handle = api_handle;
     hc.max_body = (size_t)set.max_body_bytes;
     hc.key = key;
     hc.key_len = key_len;

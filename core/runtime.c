@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adaptors/server.h"
 #include "core/conf.h"
 #include "core/log.h"
-#include "core/server.h"
 #include "core/settings.h"
 #include "core/timeutil.h"
 #include "maintenance/maint.h"

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "adaptors/adaptor.h"
 #include "core/hmap.h"
+#include "core/strv.h"
 
 /* One job as rendered JSON, shared by every snapshot that shows it. */
 struct jview {

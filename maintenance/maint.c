@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/infra.h"
+#include "adaptors/infra.h"
 #include "core/log.h"
 #include "core/timeutil.h"
 #include "maintenance/maint_state.h"

@@ -4,9 +4,9 @@
 #ifndef LOOM_MAINTENANCE_MAINT_CONF_H
 #define LOOM_MAINTENANCE_MAINT_CONF_H
 
-#include "adaptors/adaptor.h"
 #include "core/conf.h"
 #include "core/error.h"
+#include "core/strv.h"
 
 /* A command run once per node of a request. */
 struct maint_action {

@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "adaptors/adaptor.h"
 #include "core/error.h"
 #include "core/msgq.h"
+#include "core/strv.h"
 
 enum mstate {
     MS_REQUESTED, MS_PLANNED, MS_DRAINING, MS_IN_PROGRESS, MS_VERIFYING,

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/infra.h"
+#include "adaptors/infra.h"
+#include "adaptors/server.h"
 #include "core/log.h"
-#include "core/server.h"
 #include "core/store_maint.h"
 #include "core/vec.h"
 #include "maintenance/maint_state.h"

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "adaptors/adaptor.h"
 #include "core/error.h"
+#include "core/strv.h"
 
 enum job_state {
     JOB_PENDING,

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "adaptors/adaptor.h"
 #include "core/error.h"
+#include "core/strv.h"
 
 enum resv_state { RESV_PLANNED, RESV_ACTIVE, RESV_DONE, RESV_CANCELLED };
 

@@ -6,8 +6,8 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "adaptors/server.h"
 #include "core/hmap.h"
-#include "core/server.h"
 #include "core/snapshot.h"
 #include "scheduler/commit.h"
 #include "scheduler/fcfs.h"

@@ -1,13 +1,13 @@
-/* loomctl_cmd.c - loomctl's lists, show, status, job/node/runtime control. */
+/* cmd.c - loomctl's lists, show, status, job/node/runtime control. */
 /* SPDX-License-Identifier: MIT */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "core/client.h"
-#include "core/client_table.h"
-#include "core/loomctl.h"
+#include "core/ctl/client.h"
+#include "core/ctl/loomctl.h"
+#include "core/ctl/table.h"
 
 typedef int print_f(FILE *out, const json_t *items, time_t now,
                     struct loom_error *err);

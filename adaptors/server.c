@@ -1,15 +1,15 @@
 /* server.c - the server interface thread: adaptors, polls, cluster parts. */
 /* SPDX-License-Identifier: MIT */
-#include "core/server.h"
+#include "adaptors/server.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/infra.h"
+#include "adaptors/infra.h"
+#include "adaptors/server_state.h"
 #include "core/log.h"
 #include "core/opstats.h"
-#include "core/server_state.h"
 #include "core/timeutil.h"
 #include "scheduler/sched.h"
 

@@ -1,7 +1,7 @@
 /* client.h - the HTTP client of loomctl: requests to loomd's REST API. */
 /* SPDX-License-Identifier: MIT */
-#ifndef LOOM_CORE_CLIENT_H
-#define LOOM_CORE_CLIENT_H
+#ifndef LOOM_CORE_CTL_CLIENT_H
+#define LOOM_CORE_CTL_CLIENT_H
 
 #include <stddef.h>
 

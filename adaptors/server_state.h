@@ -1,11 +1,11 @@
 /* server_state.h - the server thread's own state; private to its files. */
 /* SPDX-License-Identifier: MIT */
-#ifndef LOOM_CORE_SERVER_STATE_H
-#define LOOM_CORE_SERVER_STATE_H
+#ifndef LOOM_ADAPTORS_SERVER_STATE_H
+#define LOOM_ADAPTORS_SERVER_STATE_H
 
 #include <pthread.h>
 
-#include "core/server.h"
+#include "adaptors/server.h"
 
 /* One cluster. The server thread owns the polling schedule (poll_s,
  * next_poll, poll_inflight); the cluster's worker thread owns the adaptor

@@ -1,6 +1,6 @@
 /* client.c - loomctl's requests to loomd, over TCP or a Unix socket. */
 /* SPDX-License-Identifier: MIT */
-#include "core/client.h"
+#include "core/ctl/client.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* loomctl_talk.c - what loomctl's goal, actual, diff and maintenance
+/* talk.c - what loomctl's goal, actual, diff and maintenance
  * commands share: requests to loomd and their tables. */
 /* SPDX-License-Identifier: MIT */
 #include <getopt.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/loomctl_talk.h"
+#include "core/ctl/talk.h"
 
 /* Talking to loomd ------------------------------------------------------- */
 

@@ -13,9 +13,9 @@
 
 #include <openssl/crypto.h>
 
-#include "core/client.h"
 #include "core/conf.h"
-#include "core/loomctl.h"
+#include "core/ctl/client.h"
+#include "core/ctl/loomctl.h"
 #include "core/token.h"
 
 #ifndef PACKAGE_VERSION

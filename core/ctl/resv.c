@@ -1,4 +1,4 @@
-/* loomctl_resv.c - loomctl reserve and unreserve: create and cancel
+/* resv.c - loomctl reserve and unreserve: create and cancel
  * advance reservations. */
 /* SPDX-License-Identifier: MIT */
 #include <getopt.h>
@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/client.h"
+#include "core/ctl/client.h"
+#include "core/ctl/loomctl.h"
 #include "core/jsonx.h"
-#include "core/loomctl.h"
 
 /* "n1,n2" of CLUSTER as node ids into a; -1 on an empty name. */
 static int node_ids(json_t *a, const char *cluster, const char *list)

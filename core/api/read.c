@@ -1,4 +1,4 @@
-/* api_read.c - GET handlers, answered from the snapshot. */
+/* read.c - GET handlers, answered from the snapshot. */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "core/api.h"
+#include "core/api/api.h"
 
 #define JOBS_LIMIT_DEFAULT 10000
 #define JOBS_LIMIT_MAX 100000

@@ -1,12 +1,12 @@
-/* api_jobs.c - submit, cancel, job control, start, node state. */
+/* jobs.c - submit, cancel, job control, start, node state. */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/api.h"
+#include "adaptors/server.h"
+#include "core/api/api.h"
 #include "core/jsonx.h"
-#include "core/server.h"
 #include "scheduler/sched.h"
 
 #define IDEM_KEY_MAX 255

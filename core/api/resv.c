@@ -1,4 +1,4 @@
-/* api_resv.c - /v1/reservations: list and get from the snapshot; create
+/* resv.c - /v1/reservations: list and get from the snapshot; create
  * and cancel through the scheduler thread. */
 /* SPDX-License-Identifier: MIT */
 #include <jansson.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/jsonx.h"
 #include "core/snapshot.h"
 #include "core/token.h"

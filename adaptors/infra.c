@@ -1,6 +1,6 @@
 /* infra.c - render clusters, nodes and queues into snapshot parts. */
 /* SPDX-License-Identifier: MIT */
-#include "core/infra.h"
+#include "adaptors/infra.h"
 
 #include <jansson.h>
 #include <pthread.h>

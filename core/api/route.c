@@ -1,6 +1,6 @@
-/* api.c - routing and authentication of the REST API. */
+/* route.c - routing and authentication of the REST API. */
 /* SPDX-License-Identifier: MIT */
-#include "core/api.h"
+#include "core/api/api.h"
 
 #include <stdlib.h>
 #include <stdio.h>

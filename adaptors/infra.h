@@ -1,8 +1,9 @@
 /* infra.h - build a cluster's snapshot part from what its adaptor reported. */
 /* SPDX-License-Identifier: MIT */
-#ifndef LOOM_CORE_INFRA_H
-#define LOOM_CORE_INFRA_H
+#ifndef LOOM_ADAPTORS_INFRA_H
+#define LOOM_ADAPTORS_INFRA_H
 
+#include "adaptors/adaptor.h"
 #include "core/snapshot.h"
 
 struct infra_desc {

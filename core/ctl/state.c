@@ -1,4 +1,4 @@
-/* loomctl_state.c - loomctl goal, actual and diff: the goal and actual
+/* state.c - loomctl goal, actual and diff: the goal and actual
  * state of nodes and their mismatches. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/loomctl_talk.h"
+#include "core/ctl/talk.h"
 #include "core/timeutil.h"
 
 #define IMPORT_MAX (64L << 20) /* loomd's largest max_body_bytes */

@@ -1,4 +1,4 @@
-/* loomctl_maint.c - loomctl maintenance: list, request and cancel
+/* maint.c - loomctl maintenance: list, request and cancel
  * maintenance requests. */
 /* SPDX-License-Identifier: MIT */
 #include <getopt.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/loomctl_talk.h"
+#include "core/ctl/talk.h"
 #include "core/timeutil.h"
 
 #define DURATION_MAX (10L * 366 * 86400)

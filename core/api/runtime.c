@@ -1,10 +1,10 @@
-/* api_runtime.c - /v1/runtime and /metrics. */
+/* runtime.c - /v1/runtime and /metrics. */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/jsonx.h"
 #include "core/opstats.h"
 #include "core/runtime.h"

@@ -1,14 +1,14 @@
-/* loomctl_talk.h - what loomctl's goal, actual, diff and maintenance
+/* talk.h - what loomctl's goal, actual, diff and maintenance
  * commands share: requests to loomd and their tables. */
 /* SPDX-License-Identifier: MIT */
-#ifndef LOOM_CORE_LOOMCTL_TALK_H
-#define LOOM_CORE_LOOMCTL_TALK_H
+#ifndef LOOM_CORE_CTL_TALK_H
+#define LOOM_CORE_CTL_TALK_H
 
 #include <jansson.h>
 
-#include "core/client.h"
-#include "core/client_table.h"
-#include "core/loomctl.h"
+#include "core/ctl/client.h"
+#include "core/ctl/loomctl.h"
+#include "core/ctl/table.h"
 
 typedef int row_f(struct client_table *t, const json_t *item);
 

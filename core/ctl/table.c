@@ -1,6 +1,6 @@
-/* client_table.c - loomctl's tables and key: value listings. */
+/* table.c - loomctl's tables and key: value listings. */
 /* SPDX-License-Identifier: MIT */
-#include "core/client_table.h"
+#include "core/ctl/table.h"
 
 #include <stdlib.h>
 #include <string.h>

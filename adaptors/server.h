@@ -1,7 +1,7 @@
 /* server.h - the server interface thread: adaptors, polls, the snapshot. */
 /* SPDX-License-Identifier: MIT */
-#ifndef LOOM_CORE_SERVER_H
-#define LOOM_CORE_SERVER_H
+#ifndef LOOM_ADAPTORS_SERVER_H
+#define LOOM_ADAPTORS_SERVER_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* api.h - the REST API: routing, authentication, handlers. */
 /* SPDX-License-Identifier: MIT */
-#ifndef LOOM_CORE_API_H
-#define LOOM_CORE_API_H
+#ifndef LOOM_CORE_API_API_H
+#define LOOM_CORE_API_API_H
 
 #include "core/http.h"
 #include "core/msgq.h"

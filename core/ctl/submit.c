@@ -1,4 +1,4 @@
-/* loomctl_submit.c - loomctl submit (building a job) and token create. */
+/* submit.c - loomctl submit (building a job) and token create. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +12,8 @@
 
 #include <openssl/crypto.h>
 
-#include "core/client.h"
-#include "core/loomctl.h"
+#include "core/ctl/client.h"
+#include "core/ctl/loomctl.h"
 #include "core/timeutil.h"
 #include "core/token.h"
 

@@ -1,4 +1,4 @@
-/* api_maint.c - /v1/maintenance, /v1/state/diff, /v1/goal/nodes and
+/* maint.c - /v1/maintenance, /v1/state/diff, /v1/goal/nodes and
  * /v1/actual/nodes: lists from the snapshot, the rest through the
  * maintenance thread. */
 /* SPDX-License-Identifier: MIT */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/jsonx.h"
 #include "core/snapshot.h"
 #include "core/token.h"

@@ -1,7 +1,7 @@
-/* client_table.h - loomctl's output: tables like sinfo/squeue, key: value. */
+/* table.h - loomctl's output: tables like sinfo/squeue, key: value. */
 /* SPDX-License-Identifier: MIT */
-#ifndef LOOM_CORE_CLIENT_TABLE_H
-#define LOOM_CORE_CLIENT_TABLE_H
+#ifndef LOOM_CORE_CTL_TABLE_H
+#define LOOM_CORE_CTL_TABLE_H
 
 #include <stddef.h>
 #include <stdio.h>

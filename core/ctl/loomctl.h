@@ -1,14 +1,14 @@
 /* loomctl.h - what the parts of loomctl share (not part of libloom). */
 /* SPDX-License-Identifier: MIT */
-#ifndef LOOM_CORE_LOOMCTL_H
-#define LOOM_CORE_LOOMCTL_H
+#ifndef LOOM_CORE_CTL_LOOMCTL_H
+#define LOOM_CORE_CTL_LOOMCTL_H
 
 #include <stddef.h>
 #include <sys/types.h>
 
 #include <jansson.h>
 
-#include "core/client.h"
+#include "core/ctl/client.h"
 #include "core/error.h"
 
 /* Exit statuses. */

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adaptors/server_state.h"
 #include "core/conf.h"
 #include "core/log.h"
-#include "core/server_state.h"
 #include "core/timeutil.h"
 
 #define POLL_MIN_GAP_S 0.2
