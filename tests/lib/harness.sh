@@ -9,6 +9,12 @@
 # TAP:      t_plan N, t_ok STATUS NAME, t_is GOT WANT NAME, t_isnt GOT
 #           UNWANTED NAME, t_like GOT ERE NAME, t_diag MSG, t_skip NAME
 #           REASON, t_skip_all REASON, t_bail REASON, t_done.
+# Skips:    a test skips only what an optional tool would check, and then
+#           says so: the REASON begins "optional:" and names the tool
+#           (t_skip "checkbashisms finds nothing" "optional: checkbashisms
+#           is not installed"). ./bootstrap check counts any other skip as
+#           a failure. A test of a real system (Slurm, Grid Engine,
+#           PostgreSQL) that cannot start it fails with t_bail, saying why.
 # Temp dir: $T, made per test (mktemp -d, mode 0755 so that postgres can
 #           traverse it); removed at exit unless LOOM_KEEP_TMP=1.
 # Postgres: pg_start, pg_stop, pg_kill, pg_restart_same; LOOM_PG_DIR,

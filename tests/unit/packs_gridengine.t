@@ -61,7 +61,7 @@ t_is "${bad:-none}" none "every op is an executable POSIX sh script"
 if command -v checkbashisms >/dev/null 2>&1; then
     t_is "$(checkbashisms "${OPF[@]}" "$PACK/lib/ge.sh" 2>&1)" "" "checkbashisms finds nothing"
 else
-    t_skip "checkbashisms finds nothing" "checkbashisms not installed"
+    t_skip "checkbashisms finds nothing" "optional: checkbashisms is not installed"
 fi
 t_is "$(grep -lE 'python|jq |(strftime|systime|mktime|gensub|asorti?|patsplit|strtonum)\(' "${OPF[@]}" "$LIB"/* | tr '\n' ' ')" "" \
     "no python, jq or gawk extensions in the pack"
