@@ -140,12 +140,18 @@ out:
     sched_cluster_jobs_free(cj);
 }
 
-void server_poll_named(const char *cluster)
+void server_republish(const char *cluster, struct reply *reply)
 {
     char *name = strdup(cluster);
+    struct loom_error err;
 
-    if (name)
-        msgq_post(V.q, msg_create(SERVER_POLL_NAMED, name, free, NULL));
+    if (name) {
+        msgq_post(V.q, msg_create(SERVER_REPUBLISH, name, free, reply));
+    } else if (reply) {
+        loom_error_set(&err, LOOM_EINTERNAL, "cluster %s: out of memory "
+                       "asking for its nodes to be shown again", cluster);
+        reply_send_error(reply, &err);
+    }
 }
 
 /* Poll soon (an operation changed something), but not in a tight loop:

@@ -14,7 +14,7 @@ enum server_msg {
     SERVER_JOB_OP,        /* data: struct server_job_op *; may carry reply */
     SERVER_NODE_STATE,    /* data: struct server_node_state *; reply */
     SERVER_RELOAD,        /* data: struct conf * (taken); reply */
-    SERVER_POLL_NAMED,    /* data: a cluster's name (malloc'd): poll soon */
+    SERVER_REPUBLISH,     /* data: a cluster's name (malloc'd); reply */
 };
 
 /* A start decision, with owned copies of what the adaptor needs. */
@@ -58,8 +58,12 @@ void server_stop(void);
  * and the queue. */
 void server_fini(void);
 struct msgq *server_queue(void);
-/* Any thread: poll the cluster named soon (what it shows has changed,
- * e.g. nodes marked in maintenance). */
-void server_poll_named(const char *cluster);
+/* Any thread: have the cluster's worker render its part again from what
+ * it last polled (no adaptor call) and publish it, so that what changed in
+ * how it is shown (nodes marked with infra_maint_mark) is seen. The reply
+ * (referenced; may be NULL) is answered 200 once the part is published, or
+ * 404 when there is no such cluster. It waits behind the operation the
+ * worker is carrying out. */
+void server_republish(const char *cluster, struct reply *reply);
 
 #endif

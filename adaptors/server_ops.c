@@ -238,6 +238,11 @@ void *server_worker(void *arg)
         case SERVER_NODE_STATE:
             do_node_state(m);
             break;
+        case SERVER_REPUBLISH:
+            server_publish(c);
+            if (m->reply)
+                reply_send(m->reply, 200, NULL);
+            break;
         }
         msg_destroy(m);
         if (type == 0)
@@ -257,6 +262,8 @@ static struct srv_cluster *target(struct msg *m)
         name = ((struct server_job_op *)m->data)->cluster;
     else if (m->type == SERVER_NODE_STATE && m->data)
         name = ((struct server_node_state *)m->data)->cluster;
+    else if (m->type == SERVER_REPUBLISH)
+        name = m->data;
     if (name && server_cluster(name))
         return server_cluster(name);
     loom_error_set(&err, LOOM_ENOENT, "no cluster named %s",
@@ -287,6 +294,7 @@ void server_handle(struct msg *m)
     case SERVER_START_JOB:
     case SERVER_JOB_OP:
     case SERVER_NODE_STATE:
+    case SERVER_REPUBLISH:
         c = target(m);
         if (c) { /* the cluster's worker carries it out */
             msgq_post(c->wq, m);
@@ -300,10 +308,6 @@ void server_handle(struct msg *m)
         i = (int)(intptr_t)m->data;
         V.c[i].poll_inflight = 0;
         V.c[i].next_poll = V.c[i].last_poll_mono + V.c[i].poll_s;
-        break;
-    case SERVER_POLL_NAMED:
-        if ((c = server_cluster(m->data)))
-            poll_soon(c);
         break;
     case SERVER_POLL_SOON:
         poll_soon(&V.c[(int)(intptr_t)m->data]);

@@ -106,7 +106,12 @@ int mreq_resv_op(int type, int64_t id, int start_now, int end_now,
 /* Set r's nodes' state through their adaptor; the answer is looked at by
  * later ticks (r->pending). */
 void mreq_set_nodes(struct mreq *r, const char *state, const char *reason);
-void mreq_mark_nodes(struct mreq *r, int on); /* shown "maint", or not */
+/* Show r's nodes "maint" (on) or as their cluster reports them: marked at
+ * once, and the cluster's worker publishes its part again from its last
+ * poll. With wait, r->pending is the worker's answer, which later ticks
+ * wait for (MARK_WAIT_S at most: a worker may be busy with a slow CMS). */
+void mreq_mark_nodes(struct mreq *r, int on, int wait);
+#define MARK_WAIT_S 30
 void mreq_drain_reason(const struct mreq *r, char *buf, size_t len);
 /* End r's reservation now (done), or cancel it; a failure is logged. */
 void mreq_end_resv(struct mreq *r, int cancel);

@@ -39,7 +39,9 @@ struct mreq {
     time_t action_began;
     /* not stored: */
     struct reply *pending; /* a node-state change in flight, or NULL */
+    time_t pending_until;  /* 0, or waited for until then only */
     int drain_sent;        /* draining: the drain went out */
+    int marked;            /* draining: its nodes are shown "maint" */
     time_t retry_at;       /* a failed drain goes out again then */
     int running;           /* its action runs */
 };

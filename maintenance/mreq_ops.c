@@ -176,20 +176,31 @@ void mreq_set_nodes(struct mreq *r, const char *state, const char *reason)
                                              server_node_state_free, rp));
         reply_unref(r->pending);
         r->pending = rp;
+        r->pending_until = 0;
     }
 }
 
-void mreq_mark_nodes(struct mreq *r, int on)
+void mreq_mark_nodes(struct mreq *r, int on, int wait)
 {
     char id[512], why[512];
+    struct reply *rp = wait ? reply_create() : NULL;
 
+    if (wait && !rp)
+        log_err("maintenance=%lld: out of memory: not waiting for cluster "
+                "%s to show its nodes", (long long)r->id, r->cluster);
     snprintf(why, sizeof(why), "loom maintenance %lld: %s", (long long)r->id,
              r->reason);
     for (size_t i = 0; i < r->nodes.n; i++) {
         snprintf(id, sizeof(id), "%s/%s", r->cluster, r->nodes.v[i]);
         infra_maint_mark(id, on ? why : NULL);
     }
-    server_poll_named(r->cluster); /* shown at once, not at the next poll */
+    /* shown at once, not at the next poll */
+    server_republish(r->cluster, rp);
+    if (rp) {
+        reply_unref(r->pending);
+        r->pending = rp;
+        r->pending_until = time(NULL) + MARK_WAIT_S;
+    }
 }
 
 void mreq_drain_reason(const struct mreq *r, char *buf, size_t len)

@@ -173,8 +173,9 @@ void mreq_finish_ok(struct mreq *r, time_t now)
 {
     if (mreq_step_to(r, MS_DONE, now) < 0)
         return;
+    mreq_publish(); /* shown done before its nodes are shown back */
     mreq_set_nodes(r, "up", NULL);
-    mreq_mark_nodes(r, 0);
+    mreq_mark_nodes(r, 0, 0);
     mreq_end_resv(r, 0);
     M.compare_all = 1;
     maint_event("info", r->cluster, "maintenance %lld done: %s on %zu "
@@ -190,10 +191,11 @@ void mreq_fail(struct mreq *r, time_t now, const char *why)
     r->error = strdup(why);
     if (mreq_step_to(r, MS_FAILED, now) < 0)
         return;
+    mreq_publish(); /* shown failed before its nodes are shown drained */
     snprintf(reason, sizeof(reason), "loom maintenance %lld failed: %s",
              (long long)r->id, why);
     mreq_set_nodes(r, "drain", reason);
-    mreq_mark_nodes(r, 0);
+    mreq_mark_nodes(r, 0, 0);
     mreq_end_resv(r, 0);
     M.compare_all = 1;
     maint_event("warn", r->cluster, "maintenance %lld failed: %s; the "
@@ -230,10 +232,11 @@ void mreq_cancel(struct msg *m)
         reply_send_error(m->reply, &err);
         return;
     }
+    mreq_publish(); /* shown cancelled before its nodes are shown back */
     mreq_end_resv(r, 1);
     if (was >= MS_DRAINING)
         mreq_set_nodes(r, "up", NULL);
-    mreq_mark_nodes(r, 0);
+    mreq_mark_nodes(r, 0, 0);
     M.compare_all = 1;
     maint_event("info", r->cluster, "maintenance %lld cancelled by %s (it "
                 "was %s)", (long long)r->id, op->subject, mstate_name(was));
@@ -283,7 +286,7 @@ static int req_row(void *arg, int n, const char *const *cols)
     if (r->id >= M.next_id)
         M.next_id = r->id + 1;
     if (r->state == MS_IN_PROGRESS || r->state == MS_VERIFYING)
-        mreq_mark_nodes(r, 1);
+        mreq_mark_nodes(r, 1, 1);
     return 0;
 }
 
@@ -301,6 +304,28 @@ static int resv_row(void *arg, const struct store_resv_row *row)
     return 0;
 }
 
+/* At start-up, before the API listens: the clusters of the requests in
+ * progress have shown their nodes "maint" (marked by req_row), so that no
+ * reader sees such a request beside its nodes shown otherwise. */
+static void wait_marked(void)
+{
+    double until = time_mono() + MARK_WAIT_S;
+
+    for (size_t i = 0; i < M.n_req; i++) {
+        struct mreq *r = M.req[i];
+        double left = until - time_mono();
+        if (!r->pending)
+            continue;
+        if (reply_wait(r->pending, left > 0 ? left : 0) < 0)
+            log_warn("maintenance=%lld: cluster %s has not shown its nodes "
+                     "in maintenance after %d s (its worker is busy); going "
+                     "on", (long long)r->id, r->cluster, MARK_WAIT_S);
+        reply_unref(r->pending);
+        r->pending = NULL;
+        r->pending_until = 0;
+    }
+}
+
 int mreq_load(struct loom_error *err)
 {
     size_t open = 0;
@@ -308,6 +333,7 @@ int mreq_load(struct loom_error *err)
     if (store_maint_load(M.st, req_row, NULL, err) < 0 ||
         store_resv_load(M.st, resv_row, NULL, err) < 0)
         return -1;
+    wait_marked();
     for (size_t i = 0; i < M.n_req; i++)
         open += mstate_open(M.req[i]->state);
     log_info("maintenance: %zu request(s), %zu open", M.n_req, open);

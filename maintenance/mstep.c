@@ -102,24 +102,31 @@ static int verified(const struct mreq *r, char *why, size_t len)
     return ok;
 }
 
-/* A node-state change in flight: 1 while it runs; its failure is logged
- * (a drain that failed is sent again after RETRY_S). */
+/* A node-state change or a showing of the nodes in flight: 1 while it
+ * runs; its failure is logged (a drain that failed is sent again after
+ * RETRY_S). A showing is waited for until pending_until only. */
 static int pending(struct mreq *r, time_t now)
 {
     if (!r->pending)
         return 0;
-    if (reply_wait(r->pending, 0) < 0)
-        return 1;
-    if (r->pending->status >= 400) {
-        log_warn("maintenance=%lld: node state: %s", (long long)r->id,
+    if (reply_wait(r->pending, 0) < 0) {
+        if (!r->pending_until || now < r->pending_until)
+            return 1;
+        log_warn("maintenance=%lld: cluster %s has not shown its nodes in "
+                 "maintenance after %d s (its worker is busy); going on",
+                 (long long)r->id, r->cluster, MARK_WAIT_S);
+    } else if (r->pending->status >= 400) {
+        log_warn("maintenance=%lld: %s: %s", (long long)r->id,
+                 r->pending_until ? "showing its nodes" : "node state",
                  r->pending->err.message);
-        if (r->state == MS_DRAINING) {
+        if (r->state == MS_DRAINING && !r->pending_until) {
             r->drain_sent = 0;
             r->retry_at = now + (time_t)RETRY_S;
         }
     }
     reply_unref(r->pending);
     r->pending = NULL;
+    r->pending_until = 0;
     return 0;
 }
 
@@ -169,10 +176,17 @@ static void step(struct mreq *r, time_t now)
             r->planned_end = now + (r->planned_end - r->planned_start);
             r->planned_start = now;
         }
+        if (!r->marked) {
+            /* Whoever sees the request in progress sees its nodes
+             * "maint": they are shown so first, and it goes on once
+             * their cluster has published them (a later tick). */
+            mreq_mark_nodes(r, 1, 1);
+            r->marked = 1;
+            return;
+        }
         r->action_began = now;
         if (mreq_step_to(r, MS_IN_PROGRESS, now) < 0)
             return;
-        mreq_mark_nodes(r, 1);
         maint_event("info", r->cluster, "maintenance %lld in progress: %s "
                     "on %zu node(s)", (long long)r->id, r->action,
                     r->nodes.n);
