@@ -136,12 +136,15 @@ EOF
 }
 
 pack_files_ok() {
-    local f p bad=
+    local f p bad= n=0 ops
     for f in "$PACK"/* "$PACK"/lib/*.sh "$PACKS"/lib/*.sh; do
         [ -f "$f" ] && [ "${f##*.}" != json ] && [ "${f##*.}" != md ] || continue
+        n=$((n + 1))
         sh -n "$f" 2>>"$T/syntax" || bad="$bad ${f##*/}"
     done
-    t_is "$bad" "" "every op and lib/*.sh parses as POSIX sh${bad:+: $(cat "$T/syntax")}"
+    ops=$(manifest ops | wc -w)
+    t_is "$bad/$((n > ops))" "/1" \
+        "every op and lib/*.sh ($n files, the $ops ops among them) parses as POSIX sh${bad:+: $(cat "$T/syntax")}"
     # One copy of the shared files, and every op of the three packs
     # sources it (through SHARED_LIB, which LOOM_PACK_LIB may move).
     bad=

@@ -136,8 +136,9 @@ static void test_key_file(unsigned char **key, size_t *len)
     ok(token_key_load(dir, 0, &again, &again_len, &err) == -1 &&
            strstr(err.message, "not a regular file"),
        "a directory is refused: %s", err.message);
+    /* NULL-safe: a crash here ends the program before its plan, which
+     * the TAP driver reports as an error (no test point could say more). */
     token_key_free(NULL, 0);
-    ok(1, "token_key_free(NULL) is harmless");
 }
 
 static void test_round_trip(const unsigned char *key, size_t len)
