@@ -266,7 +266,7 @@ static void t_complete(void)
     poll_jobs(self);
     ok(!last_complete && last_n == 1, "next jobs(): the start only");
     is_str(seen_get("sim-1")->state, "running", "running");
-    s = wait_state(self, "sim-1", "completed", 5);
+    s = wait_state(self, "sim-1", "completed", 30);
     is_str(s.state, "completed", "completed");
     ok(mono() - m0 >= 0.009, "after >= 10 ms real (%.4f s)", mono() - m0);
     ok(s.has_exit && s.exit == 0, "exit code 0");
@@ -292,7 +292,7 @@ static void t_failures(void)
     struct seen s;
 
     ok(start1(self, 2, "n1", 1, 0, exit3, &err) == 0, "start exit-3 job");
-    s = wait_state(self, "sim-2", "failed", 5);
+    s = wait_state(self, "sim-2", "failed", 30);
     is_str(s.state, "failed", "exit 3: failed");
     ok(s.has_exit && s.exit == 3, "exit code 3");
     is_str(s.reason, "exited with code 3", "reason");
@@ -300,7 +300,7 @@ static void t_failures(void)
     m0 = mono();
     ok(start1(self, 3, "n2", 1, 2, over, &err) == 0, "start 5 s job, 2 s "
        "walltime");
-    s = wait_state(self, "sim-3", "failed", 5);
+    s = wait_state(self, "sim-3", "failed", 30);
     is_str(s.state, "failed", "over walltime: failed");
     ok(mono() - m0 >= 0.019, "killed after the 20 ms walltime");
     is_str(s.reason, "walltime exceeded", "reason walltime exceeded");
@@ -308,7 +308,7 @@ static void t_failures(void)
 
     ok(start1(self, 4, "n3", 1, 2, NULL, &err) == 0, "start with walltime "
        "and no runtime");
-    s = wait_state(self, "sim-4", "completed", 5);
+    s = wait_state(self, "sim-4", "completed", 30);
     ok(!strcmp(s.state, "completed") && s.exit == 0, "runs its walltime, "
        "completes");
     T->destroy(self);
@@ -324,7 +324,7 @@ static void t_default_runtime(void)
     /* Only lower bounds on time: a loaded machine may be late, never
      * early. */
     ok(start1(self, 5, "n1", 1, 0, NULL, &err) == 0, "start, no runtime");
-    s = wait_state(self, "sim-5", "completed", 5);
+    s = wait_state(self, "sim-5", "completed", 30);
     is_str(s.state, "completed", "completed");
     ok(mono() - m0 >= 0.0599, "after the default 60 s = 60 ms (%.3f s)",
        mono() - m0);
@@ -476,7 +476,7 @@ static void t_suspend(void)
     m1 = mono();
     ok(T->resume(self, "sim-1", &err) == 0, "resume");
     ok(T->resume(self, "sim-1", &err) == 0, "resume again: no change");
-    s = wait_state(self, "sim-1", "completed", 5);
+    s = wait_state(self, "sim-1", "completed", 30);
     is_str(s.state, "completed", "completed after the resume");
     ok(mono() - m1 >= 0.19, "the 200 ms left still ran (%.3f s)",
        mono() - m1);
