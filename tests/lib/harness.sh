@@ -43,7 +43,16 @@
 #           "" when absent), job_state ID.
 # Waiting:  wait_for CMD [SECS]: eval CMD every 0.1 s until it succeeds
 #           (CMD runs at least once); 1 when it did not within SECS (whole
-#           seconds, default 10).
+#           seconds, default 30). A test waits for a condition, never for
+#           a time: the bound is generous (30 s and more), so that a busy
+#           machine is slower, not wrong. turns_pass PATH N: wait (60 s at
+#           most) until the counter at PATH of GET /v1/runtime (e.g.
+#           .maintenance.compares, which a polled cluster makes grow every
+#           tick) has grown by N, so that a thread has done its periodic
+#           work N more times: to check that something did not happen, in
+#           place of a sleep.
+#           polls_pass CLUSTER SECS: the same for a cluster's polls (its
+#           last_poll, whole seconds, SECS later than at the call).
 # Cleanup:  an EXIT trap stops, by PID, whatever the test started (loomd,
 #           then PostgreSQL), even on failure or interruption; t_cleanup CMD
 #           adds a command to run first; processes left with a working
@@ -184,14 +193,40 @@ wait_dead() {
 }
 
 # wait_for CMD [SECS [EVERY]]: eval CMD every EVERY seconds (default 0.1)
-# until it succeeds; 1 when it did not within SECS (default 10).
+# until it succeeds; 1 when it did not within SECS (default 30).
 wait_for() {
-    local end=$((${EPOCHREALTIME/[.,]/} + ${2:-10} * 1000000))
+    local end=$((${EPOCHREALTIME/[.,]/} + ${2:-30} * 1000000))
     while :; do
         eval "$1" && return 0
         ((${EPOCHREALTIME/[.,]/} >= end)) && return 1
         sleep "${3:-0.1}"
     done
+}
+
+# turns_pass PATH N: 0 once the counter at PATH of GET /v1/runtime has grown
+# by N (60 s at most), 1 when it did not or there is no such counter.
+runtime_counter() {
+    api GET /v1/runtime >/dev/null
+    jget "$BODY" "$1" 2>/dev/null
+}
+turns_pass() {
+    local c0
+    c0=$(runtime_counter "$1")
+    [[ $c0 =~ ^[0-9]+$ ]] || return 1
+    wait_for "[ \"\$(runtime_counter $1)\" -ge $((c0 + $2)) ] 2>/dev/null" 60
+}
+
+# polls_pass CLUSTER SECS: 0 once GET /v1/clusters/CLUSTER shows a last_poll
+# SECS seconds later than at the call (60 s at most).
+cluster_last_poll() {
+    api GET "/v1/clusters/$1" >/dev/null
+    epoch "$(jget "$BODY" .last_poll 2>/dev/null)"
+}
+polls_pass() {
+    local p0
+    p0=$(cluster_last_poll "$1")
+    [[ $p0 =~ ^[0-9]+$ ]] || return 1
+    wait_for "[ \"\$(cluster_last_poll $1)\" -ge $((p0 + $2)) ] 2>/dev/null" 60
 }
 
 # t_sleep SECS: sleep, but let a signal to the test run its cleanup at once
@@ -408,15 +443,15 @@ loomd_conf() {
 }
 
 # loomd_start [ARGS...]: start loomd on $T/loom.conf in the foreground mode,
-# log in $T/loomd.log; wait up to 15 s for /healthz.
+# log in $T/loomd.log; wait up to 60 s for /healthz.
 loomd_start() {
-    local i
+    local end=$((SECONDS + 60))
     LOOM_LIBEXECDIR=$LOOM_TOP_BUILDDIR \
         LOOM_SCRIPTS_DIR=${LOOM_SCRIPTS_DIR:-$LOOM_TOP_SRCDIR/adaptors/scripts} \
         "$LOOM_TOP_BUILDDIR/loomd" \
         -c "$T/loom.conf" -f "$@" </dev/null >>"$T/loomd.log" 2>&1 &
     LOOMD_PID=$!
-    for ((i = 0; i < 150; i++)); do
+    while ((SECONDS < end)); do
         if curl -sf -o /dev/null --max-time 1 "$LOOM_URL/healthz"; then
             return 0
         fi
@@ -429,7 +464,7 @@ loomd_start() {
         fi
         sleep 0.1
     done
-    t_diag "loomd did not answer $LOOM_URL/healthz within 15 s:" \
+    t_diag "loomd did not answer $LOOM_URL/healthz within 60 s:" \
         "$(tail -n 30 "$T/loomd.log")"
     return 1
 }
