@@ -93,7 +93,7 @@ api POST /v1/runtime/reload '{}' >/dev/null
 err_is 403 forbidden "user reloads the configuration"
 api POST /v1/runtime/shutdown '{}' >/dev/null
 err_is 403 forbidden "user shuts the daemon down"
-api POST /v1/jobs '{"command": ["/bin/sleep", "30"]}' >/dev/null
+api POST /v1/jobs '{"command": ["/bin/sleep", "300"]}' >/dev/null
 t_is "$STATUS" 201 "alice submits a job" || t_diag "$BODY"
 ALICE_JOB=$(jget "$BODY" .id)
 TOKEN=$BOB
@@ -112,10 +112,11 @@ api DELETE "/v1/jobs/$ALICE_JOB" >/dev/null
 err_is 403 forbidden "a reader cancels alice's job"
 TOKEN=$BOB
 TOKEN=$ALICE
+wait_for '[ "$(job_state "$ALICE_JOB")" = running ]' 30
 api DELETE "/v1/jobs/$ALICE_JOB" >/dev/null
-t_like "$STATUS" '^20[02]$' "alice cancels her own job" || t_diag "$BODY"
+t_is "$STATUS" 202 "alice cancels her own running job: 202" || t_diag "$BODY"
 TOKEN=$ADMIN
-wait_for '[ "$(job_state "$ALICE_JOB")" = cancelled ]' 15
+wait_for '[ "$(job_state "$ALICE_JOB")" = cancelled ]' 30
 t_is "$(job_state "$ALICE_JOB")" cancelled "alice's job ends cancelled"
 
 # ---- 404 -------------------------------------------------------------------
@@ -200,9 +201,11 @@ api POST /v1/jobs '{"command": ["/bin/true"], "name": "idem-b"}' \
     -H 'Idempotency-Key: key-0002' >/dev/null
 t_is "$STATUS" 201 "another user's use of the same key is his own: 201" ||
     t_diag "$BODY"
-t_isnt "$(jget "$BODY" .id 2>/dev/null)" "$IDEM_JOB" "... and a job of his own"
+BOB_ID=$(jget "$BODY" .id 2>/dev/null)
+t_is "$(jget "$BODY" .owner 2>/dev/null)/$([[ $BOB_ID =~ ^[0-9]+$ && $BOB_ID != "$IDEM_JOB" ]] && echo new)" \
+    bob/new "... and a job of his own (job $BOB_ID, not $IDEM_JOB)"
 TOKEN=$ADMIN
-wait_for '[ "$(job_state "$IDEM_JOB")" = completed ]' 15
+wait_for '[ "$(job_state "$IDEM_JOB")" = completed ]' 30
 t_is "$(job_state "$IDEM_JOB")" completed "the /bin/true job completed"
 api DELETE "/v1/jobs/$IDEM_JOB" >/dev/null
 err_is 409 conflict "cancel of a finished job"

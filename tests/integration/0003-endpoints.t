@@ -29,7 +29,7 @@ ALICE=$(token_for alice user) || t_bail "no user token"
 BOB=$(token_for bob user) || t_bail "no user token"
 
 # ---- clusters ----------------------------------------------------------------
-wait_for 'api GET /v1/clusters >/dev/null; [ "$(py "sorted(c[\"state\"] for c in d[\"items\"])" "$BODY")" = "[\"up\", \"up\"]" ]' 10
+wait_for 'api GET /v1/clusters >/dev/null; [ "$(py "sorted(c[\"state\"] for c in d[\"items\"])" "$BODY")" = "[\"up\", \"up\"]" ]' 30
 api GET /v1/clusters >/dev/null
 t_is "$STATUS" 200 "GET /v1/clusters"
 t_is "$(py 'sorted(c["name"] for c in d["items"])' "$BODY")" '["local", "simA"]' \
@@ -103,7 +103,7 @@ all_ended() {
         case $(job_state "$id") in completed | failed) ;; *) return 1 ;; esac
     done
 }
-wait_for all_ended 20
+wait_for all_ended 30
 t_ok $? "all six jobs ended"
 
 api GET /v1/jobs >/dev/null
@@ -200,7 +200,7 @@ done
 t_is "${left:-pending}" pending "with the scheduler off a new job stays pending"
 api POST /v1/runtime/scheduler '{"enabled": true}' >/dev/null
 t_is "$(py 'd["enabled"]' "$BODY")" true "scheduler on"
-wait_for '[ "$(job_state "$OFFJOB")" = completed ]' 10
+wait_for '[ "$(job_state "$OFFJOB")" = completed ]' 30
 t_is "$(job_state "$OFFJOB")" completed "with the scheduler on it runs"
 t_like "$(grep -c 'built-in scheduler \(en\|dis\)abled' "$T/loomd.log")" '^[2-9]' \
     "both switches are logged"
@@ -208,7 +208,7 @@ t_like "$(grep -c 'built-in scheduler \(en\|dis\)abled' "$T/loomd.log")" '^[2-9]
 # ---- node state: drain, jobs go elsewhere, up again --------------------------
 api PUT /v1/nodes/local/n1/state '{"state": "drain", "reason": "x"}' >/dev/null
 t_is "$STATUS" 200 "PUT /v1/nodes/local/n1/state drain" || t_diag "$BODY"
-wait_for 'api GET /v1/nodes/local/n1 >/dev/null; [ "$(jget "$BODY" .state)" = drained ]' 5
+wait_for 'api GET /v1/nodes/local/n1 >/dev/null; [ "$(jget "$BODY" .state)" = drained ]' 30
 api GET /v1/nodes/local/n1 >/dev/null
 t_is "$(py '[d["state"], d["reason"]]' "$BODY")" '["drained", "x"]' \
     "n1 shows drained with the reason"
@@ -217,7 +217,7 @@ t_is "$(py '[n["id"] for n in d["items"]]' "$BODY")" '["local/n1"]' \
     "?state=drained: n1 only"
 DJ=()
 for i in 1 2 3 4; do
-    submit "{\"name\": \"d$i\", \"command\": [\"/bin/sleep\", \"10\"], \"request\": {\"cluster\": \"local\"}}" &&
+    submit "{\"name\": \"d$i\", \"command\": [\"/bin/sleep\", \"300\"], \"request\": {\"cluster\": \"local\"}}" &&
         DJ+=("$JOB")
 done
 n_running() {
@@ -227,7 +227,7 @@ n_running() {
     done
     echo $n
 }
-wait_for '[ "$(n_running)" = 3 ]' 10
+wait_for '[ "$(n_running)" = 3 ]' 30
 t_is "$(n_running)" 3 "three of four 1-cpu jobs run on the three undrained nodes"
 api GET '/v1/jobs?cluster=local&state=running' >/dev/null
 t_is "$(py 'sorted(n for j in d["items"] for n in j["nodes"])' "$BODY")" \
@@ -235,12 +235,12 @@ t_is "$(py 'sorted(n for j in d["items"] for n in j["nodes"])' "$BODY")" \
 t_is "$(job_state "${DJ[3]}")" pending "the fourth waits"
 api PUT /v1/nodes/local/n1/state '{"state": "up"}' >/dev/null
 t_is "$STATUS" 200 "PUT state up"
-wait_for '[ "$(job_state "${DJ[3]}")" != pending ]' 5
+wait_for '[ "$(job_state "${DJ[3]}")" != pending ]' 30
 api GET "/v1/jobs/${DJ[3]}" >/dev/null
 t_is "$(py '[d["state"], d["nodes"]]' "$BODY")" '["running", ["n1"]]' \
     "with n1 up the fourth runs there"
 # The node shows it from the cluster's next poll on.
-wait_for 'api GET /v1/nodes/local/n1 >/dev/null; [ "$(jget "$BODY" .state)" = allocated ]' 5
+wait_for 'api GET /v1/nodes/local/n1 >/dev/null; [ "$(jget "$BODY" .state)" = allocated ]' 30
 t_is "$(py '[d["state"], d["cpus_alloc"]]' "$BODY")" '["allocated", 1]' \
     "n1 is allocated to it"
 
@@ -281,7 +281,7 @@ cp "$T/loom.conf.good" "$T/loom.conf"
 printf '[scheduler]\npolicy = priority\nbackfill = conservative\n' >>"$T/loom.conf"
 api POST /v1/runtime/reload '{}' >/dev/null
 t_is "$STATUS" 200 "reload with a [scheduler] section" || t_diag "$BODY"
-wait_for 'api GET /v1/runtime >/dev/null; [ "$(jget "$BODY" .scheduler.policy)" = priority+conservative ]' 5
+wait_for 'api GET /v1/runtime >/dev/null; [ "$(jget "$BODY" .scheduler.policy)" = priority+conservative ]' 30
 t_is "$(jget "$BODY" .scheduler.policy)" priority+conservative \
     "the scheduler's policy changes with the reload"
 cp "$T/loom.conf.good" "$T/loom.conf"
@@ -290,7 +290,7 @@ alive "$LOOMD_PID"
 t_ok $? "loomd runs on after the bad reloads"
 before=$(grep -c 'reloaded' "$T/loomd.log")
 kill -HUP "$LOOMD_PID"
-wait_for 'grep -q "SIGHUP: reloading" "$T/loomd.log" && [ "$(grep -c reloaded "$T/loomd.log")" -gt "$before" ]' 5
+wait_for 'grep -q "SIGHUP: reloading" "$T/loomd.log" && [ "$(grep -c reloaded "$T/loomd.log")" -gt "$before" ]' 30
 t_ok $? "SIGHUP reloads (log lines)" || t_diag "$(tail -n 5 "$T/loomd.log")"
 alive "$LOOMD_PID"
 t_ok $? "loomd runs on after SIGHUP"
@@ -314,19 +314,18 @@ t_ok "$(grep -qE '^# TYPE loom_jobs gauge$' "$T/metrics"; echo $?)" \
 for id in "${DJ[@]}"; do
     api DELETE "/v1/jobs/$id" >/dev/null
 done
-all_dj_ended() {
+dj_states() {
     local id
-    for id in "${DJ[@]}"; do
-        case $(job_state "$id") in completed | failed | cancelled) ;; *) return 1 ;; esac
-    done
+    for id in "${DJ[@]}"; do job_state "$id"; done | paste -sd' '
 }
-wait_for all_dj_ended 10
-t_ok $? "the sleeping jobs end (cancelled or done) before the shutdown"
+wait_for '[ "$(dj_states)" = "cancelled cancelled cancelled cancelled" ]' 30
+t_is "$(dj_states)" "cancelled cancelled cancelled cancelled" \
+    "the four sleeping jobs end cancelled before the shutdown"
 api POST /v1/runtime/shutdown '{}' >/dev/null
-t_like "$STATUS" '^20[02]$' "POST /v1/runtime/shutdown" || t_diag "$BODY"
+t_is "$STATUS" 202 "POST /v1/runtime/shutdown: 202" || t_diag "$BODY"
 pid=$LOOMD_PID
-wait_dead "$pid" 150
-t_ok $? "loomd exits within 15 s"
+wait_dead "$pid" 600
+t_ok $? "loomd exits"
 wait "$pid"
 t_is $? 0 "loomd's exit status is 0"
 LOOMD_PID=

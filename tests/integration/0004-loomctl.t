@@ -95,7 +95,7 @@ ctl submit --cluster local -- /bin/echo hi
 t_is "$RC" 0 "loomctl submit -- /bin/echo hi" || ctl_diag
 ECHO=$OUT
 t_like "$ECHO" '^[0-9]+$' "submit prints the job id"
-wait_for '[ "$(job_state "$ECHO")" = completed ]' 10
+wait_for '[ "$(job_state "$ECHO")" = completed ]' 30
 api GET "/v1/jobs/$ECHO" >/dev/null
 t_is "$(py '[d["state"], d["command"], d["name"], d["owner"]]' "$BODY")" \
     '["completed", ["/bin/echo", "hi"], "echo", "loomctl"]' \
@@ -137,10 +137,10 @@ t_is "$(py '[d["name"], d["env"]]' "$OUT" 2>/dev/null)" '["envjob", {"GREETING":
 # ---- cancel ------------------------------------------------------------------
 ctl submit --cluster local -- /bin/sleep 20
 SLEEPER=$OUT
-wait_for '[ "$(job_state "$SLEEPER")" = running ]' 10
+wait_for '[ "$(job_state "$SLEEPER")" = running ]' 30
 ctl cancel "$SLEEPER"
 t_is "$RC" 0 "loomctl cancel ID" || ctl_diag
-wait_for '[ "$(job_state "$SLEEPER")" = cancelled ]' 10
+wait_for '[ "$(job_state "$SLEEPER")" = cancelled ]' 30
 t_is "$(job_state "$SLEEPER")" cancelled "the job is cancelled"
 ctl cancel "$ECHO"
 t_is "$RC" 1 "cancel of a finished job: exit 1"

@@ -45,7 +45,9 @@ t_is "$(py '[d["nodes"], d["state"]]' "$BODY")" '[1000, "up"]' "cluster big: 100
 
 # The sampler: GET /v1/nodes and /v1/jobs all along the run, checking that
 # no node shows more cpus allocated than it has, and that the jobs Loom
-# holds active on a node never ask for more cpus than the node has.
+# holds active on a node never ask for more cpus than the node has. After
+# each sample it writes what it found so far to sampler.json.now, so that
+# the test can wait until it has seen what it must.
 cat >"$T/sampler.py" <<'EOF'
 import json, os, sys, time, urllib.request
 url, token, stop, out = sys.argv[1:5]
@@ -83,11 +85,19 @@ while not os.path.exists(stop):
     for k, v in use.items():
         if v > cpus.get(k, 0):
             bad.append("jobs active on %s ask for %d cpus of %d" % (k, v, cpus.get(k, 0)))
+    now = {"samples": samples, "bad": bad[:20], "n_bad": len(bad),
+           "max_tiny": max_tiny, "max_alloc": max_alloc, "errors": errors}
+    json.dump(now, open(out + ".now.tmp", "w"))
+    os.rename(out + ".now.tmp", out + ".now")
     time.sleep(0.05)
 json.dump({"samples": samples, "bad": bad[:20], "n_bad": len(bad),
            "max_tiny": max_tiny, "max_alloc": max_alloc, "errors": errors},
           open(out, "w"))
 EOF
+# sampled KEY: what the sampler found so far ("" before its first sample).
+sampled() {
+    py "d['$1']" "$(cat "$T/sampler.json.now" 2>/dev/null)" 2>/dev/null
+}
 python3 "$T/sampler.py" "$LOOM_URL" "$TOKEN" "$T/sampler.stop" "$T/sampler.json" &
 SAMPLER=$!
 t_cleanup 'touch "$T/sampler.stop"; wait_dead "$SAMPLER" 50 || kill "$SAMPLER" 2>/dev/null'
@@ -99,7 +109,7 @@ for ((i = 1; i <= 50; i++)); do
     [ -n "$JOB" ] && n=$((n + 1))
 done
 t_is "$n" 50 "50 jobs accepted"
-wait_for '[ "$(count_state fifty- completed)" = 50 ]' 20
+wait_for '[ "$(count_state fifty- completed)" = 50 ]' 30
 api GET '/v1/jobs?cluster=big' >/dev/null
 t_is "$(py 'sorted(set((j["state"], j["exit_code"], len(j["nodes"])) for j in d["items"] if j["name"].startswith("fifty-")))' "$BODY")" \
     '[["completed", 0, 1]]' "all 50 completed with exit code 0, on one node each"
@@ -111,15 +121,16 @@ t_is "$(py 'all(j["start_time"] and j["end_time"] >= j["start_time"] for j in d[
 # ---- exit code ---------------------------------------------------------------
 submit '{"name": "three", "command": ["/bin/true"], "request": {"cluster": "big"}, "env": {"LOOM_SIM_RUNTIME_S": "10", "LOOM_SIM_EXIT_CODE": "3"}}'
 THREE=$JOB
-wait_for 'api GET "/v1/jobs/$THREE" >/dev/null; [ "$(jget "$BODY" .state)" = failed ]' 10
+wait_for 'api GET "/v1/jobs/$THREE" >/dev/null; [ "$(jget "$BODY" .state)" = failed ]' 30
 api GET "/v1/jobs/$THREE" >/dev/null
 t_is "$(py '[d["state"], d["exit_code"]]' "$BODY")" '["failed", 3]' \
     "LOOM_SIM_EXIT_CODE=3: failed with exit_code 3"
 
 # ---- 2 nodes x 32 cpus ---------------------------------------------------------
-submit '{"name": "wide", "command": ["/bin/true"], "request": {"cluster": "big", "nodes": 2, "cpus_per_node": 32}, "env": {"LOOM_SIM_RUNTIME_S": "3000"}}'
+# 10,000 simulated seconds: 10 s, for the sampler to see its nodes full.
+submit '{"name": "wide", "command": ["/bin/true"], "request": {"cluster": "big", "nodes": 2, "cpus_per_node": 32, "walltime_s": 20000}, "env": {"LOOM_SIM_RUNTIME_S": "10000"}}'
 WIDE=$JOB
-wait_for 'api GET "/v1/jobs/$WIDE" >/dev/null; [ "$(jget "$BODY" .state)" = running ]' 10
+wait_for 'api GET "/v1/jobs/$WIDE" >/dev/null; [ "$(jget "$BODY" .state)" = running ]' 30
 api GET "/v1/jobs/$WIDE" >/dev/null
 t_is "$(py '[d["state"], len(d["nodes"]), len(set(d["nodes"]))]' "$BODY")" \
     '["running", 2, 2]' "2 nodes x 32 cpus: runs on 2 distinct nodes"
@@ -133,21 +144,25 @@ both_full() {
     done
     echo $ok
 }
-wait_for '[ "$(both_full)" = 2 ]' 5
+wait_for '[ "$(both_full)" = 2 ]' 30
 t_is "$(both_full)" 2 "both of its nodes show 32 of 32 cpus allocated"
-wait_for 'api GET "/v1/jobs/$WIDE" >/dev/null; [ "$(jget "$BODY" .state)" = completed ]' 10
+wait_for '[ "$(sampled max_alloc)" = 32 ]' 30
+wait_for 'api GET "/v1/jobs/$WIDE" >/dev/null; [ "$(jget "$BODY" .state)" = completed ]' 60
 t_is "$(jget "$BODY" .state)" completed "the 2-node job completes"
 
 # ---- contention: 12 whole-node jobs on a 2-node cluster --------------------------
 n=0
 for ((i = 1; i <= 12; i++)); do
-    submit "{\"name\": \"tiny-$i\", \"command\": [\"/bin/true\"], \"request\": {\"cluster\": \"tiny\", \"cpus_per_node\": 32}, \"env\": {\"LOOM_SIM_RUNTIME_S\": \"300\"}}"
+    submit "{\"name\": \"tiny-$i\", \"command\": [\"/bin/true\"], \"request\": {\"cluster\": \"tiny\", \"cpus_per_node\": 32}, \"env\": {\"LOOM_SIM_RUNTIME_S\": \"1000\"}}"
     [ -n "$JOB" ] && n=$((n + 1))
 done
 t_is "$n" 12 "12 whole-node jobs for the 2-node cluster accepted"
-wait_for '[ "$(count_state tiny- completed)" = 12 ]' 25
+# Six waves of 1,000 simulated seconds: the sampler sees some of them.
+wait_for '[ "$(sampled max_tiny)" -ge 1 ] 2>/dev/null' 30
+wait_for '[ "$(count_state tiny- completed)" = 12 ]' 60
 t_is "$(count_state tiny- completed)" 12 "all 12 completed, two at a time"
 
+wait_for '[ "$(sampled samples)" -ge 20 ] 2>/dev/null' 60
 touch "$T/sampler.stop"
 wait_dead "$SAMPLER" 100
 wait "$SAMPLER"

@@ -35,15 +35,15 @@ t_cleanup 'for f in "$T"/*.pids; do [ -f "$f" ] && read -r s c <"$f" && kill -KI
 # ---- cancel kills the whole group ------------------------------------------------
 submit "$(family_job cancelme "$T/cancel.pids")"
 CANCEL=$JOB
-wait_for '[ "$(job_state "$CANCEL")" = running ] && [ -s "$T/cancel.pids" ]' 10
+wait_for '[ "$(job_state "$CANCEL")" = running ] && [ -s "$T/cancel.pids" ]' 30
 read -r SH CHILD <"$T/cancel.pids"
 t_like "$SH $CHILD" '^[0-9]+ [0-9]+$' "the job wrote its shell and child pids"
 t_ok "$(alive "$CHILD" && alive "$SH"; echo $?)" "the shell and its child run"
 t_is "$(awk '{print $5}' "/proc/$CHILD/stat" 2>/dev/null)" "$SH" \
     "the child is in the shell's process group"
 api DELETE "/v1/jobs/$CANCEL" >/dev/null
-t_like "$STATUS" '^20[02]$' "DELETE /v1/jobs/ID" || t_diag "$BODY"
-wait_for '[ "$(job_state "$CANCEL")" = cancelled ]' 10
+t_is "$STATUS" 202 "DELETE /v1/jobs/ID of a running job: 202" || t_diag "$BODY"
+wait_for '[ "$(job_state "$CANCEL")" = cancelled ]' 30
 t_is "$(job_state "$CANCEL")" cancelled "the job ends cancelled"
 wait_dead "$CHILD" 50
 t_ok $? "the child (sleep 300) is gone (state $(pstate "$CHILD"))"
@@ -53,26 +53,26 @@ t_ok $? "the job's shell is gone"
 # ---- suspend and resume -------------------------------------------------------------
 submit "$(family_job suspendme "$T/suspend.pids")"
 SUS=$JOB
-wait_for '[ "$(job_state "$SUS")" = running ] && [ -s "$T/suspend.pids" ]' 10
+wait_for '[ "$(job_state "$SUS")" = running ] && [ -s "$T/suspend.pids" ]' 30
 read -r SH CHILD <"$T/suspend.pids"
 api POST "/v1/jobs/$SUS/suspend" '{}' >/dev/null
-t_like "$STATUS" '^20[02]$' "POST suspend" || t_diag "$BODY"
-wait_for '[ "$(pstate "$CHILD")" = T ] && [ "$(pstate "$SH")" = T ]' 5
+t_is "$STATUS" 202 "POST suspend: 202" || t_diag "$BODY"
+wait_for '[ "$(pstate "$CHILD")" = T ] && [ "$(pstate "$SH")" = T ]' 30
 t_is "$(pstate "$SH") $(pstate "$CHILD")" "T T" "the shell and its child are stopped (T)"
-wait_for '[ "$(job_state "$SUS")" = suspended ]' 5
+wait_for '[ "$(job_state "$SUS")" = suspended ]' 30
 t_is "$(job_state "$SUS")" suspended "the job shows suspended"
 api POST "/v1/jobs/$SUS/suspend" '{}' >/dev/null
 t_is "$STATUS" 409 "suspend of a suspended job: 409"
 api POST "/v1/jobs/$SUS/resume" '{}' >/dev/null
-t_like "$STATUS" '^20[02]$' "POST resume" || t_diag "$BODY"
-wait_for '[[ $(pstate "$CHILD") == [SR] && $(pstate "$SH") == [SR] ]]' 5
+t_is "$STATUS" 202 "POST resume: 202" || t_diag "$BODY"
+wait_for '[[ $(pstate "$CHILD") == [SR] && $(pstate "$SH") == [SR] ]]' 30
 t_like "$(pstate "$SH") $(pstate "$CHILD")" '^[SR] [SR]$' "both run again (S or R)"
-wait_for '[ "$(job_state "$SUS")" = running ]' 5
+wait_for '[ "$(job_state "$SUS")" = running ]' 30
 t_is "$(job_state "$SUS")" running "the job shows running again"
 api POST "/v1/jobs/$SUS/resume" '{}' >/dev/null
 t_is "$STATUS" 409 "resume of a running job: 409"
 api DELETE "/v1/jobs/$SUS" >/dev/null
-wait_for '[ "$(job_state "$SUS")" = cancelled ]' 10
+wait_for '[ "$(job_state "$SUS")" = cancelled ]' 30
 t_is "$(job_state "$SUS")" cancelled "cancelled afterwards"
 wait_dead "$CHILD" 50
 t_ok $? "its child is gone too"
@@ -80,35 +80,34 @@ t_ok $? "its child is gone too"
 # ---- a suspended job can be cancelled --------------------------------------------
 submit "$(family_job stopped "$T/stopped.pids")"
 STOPPED=$JOB
-wait_for '[ "$(job_state "$STOPPED")" = running ] && [ -s "$T/stopped.pids" ]' 10
+wait_for '[ "$(job_state "$STOPPED")" = running ] && [ -s "$T/stopped.pids" ]' 30
 read -r SH CHILD <"$T/stopped.pids"
 api POST "/v1/jobs/$STOPPED/suspend" '{}' >/dev/null
-wait_for '[ "$(job_state "$STOPPED")" = suspended ]' 5
+wait_for '[ "$(job_state "$STOPPED")" = suspended ]' 30
 api DELETE "/v1/jobs/$STOPPED" >/dev/null
-t_like "$STATUS" '^20[02]$' "cancel of a suspended job" || t_diag "$BODY"
-wait_for '[ "$(job_state "$STOPPED")" = cancelled ]' 10
+t_is "$STATUS" 202 "cancel of a suspended job: 202" || t_diag "$BODY"
+wait_for '[ "$(job_state "$STOPPED")" = cancelled ]' 30
 t_is "$(job_state "$STOPPED")" cancelled "the suspended job ends cancelled"
 wait_dead "$CHILD" 50
 t_ok $? "its stopped child is gone ($(pstate "$CHILD"))"
 
 # ---- walltime ---------------------------------------------------------------------------
-T0=${EPOCHREALTIME/[.,]/}
 submit '{"name": "too-long", "command": ["/bin/sleep", "30"], "request": {"cluster": "local", "walltime_s": 1}}'
 WALL=$JOB
-wait_for '[ "$(job_state "$WALL")" = failed ]' 8
-T1=${EPOCHREALTIME/[.,]/}
+wait_for '[ "$(job_state "$WALL")" = failed ]' 60
 api GET "/v1/jobs/$WALL" >/dev/null
 t_is "$(jget "$BODY" .state)" failed "walltime_s 1 on sleep 30: failed"
-t_ok "$( ((T1 - T0 < 6000000)) && echo 0 || echo 1)" \
-    "ended within ~5 s ($(((T1 - T0) / 1000)) ms)"
-t_like "$(jget "$BODY" .reason 2>/dev/null)" 'walltime' "the reason mentions the walltime"
+WS=$(epoch "$(jget "$BODY" .start_time)") WE=$(epoch "$(jget "$BODY" .end_time)")
+t_ok "$([ "$WS" != - ] && [ "$WE" != - ] && ((WE - WS >= 1 && WE - WS < 30)) && echo 0 || echo 1)" \
+    "... ended by its walltime: after 1 s, before sleep 30 could end ($WS-$WE)"
+t_is "$(jget "$BODY" .reason 2>/dev/null)" "walltime exceeded" "the reason says the walltime was exceeded"
 
 # ---- hold and release -----------------------------------------------------------------
 submit "$(family_job fill1 "$T/fill1.pids")"
 F1=$JOB
 submit "$(family_job fill2 "$T/fill2.pids")"
 F2=$JOB
-wait_for '[ "$(job_state "$F1")" = running ] && [ "$(job_state "$F2")" = running ]' 10
+wait_for '[ "$(job_state "$F1")" = running ] && [ "$(job_state "$F2")" = running ]' 30
 t_is "$(job_state "$F1")/$(job_state "$F2")" running/running "two fillers take both cpus"
 submit "{\"name\": \"holdme\", \"command\": [\"/bin/sh\", \"-c\", \"echo ran >> $T/held.ran\"], \"request\": {\"cluster\": \"local\"}}"
 H=$JOB
@@ -119,23 +118,22 @@ t_is "$(job_state "$H")" held "the job shows held"
 api POST "/v1/jobs/$H/hold" '{}' >/dev/null
 t_is "$STATUS" 409 "hold of a held job: 409"
 api DELETE "/v1/jobs/$F1" >/dev/null
-wait_for '[ "$(job_state "$F1")" = cancelled ]' 10
-# A free cpu now; observed over 2 s, the held job must not run.
-left=
-for ((i = 0; i < 20; i++)); do
-    st=$(job_state "$H")
-    [ "$st" = held ] || { left=$st; break; }
-    sleep 0.1
-done
-t_is "${left:-held}" held "with a cpu free the held job stays held"
+wait_for '[ "$(job_state "$F1")" = cancelled ]' 30
+# A free cpu now: a job submitted after the held one runs there (in FIFO
+# order the held one would have gone first), and the held one stays held.
+submit "{\"name\": \"after-hold\", \"command\": [\"/bin/true\"], \"request\": {\"cluster\": \"local\"}}"
+AH=$JOB
+wait_for '[ "$(job_state "$AH")" = completed ]' 30
+t_is "$(job_state "$AH")/$(job_state "$H")" completed/held \
+    "with a cpu free a later job runs, and the held job stays held"
 t_ok "$([ ! -e "$T/held.ran" ]; echo $?)" "and did not run"
 api POST "/v1/jobs/$H/release" '{}' >/dev/null
 t_is "$STATUS" 200 "POST release" || t_diag "$BODY"
-wait_for '[ "$(job_state "$H")" = completed ]' 10
+wait_for '[ "$(job_state "$H")" = completed ]' 30
 t_is "$(job_state "$H")" completed "released, it runs"
 t_is "$(cat "$T/held.ran" 2>/dev/null)" ran "once"
 api DELETE "/v1/jobs/$F2" >/dev/null
-wait_for '[ "$(job_state "$F2")" = cancelled ]' 10
+wait_for '[ "$(job_state "$F2")" = cancelled ]' 30
 t_is "$(job_state "$F2")" cancelled "the second filler is cancelled"
 
 alive "$LOOMD_PID"
