@@ -5,9 +5,9 @@
 #   (a) `jobs` hangs (sleeps 60 s, ignoring SIGTERM) with timeout.jobs = 2:
 #       the cluster turns degraded, then unreachable, with an error naming
 #       the pack, the op and "timed out after 2 s"; the hanging process
-#       group is killed; the local cluster is not held up (API answers
-#       < 0.5 s, a local job runs to completion); restoring `jobs` brings
-#       the cluster up again by itself;
+#       group is killed; the local cluster is not held up (the API answers
+#       while the op hangs, a local job runs to completion); restoring
+#       `jobs` brings the cluster up again by itself;
 #   (b) `jobs` answers garbage: "not a JSON object";
 #   (c) `jobs` prints 10 MiB: "output larger than 1048576 bytes";
 #   (d) `jobs` exits 75 with a message: the message shows;
@@ -99,21 +99,26 @@ EOF
 swap_jobs "$T/jobs.hang"
 T0=$(now_us)
 
-# While the Slurm worker hangs, the API must stay fast and local jobs run.
+# While the Slurm worker hangs, the API must answer and local jobs run. A
+# call counts as answered during a hang when the same hanging run was alive
+# before it was made and after it returned: it did not wait for the worker.
 MAXT=0
-SLOW=
+BAD=
 NREQ=0
+DURING=0
 MAXGROUPS=0
 time_local() {
-    local r
-    r=$(curl -s -o /dev/null --max-time 5 -w '%{http_code} %{time_total}' \
+    local r before after g
+    before=$(tail -n 1 "$T/hang.pids" 2>/dev/null)
+    [ -n "$before" ] && [ -z "$(for p in $before; do alive "$p" && echo "$p"; done)" ] && before=
+    r=$(curl -s -o /dev/null --max-time 30 -w '%{http_code} %{time_total}' \
         -H "Authorization: Bearer $TOKEN" "$LOOM_URL/v1/nodes?cluster=local")
+    after=
+    [ -n "$before" ] && after=$(for p in $before; do alive "$p" && echo "$p"; done)
     NREQ=$((NREQ + 1))
-    if [ "${r%% *}" != 200 ] || awk -v t="${r#* }" 'BEGIN { exit !(t >= 0.5) }'; then
-        SLOW="$SLOW [$r]"
-    fi
+    [ "${r%% *}" = 200 ] || BAD="$BAD [$r]"
+    [ "${r%% *}" = 200 ] && [ -n "$after" ] && DURING=$((DURING + 1))
     MAXT=$(awk -v a="$MAXT" -v b="${r#* }" 'BEGIN { print (b > a ? b : a) }')
-    local g
     g=$(groups_alive "$T/hang.pids")
     ((g > MAXGROUPS)) && MAXGROUPS=$g
 }
@@ -121,7 +126,7 @@ time_local() {
 submit '{"name":"local-during-hang","command":["/bin/sh","-c","sleep 1; echo ran"],"request":{"cluster":"local"}}'
 LJ=$JOB
 
-wait_for 'time_local; cluster_state slurm; [ "$STATE" = degraded ]' 8
+wait_for 'time_local; cluster_state slurm; [ "$STATE" = degraded ]' 60
 t_is "$STATE" degraded "a hanging jobs op turns the cluster degraded"
 t_diag "degraded after $((($(now_us) - T0) / 1000)) ms: $ERR"
 t_like "$ERR" "pack $PACK_RE: jobs: script timed out after 2 s" \
@@ -129,37 +134,39 @@ t_like "$ERR" "pack $PACK_RE: jobs: script timed out after 2 s" \
 FIRST=$(head -n 1 "$T/hang.pids")
 t_like "$FIRST" '^[0-9]+ [0-9]+$' "the hanging script ran (pids $FIRST)"
 # The timed-out run's group got SIGTERM (ignored) and SIGKILL 1 s later.
-wait_for '[ -z "$(for p in $FIRST; do alive $p && echo $p; done)" ]' 3
+wait_for '[ -z "$(for p in $FIRST; do alive $p && echo $p; done)" ]' 30
 t_is "$(for p in $FIRST; do alive "$p" && echo "$p"; done | paste -sd' ')" "" \
     "the timed-out run's process group (shell and its 'sleep 60') is gone"
 
-wait_for 'time_local; [ "$(job_state "$LJ")" = completed ]' 10
+wait_for 'time_local; [ "$(job_state "$LJ")" = completed ]' 60
 t_is "$(job_state "$LJ")" completed "a local job runs to completion while the Slurm worker hangs"
 cluster_state slurm
-t_isnt "$STATE" up "... (the Slurm cluster was still failing meanwhile)"
+t_like "$STATE" '^(degraded|unreachable)$' "... (the Slurm cluster was still failing meanwhile: $STATE)"
 
-wait_for 'time_local; cluster_state slurm; [ "$STATE" = unreachable ]' 20
+wait_for 'time_local; cluster_state slurm; [ "$STATE" = unreachable ]' 90
 t_is "$STATE" unreachable "after three failed polls the cluster is unreachable"
 t_diag "unreachable after $((($(now_us) - T0) / 1000)) ms;" \
     "$(wc -l <"$T/hang.pids") hanging runs so far"
 t_like "$ERR" "pack $PACK_RE: jobs: script timed out after 2 s" \
     "... and the error still says why"
-t_is "$SLOW" "" "GET /v1/nodes?cluster=local answered 200 in < 0.5 s every time ($NREQ calls, slowest $MAXT s)"
+t_is "$BAD" "" "GET /v1/nodes?cluster=local answered 200 every time ($NREQ calls, slowest $MAXT s)"
+t_ok "$( ((DURING >= 1)) && echo 0 || echo 1)" \
+    "... also while a jobs op hung, not waiting for it ($DURING of the calls)"
 t_is "$MAXGROUPS" 1 "the hanging runs never overlapped (at most one alive at a time)"
 
 M=$(curl -s --max-time 5 "$LOOM_URL/metrics")
 Q99=$(awk '/^loom_adaptor_op_seconds\{cluster="slurm",op="jobs",quantile="0.99"\}/ { print $2 }' <<<"$M")
 FAILS=$(awk '/^loom_adaptor_op_failures_total\{cluster="slurm",op="jobs"\}/ { print $2 }' <<<"$M")
-t_ok "$(awk -v q="${Q99:-0}" 'BEGIN { exit !(q >= 2 && q < 5) }'; echo $?)" \
-    "/metrics: the slowest slurm jobs op took 2 to 5 s, not 60 ($Q99 s)"
+t_ok "$(awk -v q="${Q99:-0}" 'BEGIN { exit !(q >= 2 && q < 30) }'; echo $?)" \
+    "/metrics: the slowest slurm jobs op took 2 s or more, cut short (not 60 s: $Q99 s)"
 t_ok "$( ((${FAILS:-0} >= 3)); echo $?)" "/metrics: at least 3 failed slurm jobs ops ($FAILS)"
 
 swap_jobs "$T/jobs.real"
 T1=$(now_us)
-wait_for 'cluster_state slurm; [ "$STATE" = up ]' 10
+wait_for 'cluster_state slurm; [ "$STATE" = up ]' 60
 t_is "$STATE/$ERR" "up/" "restoring the real jobs op brings the cluster up again by itself"
 t_diag "up again $((($(now_us) - T1) / 1000)) ms after the restore"
-wait_for '[ -z "$(pids_alive "$T/hang.pids")" ]' 3
+wait_for '[ -z "$(pids_alive "$T/hang.pids")" ]' 30
 t_is "$(pids_alive "$T/hang.pids")" "" "no process of any hanging run is left"
 t_is "$(procs_of_pack | grep -c 'sleep 60')" 0 "no 'sleep 60' of the pack is left (/proc)"
 
@@ -170,13 +177,13 @@ cat >/dev/null
 echo 'this is garbage, not JSON {{{'
 EOF
 swap_jobs "$T/jobs.garbage"
-wait_for 'cluster_state slurm; [[ $ERR == *"not a JSON object"* ]]' 8
+wait_for 'cluster_state slurm; [[ $ERR == *"not a JSON object"* ]]' 60
 t_like "$STATE" '^(degraded|unreachable)$' "garbage from jobs: the cluster is $STATE"
 t_diag "$ERR"
 t_like "$ERR" "pack $PACK_RE: jobs: .*answer is not a JSON object" \
     "the error says the answer is not a JSON object"
 swap_jobs "$T/jobs.real"
-wait_for 'cluster_state slurm; [ "$STATE" = up ]' 8
+wait_for 'cluster_state slurm; [ "$STATE" = up ]' 60
 t_is "$STATE" up "... and the cluster is up again once jobs is restored"
 
 # ---- (c) too much output --------------------------------------------------------
@@ -185,15 +192,15 @@ cat >"$T/jobs.flood" <<EOF
 head -c 10485760 /dev/zero | tr '\\0' x
 EOF
 swap_jobs "$T/jobs.flood"
-wait_for 'cluster_state slurm; [[ $ERR == *"larger than"* ]]' 10
+wait_for 'cluster_state slurm; [[ $ERR == *"larger than"* ]]' 60
 t_like "$STATE" '^(degraded|unreachable)$' "10 MiB from jobs: the cluster is $STATE"
 t_diag "$ERR"
 t_like "$ERR" "pack $PACK_RE: jobs: output larger than 1048576 bytes" \
     "the error says the output is larger than the limit (1048576 bytes)"
 swap_jobs "$T/jobs.real"
-wait_for 'cluster_state slurm; [ "$STATE" = up ]' 8
+wait_for 'cluster_state slurm; [ "$STATE" = up ]' 60
 t_is "$STATE" up "... and the cluster is up again once jobs is restored"
-wait_for '[ -z "$(procs_of_pack | grep -E "head|tr ")" ]' 3
+wait_for '[ -z "$(procs_of_pack | grep -E "head|tr ")" ]' 30
 t_is "$(procs_of_pack | grep -cE 'head|tr ')" 0 "no writer of the flood is left"
 
 # ---- (d) exit 75 with a message ---------------------------------------------------
@@ -204,14 +211,14 @@ echo "second line, not shown" >&2
 exit 75
 EOF
 swap_jobs "$T/jobs.tempfail"
-wait_for 'cluster_state slurm; [[ $ERR == *frobnicator* ]]' 8
+wait_for 'cluster_state slurm; [[ $ERR == *frobnicator* ]]' 60
 t_like "$STATE" '^(degraded|unreachable)$' "jobs exits 75: the cluster is $STATE"
 t_diag "$ERR"
 t_like "$ERR" "pack $PACK_RE: jobs: .*the frobnicator is on fire; try later" \
     "the pack's message shows in the error"
 t_ok "$([[ $ERR != *"second line"* ]]; echo $?)" "... only its first line"
 swap_jobs "$T/jobs.real"
-wait_for 'cluster_state slurm; [ "$STATE" = up ]' 8
+wait_for 'cluster_state slurm; [ "$STATE" = up ]' 60
 t_is "$STATE" up "... and the cluster is up again once jobs is restored"
 
 # ---- (e) loomd is fine ---------------------------------------------------------------
@@ -221,7 +228,7 @@ api GET /v1/clusters >/dev/null
 t_is "$STATUS" 200 "... and GET /v1/clusters"
 submit '{"name":"slurm-after","command":["true"],"request":{"cluster":"slurm"}}'
 SJ=$JOB
-wait_for '[ "$(job_state "$SJ")" = completed ]' 20
+wait_for '[ "$(job_state "$SJ")" = completed ]' 60
 t_is "$(job_state "$SJ")" completed "a Slurm job runs to completion after all that"
 loomd_stop
 t_is $? 0 "loomd stops with status 0"

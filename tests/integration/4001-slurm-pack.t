@@ -114,14 +114,16 @@ t_is "$?: $OUT" "75: nodes: SLURM_CONF=$T/nonexistent: no such readable file" \
     "a SLURM_CONF that does not exist: 75 at once (Slurm would retry for 60 s)"
 
 # ---- start on the node Loom chose; idempotent ---------------------------------------
-start_job 101 n3 1 'echo "ran on $SLURMD_NODENAME as $LOOM_JOB_ID"; sleep 2'
+# It runs until the test has looked at it (the file j101.go; 60 s at most).
+start_job 101 n3 1 'echo "ran on $SLURMD_NODENAME as $LOOM_JOB_ID"
+i=0; while [ ! -e '"$T"'/j101.go ] && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done'
 t_is "$RC" 0 "start 101 on n3: exit 0"
 J101=$NATIVE
 t_like "$J101" '^[0-9]+$' "start answers a native id"
 start_job 101 n3 1 'echo second submit'
 t_is "$NATIVE" "$J101" "start again with the same Loom id: the same native id"
 t_is "$(squeue -h -t all -o '%k' | grep -c '^loom:101$')" 1 "Slurm holds one job with comment loom:101"
-wait_for '[ "$(jobstate 101)" = running ]' 15
+wait_for '[ "$(jobstate 101)" = running ]' 30
 jobs_now
 t_is "$(loomjob 101 'i["state"]')" running "jobs: 101 runs"
 t_is "$(loomjob 101 '[i["native_id"], i["name"], i["nodes"], i["end_time"], i["exit_code"]]')" \
@@ -129,7 +131,8 @@ t_is "$(loomjob 101 '[i["native_id"], i["name"], i["nodes"], i["end_time"], i["e
 t_is "$(scontrol show job -o "$J101" | grep -o ' NodeList=[^ ]*')" " NodeList=n3" "scontrol: it runs on n3"
 t_is "$(scontrol show job -o "$J101" | grep -Eo ' (TimeLimit|MinMemoryNode|NumCPUs)=[^ ]*' | tr -d '\n')" \
     " TimeLimit=00:02:00 NumCPUs=1 MinMemoryNode=100M" "90 s walltime -> 2 minutes; 1 cpu; 100 MB"
-wait_for '[ "$(jobstate 101)" = completed ]' 15
+touch "$T/j101.go"
+wait_for '[ "$(jobstate 101)" = completed ]' 60
 jobs_now
 t_is "$(loomjob 101 '[i["state"], i["exit_code"]]')" '["completed", 0]' "jobs: 101 completed with exit code 0"
 t_is "$(cat "$CL/jobs/101/stdout")" "ran on n3 as 101" "its stdout file: it ran on n3 (SLURMD_NODENAME)"
@@ -141,11 +144,11 @@ start_job 102 n1,n2 1 'exit 3'
 JOBENV=(LOOM_JOB_STDOUT="$CL/jobs/107/out%j.txt")
 start_job 107 n4 1 'echo percent'
 JOBENV=()
-wait_for 'case $(jobstate 102) in failed|completed) true ;; *) false ;; esac' 15
+wait_for 'case $(jobstate 102) in failed|completed) true ;; *) false ;; esac' 30
 jobs_now
 t_is "$(loomjob 102 '[i["state"], i["exit_code"], i["nodes"]]')" \
     '["failed", 3, ["n1", "n2"]]' "jobs: a job exiting 3 on n1,n2 failed with exit_code 3"
-wait_for '[ "$(jobstate 107)" = completed ]' 15
+wait_for '[ "$(jobstate 107)" = completed ]' 30
 t_is "$(cat "$CL/jobs/107/out%j.txt" 2>&1)" percent "a % in the stdout path is kept as it is"
 t_like "$(cat "$CL/slurm-exit-codes" 2>/dev/null)" "(^|
 )$(loomjob 102 'i["native_id"]') 3:0" "the pack keeps its exit code in the state dir"
@@ -160,9 +163,9 @@ t_is "$(py 'd["complete"]' "$JOBS")" true "jobs: complete answers"
 # ---- cancel -----------------------------------------------------------------------------------
 start_job 103 n4 1 'sleep 60'
 J103=$NATIVE
-wait_for '[ "$(jobstate 103)" = running ]' 15
+wait_for '[ "$(jobstate 103)" = running ]' 30
 op_ok cancel "$J103"
-wait_for '[ "$(jobstate 103)" = cancelled ]' 10
+wait_for '[ "$(jobstate 103)" = cancelled ]' 30
 t_is "$(jobstate 103)" cancelled "jobs: cancelled"
 op_ok cancel "$J103"
 t_is "$RC" 0 "cancel of a job that ended succeeds"
@@ -173,7 +176,7 @@ t_like "$ERRTXT" 'no job 999999' "... saying so"
 # ---- suspend / resume ------------------------------------------------------------------------
 start_job 104 n1 1 'sleep 60'
 J104=$NATIVE
-wait_for '[ "$(jobstate 104)" = running ]' 15
+wait_for '[ "$(jobstate 104)" = running ]' 30
 op_ok suspend "$J104"
 t_is "$(sq "$J104" %t)" S "squeue: S"
 t_is "$(jobstate 104)" suspended "jobs: suspended"
@@ -186,7 +189,7 @@ op_ok resume "$J104"
 # ---- hold / release: a job waiting for a busy node ---------------------------------------------------
 start_job 105 n2 2 'sleep 60'
 J105=$NATIVE
-wait_for '[ "$(jobstate 105)" = running ]' 15
+wait_for '[ "$(jobstate 105)" = running ]' 30
 start_job 106 n2 1 'echo ran; sleep 1'
 J106=$NATIVE
 t_is "$(jobstate 106)" pending "a job for the busy n2 pends"
@@ -197,7 +200,7 @@ t_is "$(loomjob 106 '[i["state"], i["reason"]]')" \
 op_ok release "$J106"
 t_is "$(jobstate 106)" pending "jobs: pending again after release"
 op_ok cancel "$J105"
-wait_for '[ "$(jobstate 106)" = completed ]' 15
+wait_for '[ "$(jobstate 106)" = completed ]' 30
 t_is "$(jobfield loom_id 106 nodes)" '["n2"]' "once n2 is free it ran there"
 op hold "$J106"
 t_is "$RC" 1 "hold of a finished job: exit 1"
@@ -209,20 +212,20 @@ REQ='{"reason": "disk \"a\\b\" check"}'
 op_ok set-node-state n4 drain
 OPENV=()
 REQ=
-wait_for '[ "$(nodefield n4 state)" = drained ]' 10
+wait_for '[ "$(nodefield n4 state)" = drained ]' 30
 t_is "$(nodefield n4 state)" drained "nodes: n4 drained"
 op nodes
 t_is "$(py '[n["reason"] for n in d["items"] if n["name"] == "n4"][0]' "$OUT")" 'disk "a\b" check' "nodes: with Loom's reason"
 t_is "$(sinfo -h -N -n n4 -o %t)" drain "sinfo: n4 drain"
 op_ok set-node-state n4 up
-wait_for '[ "$(nodefield n4 state)" = idle ]' 10
+wait_for '[ "$(nodefield n4 state)" = idle ]' 30
 t_is "$(nodefield n4 state)" idle "nodes: n4 idle again"
 op_ok set-node-state n4 up
 op_ok set-node-state n4 down
-wait_for '[ "$(nodefield n4 state)" = down ]' 10
+wait_for '[ "$(nodefield n4 state)" = down ]' 30
 t_is "$(nodefield n4 state)" down "nodes: n4 down"
 op_ok set-node-state n4 up
-wait_for '[ "$(nodefield n4 state)" = idle ]' 10
+wait_for '[ "$(nodefield n4 state)" = idle ]' 30
 t_is "$(nodefield n4 state)" idle "nodes: n4 up again"
 op set-node-state n9 drain
 t_is "$RC" 1 "set-node-state of an unknown node: exit 1"
@@ -239,7 +242,7 @@ t_is "$(jget "$OUT" .native_id)" loom-r1 "reserve: the reservation's name"
 RES=$(scontrol show reservation -o loom-r1 2>&1)
 t_like "$RES" 'Nodes=n4 ' "scontrol: loom-r1 holds n4"
 t_like "$RES" 'Flags=MAINT,IGNORE_JOBS' "scontrol: a maint reservation"
-wait_for '[ "$(nodefield n4 state)" = maint ]' 15
+wait_for '[ "$(nodefield n4 state)" = maint ]' 30
 t_is "$(nodefield n4 state)" maint "nodes: n4 maint once it is active"
 op_ok unreserve loom-r1
 t_like "$(scontrol show reservation -o loom-r1 2>&1)" 'not found|invalid|No reservations' "scontrol: loom-r1 is gone"

@@ -53,7 +53,7 @@ t_like "$(scontrol show job -o "$NATIVE" 2>/dev/null)" "Comment=loom:$J" \
 # ---- the start decision is Loom's: the job runs on exactly the chosen nodes ----
 submit '{"name":"pair","command":["sleep","4"],"request":{"cluster":"slurm","nodes":2,"cpus_per_node":2}}'
 J2=$JOB
-wait_for '[ "$(field "$J2" .state)" = running ]' 20
+wait_for '[ "$(field "$J2" .state)" = running ]' 30
 job "$J2"
 CHOSEN=$(py '",".join(d["nodes"])' "$BODY")
 RAN=$(squeue -h -j "$(jget "$BODY" .native_id)" -o '%N' 2>/dev/null)
@@ -80,22 +80,24 @@ t_is "$(field "$J4" .state)" running "a long Slurm job runs"
 N4=$(field "$J4" .native_id)
 api POST "/v1/jobs/$J4/suspend" >/dev/null
 t_is "$STATUS" 202 "suspend is accepted"
-wait_for '[ "$(squeue -h -j "$N4" -o %T)" = SUSPENDED ]' 10
+wait_for '[ "$(squeue -h -j "$N4" -o %T)" = SUSPENDED ]' 30
 t_is "$(squeue -h -j "$N4" -o %T)" SUSPENDED "Slurm shows it suspended"
-wait_for '[ "$(field "$J4" .state)" = suspended ]' 10
+wait_for '[ "$(field "$J4" .state)" = suspended ]' 30
 t_is "$(field "$J4" .state)" suspended "Loom shows it suspended"
 api POST "/v1/jobs/$J4/resume" >/dev/null
-wait_for '[ "$(squeue -h -j "$N4" -o %T)" = RUNNING ]' 10
+wait_for '[ "$(squeue -h -j "$N4" -o %T)" = RUNNING ]' 30
 t_is "$(squeue -h -j "$N4" -o %T)" RUNNING "resume: Slurm runs it again"
 api DELETE "/v1/jobs/$J4" >/dev/null
 t_is "$STATUS" 202 "cancel is accepted"
-wait_for '[ "$(field "$J4" .state)" = cancelled ]' 15
+wait_for '[ "$(field "$J4" .state)" = cancelled ]' 30
 t_is "$(field "$J4" .state)" cancelled "the cancelled job ends cancelled"
-t_like "$(squeue -h -j "$N4" -o %T 2>/dev/null)" "^(CANCELLED|)$" "Slurm cancelled it"
+# MinJobAge=600: squeue -t all shows a finished job for 10 minutes.
+wait_for '[ "$(squeue -h -t all -j "$N4" -o %T 2>/dev/null)" = CANCELLED ]' 30
+t_is "$(squeue -h -t all -j "$N4" -o %T 2>/dev/null)" CANCELLED "Slurm cancelled it"
 
 # ---- a job submitted with sbatch directly appears, and Loom steers it ---------------
 NAT=$(sbatch --parsable --begin=now+3600 -J native-one --wrap 'true')
-wait_for 'api GET "/v1/jobs?cluster=slurm&state=pending" >/dev/null; grep -q "\"native_id\":\"$NAT\"" <<<"$BODY"' 15
+wait_for 'api GET "/v1/jobs?cluster=slurm&state=pending" >/dev/null; grep -q "\"native_id\":\"$NAT\"" <<<"$BODY"' 30
 t_ok $? "an sbatch job appears in /v1/jobs"
 JN=$(printf '%s' "$BODY" | python3 -c 'import json,sys; d=json.load(sys.stdin); print([j["id"] for j in d["items"] if j["native_id"]==sys.argv[1]][0])' "$NAT")
 t_is "$(field "$JN" .source)/$(field "$JN" .name)" "cluster/native-one" \
@@ -103,26 +105,26 @@ t_is "$(field "$JN" .source)/$(field "$JN" .name)" "cluster/native-one" \
 api POST "/v1/jobs/$JN/hold" >/dev/null
 t_is "$STATUS" 202 "hold of a job queued in Slurm is accepted"
 prio() { scontrol show job -o "$NAT" | grep -o ' Priority=[0-9]*' | cut -d= -f2; }
-wait_for '[ "$(prio)" = 0 ]' 10
+wait_for '[ "$(prio)" = 0 ]' 30
 t_is "$(prio)" 0 "Slurm holds it (priority 0)"
-wait_for '[ "$(field "$JN" .state)" = held ]' 10
+wait_for '[ "$(field "$JN" .state)" = held ]' 30
 t_is "$(field "$JN" .state)" held "Loom shows it held"
 api POST "/v1/jobs/$JN/release" >/dev/null
-wait_for '[ "$(prio)" != 0 ]' 10
+wait_for '[ "$(prio)" != 0 ]' 30
 t_ok $? "release: Slurm no longer holds it (priority $(prio))"
 api DELETE "/v1/jobs/$JN" >/dev/null
-wait_for '[ "$(field "$JN" .state)" = cancelled ]' 15
+wait_for '[ "$(field "$JN" .state)" = cancelled ]' 30
 t_is "$(field "$JN" .state)" cancelled "cancel of the sbatch job through Loom"
 
 # ---- drain and up show in sinfo --------------------------------------------------------
 api PUT /v1/nodes/slurm/n2/state '{"state":"drain","reason":"loom test"}' >/dev/null
 t_is "$STATUS" 200 "drain slurm/n2"
-wait_for 'sinfo -h -n n2 -o "%T" | grep -Eq "drain"' 10
+wait_for 'sinfo -h -n n2 -o "%T" | grep -Eq "drain"' 30
 t_like "$(sinfo -h -n n2 -o '%T %E')" "^drain(ed|ing)?.* loom test" "sinfo shows n2 drained with the reason"
-wait_for '[ "$(api GET /v1/nodes/slurm/n2 >/dev/null; jget "$BODY" .state)" = drained ]' 10
+wait_for '[ "$(api GET /v1/nodes/slurm/n2 >/dev/null; jget "$BODY" .state)" = drained ]' 30
 t_is "$(api GET /v1/nodes/slurm/n2 >/dev/null; jget "$BODY" .state)" drained "Loom shows it drained"
 api PUT /v1/nodes/slurm/n2/state '{"state":"up"}' >/dev/null
-wait_for 'sinfo -h -n n2 -o "%T" | grep -Eq "^idle"' 10
+wait_for 'sinfo -h -n n2 -o "%T" | grep -Eq "^idle"' 30
 t_like "$(sinfo -h -n n2 -o '%T')" "^idle" "up: sinfo shows n2 idle again"
 
 loomd_stop

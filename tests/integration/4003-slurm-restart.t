@@ -96,7 +96,7 @@ t_is "$STATE" up "the Slurm cluster is up"
 # ---- (a) slurmctld stopped and started again ------------------------------------
 submit "$(jobjson fin1 0)"; F1=$JOB
 submit "$(jobjson fin2 0)"; F2=$JOB
-wait_for '[ "$(field "$F1" .state)/$(field "$F2" .state)" = completed/completed ]' 20
+wait_for '[ "$(field "$F1" .state)/$(field "$F2" .state)" = completed/completed ]' 30
 t_is "$(field "$F1" .state)/$(field "$F2" .state)" completed/completed \
     "two short jobs completed before the controller stops"
 submit "$(jobjson short-run 10)"; R1=$JOB # ends while slurmctld is away
@@ -104,7 +104,7 @@ submit "$(jobjson long-run1 25)"; R2=$JOB
 submit "$(jobjson long-run2 25)"; R3=$JOB
 A_IDS="$F1 $F2 $R1 $R2 $R3"
 wait_for '[ "$(field "$R1" .state)/$(field "$R2" .state)/$(field "$R3" .state)" = running/running/running ] &&
-          [ "$(marks "$R1" start)$(marks "$R2" start)$(marks "$R3" start)" = 111 ]' 20
+          [ "$(marks "$R1" start)$(marks "$R2" start)$(marks "$R3" start)" = 111 ]' 30
 t_is "$(field "$R1" .state)/$(field "$R2" .state)/$(field "$R3" .state)" \
     running/running/running "three sleep jobs run in Slurm"
 declare -A NAT0
@@ -120,7 +120,7 @@ slurm_kill_ctld
 t_ok $? "slurmctld is killed"
 T0=$(now_us)
 KILL_A=$(date +%s.%N)
-wait_for 'cluster_state slurm; [ "$STATE" != up ]' 15
+wait_for 'cluster_state slurm; [ "$STATE" != up ]' 30
 t_is "$STATE" degraded "without its controller the cluster turns degraded"
 t_diag "degraded after $((($(now_us) - T0) / 1000)) ms: $ERR"
 t_like "$ERR" '^cluster slurm: (pack [^:]+: )?(jobs|nodes|queues): .*([Uu]nable to contact|unreachable)' \
@@ -136,7 +136,7 @@ START_A=$(date +%s.%N)
 slurm_start_ctld
 t_ok $? "slurmctld is started again"
 T1=$(now_us)
-wait_for 'cluster_state slurm; [ "$STATE" = up ]' 20
+wait_for 'cluster_state slurm; [ "$STATE" = up ]' 30
 t_is "$STATE/$ERR" up/ "the cluster is up again by itself"
 t_diag "up $((($(now_us) - T1) / 1000)) ms after slurmctld answered"
 # A job that ended while slurmctld was away is reported by its slurmstepd,
@@ -172,7 +172,7 @@ awk -v id="$R1" -v a="$KILL_A" -v b="$START_A" '$1 == id && $2 == "end" && $4 > 
 # killed, right after that save.
 N=20
 W1=10
-wait_for 'slurm_nodes_idle' 20
+wait_for 'slurm_nodes_idle' 30
 t_ok $? "Slurm's nodes are idle"
 B_IDS=
 submit_wave() {

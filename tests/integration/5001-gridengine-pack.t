@@ -95,11 +95,16 @@ op jobs
 t_is "$(pyq "$OUT" 'd')" '{"complete": true, "items": []}' "jobs: none yet, complete"
 
 # ---- start: the chosen instance, idempotent, completed ---------------------------
-start_job 1 "$N1" 'echo "$GREETING from $(hostname) job $LOOM_JOB_ID in $(pwd)"; sleep 3'
+# go FILE: a loop that waits until $T/FILE exists (60 s at most): a job that
+# runs until the test has looked at it.
+go() {
+    echo "i=0; while [ ! -e $T/$1 ] && [ \$i -lt 300 ]; do sleep 0.2; i=\$((i + 1)); done"
+}
+start_job 1 "$N1" 'echo "$GREETING from $(hostname) job $LOOM_JOB_ID in $(pwd)"; '"$(go j1.go)"
 t_is "$RC" 0 "start: exit 0" || t_diag "$ERR"
 t_like "$NID" '^[0-9]+$' "start answers the Grid Engine job id"
 J1=$NID
-wait_for '[ "$(ge_state "$J1")" = r ]' 15
+wait_for '[ "$(ge_state "$J1")" = r ]' 30
 t_is "$(qstat -u '*' | awk -v j="$J1" '$1 == j { print $3, $5, $8 }')" \
     "loom-1 r all.q@$N1" "qstat: loom-1 runs in the chosen queue instance all.q@$N1"
 t_is "$(qstat -j "$J1" | awk '$1 == "context:" { print $2, $3 }')" \
@@ -109,7 +114,8 @@ t_is "$RC:$NID" "0:$J1" "start again: the same job, nothing submitted"
 t_is "$(qstat -u '*' | grep -c ' loom-1 ')" 1 "qstat has one loom-1"
 t_is "$(job_field "$J1" '[j["state"], j["loom_id"], j["nodes"]]')" \
     "[[\"running\", \"1\", [\"$N1\"]]]" "jobs: running, loom_id 1, on $N1"
-wait_for '[ -z "$(ge_state "$J1")" ]' 15
+touch "$T/j1.go"
+wait_for '[ -z "$(ge_state "$J1")" ]' 60
 t_is "$(job_field "$J1" '[j["state"], j["exit_code"], j["reason"]]')" \
     '[["completed", 0, null]]' "jobs: completed with exit code 0 (qacct)"
 op jobs
@@ -126,18 +132,19 @@ op cancel "$NID"
 # ---- exit 3, two hosts, two cpus ---------------------------------------------------
 start_job 2 "$H" 'exit 3'
 J2=$NID
-start_job 3 "$H,$N1" 'cat "$PE_HOSTFILE"; sleep 2'
+start_job 3 "$H,$N1" 'cat "$PE_HOSTFILE"; '"$(go j3.go)"
 J3=$NID
 start_job 4 "$N1" 'echo "$NSLOTS slots"' 2
 J4=$NID
-wait_for '[ "$(ge_state "$J3")" = r ]' 15
+wait_for '[ "$(ge_state "$J3")" = r ]' 30
 t_is "$(qstat -g t -u '*' | awk -v j="$J3" '$1 == j { print $8 }' | sort | tr '\n' ' ')" \
     "$(printf 'all.q@%s\n' "$H" "$N1" | sort | tr '\n' ' ')" \
     "a job on two nodes runs in both instances"
 t_is "$(job_field "$J3" 'sorted(j["nodes"])')" \
     "$(python3 -c 'import json, sys; print(json.dumps([sorted(sys.argv[1:])]))' "$H" "$N1")" \
     "jobs lists both nodes"
-wait_for '[ -z "$(ge_state "$J2")$(ge_state "$J3")$(ge_state "$J4")" ]' 20
+touch "$T/j3.go"
+wait_for '[ -z "$(ge_state "$J2")$(ge_state "$J3")$(ge_state "$J4")" ]' 60
 op jobs
 t_is "$(pyq "$OUT" '[[j["state"], j["exit_code"], j["reason"]] for j in d["items"] if j["native_id"] == "'"$J2"'"]')" \
     '[["failed", 3, "exit status 3"]]' "exit 3: failed with exit code 3"
@@ -153,11 +160,11 @@ t_like "$ERR" '^gridengine: start: qsub: .*no suitable queues' "  Grid Engine sa
 # ---- cancel ----------------------------------------------------------------------------
 start_job 5 "$H" 'sleep 60'
 J5=$NID
-wait_for '[ "$(ge_state "$J5")" = r ]' 15
+wait_for '[ "$(ge_state "$J5")" = r ]' 30
 op jobs
 op cancel "$J5"
 t_is "$RC:$OUT" "0:{}" "cancel a running job: exit 0, {}"
-wait_for '[ -z "$(ge_state "$J5")" ]' 15
+wait_for '[ -z "$(ge_state "$J5")" ]' 30
 t_is "$(job_field "$J5" 'j["state"]')" '["cancelled"]' "jobs: cancelled"
 op cancel "$J5"
 t_is "$RC" 0 "cancel a job that already ended: success"
@@ -168,7 +175,7 @@ t_like "$ERR" '^gridengine: cancel: job 987654: no such job' "with a message"
 # ---- suspend, resume ----------------------------------------------------------------------
 start_job 6 "$N1" 'sleep 60'
 J6=$NID
-wait_for '[ "$(ge_state "$J6")" = r ]' 15
+wait_for '[ "$(ge_state "$J6")" = r ]' 30
 op suspend "$J6"
 t_is "$RC" 0 "suspend: exit 0" || t_diag "$ERR"
 t_is "$(ge_state "$J6")" s "qstat: state s"
@@ -210,10 +217,16 @@ t_is "$(pyq "$OUT" '[[n["state"], n["reason"]] for n in d["items"] if n["name"] 
 start_job 7 "$N1" 'echo seven'
 J7=$NID
 t_is "$RC" 0 "start on a drained node: accepted" || t_diag "$ERR"
-t_sleep 2
-t_is "$(ge_state "$J7")" qw "  but it waits (qw) while the instance is disabled"
+# One scheduler run later (qconf -tsm: the next run writes its trace to
+# common/schedd_runlog), it still waits.
+SCHED_LOG=$SGE_ROOT/$SGE_CELL/common/schedd_runlog
+rm -f "$SCHED_LOG"
+qconf -tsm >/dev/null 2>&1
+wait_for '[ -s "$SCHED_LOG" ]' 30
+t_is "$([ -s "$SCHED_LOG" ] && echo ran)/$(ge_state "$J7")" ran/qw \
+    "  but it waits (qw) while the instance is disabled (a scheduler run later)"
 op cancel "$J6"
-wait_for '[ -z "$(ge_state "$J6")" ]' 15
+wait_for '[ -z "$(ge_state "$J6")" ]' 30
 op nodes
 t_is "$(pyq "$OUT" '[n["state"] for n in d["items"] if n["name"] == "'"$N1"'"]')" '["drained"]' \
     "nodes: drained once the job is gone"
@@ -223,7 +236,7 @@ t_is "$(pyq "$(op nodes; echo "$OUT")" '[[n["state"], n["reason"]] for n in d["i
     '[["down", "power"]]' "down: nodes says down"
 op set-node-state "$N1" up
 t_is "$RC" 0 "up: exit 0"
-wait_for '[ -z "$(ge_state "$J7")" ]' 15
+wait_for '[ -z "$(ge_state "$J7")" ]' 30
 t_is "$(cat "$T/jobs/7/stdout" 2>&1)" seven "the waiting job ran once the node was up"
 t_is "$(qstat -f -u '*' | awk -v q="all.q@$N1" '$1 == q { print NF }')" 5 "qstat -f: all.q@$N1 enabled"
 t_is "$(pyq "$(op nodes; echo "$OUT")" '[[n["state"], n["reason"]] for n in d["items"] if n["name"] == "'"$N1"'"]')" \

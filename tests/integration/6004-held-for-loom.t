@@ -10,8 +10,8 @@
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/gridengine.sh"
 
-slurm_available || t_bail "no Slurm: $SLURM_WHY"
-ge_available || t_bail "no Grid Engine: $GE_WHY"
+slurm_available || t_bail "no Slurm here: $SLURM_WHY"
+ge_available || t_bail "no Grid Engine here: $GE_WHY"
 slurm_start 4 || t_bail "Slurm did not start"
 ge_start 1 || t_bail "Grid Engine did not start"
 pg_start || t_bail "no PostgreSQL"
@@ -50,54 +50,78 @@ mkdir -p "$T/native"
 NS=$(sbatch --parsable -H -N 1 -c 2 -t 5 -J held-s -o "$T/native/s.out" \
     --wrap 'echo ran on $SLURMD_NODENAME; sleep 2')
 t_like "$NS" '^[0-9]+$' "sbatch -H: a job its user holds ($NS)"
-wait_for '[ -n "$(loom_id_of "$NS" slurm)" ]' 20
+wait_for '[ -n "$(loom_id_of "$NS" slurm)" ]' 30
 JS=$(loom_id_of "$NS" slurm)
 t_like "$JS" '^[0-9]+$' "it appears in /v1/jobs (job $JS)"
 job "$JS"
 t_is "$(jget "$BODY" .source)/$(jget "$BODY" .held_for_loom)/$(jget "$BODY" .request.cpus_per_node)/$(jget "$BODY" .request.walltime_s)/$(jget "$BODY" .request.cluster)" \
     "cluster/true/2/300/slurm" \
     "held for Loom: source cluster, its size from Slurm (2 cpus, 5 min), pinned to its cluster"
-wait_for '[ "$(field "$JS" .state)" = completed ]' 40
+wait_for '[ "$(field "$JS" .state)" = completed ]' 60
 job "$JS"
 t_is "$(jget "$BODY" .state)" completed "Loom started it and it completed" ||
     t_diag "$BODY" "squeue: $(squeue -h -j "$NS" -o '%t %r %N' 2>&1)"
 NODE=$(jget "$BODY" .nodes.0)
 t_like "$(cat "$T/native/s.out" 2>/dev/null)" "^ran on $NODE\$" \
     "it ran on the node Loom chose ($NODE)"
-t_like "$(jget "$BODY" .start_time)" '^20' "its start time is recorded"
+t_like "$(jget "$BODY" .start_time)" '^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$' \
+    "its start time is recorded"
 t_like "$(cat "$T/loomd.log")" "native job $NS held for Loom" \
     "the log says the held job was taken into Loom's queue"
 
 # Two held jobs that fill the cluster's cpus twice: Loom runs them two
 # waves, never over-committing (each asks 4 nodes x 2 cpus: all of Slurm).
-NA=$(sbatch --parsable -H -N 4 -c 2 -t 5 -J held-a -o /dev/null --wrap 'sleep 3')
-NB=$(sbatch --parsable -H -N 4 -c 2 -t 5 -J held-b -o /dev/null --wrap 'sleep 3')
-wait_for '[ -n "$(loom_id_of "$NA" slurm)" ] && [ -n "$(loom_id_of "$NB" slurm)" ]' 20
+# Each runs until the test lets it end (the file go.a or go.b; 50 s at most).
+held_job() {
+    sbatch --parsable -H -N 4 -c 2 -t 5 -J "held-$1" -o /dev/null \
+        --wrap "i=0; while [ ! -e $T/native/go.$1 ] && [ \$i -lt 250 ]; do sleep 0.2; i=\$((i + 1)); done"
+}
+NA=$(held_job a)
+NB=$(held_job b)
+wait_for '[ -n "$(loom_id_of "$NA" slurm)" ] && [ -n "$(loom_id_of "$NB" slurm)" ]' 30
 JA=$(loom_id_of "$NA" slurm)
 JB=$(loom_id_of "$NB" slurm)
-both=0
-for _ in $(seq 1 80); do
-    a=$(field "$JA" .state)
-    b=$(field "$JB" .state)
-    [ "$a" = running ] && [ "$b" = running ] && both=1
-    [ "$a" = completed ] && [ "$b" = completed ] && break
-    sleep 0.25
-done
-t_is "$(field "$JA" .state)/$(field "$JB" .state)" completed/completed \
-    "two whole-cluster held jobs both complete"
-t_is "$both" 0 "... one after the other, never both running"
-t_like "$(field "$JB" .planned_start)$(field "$JB" .reason)" '.' \
-    "the second one showed why it waited"
+# ab: "STATE-A STATE-B"; WHY: the reason of a pending one.
+ab() {
+    job "$JA"
+    AB=$(jget "$BODY" .state) WHY=$(jget "$BODY" .reason)
+    job "$JB"
+    AB="$AB $(jget "$BODY" .state)"
+    [ "${AB#* }" = pending ] && WHY=$(jget "$BODY" .reason)
+    [[ $AB == *running* ]]
+}
+wait_for 'ab' 60
+case $AB in
+"running pending") FIRST=a SECOND=b ;;
+"pending running") FIRST=b SECOND=a ;;
+*) FIRST= SECOND= ;;
+esac
+t_is "$AB" "$([ "$FIRST" = b ] && echo "pending running" || echo "running pending")" \
+    "two whole-cluster held jobs: one runs, the other waits ($AB)"
+wait_for 'ab; [ "$WHY" != null ]' 30
+t_is "$WHY" "waiting for resources" "... saying why it waits"
+touch "$T/native/go.$FIRST"
+WANT=$([ "$FIRST" = b ] && echo "running completed" || echo "completed running")
+wait_for 'ab; [ "$AB" = "$WANT" ]' 60
+t_is "$AB" "$WANT" "... once the first completed, the second runs"
+J1=$JA J2=$JB
+[ "$FIRST" = b ] && J1=$JB J2=$JA
+t_ok "$(e1=$(epoch "$(field "$J1" .end_time)"); s2=$(epoch "$(field "$J2" .start_time)")
+    [ "$e1" != - ] && [ "$s2" != - ] && ((s2 >= e1)) && echo 0 || echo 1)" \
+    "... it started no earlier than the first ended: never both running"
+touch "$T/native/go.$SECOND"
+wait_for 'ab; [ "$AB" = "completed completed" ]' 60
+t_is "$AB" "completed completed" "... and completes"
 
 # ---- Grid Engine: qsub -h -----------------------------------------------------------
 printf '#!/bin/sh\necho ran; sleep 3\n' >"$T/native/job.sh"
 NG=$(cd "$T/native" && qsub -terse -h -N held-g -o "$T/native/g.out" -e /dev/null job.sh 2>&1)
 t_like "$NG" '^[0-9]+$' "qsub -h: a job its user holds ($NG)"
-wait_for '[ -n "$(loom_id_of "$NG" ge)" ]' 20
+wait_for '[ -n "$(loom_id_of "$NG" ge)" ]' 30
 JG=$(loom_id_of "$NG" ge)
 t_is "$(field "$JG" .held_for_loom)/$(field "$JG" .request.cpus_per_node)/$(field "$JG" .request.cluster)" \
     "true/1/ge" "it appears held for Loom, 1 slot, pinned to ge"
-wait_for '[ "$(field "$JG" .state)" = running ]' 30
+wait_for '[ "$(field "$JG" .state)" = running ]' 60
 job "$JG"
 GNODE=$(jget "$BODY" .nodes.0)
 t_is "$(ge_hosts "$NG")" "$GNODE" "Grid Engine runs it in the host Loom chose ($GNODE)" ||

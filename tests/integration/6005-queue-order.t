@@ -49,11 +49,11 @@ positions() {
     done
     echo "${out[*]}"
 }
-# expect WHAT ID...=WANT: wait up to 10 s for positions ID... to say WANT.
+# expect WHAT ID...=WANT: wait (30 s at most) for positions ID... to say WANT.
 expect() {
     local what=$1 want=${!#} got
     set -- "${@:2:$(($# - 2))}"
-    wait_for '[ "$(positions "$@")" = "$want" ]' 10
+    wait_for '[ "$(positions "$@")" = "$want" ]' 30
     got=$(positions "$@")
     t_is "$got" "$want" "$what"
 }
