@@ -44,7 +44,7 @@ compare_s = 1
 verify_s = 20
 
 [action reinstall]
-command = $T/maint/action.sh --sleep 1 %c %n %i $TF kernel=6.1
+command = $T/maint/action.sh --sleep 1 --hold $T/maint/release %c %n %i $TF kernel=6.1
 timeout_s = 30
 duration_s = 60
 fixes = kernel
@@ -85,7 +85,7 @@ loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 MON=$(token_for nagios monitor) && [ -n "$MON" ] || t_bail "no monitor token"
 printf '%s\n' "$MON" >"$TF" && chmod 0600 "$TF"
-wait_for 'api GET /v1/nodes >/dev/null; [ "$(jlen "$BODY" .items)" = 210 ]' 10
+wait_for 'api GET /v1/nodes >/dev/null; [ "$(jlen "$BODY" .items)" = 210 ]' 30
 t_is "$(jlen "$BODY" .items)" 210 "210 sim nodes (sa: 200, sb: 10)"
 
 # ---- one import for every node ---------------------------------------------------
@@ -128,17 +128,25 @@ for i in range(1, 11):
 OUT=$(python3 "$FIX/client.py" report --url "$LOOM_URL" --token-file "$TF" --threads 8 "$T/reports.jsonl")
 t_is "$(py '[d["sent"], d["ok"]]' "$OUT")" '[210, 210]' "210 reports posted at once (8 connections), all taken" ||
     t_diag "$OUT"
-peak=0 over= samples=0
-t_end=$((SECONDS + 40))
+# The actions hold (--hold) until the test has seen 10 requests open: the
+# first 10 stay open together, and the rule has to wait for them.
+peak=0 over= samples=0 held=
+t_end=$((SECONDS + 120))
 while ((SECONDS < t_end)); do
     read -r o dn tot < <(mcount)
     [ -n "$o" ] || { sleep 0.2; continue; }
     samples=$((samples + 1))
     ((o > peak)) && peak=$o
     ((o > 10)) && over="$over $o"
+    # Three more looks with 10 open, then the actions may end.
+    if [ ! -e "$T/maint/release" ] && ((peak >= 10)); then
+        held=$((held + 1))
+        ((held > 3)) && touch "$T/maint/release"
+    fi
     ((dn >= 30)) && break
     sleep 0.2
 done
+touch "$T/maint/release"
 t_is "$over" "" "max_percent = 5: never more than 10 of sa's 200 nodes in maintenance ($samples samples)"
 t_is "$peak" 10 "... and the limit is used: 10 open at once"
 t_ok "$( ((dn > 10)) && echo 0 || echo 1)" "... the rule goes on past the first 10 ($dn done)"
@@ -186,11 +194,11 @@ t_is "$(py '[d["attributes"]["cpus"]["value"], d["attributes"]["cpus"]["source"]
     "GET /v1/actual/nodes/sb/n9: cpus 32 from the cluster"
 api PUT /v1/nodes/sb/n10/state '{"state":"drain","reason":"7003"}' >/dev/null
 t_is "$STATUS" 200 "drain sb/n10 (goal state up)"
-wait_for '[ "$(diff_rows "node=sb/n10&attribute=state")" != "" ]' 5
+wait_for '[ "$(diff_rows "node=sb/n10&attribute=state")" != "" ]' 30
 t_is "$(diff_rows 'node=sb/n10&attribute=state')" "sb/n10 state up drained null null" \
     "... the diff shows state: goal up, actual drained"
 api PUT /v1/nodes/sb/n10/state '{"state":"up"}' >/dev/null
-wait_for '[ "$(diff_rows "node=sb/n10&attribute=state")" = "" ]' 5
+wait_for '[ "$(diff_rows "node=sb/n10&attribute=state")" = "" ]' 30
 t_is "$(diff_rows 'node=sb/n10&attribute=state')" "" "... up again: the row is gone"
 
 # ---- clearing sa's goals stops the rule -------------------------------------------------
@@ -198,9 +206,10 @@ python3 -c 'import json
 print(json.dumps({"items": [{"node": "sa/n%d" % i, "attributes": {}} for i in range(1, 201)]}))' >"$T/clear.json"
 api PUT /v1/goal/nodes "$(cat "$T/clear.json")" >/dev/null
 t_is "$STATUS/$(jget "$BODY" .nodes)" 200/200 "an import of {} for sa's 200 nodes clears their goals"
-t_sleep 1
+# Committed by the maintenance thread before it answered: from here on its
+# rule has no goal to make a request for.
 read -r o dn tot < <(mcount)
-wait_for 'read -r o dn tot2 < <(mcount); [ "$o" = 0 ]' 30
+wait_for 'read -r o dn tot2 < <(mcount); [ "$o" = 0 ]' 60
 read -r o dn tot2 < <(mcount)
 t_is "$o" 0 "the open requests end ($dn done)"
 t_is "$tot2" "$tot" "... and the rule makes no new one ($tot requests in all)"
@@ -211,33 +220,44 @@ t_is "$(py 'len([g for g in d["items"] if g.get("attributes")])' "$BODY")" 10 "1
 # ---- a restart with actual_ttl_s = 3 ---------------------------------------------------------
 api GET '/v1/state/diff?node=sb/n2&attribute=os_image' >/dev/null
 SINCE=$(jget "$BODY" .items.0.since)
-t_like "$SINCE" '^20' "sb/n2's os_image mismatch is there since $SINCE"
+t_like "$SINCE" '^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$' \
+    "sb/n2's os_image mismatch is there since $SINCE"
 loomd_stop
 t_is $? 0 "loomd stops with status 0"
 conf 3
 loomd_start || t_bail "loomd did not start with actual_ttl_s = 3"
 api GET '/v1/state/diff?node=sb/n2&attribute=os_image' >/dev/null
 t_is "$(jget "$BODY" .items.0.since)" "$SINCE" "after the restart its since is the same"
-wait_for '[ "$(diff_rows "node=sb/n6&attribute=kernel")" != "" ]' 5
+wait_for '[ "$(diff_rows "node=sb/n6&attribute=kernel")" != "" ]' 30
 t_is "$(diff_rows 'cluster=sb&attribute=kernel')" "$(for i in 1 10 2 3 4 5 6 7 8 9; do
     echo "sb/n$i kernel 6.1 unknown null null"; done)" \
     "actual_ttl_s = 3: the kernel reports, older, are unknown now on every sb node"
 t_is "$(diff_rows 'node=sb/n6&attribute=modules')" "sb/n6 modules [\"x\", \"y\"] unknown null null" \
     "... so is sb/n6's modules"
-T0=$(now_ms)
-TOKEN=$MON api POST /v1/actual/nodes/sb/n8 '{"attributes":{"health":"ok"}}' >/dev/null
-t_like "$STATUS" '^20[0-4]$' "a fresh report of health ok for sb/n8"
-wait_for '[ "$(diff_rows "node=sb/n8&attribute=health")" = "" ]' 2
-gone=$(diff_rows 'node=sb/n8&attribute=health')
-T1=$(now_ms)
-t_is "$gone" "" "... its health mismatch is gone"
-wait_for '[ -n "$(diff_rows "node=sb/n8&attribute=health")" ]' 10
+# A fresh report is known while it is younger than 3 s: a look (the report,
+# then the diff) that took less than 2 s from the report's start to the
+# diff's answer must find the mismatch gone (times in the API are whole
+# seconds: a report may count as up to 1 s older). A look that took
+# longer, on a busy machine, proves nothing and is made again.
+tries=0 inlooks=0 gone= statuses=
+while ((tries < 10 && inlooks == 0)); do
+    tries=$((tries + 1))
+    T0=$(now_ms)
+    TOKEN=$MON api POST /v1/actual/nodes/sb/n8 '{"attributes":{"health":"ok"}}' >/dev/null
+    statuses="$statuses $STATUS"
+    d=$(diff_rows 'node=sb/n8&attribute=health')
+    (($(now_ms) - T0 < 2000)) || continue
+    inlooks=1
+    gone=${d:-gone}
+done
+t_is "$statuses" "$(printf ' 200%.0s' $(seq "$tries"))" "fresh reports of health ok for sb/n8: 200"
+t_is "$inlooks/$gone" 1/gone "... its health mismatch is gone while the report is fresh ($tries looks)"
+wait_for '[ -n "$(diff_rows "node=sb/n8&attribute=health")" ]' 30
 T2=$(now_ms)
 t_is "$(diff_rows 'node=sb/n8&attribute=health')" "sb/n8 health ok unknown null null" \
     "... and back as unknown once the report is older than 3 s"
-# Times in the API are whole seconds: a report may count as up to 1 s older.
-t_ok "$( ((T2 - T0 >= 2000 && T2 - T0 <= 7000)) && echo 0 || echo 1)" \
-    "... about 3 s later ($((T2 - T0)) ms after the report; gone at $((T1 - T0)) ms)"
+t_ok "$( ((T2 - T0 >= 2000)) && echo 0 || echo 1)" \
+    "... not before the report was 2 s old ($((T2 - T0)) ms after it)"
 
 # PostgreSQL down: writes get 503 and are not kept; reads go on; loomd
 # reconnects by itself and the same writes land.
@@ -249,7 +269,7 @@ t_is "$STATUS" 503 "... a report is 503" || t_diag "$BODY"
 api GET '/v1/state/diff?node=sb/n3&attribute=kernel' >/dev/null
 t_is "$STATUS/$(jget "$BODY" .items.0.goal)" 200/6.1 "... the diff is served, the goal unchanged"
 pg_restart_same || t_bail "PostgreSQL did not start again"
-wait_for 'api PUT /v1/goal/nodes/sb/n3 "{\"attributes\":{\"kernel\":\"7.0\"}}" >/dev/null; [ "$STATUS" = 200 ]' 20
+wait_for 'api PUT /v1/goal/nodes/sb/n3 "{\"attributes\":{\"kernel\":\"7.0\"}}" >/dev/null; [ "$STATUS" = 200 ]' 30
 t_is "$STATUS" 200 "PostgreSQL back: the same PUT goal is 200"
 t_is "$(pg_sql "select attrs->>'kernel' from goal_nodes where node = 'sb/n3'")" 7.0 \
     "... and it is in the database"

@@ -110,7 +110,7 @@ ctl actual report simA/n1 kernel=5.9 --time 2099-01-01T00:00:00Z
 t_is "$RC" 1 "actual report --time in the future: exit 1"
 
 # ---- diff ------------------------------------------------------------------------
-wait_for 'ctl diff; grep -qE "^simA/n1 +kernel +6\.1 +5\.10 " <<<"$OUT"' 10
+wait_for 'ctl diff; grep -qE "^simA/n1 +kernel +6\.1 +5\.10 " <<<"$OUT"' 30
 t_is "$RC" 0 "loomctl diff" || ctl_diag
 t_like "$OUT" '^NODE +ATTRIBUTE +GOAL +ACTUAL +SINCE +ACTION +MAINTENANCE' \
     "diff: a header"
@@ -144,7 +144,8 @@ t_like "$OUT" '(^|
 ctl maintenance request --action node-off --duration 60 \
     --start 2030-06-01T00:00:00Z simA/n3
 t_is "$RC" 1 "a second open node-off request on the node: exit 1"
-t_like "$ERR" '^loomctl: .' "... with loomd's reason"
+t_like "$ERR" "^loomctl: .*node simA/n3 has an open node-off request already \\(maintenance $M1\\)" \
+    "... with loomd's reason"
 
 ctl --json maintenance request --action node-off --duration 300 \
     --not-before 2031-01-01T00:00:00Z --count 1 --cluster simA
