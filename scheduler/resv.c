@@ -52,29 +52,12 @@ static int time_field(json_t *body, const char *key, time_t *out,
 int node_ids_in(json_t *arr, char **cluster, struct strv *names,
                 struct loom_error *err)
 {
-    struct strv ids = {0};
-    int rc = 0;
+    struct strv refs = {0};
+    int rc = job_strings_in(arr, "nodes", LOOM_COUNT_MAX, &refs, err);
 
-    if (job_strings_in(arr, "nodes", LOOM_COUNT_MAX, &ids, err) < 0) {
-        strv_fini(&ids);
-        return -1;
-    }
-    for (size_t i = 0; i < ids.n && rc == 0; i++) {
-        const char *slash = strchr(ids.v[i], '/');
-        size_t cl = slash ? (size_t)(slash - ids.v[i]) : 0;
-        if (!slash || !cl || !slash[1])
-            rc = loom_error_field(err, LOOM_EINVAL, "nodes", "node '%s' is "
-                                  "not a node id (cluster/name)", ids.v[i]);
-        else if (!*cluster && !(*cluster = strndup(ids.v[i], cl)))
-            rc = loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-        else if (strlen(*cluster) != cl || strncmp(*cluster, ids.v[i], cl))
-            rc = loom_error_field(err, LOOM_EINVAL, "nodes", "the nodes must "
-                                  "be of one cluster (%s); '%s' is not",
-                                  *cluster, ids.v[i]);
-        else if (strv_push(names, slash + 1) < 0)
-            rc = loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    }
-    strv_fini(&ids);
+    for (size_t i = 0; i < refs.n && rc == 0; i++)
+        rc = domain_node_add(refs.v[i], cluster, names, "nodes", err);
+    strv_fini(&refs);
     return rc;
 }
 
@@ -150,8 +133,8 @@ int nodes_or_count_in(json_t *body, char **cluster, struct strv *nodes,
                                 "from 1 to %ld", LOOM_COUNT_MAX);
     if (!nodes->n == !*count)
         return loom_error_field(err, LOOM_EINVAL, "nodes", "give the nodes "
-                                "(their ids) or a count (with cluster), one "
-                                "of the two");
+                                "(their ids, or names with cluster) or a "
+                                "count (with cluster), one of the two");
     if (!*cluster)
         return loom_error_field(err, LOOM_EINVAL, "cluster", "field "
                                 "'cluster' is required with count");

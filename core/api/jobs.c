@@ -6,6 +6,7 @@
 
 #include "adaptors/server.h"
 #include "core/api/api.h"
+#include "core/domain.h"
 #include "core/jsonx.h"
 #include "scheduler/sched.h"
 
@@ -54,11 +55,12 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
 }
 
 static const struct jx_field start_fields[] = {
-    {"cluster", JX_STRING, 1},
+    {"cluster", JX_STRING, 0},
     {"nodes", JX_ARRAY, 1},
     {NULL, 0, 0},
 };
 
+/* {"cluster", "nodes"}: node ids, or with the cluster their names. */
 static int start_body(struct http_req *rq, struct sched_job_op *op,
                       struct loom_error *err)
 {
@@ -68,15 +70,26 @@ static int start_body(struct http_req *rq, struct sched_job_op *op,
 
     if (!body || jx_check(body, "", start_fields, err) < 0)
         goto out;
-    op->cluster = strdup(jx_str(body, "cluster", ""));
+    if (jx_str(body, "cluster", NULL) &&
+        !(op->cluster = strdup(jx_str(body, "cluster", "")))) {
+        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        goto out;
+    }
     json_array_foreach(json_object_get(body, "nodes"), i, v) {
         if (!json_is_string(v)) {
             loom_error_field(err, LOOM_EINVAL, "nodes", "field 'nodes' must "
-                             "be an array of node names");
+                             "be an array of node ids (or, with cluster, "
+                             "names)");
             goto out;
         }
-        if (strv_push(&op->nodes, json_string_value(v)) < 0)
+        if (domain_node_add(json_string_value(v), &op->cluster, &op->nodes,
+                            "nodes", err) < 0)
             goto out;
+    }
+    if (!op->cluster) {
+        loom_error_field(err, LOOM_EINVAL, "nodes", "give the nodes to start "
+                         "the job on");
+        goto out;
     }
     rc = 0;
 out:
