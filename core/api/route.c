@@ -117,11 +117,11 @@ static int authenticate(struct http_req *rq, const unsigned char *key,
 /* Split "/v1/a/b/c" into segments in buf; -1 when not under /v1/. */
 static int split(const char *path, char *buf, size_t len, char **seg)
 {
-    size_t plen = strlen(path);
+    size_t plen = path ? strlen(path) : 0;
     int n = 0;
     char *p;
 
-    if (strncmp(path, "/v1/", 4) != 0 || plen - 4 >= len ||
+    if (!path || strncmp(path, "/v1/", 4) != 0 || plen - 4 >= len ||
         path[plen - 1] == '/')
         return -1;
     memcpy(buf, path + 4, strlen(path + 4) + 1);
@@ -142,14 +142,15 @@ void api_handle(struct http_req *rq, struct http_resp *rs,
     struct api_route_args a;
     struct loom_error err;
     char buf[1024], *seg[MAX_SEGS];
-    int method_seen = 0;
+    int method_seen = 0, plen;
 
-    if (!strcmp(rq->path, "/healthz")) {
+    if (rq->path && !strcmp(rq->path, "/healthz")) {
         rs->status = 200;
         rs->body = strdup("{\"status\":\"ok\"}");
         return;
     }
-    if (!strcmp(rq->path, "/metrics") && !strcmp(rq->method, "GET")) {
+    if (rq->path && !strcmp(rq->path, "/metrics") &&
+        !strcmp(rq->method, "GET")) {
         api_metrics(rq, rs, NULL);
         return;
     }
@@ -173,11 +174,13 @@ void api_handle(struct http_req *rq, struct http_resp *rs,
         r->fn(rq, rs, &a);
         return;
     }
+    plen = (int)strcspn(rq->target, "?");
     if (method_seen)
         loom_error_set(&err, LOOM_EINVAL, "%s is not allowed on %s",
                        rq->method, rq->path);
-    else
-        loom_error_set(&err, LOOM_ENOENT, "no such resource: %s", rq->path);
+    else /* as sent: a path that names nothing is not decoded */
+        loom_error_set(&err, LOOM_ENOENT, "no such resource: %.*s",
+                       plen < 400 ? plen : 400, rq->target);
 error:
     http_error(rs, &err);
 }
