@@ -262,6 +262,7 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
     puts_(&b, "{\"items\":[");
     for (int64_t id = after + 1; id <= max && n < limit; id++) {
         struct jview *v = jobtab_get(s->jobs, id);
+        /* v->cluster: where it runs or ran, else the one it asked for */
         if (!v || (fs && strcmp(fs, v->state) != 0) ||
             (fo && strcmp(fo, v->owner) != 0) ||
             (fc && (!v->cluster || strcmp(fc, v->cluster) != 0)))
