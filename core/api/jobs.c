@@ -8,9 +8,8 @@
 #include "core/api/api.h"
 #include "core/domain.h"
 #include "core/jsonx.h"
+#include "core/limits.h"
 #include "scheduler/sched.h"
-
-#define IDEM_KEY_MAX 255
 
 static void bad(struct http_resp *rs, enum loom_err_kind kind,
                 const char *field, const char *msg)
@@ -32,7 +31,7 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
     struct job *j;
     json_t *body;
 
-    if (key && (!*key || strlen(key) > IDEM_KEY_MAX)) {
+    if (key && (!*key || strlen(key) > LOOM_IDEM_KEY_MAX)) {
         bad(rs, LOOM_EINVAL, "Idempotency-Key", "Idempotency-Key must be 1 "
             "to 255 characters");
         return;
@@ -106,7 +105,6 @@ void api_jobs_op(struct http_req *rq, struct http_resp *rs,
     struct sched_job_op *op = calloc(1, sizeof(*op));
     const char *name = a->n == 2 ? "cancel" : a->seg[2];
     struct loom_error err;
-    char *end;
     size_t i;
 
     for (i = 0; a->n == 3 && ops[i] && strcmp(ops[i], name) != 0; i++)
@@ -117,11 +115,10 @@ void api_jobs_op(struct http_req *rq, struct http_resp *rs,
         http_error(rs, &err);
         return;
     }
-    op->id = strtoll(a->seg[1], &end, 10);
     snprintf(op->op, sizeof(op->op), "%s", name);
     op->subject = strdup(rq->who.subject);
     op->roles = rq->who.roles;
-    if (*end || op->id <= 0) {
+    if (domain_id_parse(a->seg[1], &op->id) < 0) {
         loom_error_set(&err, LOOM_ENOENT, "no job '%s'", a->seg[1]);
         goto error;
     }
@@ -168,10 +165,10 @@ void api_node_state(struct http_req *rq, struct http_resp *rs,
         return;
     }
     st = jx_str(body, "state", "");
-    if (strcmp(st, "up") && strcmp(st, "drain") && strcmp(st, "down")) {
+    if (domain_check(&domain_node_state_set, st, "state", &err) < 0) {
         json_decref(body);
-        bad(rs, LOOM_EINVAL, "state", "field 'state' must be up, drain or "
-            "down");
+        loom_error_prefix(&err, "field 'state'");
+        http_error(rs, &err);
         return;
     }
     ns = calloc(1, sizeof(*ns));
