@@ -188,9 +188,10 @@ static json_t *goal_json(const struct gnode *g, const char *id)
 
     if (g && g->goal_time)
         time_format(g->goal_time, t);
-    return json_pack("{s:s, s:O, s:s?}", "node", id, "attributes",
-                     g && g->goal ? g->goal : json_object(), "updated",
-                     g && g->goal_time ? t : NULL);
+    /* "o" takes the reference: a new {} or one more of the goal */
+    return json_pack("{s:s, s:o, s:s?}", "node", id, "attributes",
+                     g && g->goal ? json_incref(g->goal) : json_object(),
+                     "updated", g && g->goal_time ? t : NULL);
 }
 
 void goal_put(struct msg *m)
