@@ -17,7 +17,8 @@ struct jview {
     int64_t id;
     char state[12];
     char *owner;
-    char *cluster; /* or NULL */
+    char *cluster; /* where it runs or ran, else the one it asked for,
+                      or NULL: what GET /v1/jobs?cluster= matches */
     char *json;    /* the job object as the API shows it */
     size_t len;
 };

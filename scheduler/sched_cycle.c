@@ -281,8 +281,12 @@ int sched_check_start(const struct job *j, const char *cluster,
         goto out;
     }
     if (fabric_nodes(&f, c, nodes, idx) < 0) {
-        loom_error_field(err, LOOM_ENOENT, "nodes", "cluster %s has no such "
-                         "node", cluster);
+        size_t k = 0;
+        while (k + 1 < nodes->n &&
+               scluster_node(f.snap->clusters[c], nodes->v[k]))
+            k++;
+        loom_error_field(err, LOOM_ENOENT, "nodes", "cluster %s has no node "
+                         "'%.200s'", cluster, nodes->n ? nodes->v[k] : "");
         goto out;
     }
     fabric_job(j, &pj);
