@@ -76,10 +76,12 @@ static int window_in(json_t *body, time_t now, struct resv_req *rq,
         time_field(body, "not_before", &rq->not_before, err) < 0 ||
         time_field(body, "deadline", &rq->deadline, err) < 0)
         return -1;
-    if (has_start == flexible)
-        return loom_error_set(err, LOOM_EINVAL, "a reservation needs a fixed "
+    /* Neither start nor not_before nor deadline: as soon as possible, as
+     * a maintenance request without a window. */
+    if (has_start && flexible)
+        return loom_error_set(err, LOOM_EINVAL, "a reservation has a fixed "
                               "window (start) or a flexible one (not_before "
-                              "and/or deadline), not both or neither");
+                              "and/or deadline), not both");
     if (has_end && !has_start)
         return loom_error_field(err, LOOM_EINVAL, "end", "end goes with "
                                 "start; a flexible window gives duration_s");

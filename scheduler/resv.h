@@ -28,7 +28,8 @@ struct resv {
 
 /* POST /v1/reservations, checked: nodes by id ("cluster/name") or a count
  * (with features) in a cluster; a fixed window (start, and duration_s or
- * end) or a flexible one (not_before, deadline, duration_s). */
+ * end) or a flexible one (not_before, deadline, duration_s; with neither
+ * start nor not_before nor deadline, from now on). */
 struct resv_req {
     char *cluster;
     struct strv nodes; /* names */

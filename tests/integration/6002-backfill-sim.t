@@ -378,6 +378,20 @@ t_ok "$([ "$FS" != - ] && ((FS >= LSTART + 118 && FS <= LSTART + 122 && FE - FS 
     "... from that job's expected end ($LSTART + 120), for 20 s ($FS-$FE)"
 api DELETE "/v1/reservations/$FLEX" >/dev/null
 t_is "$STATUS/$(jget "$BODY" .state)" 200/cancelled "DELETE of the flexible one: 200, cancelled"
+# Neither start nor not_before nor deadline: as soon as possible, as with
+# not_before now; start with not_before is refused.
+api POST /v1/reservations "{\"cluster\":\"r\",\"count\":1,\"duration_s\":20}" >/dev/null
+t_is "$STATUS" 201 "a window with neither start nor not_before nor deadline: 201" || t_diag "$BODY"
+ASAP=$(jget "$BODY" .id)
+AS=$(epoch "$(jget "$BODY" .start)")
+t_is "$(jget "$BODY" .nodes)" "[\"r/$LN\"]" "... on r/$LN, as the flexible one"
+t_ok "$([ "$AS" != - ] && ((AS >= LSTART + 118 && AS <= LSTART + 122)) && echo 0 || echo 1)" \
+    "... from that job's expected end ($LSTART + 120: $AS)"
+api DELETE "/v1/reservations/$ASAP" >/dev/null
+t_is "$STATUS/$(jget "$BODY" .state)" 200/cancelled "... DELETE: 200, cancelled"
+api POST /v1/reservations "{\"cluster\":\"r\",\"count\":1,\"start\":\"$(at 600)\",\"not_before\":\"$(at 0)\",\"duration_s\":20}" >/dev/null
+t_is "$STATUS/$(jget "$BODY" .error.message)" "400/a reservation has a fixed window (start) or a flexible one (not_before and/or deadline), not both" \
+    "start and not_before together: 400"
 # A job of 3 nodes fits only on the reserved ones: it waits; DELETE frees them.
 sim_job three r 3 60 2
 THREE=$JOB
