@@ -185,6 +185,7 @@ struct scluster *infra_build(const struct infra_desc *d,
     c->caps = d->caps;
     c->preference = d->preference;
     c->hold_for_loom = d->hold_for_loom;
+    c->pinned_only = d->pinned_only;
     c->last_poll = d->last_poll;
     c->nodes = calloc(nodes->n ? nodes->n : 1, sizeof(*c->nodes));
     c->queues = calloc(queues->n ? queues->n : 1, sizeof(*c->queues));
@@ -202,8 +203,9 @@ struct scluster *infra_build(const struct infra_desc *d,
             goto error;
     }
     time_format(d->last_poll, stamp);
-    o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:s?, s:s?}", "name", d->name,
-                  "adaptor", d->adaptor, "model", d->model, "state", d->state,
+    o = json_pack("{s:s, s:s, s:s, s:b, s:s, s:i, s:s?, s:s?}", "name",
+                  d->name, "adaptor", d->adaptor, "model", d->model,
+                  "unpinned_jobs", !d->pinned_only, "state", d->state,
                   "nodes", (int)nodes->n, "last_poll",
                   d->last_poll ? stamp : NULL, "error", d->error);
     c->json = o ? render(o) : NULL;

@@ -83,6 +83,8 @@ struct scluster {
     unsigned caps;
     int preference;
     int hold_for_loom; /* its held native jobs are Loom's to schedule */
+    int pinned_only;   /* it takes only jobs that name it (request.cluster)
+                          or run in one of its reservations */
     time_t last_poll;
     struct snode *nodes;
     size_t n_nodes;
