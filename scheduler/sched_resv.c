@@ -127,7 +127,7 @@ static int place(struct resv *r, const struct resv_req *rq,
     struct plan *p = NULL;
     size_t c, *idx = NULL, *chosen = NULL, want;
     double now = time_real(), start, nb, latest;
-    char why[256];
+    char why[440];
     int rc = -1, found;
 
     if (fabric_build(&f) < 0)
@@ -149,6 +149,8 @@ static int place(struct resv *r, const struct resv_req *rq,
                          "node", rq->cluster);
         goto out;
     }
+    if (sched_resv_never(&f, c, rq, err) < 0)
+        goto out;
     nb = rq->fixed ? (double)rq->start : (double)rq->not_before;
     latest = rq->fixed ? nb : (double)(rq->deadline - rq->duration_s);
     if (rq->fixed && rq->start + rq->duration_s <= (time_t)now) {
@@ -171,6 +173,9 @@ static int place(struct resv *r, const struct resv_req *rq,
         rc = force_window(r, rq, nb, cancelled, err);
         goto out;
     }
+    if (!found && rq->fixed)
+        sched_resv_in_way(&f, c, rq, nb, nb + (double)rq->duration_s, why,
+                          sizeof(why));
     if (!found) {
         loom_error_set(err, LOOM_ECONFLICT, "no window for the reservation "
                        "on cluster %s: %s", rq->cluster, why);

@@ -199,6 +199,21 @@ void sched_assign(struct job *j, const char *cluster, struct strv *nodes_take);
 /* Charge a finished job's use to its owner's fair share. */
 void sched_charge(const struct job *j);
 
+/* sched_resv_why.c */
+struct fabric;
+/* Could cluster c of f ever give rq its count of nodes with its features?
+ * 0, or -1 with a 422 naming the count and the cluster's nodes, or the
+ * feature no node has. Named nodes always could. */
+int sched_resv_never(const struct fabric *f, size_t c,
+                     const struct resv_req *rq, struct loom_error *err);
+/* Say in why (size bytes, cut to fit) what holds the nodes rq wants over
+ * [start, end): jobs and reservations with their nodes and until when,
+ * nodes that are down, drained or busy beside Loom; and, for named nodes,
+ * that "force" takes the window anyway. */
+void sched_resv_in_way(const struct fabric *f, size_t c,
+                       const struct resv_req *rq, double start, double end,
+                       char *why, size_t size);
+
 /* sched_resv.c */
 void sched_resv_create(struct msg *m);
 void sched_resv_cancel(struct msg *m);
