@@ -86,8 +86,12 @@ static int force_window(struct resv *r, const struct resv_req *rq,
 {
     char why[160], id[24];
 
-    snprintf(why, sizeof(why), "cancelled for maintenance on cluster %s "
-             "(a forced window)", rq->cluster);
+    if (rq->maint)
+        snprintf(why, sizeof(why), "cancelled by maintenance %lld (forced "
+                 "window)", (long long)rq->maint);
+    else
+        snprintf(why, sizeof(why), "cancelled by a forced window on cluster "
+                 "%s", rq->cluster);
     for (size_t i = 0; i < S.n_live; i++) {
         struct job *j = sched_job(S.live[i]);
         double end;

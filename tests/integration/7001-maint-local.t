@@ -15,8 +15,8 @@
 # - windows: a flexible one is placed after a long job's walltime; one open
 #   request per node and action; DELETE frees the nodes; a fixed one that
 #   conflicts is a 409 naming the job in the way and force; force (admin
-#   only) cancels the job in the way; a node-off in progress can be
-#   cancelled;
+#   only) cancels the job, whose reason names the request; a node-off in
+#   progress can be cancelled;
 # - a failing action leaves the node drained, the request failed;
 # - kill -9 of loomd while an action runs: the request resumes and is done;
 # - max_nodes = 1: every node mismatching at once, never more than one open
@@ -407,6 +407,8 @@ t_is "$(py '[j["id"] if isinstance(j, dict) else str(j) for j in d["cancelled_jo
     "... cancelled_jobs names the long job"
 wait_for 'ended "$LONG"' 10
 t_is "$(field "$LONG" .state)" cancelled "the long job ends cancelled"
+t_is "$(field "$LONG" .reason)" "cancelled by maintenance $D (forced window)" \
+    "... its reason says by which maintenance"
 wait_for '[ "$(mstate "$D")" = in-progress ] && [ "$(nstate "$X")" = maint ]' 15
 t_is "$(mstate "$D")/$(nstate "$X")" in-progress/maint "at the window's start: in-progress, local/$X maint"
 api DELETE "/v1/maintenance/$D" >/dev/null
