@@ -39,9 +39,25 @@ static void count_open(void)
                          S.resv[i]->state == RESV_ACTIVE;
 }
 
+/* Its cluster is polled once the list is published, so that its nodes
+ * show the reservation (reserved) or no longer show it. */
+static void poll_later(const char *cluster)
+{
+    for (size_t i = 0; i < S.resv_polls.n; i++)
+        if (!strcmp(S.resv_polls.v[i], cluster))
+            return;
+    if (strv_push(&S.resv_polls, cluster) < 0)
+        log_err("cluster=%s: out of memory; its nodes show a reservation's "
+                "change at the next poll", cluster);
+}
+
 /* Write it with the next turn, show it, and plan around it. */
 void sched_resv_touch(int64_t id)
 {
+    const struct resv *r = sched_resv_find(id);
+
+    if (r)
+        poll_later(r->cluster);
     for (size_t i = 0; i < S.n_resv_dirty; i++)
         if (S.resv_dirty[i] == id)
             return;
@@ -394,6 +410,9 @@ void sched_resv_publish(void)
     if ((t = stext_array(parts, S.n_resv))) {
         snapshot_publish_text(SNAP_RESV, t);
         S.resv_changed = 0;
+        for (size_t i = 0; i < S.resv_polls.n; i++)
+            server_poll_named(S.resv_polls.v[i]);
+        strv_fini(&S.resv_polls);
     }
 out:
     for (size_t i = 0; i < S.n_resv; i++)

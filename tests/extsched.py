@@ -10,7 +10,8 @@
 # and starts the pending jobs in submit order, first fit: a job goes on the
 # first nodes (in the order GET /v1/nodes lists them) of its pinned cluster,
 # or of the first cluster with room that takes jobs which name no cluster
-# (GET /v1/clusters: unpinned_jobs), that are up (idle or mixed), have its
+# (GET /v1/clusters: unpinned_jobs), that are up (idle or mixed, or reserved:
+# idle inside an active reservation, which reserved_against sorts out), have its
 # features and queue, have the cpus, memory and gpus it asks free (what the
 # node reports allocated, or what the active jobs on it ask, whichever is
 # more, less what this round started there), and are not reserved by a
@@ -38,7 +39,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-UP = ("idle", "mixed")
+UP = ("idle", "mixed", "reserved")  # reserved: its reservation's jobs only
 ACTIVE = ("starting", "running", "suspended")
 RESV_LIVE = ("planned", "active")
 

@@ -278,6 +278,16 @@ static int table_run(FILE *out, const struct client_table_col *cols,
     return 0;
 }
 
+/* A node's state as sinfo words it where it is shorter: "resv" for a node
+ * idle inside a reservation. */
+static const char *node_state_of(const json_t *n, char *buf, size_t size)
+{
+    text_of(n, "state", buf, size);
+    if (!strcmp(buf, "reserved"))
+        snprintf(buf, size, "resv");
+    return buf;
+}
+
 static int node_row(struct client_table *t, const json_t *n, time_t now)
 {
     char name[256], cl[256], st[64], cpus[48], mem[32], gpus[32], feat[512],
@@ -288,12 +298,15 @@ static int node_row(struct client_table *t, const json_t *n, time_t now)
              int_of(n, "cpus"));
     cells[0] = text_of(n, "name", name, sizeof(name));
     cells[1] = text_of(n, "cluster", cl, sizeof(cl));
-    cells[2] = text_of(n, "state", st, sizeof(st));
+    cells[2] = node_state_of(n, st, sizeof(st));
     cells[3] = cpus;
     cells[4] = text_of(n, "memory_mb", mem, sizeof(mem));
     cells[5] = text_of(n, "gpus", gpus, sizeof(gpus));
     cells[6] = join_of(n, "features", feat, sizeof(feat));
     cells[7] = text_of(n, "reason", why, sizeof(why));
+    if (!why[0] && json_is_string(json_object_get(n, "reservation")))
+        snprintf(why, sizeof(why), "reservation %s",
+                 json_string_value(json_object_get(n, "reservation")));
     return client_table_add(t, cells);
 }
 

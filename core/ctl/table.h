@@ -46,6 +46,9 @@ void client_table_print(const struct client_table *t, FILE *out);
  * or -1 with err when out of memory. Items that are not objects are
  * skipped; missing fields show as "-".
  *   nodes:    NODE CLUSTER STATE CPUS(A/T) MEMORY GPUS FEATURES REASON
+ *             (state "reserved" shows as "resv", as sinfo says it; a node
+ *             in a reservation without a reason of its own gives the
+ *             reservation as its reason)
  *   jobs:     JOBID NAME OWNER STATE CLUSTER NODES TIME REASON
  *   clusters: CLUSTER ADAPTOR MODEL STATE NODES LAST_POLL ERROR
  *   queues:   QUEUE CLUSTER STATE NODES MAXTIME */

@@ -6,7 +6,11 @@
 #   feature;
 # - a fixed window that runs into a job or another reservation is a 409
 #   naming each, its nodes and until when, and that "force" takes the
-#   window anyway (named nodes).
+#   window anyway (named nodes);
+# - a node idle inside an active reservation shows reserved (and loomctl
+#   nodes resv), names it, and is found by ?state=reserved; running a job
+#   of the reservation it shows mixed and still names it; the reservation
+#   cancelled, it is idle again.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -73,6 +77,47 @@ t_is "$STATUS" 409 "a fixed window on all 64 nodes: 409"
 t_is "$(jget "$BODY" .error.message)" \
     "no window for the reservation on cluster s: from $WS to $WE, job $BUSY holds $JN until $JEND; reservation $R1 holds $OTHER from $R1S until $R1E" \
     "... naming what is in the way (no force: it takes named nodes)"
+
+# ---- an active reservation shows on its nodes ------------------------------------
+RN=n10
+[ "$JN" = n10 ] && RN=n11
+# nget NODE PATH: a field of node s/NODE.
+nget() {
+    api GET "/v1/nodes/s/$1" >/dev/null
+    jget "$BODY" "$2" 2>/dev/null
+}
+t_is "$(nget "$RN" .state)/$(nget "$RN" .reservation)" idle/null \
+    "s/$RN is idle, in no reservation"
+api POST /v1/reservations "{\"nodes\":[\"s/$RN\"],\"start\":\"$(at 0)\",\"duration_s\":600,\"reason\":\"bench\"}" >/dev/null
+t_is "$STATUS/$(jget "$BODY" .state)" 201/active "a reservation of s/$RN from now: 201, active" ||
+    t_diag "$BODY"
+R2=$(jget "$BODY" .id)
+wait_for '[ "$(nget "$RN" .state)" = reserved ]' 10
+t_is "$(nget "$RN" .state)/$(nget "$RN" .reservation)" "reserved/$R2" \
+    "GET /v1/nodes/s/$RN: state reserved, naming reservation $R2"
+api GET '/v1/nodes?state=reserved' >/dev/null
+t_is "$STATUS/$(py '[n["id"] for n in d["items"]]' "$BODY")" "200/[\"s/$RN\"]" \
+    "GET /v1/nodes?state=reserved lists s/$RN alone"
+OUT=$(loomctl nodes --cluster s --state reserved 2>&1)
+t_is "$OUT" "NODE CLUSTER STATE CPUS(A/T) MEMORY GPUS FEATURES REASON
+$RN  s       resv        0/4   8192    0 ib       reservation $R2" \
+    "loomctl nodes shows resv, as sinfo does, and the reservation as its reason"
+t_is "$(nget "$OTHER" .state)/$(nget "$OTHER" .reservation)" idle/null \
+    "s/$OTHER, reserved from 300 s on (planned), is idle"
+
+submit "{\"name\": \"inside\", \"command\": [\"/bin/true\"], \"request\": {\"reservation\": \"$R2\", \"walltime_s\": 60}, \"env\": {\"LOOM_SIM_RUNTIME_S\": \"60\"}}"
+IN=$JOB
+wait_for '[ "$(field "$IN" .state)" = running ] && [ "$(nget "$RN" .state)" = mixed ]' 10
+t_is "$(field "$IN" .state)/$(field "$IN" .cluster)/$(field "$IN" .nodes.0)" "running/s/$RN" \
+    "a job of the reservation (no pin) runs on s/$RN"
+t_is "$(nget "$RN" .state)/$(nget "$RN" .reservation)" "mixed/$R2" \
+    "... the node shows mixed, as usual, still naming reservation $R2"
+api DELETE "/v1/jobs/$IN" >/dev/null
+api DELETE "/v1/reservations/$R2" >/dev/null
+t_is "$STATUS" 200 "the reservation cancelled"
+wait_for '[ "$(nget "$RN" .state)/$(nget "$RN" .reservation)" = idle/null ]' 10
+t_is "$(nget "$RN" .state)/$(nget "$RN" .reservation)" idle/null \
+    "... s/$RN is idle again, in no reservation"
 
 loomd_stop
 t_is $? 0 "loomd stops with status 0 (no leak, no sanitizer report)" ||
