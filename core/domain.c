@@ -10,8 +10,8 @@ static const char *const job_states[DOMAIN_JOB_STATES_N + 1] = {
     "pending", "held", "starting", "running", "suspended", "completed",
     "failed", "cancelled", NULL};
 static const char *const node_states[] = {
-    "idle", "mixed", "allocated", "draining", "drained", "down", "maint",
-    "unknown", NULL};
+    "idle",  "mixed", "allocated", "reserved", "draining", "drained",
+    "down",  "maint", "unknown",   NULL};
 static const char *const node_state_set[] = {"up", "drain", "down", NULL};
 static const char *const resv_states[DOMAIN_RESV_STATES_N + 1] = {
     "planned", "active", "done", "cancelled", NULL};

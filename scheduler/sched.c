@@ -517,6 +517,7 @@ void sched_stop(void)
         resv_destroy(S.resv[i]);
     free(S.resv);
     free(S.resv_dirty);
+    strv_fini(&S.resv_polls);
     prio_usage_destroy(S.fs);
     free(S.pending);
     free(S.dirty);

@@ -29,8 +29,10 @@ int ctl_json_only(struct ctl *ctl, const char *cmd, int argc, char **argv)
     return -1;
 }
 
-/* GET one object and print it as key: value lines (or JSON). */
-static int show_path(struct ctl *ctl, const struct client_path *p)
+/* GET one object and print it as key: value lines (or JSON); round_ms:
+ * times in milliseconds rounded for the reader. */
+static int show_path(struct ctl *ctl, const struct client_path *p,
+                     int round_ms)
 {
     struct loom_error err = { 0 };
     const char *path = client_path_get(p, &err);
@@ -43,10 +45,13 @@ static int show_path(struct ctl *ctl, const struct client_path *p)
         return CTL_FAIL;
     if (client_request(c, "GET", path, NULL, NULL, NULL, &reply, &err) < 0)
         return ctl_fail("%s", err.message);
-    if (ctl->json)
+    if (ctl->json) {
         ctl_print_json(reply);
-    else if (reply)
+    } else if (reply) {
+        if (round_ms && json_is_object(reply))
+            client_table_round_ms(reply, 0);
         client_table_object(stdout, reply);
+    }
     json_decref(reply);
     return CTL_OK;
 }
@@ -128,6 +133,9 @@ static int list_options(struct ctl *ctl, int argc, char **argv,
             return ctl_usage(argv[0], "%s takes no --%s", argv[0],
                              c == 'C' ? "cluster" : c == 's' ? "state"
                                                               : "owner");
+        if (c == 's' && states == &domain_node_states &&
+            !strcmp(optarg, "resv"))
+            optarg = "reserved"; /* as the table shows it, like sinfo */
         if (c == 's')
             rc = ctl_check_name(argv[0], "--state", states, optarg);
         else
@@ -248,7 +256,7 @@ int cmd_show(struct ctl *ctl, int argc, char **argv)
         else if (ctl_pair_segments(&p, id) < 0)
             return ctl_usage("show", "a %s is named CLUSTER/NAME, not '%s'",
                              kinds[i].kind, id);
-        return show_path(ctl, &p);
+        return show_path(ctl, &p, 0);
     }
     return ctl_usage("show", "unknown kind '%s'", argv[optind]);
 }
@@ -263,7 +271,7 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
     if (optind < argc)
         return ctl_usage("status", "unexpected argument '%s'", argv[optind]);
     client_path_init(&p, "/v1/runtime");
-    return show_path(ctl, &p);
+    return show_path(ctl, &p, 1);
 }
 
 /* Job and node control ----------------------------------------------------- */

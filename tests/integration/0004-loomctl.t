@@ -46,12 +46,14 @@ admin_token || t_bail "no admin token"
 # ---- lists -------------------------------------------------------------------
 ctl clusters
 t_is "$RC" 0 "loomctl clusters" || ctl_diag
+t_is "$(head -n 1 <<<"$OUT")" "CLUSTER ADAPTOR STATE NODES JOBS   LAST_POLL ERROR" \
+    "clusters: the header (JOBS, no start model)"
 t_like "$OUT" '(^|
-)CLUSTER +ADAPTOR' "clusters: a header"
+)local +local +up +2 any +[0-9]+s ago +-(
+|$)' "clusters: local, up, 2 nodes, takes any job"
 t_like "$OUT" '(^|
-)local +local +disabled-scheduler +up +2 ' "clusters: local, up, 2 nodes"
-t_like "$OUT" '(^|
-)simA +sim +[a-z-]+ +up +4 ' "clusters: simA, up, 4 nodes"
+)simA +sim +up +4 pinned +[0-9]+s ago +-(
+|$)' "clusters: simA, up, 4 nodes, takes pinned jobs only"
 
 ctl nodes
 t_is "$RC" 0 "loomctl nodes" || ctl_diag
@@ -153,6 +155,11 @@ t_like "$OUT" '(^|
 )version: +[0-9]+\.[0-9]+' "status: version"
 t_like "$OUT" '(^|
 )scheduler\.enabled: +(true|yes)' "status: scheduler enabled"
+MS=$(grep -E '^[a-z_.]*_ms[a-z_.]*: ' <<<"$OUT")
+t_like "$(wc -l <<<"$MS")" '^ *([5-9]|[1-9][0-9]+)$' "status: five or more times in ms" ||
+    t_diag "$OUT"
+t_is "$(grep -cvE ': +(0|<0\.01|[0-9]+(\.[0-9]{1,2})?)$' <<<"$MS")" 0 \
+    "status: every time in ms has at most two decimals" || t_diag "$MS"
 
 ctl --json jobs
 t_is "$RC" 0 "loomctl --json jobs" || ctl_diag

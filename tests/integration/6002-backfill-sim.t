@@ -44,6 +44,8 @@ cancel_all() {
 # conf POLICY BACKFILL [MORE SCHEDULER KEYS]: loom.conf with the clusters of
 # the backfill scenarios (a and b: 4 nodes of 1 cpu each), the reservation
 # cluster r (4 nodes) and two clusters c1, c2 (2 nodes each, feature xc).
+# Every one takes jobs that do not name it (unpinned_jobs), as the
+# scenarios place jobs without a pin across them.
 conf() {
     loomd_conf <<EOF
 [scheduler]
@@ -59,6 +61,7 @@ cpus_per_node = 1
 memory_mb = 1024
 speed = 1
 poll_s = 0.2
+unpinned_jobs = yes
 
 [cluster b]
 adaptor = sim
@@ -67,6 +70,7 @@ cpus_per_node = 1
 memory_mb = 1024
 speed = 1
 poll_s = 0.2
+unpinned_jobs = yes
 
 [cluster r]
 adaptor = sim
@@ -75,6 +79,7 @@ cpus_per_node = 1
 memory_mb = 1024
 speed = 1
 poll_s = 0.2
+unpinned_jobs = yes
 
 [cluster c1]
 adaptor = sim
@@ -84,6 +89,7 @@ memory_mb = 1024
 features = xc
 speed = 1
 poll_s = 0.2
+unpinned_jobs = yes
 
 [cluster c2]
 adaptor = sim
@@ -93,6 +99,7 @@ memory_mb = 1024
 features = xc
 speed = 1
 poll_s = 0.2
+unpinned_jobs = yes
 EOF
 }
 # restart_with POLICY BACKFILL [KEYS]: stop loomd (checking its status) and
