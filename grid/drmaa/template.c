@@ -26,9 +26,9 @@ static int check_none(const char *name, const char *value, struct dr_error *e)
         { DRMAA_WD, "a job runs in the directory its cluster gives it" },
         { DRMAA_INPUT_PATH, "a job's standard input is not redirected" },
         { DRMAA_OUTPUT_PATH, "a job's output goes to the file its cluster "
-                             "chooses (the job's 'stdout' in the API)" },
+                             "chooses, the job's 'stdout' in the API" },
         { DRMAA_ERROR_PATH, "a job's errors go to the file its cluster "
-                            "chooses (the job's 'stderr' in the API)" },
+                            "chooses, the job's 'stderr' in the API" },
         { DRMAA_START_TIME, "a job starts when the scheduler places it" },
         { DRMAA_JOB_CATEGORY, "Loom has no job categories; use "
                               "drmaa_native_specification" },
