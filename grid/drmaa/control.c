@@ -30,6 +30,8 @@ static int act(const char *id, int action, struct dr_error *e)
     json_t *reply;
     long status;
 
+    if (dr_job_id_check(id, e) < 0)
+        return -1;
     if (actions[action].op)
         snprintf(path, sizeof(path), "/v1/jobs/%s/%s", id,
                  actions[action].op);

@@ -117,6 +117,10 @@ struct dr_job {
     int exit_code;
 };
 
+/* 0 when id has the form of Loom's job ids (a positive decimal number);
+ * else -1 with DRMAA_ERRNO_INVALID_JOB, so that no other text becomes part
+ * of a request's path. */
+int dr_job_id_check(const char *id, struct dr_error *e);
 /* GET /v1/jobs/{id} into j. 0, or -1 with e (DRMAA_ERRNO_INVALID_JOB for a
  * job Loom does not know). Must be inside an entered call. */
 int dr_job_get(const char *id, struct dr_job *j, struct dr_error *e);

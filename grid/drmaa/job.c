@@ -73,6 +73,17 @@ static int stat_of(const struct dr_job *j)
     return ST_EXITED | (j->exit_code & 0xff);
 }
 
+int dr_job_id_check(const char *id, struct dr_error *e)
+{
+    size_t n = strspn(id, "0123456789");
+
+    if (!n || id[n] || n > 18 || id[0] == '0')
+        return dr_error_set(e, DRMAA_ERRNO_INVALID_JOB,
+                            "'%.40s' is not a Loom job id (a positive "
+                            "number)", id);
+    return 0;
+}
+
 int dr_job_get(const char *id, struct dr_job *j, struct dr_error *e)
 {
     char path[64];
@@ -80,6 +91,8 @@ int dr_job_get(const char *id, struct dr_job *j, struct dr_error *e)
     long status;
 
     memset(j, 0, sizeof(*j));
+    if (dr_job_id_check(id, e) < 0)
+        return -1;
     snprintf(j->id, sizeof(j->id), "%s", id);
     snprintf(path, sizeof(path), "/v1/jobs/%s", id);
     if (dr_rest("GET", path, NULL, NULL, &status, &reply, e) < 0) {

@@ -486,6 +486,10 @@ static void denied(void)
     drmaa_delete_job_template(jt, NULL, 0);
     is_int(drmaa_job_ps("999999", &(int){0}, D), DRMAA_ERRNO_INVALID_JOB,
            "drmaa_job_ps of a job Loom does not have");
+    is_int(drmaa_job_ps("1/hold", &(int){0}, D), DRMAA_ERRNO_INVALID_JOB,
+           "drmaa_job_ps of a job id that is no number: %s", diag);
+    is_int(drmaa_control("1/hold", DRMAA_CONTROL_RELEASE, D),
+           DRMAA_ERRNO_INVALID_JOB, "... drmaa_control too");
 }
 
 static void bulk(void)
