@@ -121,6 +121,18 @@ struct start_result {
 };
 void start_result_fini(struct start_result *r);
 
+/* What an instance tells loomd of itself: describe() starts from its
+ * type's caps and model, and pinned_only 0. */
+struct adaptor_desc {
+    unsigned caps;            /* LOOM_CAP_* */
+    enum adaptor_model model;
+    int pinned_only;          /* 1: the cluster takes only jobs that name it
+                                 (request.cluster) or run in one of its
+                                 reservations; the scheduler places no other
+                                 job there (a simulated cluster runs nothing:
+                                 a real job must not land on it by chance) */
+};
+
 /* What every adaptor instance is given at creation. */
 struct adaptor_env {
     const char *cluster;      /* the cluster's name */
@@ -156,9 +168,11 @@ struct adaptor_type {
     void (*destroy)(void *self); /* NULL-safe */
     /* Is the cluster reachable? Cheap. */
     int (*probe)(void *self, struct loom_error *err);
-    /* Optional: the capabilities and model of this instance when they
-     * differ from the type's (a script pack declares its own). */
-    void (*describe)(void *self, unsigned *caps, enum adaptor_model *model);
+    /* Optional: what this instance says of itself when it differs from
+     * its type (a script pack declares its capabilities and model, a sim
+     * cluster may take pinned jobs only). d comes filled with the type's
+     * values; change what differs. Called once, after create(). */
+    void (*describe)(void *self, struct adaptor_desc *d);
 
     /* Fill an empty list the caller owns afterwards. */
     int (*nodes)(void *self, struct cl_node_list *out, struct loom_error *err);

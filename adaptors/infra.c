@@ -50,6 +50,60 @@ static char *maint_reason(const char *node_id)
     return r;
 }
 
+/* Put the nodes of reservation r (a parsed record) into out, if it is an
+ * active one of cluster. 0, or -1 when out of memory. */
+static int resv_nodes(json_t *r, const char *cluster, struct hmap *out)
+{
+    const char *id = json_string_value(json_object_get(r, "id"));
+    const char *cl = json_string_value(json_object_get(r, "cluster"));
+    const char *st = json_string_value(json_object_get(r, "state"));
+    size_t len = cl ? strlen(cl) : 0, k;
+    json_t *v;
+
+    if (!id || !cl || !st || strcmp(cl, cluster) || strcmp(st, "active"))
+        return 0;
+    json_array_foreach(json_object_get(r, "nodes"), k, v) {
+        const char *node = json_string_value(v);
+        char *copy;
+        if (!node || strncmp(node, cl, len) || node[len] != '/' ||
+            hmap_get(out, node + len + 1))
+            continue;
+        if (!(copy = strdup(id)) || hmap_put(out, node + len + 1, copy) < 0) {
+            free(copy);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The active reservations of cluster as the scheduler last published
+ * them: node name -> reservation id (both owned by the map: free the
+ * values with free). Every poll asks, and the list keeps every
+ * reservation ever made: only the records that say they are active (in
+ * the compact form resv_render writes) are parsed. 0, or -1 when out of
+ * memory. */
+static int resv_active(const char *cluster, struct hmap *out)
+{
+    static const char active[] = "\"state\":\"active\"";
+    struct snapshot *s = snapshot_get();
+    const struct stext *t = s ? s->text[SNAP_RESV] : NULL;
+    int rc = 0;
+
+    hmap_init(out);
+    for (size_t i = 0; t && t->row && i < t->n_rows && rc == 0; i++) {
+        const char *row = t->text + t->row[i];
+        size_t len = t->row[i + 1] - 1 - t->row[i];
+        json_t *r;
+        if (!memmem(row, len, active, sizeof(active) - 1))
+            continue;
+        r = json_loadb(row, len, 0, NULL);
+        rc = resv_nodes(r, cluster, out);
+        json_decref(r);
+    }
+    snapshot_put(s);
+    return rc;
+}
+
 static char *id_of(const char *cluster, const char *name)
 {
     size_t n = strlen(cluster) + strlen(name) + 2;
@@ -67,8 +121,22 @@ static char *render(json_t *o)
     return s;
 }
 
+/* The state a node shows: "maint" while in maintenance (whatever its
+ * cluster says), "reserved" when idle inside an active reservation, else
+ * what its cluster says. */
+static const char *shown_state(const struct cl_node *n, const char *in_maint,
+                               const char *resv)
+{
+    if (in_maint)
+        return "maint";
+    if (!n->state)
+        return "unknown";
+    return resv && !strcmp(n->state, "idle") ? "reserved" : n->state;
+}
+
+/* resv: the active reservation the node is in, or NULL. */
 static int node_fill(struct snode *sn, const char *cluster,
-                     const struct cl_node *n)
+                     const struct cl_node *n, const char *resv)
 {
     struct jw w;
     char *in_maint;
@@ -76,7 +144,7 @@ static int node_fill(struct snode *sn, const char *cluster,
     sn->id = id_of(cluster, n->name);
     sn->name = strdup(n->name);
     in_maint = sn->id ? maint_reason(sn->id) : NULL;
-    sn->state = strdup(in_maint ? "maint" : n->state ? n->state : "unknown");
+    sn->state = strdup(shown_state(n, in_maint, resv));
     sn->cpus = n->cpus;
     sn->cpus_alloc = n->cpus_alloc;
     sn->gpus = n->gpus;
@@ -108,6 +176,7 @@ static int node_fill(struct snode *sn, const char *cluster,
     jw_kv_strs(&w, "features", n->features.v, n->features.n);
     jw_kv_strs(&w, "queues", n->queues.v, n->queues.n);
     jw_kv_str(&w, "reason", in_maint ? in_maint : n->reason);
+    jw_kv_str(&w, "reservation", resv);
     free(in_maint);
     jw_key(&w, "annotations");
     jw_open(&w, '{');
@@ -170,6 +239,7 @@ struct scluster *infra_build(const struct infra_desc *d,
                              const struct cl_queue_list *queues)
 {
     struct scluster *c = calloc(1, sizeof(*c));
+    struct hmap resv;
     char stamp[32];
     json_t *o;
 
@@ -177,6 +247,8 @@ struct scluster *infra_build(const struct infra_desc *d,
         return NULL;
     atomic_init(&c->refs, 1);
     hmap_init(&c->node_index);
+    if (resv_active(d->name, &resv) < 0)
+        goto error;
     c->name = strdup(d->name);
     c->adaptor = strdup(d->adaptor);
     c->model = d->model;
@@ -185,6 +257,7 @@ struct scluster *infra_build(const struct infra_desc *d,
     c->caps = d->caps;
     c->preference = d->preference;
     c->hold_for_loom = d->hold_for_loom;
+    c->pinned_only = d->pinned_only;
     c->last_poll = d->last_poll;
     c->nodes = calloc(nodes->n ? nodes->n : 1, sizeof(*c->nodes));
     c->queues = calloc(queues->n ? queues->n : 1, sizeof(*c->queues));
@@ -192,7 +265,8 @@ struct scluster *infra_build(const struct infra_desc *d,
         goto error;
     for (size_t i = 0; i < nodes->n; i++) {
         c->n_nodes++;
-        if (node_fill(&c->nodes[i], d->name, &nodes->v[i]) < 0 ||
+        if (node_fill(&c->nodes[i], d->name, &nodes->v[i],
+                      resv.n ? hmap_get(&resv, nodes->v[i].name) : NULL) < 0 ||
             hmap_put(&c->node_index, c->nodes[i].name, &c->nodes[i]) < 0)
             goto error;
     }
@@ -202,15 +276,18 @@ struct scluster *infra_build(const struct infra_desc *d,
             goto error;
     }
     time_format(d->last_poll, stamp);
-    o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:s?, s:s?}", "name", d->name,
-                  "adaptor", d->adaptor, "model", d->model, "state", d->state,
+    o = json_pack("{s:s, s:s, s:s, s:b, s:s, s:i, s:s?, s:s?}", "name",
+                  d->name, "adaptor", d->adaptor, "model", d->model,
+                  "unpinned_jobs", !d->pinned_only, "state", d->state,
                   "nodes", (int)nodes->n, "last_poll",
                   d->last_poll ? stamp : NULL, "error", d->error);
     c->json = o ? render(o) : NULL;
     if (!c->json || join_nodes(c) < 0)
         goto error;
+    hmap_fini_values(&resv, free);
     return c;
 error:
+    hmap_fini_values(&resv, free);
     scluster_unref(c);
     return NULL;
 }

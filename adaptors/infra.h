@@ -13,6 +13,7 @@ struct infra_desc {
     unsigned caps;
     int preference;
     int hold_for_loom;  /* its held native jobs are Loom's to schedule */
+    int pinned_only;    /* it takes only jobs that name it */
     const char *state;  /* up|degraded|unreachable */
     const char *error;  /* or NULL */
     time_t last_poll;

@@ -86,8 +86,10 @@ struct local_exit {
     int has_exit_code;
     int exit_code;   /* 128 + signal for a signalled job */
     int signal;      /* 0, or the signal that ended it */
-    char reason[64]; /* "" = none; "walltime exceeded", "cancelled",
-                        "killed by signal N", "supervisor lost" */
+    char reason[320]; /* "" = none (exit code 0); "walltime exceeded",
+                         "cancelled", "exited with code N", "killed by
+                         signal N (NAME)", "cannot execute PATH: WHY",
+                         "supervisor lost" */
     time_t start_time, end_time;
 };
 

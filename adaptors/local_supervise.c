@@ -33,6 +33,9 @@ struct sup {
     struct local_pid pid;
     struct strv argv, env; /* what the job execs with */
     pid_t job;             /* the group leader; also the group id */
+    int exec_fd;           /* read end: the errno of a failed exec, or EOF
+                              once the job execs (the write end is
+                              close-on-exec); -1 when none */
     const char *reason;    /* "walltime exceeded", "cancelled", or NULL */
     int stopping;          /* SIGTERM sent to the group */
     double kill_at;        /* when SIGKILL follows it; 0 once sent */
@@ -161,12 +164,14 @@ static int build_argv(struct sup *s)
     return strv_push(&s->argv, path);
 }
 
-/* In the job's process: wait for the go, then become the job. */
-static void child_exec(struct sup *s, int go, int out, int errfd)
+/* In the job's process: wait for the go, then become the job; when it
+ * cannot, tell the supervisor why through report (close-on-exec). */
+static void child_exec(struct sup *s, int go, int out, int errfd, int report)
 {
     int null = open("/dev/null", O_RDONLY);
     sigset_t none;
     char c;
+    int e;
 
     setpgid(0, 0);
     sigemptyset(&none);
@@ -179,9 +184,13 @@ static void child_exec(struct sup *s, int go, int out, int errfd)
         _exit(127);
     environ = s->env.v;
     execvp(s->argv.v[0], s->argv.v);
+    e = errno;
+    /* On a failed write the supervisor knows the exit code alone. */
+    while (write(report, &e, sizeof(e)) < 0 && errno == EINTR)
+        ;
     dprintf(2, "loom-supervise: cannot execute %s: %s\n", s->argv.v[0],
-            strerror(errno));
-    _exit(errno == ENOENT ? 127 : 126);
+            strerror(e));
+    _exit(e == ENOENT ? 127 : 126);
 }
 
 static int record_pid(struct sup *s, pid_t job)
@@ -209,14 +218,16 @@ static int start_job(struct sup *s)
 {
     int out = open_out(s->dir, LOOM_LF_STDOUT);
     int errfd = open_out(s->dir, LOOM_LF_STDERR);
-    int go[2] = {-1, -1};
+    int go[2] = {-1, -1}, rep[2] = {-1, -1};
     pid_t pid = -1;
 
-    if (out >= 0 && errfd >= 0 && pipe2(go, O_CLOEXEC) == 0)
+    if (out >= 0 && errfd >= 0 && pipe2(go, O_CLOEXEC) == 0 &&
+        pipe2(rep, O_CLOEXEC) == 0)
         pid = fork();
     if (pid == 0) {
         close(go[1]);
-        child_exec(s, go[0], out, errfd);
+        close(rep[0]);
+        child_exec(s, go[0], out, errfd, rep[1]);
     }
     if (pid < 0)
         ready("error: cannot start the job in %s: %s", s->dir,
@@ -224,10 +235,13 @@ static int start_job(struct sup *s)
     close(out);
     close(errfd);
     close(go[0]);
+    close(rep[1]);
     if (pid < 0) {
         close(go[1]);
+        close(rep[0]);
         return -1;
     }
+    s->exec_fd = rep[0];
     setpgid(pid, pid); /* also in the child: whichever runs first */
     s->job = pid;
     if (record_pid(s, pid) < 0) {
@@ -325,6 +339,44 @@ static void drain_group(struct sup *s)
     }
 }
 
+/* The errno with which the job's exec failed, or 0 when it ran. Called
+ * once the leader has ended: the pipe holds the errno or is at its end. */
+static int exec_errno(struct sup *s)
+{
+    int e = 0;
+    ssize_t n;
+
+    if (s->exec_fd < 0)
+        return 0;
+    while ((n = read(s->exec_fd, &e, sizeof(e))) < 0 && errno == EINTR)
+        ;
+    close(s->exec_fd);
+    s->exec_fd = -1;
+    return n == (ssize_t)sizeof(e) ? e : 0;
+}
+
+/* Why the job ended, in the words the job's record shows; "" when it
+ * ended well (exit code 0). */
+static void end_reason(struct sup *s, const struct local_exit *x, int exec_err,
+                       char *out, size_t size)
+{
+    const char *sig = x->signal ? sigabbrev_np(x->signal) : NULL;
+
+    if (s->reason)
+        snprintf(out, size, "%s", s->reason);
+    else if (exec_err)
+        snprintf(out, size, "cannot execute %s: %s", s->argv.v[0],
+                 strerror(exec_err));
+    else if (x->signal && sig)
+        snprintf(out, size, "killed by signal %d (%s)", x->signal, sig);
+    else if (x->signal)
+        snprintf(out, size, "killed by signal %d", x->signal);
+    else if (x->exit_code)
+        snprintf(out, size, "exited with code %d", x->exit_code);
+    else
+        out[0] = '\0';
+}
+
 static int finish(struct sup *s)
 {
     struct local_exit e;
@@ -343,10 +395,7 @@ static int finish(struct sup *s)
     } else {
         e.exit_code = WEXITSTATUS(status);
     }
-    if (s->reason)
-        snprintf(e.reason, sizeof(e.reason), "%s", s->reason);
-    else if (e.signal)
-        snprintf(e.reason, sizeof(e.reason), "killed by signal %d", e.signal);
+    end_reason(s, &e, exec_errno(s), e.reason, sizeof(e.reason));
     e.start_time = s->pid.start_time;
     e.end_time = time(NULL);
     if (local_exit_write(s->dir, &e, &err) < 0) {
@@ -415,6 +464,7 @@ int main(int argc, char **argv)
     log_thread_name("supervise");
     memset(&s, 0, sizeof(s));
     s.dir = argv[1];
+    s.exec_fd = -1;
     pid = fork();
     if (pid < 0) {
         ready("error: fork: %s", strerror(errno));

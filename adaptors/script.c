@@ -416,13 +416,12 @@ static int script_probe(void *self, struct loom_error *err)
                                    s->pack, s->pack_dir);
 }
 
-static void script_describe(void *self, unsigned *caps,
-                            enum adaptor_model *model)
+static void script_describe(void *self, struct adaptor_desc *d)
 {
     struct script *s = self;
 
-    *caps = s->caps;
-    *model = s->model;
+    d->caps = s->caps;
+    d->model = s->model;
 }
 
 static int script_nodes(void *self, struct cl_node_list *out,

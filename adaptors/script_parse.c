@@ -5,10 +5,9 @@
 #include <string.h>
 
 #include "adaptors/script.h"
+#include "core/domain.h"
 #include "core/timeutil.h"
 
-static const char *const node_states[] = {"idle", "mixed", "allocated",
-    "draining", "drained", "down", "maint", "unknown", NULL};
 static const char *const job_states[] = {"pending", "held", "running",
     "suspended", "completed", "failed", "cancelled", NULL};
 
@@ -118,7 +117,7 @@ int script_parse_nodes(json_t *answer, struct cl_node_list *out,
         if (opt_str(o, "name", &n->name) < 0 || !n->name || !*n->name)
             return bad(err, "items", i, "name", "is missing or not a string");
         if (opt_str(o, "state", &n->state) < 0 ||
-            !one_of(n->state, node_states))
+            domain_find(&domain_node_states, n->state) < 0)
             return bad(err, "items", i, "state", "is not a node state");
         if (opt_int(o, "cpus", &cpus) < 0 || cpus < 0)
             return bad(err, "items", i, "cpus", "is missing or not a count");

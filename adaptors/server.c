@@ -38,6 +38,7 @@ void server_publish(struct srv_cluster *c)
         .name = c->name, .adaptor = c->type->name,
         .model = model_name(c->model), .caps = c->caps,
         .preference = c->preference, .hold_for_loom = c->hold_for_loom,
+        .pinned_only = c->pinned_only,
         .state = c->fails == 0 ? "up"
                  : c->fails < FAILS_UNREACHABLE ? "degraded" : "unreachable",
         .error = c->error, .last_poll = c->last_poll};
@@ -198,6 +199,7 @@ static int cluster_create(struct srv_cluster *c, struct conf_section *sec,
                           int index, const struct adaptor_env *env,
                           struct loom_error *err)
 {
+    struct adaptor_desc d;
     const char *kind;
     long pref;
 
@@ -222,10 +224,12 @@ static int cluster_create(struct srv_cluster *c, struct conf_section *sec,
     c->preference = (int)pref;
     if (c->type->create(sec, env, &c->inst, err) < 0)
         return server_error_prefix(err, sec->name, NULL);
-    c->caps = c->type->caps;
-    c->model = c->type->model;
+    d = (struct adaptor_desc){c->type->caps, c->type->model, 0};
     if (c->type->describe)
-        c->type->describe(c->inst, &c->caps, &c->model);
+        c->type->describe(c->inst, &d);
+    c->caps = d.caps;
+    c->model = d.model;
+    c->pinned_only = d.pinned_only;
     c->wq = msgq_create();
     if (!c->wq)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");

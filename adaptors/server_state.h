@@ -25,6 +25,7 @@ struct srv_cluster {
     int index;
     int preference;
     int hold_for_loom;
+    int pinned_only;     /* takes only jobs that name it */
     int fails;
     char *error;
     unsigned long polls;

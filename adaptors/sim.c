@@ -51,6 +51,7 @@ struct sim {
     int cpus, gpus;        /* per node */
     long memory_mb;        /* per node */
     double speed;
+    int unpinned_jobs;     /* takes jobs that do not name it */
     struct strv features;
     struct sim_node *nodes;
     uint32_t mark;
@@ -147,7 +148,8 @@ static int sim_config(struct sim *s, struct conf_section *sec,
                       &s->memory_mb, err) < 0 ||
         conf_get_long(sec, "gpus", 0, 0, 1024, &gpus, err) < 0 ||
         conf_get_str(sec, "features", NULL, &features, err) < 0 ||
-        conf_get_double(sec, "speed", 1.0, 0.001, 1e6, &s->speed, err) < 0)
+        conf_get_double(sec, "speed", 1.0, 0.001, 1e6, &s->speed, err) < 0 ||
+        conf_get_bool(sec, "unpinned_jobs", 0, &s->unpinned_jobs, err) < 0)
         return -1;
     s->n_nodes = (size_t)nodes;
     s->cpus = (int)cpus;
@@ -200,6 +202,15 @@ error:
 static int sim_probe(void *self, struct loom_error *err)
 {
     return 0;
+}
+
+/* Nothing runs here: unless its section says unpinned_jobs, only a job
+ * that names the cluster is placed on it, never a real job by chance. */
+static void sim_describe(void *self, struct adaptor_desc *d)
+{
+    const struct sim *s = self;
+
+    d->pinned_only = !s->unpinned_jobs;
 }
 
 /* --- the clock ---------------------------------------------------------- */
@@ -687,7 +698,8 @@ static int sim_set_node_state(void *self, const char *node, const char *state,
 }
 
 static const char *const sim_conf_keys[] = {
-    "nodes", "cpus_per_node", "memory_mb", "gpus", "features", "speed", NULL,
+    "nodes", "cpus_per_node", "memory_mb", "gpus", "features", "speed",
+    "unpinned_jobs", NULL,
 };
 
 const struct adaptor_type adaptor_sim = {
@@ -700,6 +712,7 @@ const struct adaptor_type adaptor_sim = {
     .create = sim_create,
     .destroy = sim_destroy,
     .probe = sim_probe,
+    .describe = sim_describe,
     .nodes = sim_nodes,
     .jobs = sim_jobs,
     .queues = sim_queues,

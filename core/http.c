@@ -19,6 +19,8 @@
 #include "core/log.h"
 
 struct ctx {
+    char *target; /* the request target as sent */
+    int begun;    /* the headers were looked at */
     char *body;
     size_t len, cap;
     int too_big;
@@ -34,7 +36,10 @@ static atomic_int inflight; /* requests begun and not yet completed */
 
 const char *http_query(const struct http_req *rq, const char *name)
 {
-    return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+    for (size_t i = 0; i < rq->n_query; i++)
+        if (!strcmp(rq->query[i].key, name))
+            return rq->query[i].value;
+    return NULL;
 }
 
 const char *http_header(const struct http_req *rq, const char *name)
@@ -100,15 +105,28 @@ static int is_json_type(const char *ct)
            (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }
 
-/* First call of a request: look at its headers before any body. */
-static struct ctx *begin(struct MHD_Connection *conn)
+/* A request begins: its target as sent, before libmicrohttpd decodes it
+ * (a decoded %00 would cut it short, a %2F split a segment). */
+static void *target_seen(void *cls, const char *uri,
+                         struct MHD_Connection *conn)
 {
     struct ctx *c = calloc(1, sizeof(*c));
-    const char *cl, *ct;
 
+    (void)cls;
+    (void)conn;
     if (!c)
         return NULL;
     atomic_fetch_add(&inflight, 1);
+    c->target = strdup(uri ? uri : "");
+    return c;
+}
+
+/* First call of a request: look at its headers before any body. */
+static void begin(struct MHD_Connection *conn, struct ctx *c)
+{
+    const char *cl, *ct;
+
+    c->begun = 1;
     cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
     if (cl && strtoull(cl, NULL, 10) > cfg_.max_body)
         c->too_big = 1;
@@ -117,7 +135,6 @@ static struct ctx *begin(struct MHD_Connection *conn)
          MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                      "Transfer-Encoding")) && !is_json_type(ct))
         c->bad_type = 1;
-    return c;
 }
 
 static void take_body(struct ctx *c, const char *data, size_t n)
@@ -156,12 +173,15 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
     struct ctx *c = *con_cls;
     struct http_resp rs = {0};
     struct http_req rq = {0};
+    struct http_target t = {0};
     struct loom_error err;
     enum MHD_Result ret;
 
-    if (!c) {
-        *con_cls = c = begin(conn);
-        return c ? MHD_YES : MHD_NO;
+    if (!c || !c->target)
+        return MHD_NO; /* out of memory: the connection is closed */
+    if (!c->begun) {
+        begin(conn, c);
+        return MHD_YES;
     }
     if (*upload_size) {
         take_body(c, upload, *upload_size);
@@ -176,14 +196,22 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
         loom_error_set(&err, LOOM_EMEDIA, "the request body must be "
                        "application/json");
         http_error(&rs, &err);
+    } else if (http_target_parse(c->target, &t) < 0) {
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        http_error(&rs, &err);
     } else {
         rq.conn = conn;
         rq.method = method;
-        rq.path = url;
+        rq.target = t.printable;
+        rq.path = t.path;
+        rq.query = t.query;
+        rq.n_query = t.n_query;
+        rq.query_over = t.over;
         rq.body = c->body ? c->body : "";
         rq.len = c->len;
         cfg_.handle(&rq, &rs, cfg_.key, cfg_.key_len);
     }
+    http_target_fini(&t);
     ret = send_resp(conn, &rs);
     free(rs.body);
     free(rs.location);
@@ -196,6 +224,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     struct ctx *c = *con_cls;
 
     if (c) {
+        free(c->target);
         free(c->body);
         free(c);
         *con_cls = NULL;
@@ -273,6 +302,7 @@ int http_start(const struct http_config *cfg, struct loom_error *err)
         MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
             MHD_USE_POLL | MHD_USE_ITC,
         0, NULL, NULL, handler, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
+        MHD_OPTION_URI_LOG_CALLBACK, target_seen, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);

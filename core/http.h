@@ -9,11 +9,32 @@
 #include "core/snapshot.h"
 #include "core/token.h"
 
+#define HTTP_QUERY_MAX 32 /* query parameters kept of one request */
+
+/* One query parameter as sent, %-decoded ('+' is a space). A %00 in it
+ * shows as a len longer than the string's. */
+struct http_param {
+    const char *key, *value; /* value "" when the parameter has no '=' */
+    size_t key_len, value_len;
+    int has_value;           /* there was a '=' */
+    int bad_escape;          /* a '%' without two hex digits after it */
+    int value_text;          /* the value is UTF-8 without any control
+                                character (no %00 either) */
+};
+
 /* One request as the API layer sees it. Borrowed for the handler's call. */
 struct http_req {
     void *conn;         /* struct MHD_Connection */
     const char *method;
-    const char *path;   /* without the query */
+    const char *target; /* the request target as sent (path and query),
+                           for messages: printable ASCII, other bytes
+                           %-encoded */
+    const char *path;   /* %-decoded, without the query; NULL when the path
+                           is malformed or has an escaped '/' or control
+                           character, or is not UTF-8 (names nothing) */
+    const struct http_param *query; /* in the order sent */
+    size_t n_query;
+    int query_over;     /* more than HTTP_QUERY_MAX parameters came */
     const char *body;
     size_t len;
     int authed;
@@ -30,7 +51,23 @@ struct http_resp {
     char *location;        /* owned, or NULL */
 };
 
-/* A query parameter of the request, or NULL. Borrowed. */
+/* A request target taken apart (http_target.c): what struct http_req
+ * shows of it. */
+struct http_target {
+    char *printable; /* the target, bytes other than printable ASCII %XX */
+    char *path;      /* as http_req's path: NULL when it names nothing */
+    struct http_param query[HTTP_QUERY_MAX];
+    size_t n_query;
+    int over;        /* more parameters than HTTP_QUERY_MAX */
+    char *buf;       /* the decoded keys and values */
+};
+/* Take raw (the target as sent) apart into t; what is wrong in it is
+ * marked, not refused. 0, or -1 when out of memory. t is then finished
+ * with http_target_fini (NULL-safe on a zeroed t). */
+int http_target_parse(const char *raw, struct http_target *t);
+void http_target_fini(struct http_target *t);
+
+/* The value of the first query parameter called name, or NULL. Borrowed. */
 const char *http_query(const struct http_req *rq, const char *name);
 /* A request header, or NULL. Borrowed. */
 const char *http_header(const struct http_req *rq, const char *name);

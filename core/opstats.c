@@ -68,7 +68,10 @@ size_t opstats_render(char *out, size_t n)
     } while (0)
     pthread_mutex_lock(&lock);
     if (n_pairs)
-        EMIT("# TYPE loom_adaptor_op_seconds summary\n");
+        EMIT("# HELP loom_adaptor_op_seconds How long an adaptor operation "
+             "of a cluster takes: quantiles over its last %d calls, sum and "
+             "count over all.\n"
+             "# TYPE loom_adaptor_op_seconds summary\n", RING);
     for (size_t i = 0; i < n_pairs; i++) {
         struct pair *p = &pairs[i];
         memcpy(v, p->ring, p->filled * sizeof(*v));
@@ -82,9 +85,15 @@ size_t opstats_render(char *out, size_t n)
              p->cluster, p->op, p->sum);
         EMIT("loom_adaptor_op_seconds_count{cluster=\"%s\",op=\"%s\"} %lu\n",
              p->cluster, p->op, p->count);
-        EMIT("loom_adaptor_op_failures_total{cluster=\"%s\",op=\"%s\"} %lu\n",
-             p->cluster, p->op, p->failures);
     }
+    /* A family's samples stay together: the failures come after. */
+    if (n_pairs)
+        EMIT("# HELP loom_adaptor_op_failures_total Adaptor operations of a "
+             "cluster that failed.\n"
+             "# TYPE loom_adaptor_op_failures_total counter\n");
+    for (size_t i = 0; i < n_pairs; i++)
+        EMIT("loom_adaptor_op_failures_total{cluster=\"%s\",op=\"%s\"} %lu\n",
+             pairs[i].cluster, pairs[i].op, pairs[i].failures);
     pthread_mutex_unlock(&lock);
 #undef EMIT
     return off < n ? off : n;

@@ -10,9 +10,11 @@
 void opstats_record(const char *cluster, const char *op, double seconds,
                     int ok);
 
-/* Append Prometheus text for every pair: a summary with quantiles 0.5 and
- * 0.99 over the last 256 calls, _sum and _count, and failures. Returns the
- * bytes written (as snprintf, never past n). */
+/* Append Prometheus text for every pair, each family whole with its HELP
+ * and TYPE: the summary loom_adaptor_op_seconds (quantiles 0.5 and 0.99
+ * over the last 256 calls, _sum and _count), then the counter
+ * loom_adaptor_op_failures_total. Nothing before the first call. Returns
+ * the bytes written (as snprintf, never past n). */
 size_t opstats_render(char *out, size_t n);
 
 #endif

@@ -274,7 +274,7 @@ void scluster_unref(struct scluster *c)
 int snode_usable(const struct snode *n)
 {
     return !strcmp(n->state, "idle") || !strcmp(n->state, "mixed") ||
-           !strcmp(n->state, "allocated");
+           !strcmp(n->state, "allocated") || !strcmp(n->state, "reserved");
 }
 
 struct snode *scluster_node(const struct scluster *c, const char *name)

@@ -17,7 +17,8 @@ struct jview {
     int64_t id;
     char state[12];
     char *owner;
-    char *cluster; /* or NULL */
+    char *cluster; /* where it runs or ran, else the one it asked for,
+                      or NULL: what GET /v1/jobs?cluster= matches */
     char *json;    /* the job object as the API shows it */
     size_t len;
 };
@@ -54,7 +55,8 @@ size_t jobtab_count(const struct jobtab *t);
 struct snode {
     char *id;   /* "<cluster>/<name>" */
     char *name;
-    char *state;
+    char *state; /* as its cluster says, but "maint" in maintenance and
+                    "reserved" when idle in an active reservation */
     int cpus, cpus_alloc, gpus, gpus_alloc;
     long memory_mb, memory_alloc_mb;
     struct strv features;
@@ -83,6 +85,8 @@ struct scluster {
     unsigned caps;
     int preference;
     int hold_for_loom; /* its held native jobs are Loom's to schedule */
+    int pinned_only;   /* it takes only jobs that name it (request.cluster)
+                          or run in one of its reservations */
     time_t last_poll;
     struct snode *nodes;
     size_t n_nodes;
@@ -95,7 +99,8 @@ struct scluster {
 };
 struct scluster *scluster_ref(struct scluster *c);
 void scluster_unref(struct scluster *c); /* NULL-safe */
-/* Does the node take jobs (idle, mixed or allocated)? */
+/* Does the node take jobs (idle, mixed, allocated, or reserved: idle
+ * inside an active reservation, whose jobs it takes)? */
 int snode_usable(const struct snode *n);
 struct snode *scluster_node(const struct scluster *c, const char *name);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/domain.h"
 #include "core/jsonx.h"
 #include "core/log.h"
 #include "core/store_maint.h"
@@ -95,7 +96,45 @@ static int value_ok(json_t *v)
     return 1;
 }
 
-static int attrs_ok(json_t *attrs, const char *path, struct loom_error *err)
+/* A goal for what the cluster reports itself (cluster_attrs) must be a
+ * value the cluster can report, else the node could never match it:
+ * state one of domain_goal_states, cpus, memory_mb and gpus whole numbers
+ * (as JSON numbers or as text, "8"), features a list. */
+static int goal_value_ok(const char *k, json_t *v, const char *path,
+                         struct loom_error *err)
+{
+    const char *text = json_string_value(v);
+    char field[128];
+    int64_t n;
+
+    snprintf(field, sizeof(field), "%s.%s", path, k);
+    if (!strcmp(k, "state")) {
+        if (domain_check(&domain_goal_states, text ? text : "", field,
+                         err) == 0)
+            return 0;
+        if (!text)
+            return loom_error_field(err, LOOM_EINVAL, field, "goal "
+                                    "attribute 'state' must be a string: "
+                                    "up, down or drained");
+        return loom_error_prefix(err, "goal attribute 'state'");
+    }
+    if (!strcmp(k, "features")) {
+        if (json_is_array(v))
+            return 0;
+        return loom_error_field(err, LOOM_EINVAL, field, "goal attribute "
+                                "'features' must be a list of feature names");
+    }
+    if ((json_is_integer(v) && json_integer_value(v) >= 0) ||
+        (text && (!strcmp(text, "0") || domain_id_parse(text, &n) == 0)))
+        return 0;
+    return loom_error_field(err, LOOM_EINVAL, field, "goal attribute '%s' "
+                            "must be a whole number from 0 on (written "
+                            "without leading zeros), as the cluster reports "
+                            "it", k);
+}
+
+static int attrs_ok(json_t *attrs, const char *path, int goal,
+                    struct loom_error *err)
 {
     const char *k;
     json_t *v;
@@ -114,6 +153,8 @@ static int attrs_ok(json_t *attrs, const char *path, struct loom_error *err)
             return loom_error_field(err, LOOM_EINVAL, path, "attribute '%s' "
                                     "must be a string, a number, a boolean "
                                     "or a list of strings", k);
+        if (goal && attr_from_cluster(k) && goal_value_ok(k, v, path, err) < 0)
+            return -1;
     }
     return 0;
 }
@@ -139,14 +180,14 @@ static json_t *goal_items(const struct maint_op *op, struct snapshot *s,
     json_t *body = jx_parse_object(op->body, op->body ? strlen(op->body) : 0,
                                    err);
     json_t *items = NULL, *it;
-    char path[64];
+    char path[64], apath[80];
     size_t i;
 
     if (!body)
         return NULL;
     if (op->node) {
         if (jx_check(body, "", one_fields, err) < 0 ||
-            attrs_ok(json_object_get(body, "attributes"), "attributes",
+            attrs_ok(json_object_get(body, "attributes"), "attributes", 1,
                      err) < 0)
             goto out;
         if (!maint_node(s, op->node)) {
@@ -161,13 +202,14 @@ static json_t *goal_items(const struct maint_op *op, struct snapshot *s,
         goto out;
     json_array_foreach(json_object_get(body, "items"), i, it) {
         snprintf(path, sizeof(path), "items[%zu]", i);
+        snprintf(apath, sizeof(apath), "items[%zu].attributes", i);
         if (!json_is_object(it)) {
             loom_error_field(err, LOOM_EINVAL, path, "%s must be an object",
                              path);
             goto out;
         }
         if (jx_check(it, path, item_fields, err) < 0 ||
-            attrs_ok(json_object_get(it, "attributes"), path, err) < 0)
+            attrs_ok(json_object_get(it, "attributes"), apath, 1, err) < 0)
             goto out;
         if (!maint_node(s, jx_str(it, "node", ""))) {
             loom_error_field(err, LOOM_ENOENT, path, "there is no node %s "
@@ -188,9 +230,10 @@ static json_t *goal_json(const struct gnode *g, const char *id)
 
     if (g && g->goal_time)
         time_format(g->goal_time, t);
-    return json_pack("{s:s, s:O, s:s?}", "node", id, "attributes",
-                     g && g->goal ? g->goal : json_object(), "updated",
-                     g && g->goal_time ? t : NULL);
+    /* "o" takes the reference: a new {} or one more of the goal */
+    return json_pack("{s:s, s:o, s:s?}", "node", id, "attributes",
+                     g && g->goal ? json_incref(g->goal) : json_object(),
+                     "updated", g && g->goal_time ? t : NULL);
 }
 
 void goal_put(struct msg *m)
@@ -287,7 +330,7 @@ static json_t *report_rows(json_t *body, time_t *t, struct loom_error *err)
     const char *k, *ts = jx_str(body, "time", NULL);
 
     if (jx_check(body, "", report_fields, err) < 0 ||
-        attrs_ok(attrs, "attributes", err) < 0)
+        attrs_ok(attrs, "attributes", 0, err) < 0)
         return NULL;
     *t = time(NULL);
     if (ts && time_parse(ts, t) < 0) {

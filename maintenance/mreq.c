@@ -6,19 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/domain.h"
 #include "core/jsonx.h"
+#include "core/limits.h"
 #include "core/timeutil.h"
 #include "maintenance/maint_conf.h"
 #include "scheduler/resv.h"
 #include "scheduler/job.h"
 
-static const char *const state_names[] = {
-    "requested", "planned", "draining", "in-progress", "verifying", "done",
-    "failed", "cancelled"};
+/* The states' names are the API's, kept in core/domain.c. */
+_Static_assert(MS_CANCELLED + 1 == DOMAIN_MAINT_STATES_N,
+               "enum mstate and domain_maint_states differ");
 
 const char *mstate_name(enum mstate s)
 {
-    return state_names[s];
+    return domain_maint_states.names[s];
 }
 
 int mstate_open(enum mstate s)
@@ -67,7 +69,7 @@ static int window_in(json_t *w, time_t now, long def_duration, struct mreq *r,
         time_in(w, "not_before", &r->not_before, err) < 0 ||
         time_in(w, "deadline", &r->deadline, err) < 0 ||
         jx_int_range(w, "window", "duration_s", def_duration, 1,
-                     366L * 86400, &d, err) < 0)
+                     LOOM_WINDOW_MAX_S, &d, err) < 0)
         return -1;
     if (!json_object_get(w, "duration_s") && !def_duration)
         return loom_error_field(err, LOOM_EINVAL, "window.duration_s",
@@ -85,7 +87,7 @@ static int window_in(json_t *w, time_t now, long def_duration, struct mreq *r,
     if (!r->not_before || r->not_before < now)
         r->not_before = now;
     if (!r->deadline)
-        r->deadline = r->not_before + 366L * 86400;
+        r->deadline = r->not_before + LOOM_WINDOW_MAX_S;
     if (r->deadline - r->not_before < r->duration_s)
         return loom_error_field(err, LOOM_EINVAL, "window.deadline", "the "
                                 "window from not_before to deadline is "
@@ -216,7 +218,7 @@ struct mreq *mreq_from_doc(json_t *doc, struct loom_error *err)
     json_t *w = json_object_get(doc, "window"), *v;
     const char *st = jx_str(doc, "state", "");
     size_t i;
-    int bad = !r;
+    int bad = !r, k;
 
     if (!r) {
         loom_error_set(err, LOOM_EINTERNAL, "out of memory");
@@ -247,10 +249,8 @@ struct mreq *mreq_from_doc(json_t *doc, struct loom_error *err)
     bad |= time_of(doc, "start", &r->planned_start) < 0;
     bad |= time_of(doc, "end", &r->planned_end) < 0;
     bad |= time_of(doc, "action_began", &r->action_began) < 0;
-    r->state = MS_FAILED;
-    for (int s = 0; s <= MS_CANCELLED; s++)
-        if (!strcmp(st, state_names[s]))
-            r->state = (enum mstate)s;
+    k = domain_find(&domain_maint_states, st);
+    r->state = k >= 0 ? (enum mstate)k : MS_FAILED;
     r->history = json_object_get(doc, "history");
     r->history = r->history ? json_deep_copy(r->history) : json_array();
     r->since = time(NULL);

@@ -167,7 +167,8 @@ int fcfs_place(const struct snapshot *s, const struct usage *u,
         size_t i = idx[o];
         const struct scluster *c = s->clusters[i];
         int rc;
-        if (j->req.cluster && strcmp(c->name, j->req.cluster) != 0)
+        if (j->req.cluster ? strcmp(c->name, j->req.cluster) != 0
+                           : c->pinned_only && !j->req.reservation)
             continue;
         if (strcmp(c->state, "up") != 0 || !queue_ok(c, j, why, why_len))
             continue;

@@ -24,9 +24,10 @@ void usage_fini(struct usage *u);
 /* Add (sign +1) or release (sign -1) what job j holds on its nodes. */
 int usage_apply(struct usage *u, const struct job *j, int sign);
 
-/* Pick the first cluster (pinned or in configuration order) and its first
- * nodes that fit j now. 1 with *cluster (borrowed from s) and nodes filled,
- * 0 when nothing fits now (why says so), -1 when out of memory.
+/* Pick the first cluster (pinned, or in configuration order among those
+ * that take unpinned jobs) and its first nodes that fit j now. 1 with
+ * *cluster (borrowed from s) and nodes filled, 0 when nothing fits now
+ * (why says so), -1 when out of memory.
  * first: one index per cluster of s, zeroed at the start of a cycle; nodes
  * before it have no free cpu (usage only grows within a cycle), so a cycle
  * that places many jobs does not scan full nodes again. May be NULL. */

@@ -7,27 +7,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/domain.h"
 #include "core/jsonx.h"
+#include "core/limits.h"
 #include "core/timeutil.h"
 
-static const char *const state_names[] = {
-    "pending", "held", "starting", "running", "suspended", "completed",
-    "failed", "cancelled",
-};
+/* The states' names are the API's, kept in core/domain.c. */
+_Static_assert(JOB_CANCELLED + 1 == DOMAIN_JOB_STATES_N,
+               "enum job_state and domain_job_states differ");
 
 const char *job_state_name(enum job_state s)
 {
-    return state_names[s];
+    return domain_job_states.names[s];
 }
 
 int job_state_parse(const char *name, enum job_state *out)
 {
-    for (size_t i = 0; i < sizeof(state_names) / sizeof(*state_names); i++)
-        if (strcmp(state_names[i], name) == 0) {
-            *out = (enum job_state)i;
-            return 0;
-        }
-    return -1;
+    int i = domain_find(&domain_job_states, name);
+
+    if (i < 0)
+        return -1;
+    *out = (enum job_state)i;
+    return 0;
 }
 
 int job_state_final(enum job_state s)
@@ -134,36 +135,41 @@ static int request_in(struct job *j, json_t *r, struct loom_error *err)
 
     if (r && jx_check(r, "request", request_fields, err) < 0)
         return -1;
-    if (jx_int_range(r, "request", "nodes", 1, 1, 100000, &v, err) < 0)
+    if (jx_int_range(r, "request", "nodes", 1, 1, LOOM_JOB_NODES_MAX, &v,
+                     err) < 0)
         return -1;
     j->req.nodes = (int)v;
-    if (jx_int_range(r, "request", "cpus_per_node", 1, 1, 100000, &v, err) < 0)
+    if (jx_int_range(r, "request", "cpus_per_node", 1, 1, LOOM_JOB_CPUS_MAX,
+                     &v, err) < 0)
         return -1;
     j->req.cpus_per_node = (int)v;
-    if (jx_int_range(r, "request", "memory_mb", 100, 0, 1LL << 40, &v, err) < 0)
+    if (jx_int_range(r, "request", "memory_mb", LOOM_JOB_MEMORY_MB_DEFAULT,
+                     LOOM_JOB_MEMORY_MB_MIN, LOOM_JOB_MEMORY_MB_MAX, &v,
+                     err) < 0)
         return -1;
     j->req.memory_mb = (long)v;
-    if (jx_int_range(r, "request", "gpus", 0, 0, 4096, &v, err) < 0)
+    if (jx_int_range(r, "request", "gpus", 0, 0, LOOM_JOB_GPUS_MAX, &v,
+                     err) < 0)
         return -1;
     j->req.gpus = (int)v;
-    if (jx_int_range(r, "request", "walltime_s", 3600, 1, 366L * 86400, &v,
-                     err) < 0)
+    if (jx_int_range(r, "request", "walltime_s", LOOM_JOB_WALLTIME_DEFAULT_S,
+                     1, LOOM_JOB_WALLTIME_MAX_S, &v, err) < 0)
         return -1;
     j->req.walltime_s = (long)v;
     f = json_object_get(r, "features");
-    if (f && job_strings_in(f, "request.features", 64, &j->req.features,
-                          err) < 0)
+    if (f && job_strings_in(f, "request.features", LOOM_JOB_FEATURES_MAX,
+                            &j->req.features, err) < 0)
         return -1;
     if (job_set_str(&j->req.cluster, jx_str(r, "cluster", NULL)) < 0 ||
         job_set_str(&j->req.queue, jx_str(r, "queue", NULL)) < 0)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    if (jx_str(r, "reservation", NULL)) {
-        char *end;
-        j->req.reservation = strtoll(jx_str(r, "reservation", ""), &end, 10);
-        if (*end || j->req.reservation <= 0)
-            return loom_error_field(err, LOOM_EINVAL, "request.reservation",
-                                    "a reservation id is a positive number");
-    }
+    if (jx_str(r, "reservation", NULL) &&
+        domain_id_parse(jx_str(r, "reservation", ""),
+                        &j->req.reservation) < 0)
+        return loom_error_field(err, LOOM_EINVAL, "request.reservation",
+                                "'%.100s' is not a reservation id (a number "
+                                "from 1, without leading zeros)",
+                                jx_str(r, "reservation", ""));
     return 0;
 }
 
@@ -183,9 +189,9 @@ static int env_in(struct job *j, json_t *env, struct loom_error *err)
     json_t *v;
     char fp[96];
 
-    if (json_object_size(env) > 1024)
+    if (json_object_size(env) > LOOM_JOB_ENV_MAX)
         return loom_error_field(err, LOOM_EINVAL, "env", "field 'env' has "
-                                "more than 1024 variables");
+                                "more than %d variables", LOOM_JOB_ENV_MAX);
     /* jansson iterates in insertion order; sort for a stable record. */
     json_object_foreach(env, k, v) {
         size_t n;
@@ -231,7 +237,8 @@ static int body_in(struct job *j, json_t *body, struct loom_error *err)
         if (!json_array_size(cmd))
             return loom_error_field(err, LOOM_EINVAL, "command", "field "
                                     "'command' must not be empty");
-        if (job_strings_in(cmd, "command", 4096, &j->command, err) < 0)
+        if (job_strings_in(cmd, "command", LOOM_JOB_ARGS_MAX, &j->command,
+                           err) < 0)
             return -1;
     }
     if (script && job_set_str(&j->script, script) < 0)
@@ -241,12 +248,14 @@ static int body_in(struct job *j, json_t *body, struct loom_error *err)
         return -1;
     if (j->env.n)
         qsort(j->env.v, j->env.n, sizeof(char *), cmp_str);
-    if (jx_int_range(body, "", "priority", 0, -1000000, 1000000, &prio, err) < 0)
+    if (jx_int_range(body, "", "priority", 0, -LOOM_JOB_PRIORITY_MAX,
+                     LOOM_JOB_PRIORITY_MAX, &prio, err) < 0)
         return -1;
     j->priority = (int)prio;
-    if (strlen(jx_str(body, "name", "")) > 256)
+    if (strlen(jx_str(body, "name", "")) > LOOM_JOB_NAME_MAX)
         return loom_error_field(err, LOOM_EINVAL, "name", "field 'name' is "
-                                "longer than 256 characters");
+                                "longer than %d characters",
+                                LOOM_JOB_NAME_MAX);
     return request_in(j, json_object_get(body, "request"), err);
 }
 

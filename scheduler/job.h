@@ -72,6 +72,9 @@ struct job {
     /* Scheduler-thread bookkeeping, not part of the record. */
     int dirty;
     int cancel_requested;
+    int own_reason; /* Loom cancelled it for a reason of its own (a forced
+                       maintenance window): the reason stays when the
+                       cluster reports the end in its own words */
     unsigned seen; /* the last complete cluster list that named it */
     struct job_plan plan;
 };

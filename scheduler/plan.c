@@ -265,6 +265,14 @@ const struct plan_queue *plan_queue_of(const struct plan_cluster *c,
     return NULL;
 }
 
+int plan_cluster_takes(const struct plan_cluster *cl,
+                       const struct plan_job *j)
+{
+    if (j->cluster)
+        return !strcmp(j->cluster, cl->name);
+    return !cl->pinned_only || j->reservation;
+}
+
 /* Cluster-wide checks: pin, queue and its walltime limit, reservation. */
 int plan_cluster_matches(const struct plan *p, size_t c,
                            const struct plan_job *j)
@@ -272,7 +280,7 @@ int plan_cluster_matches(const struct plan *p, size_t c,
     const struct plan_cluster *cl = p->cl[c].def;
     const struct plan_queue *q;
 
-    if (j->cluster && strcmp(j->cluster, cl->name))
+    if (!plan_cluster_takes(cl, j))
         return 0;
     if (j->queue && (!(q = plan_queue_of(cl, j->queue)) || !q->open ||
                      (q->max_walltime_s && j->walltime_s > q->max_walltime_s)))

@@ -44,6 +44,8 @@ struct plan_cluster {
     size_t n_nodes;
     const struct plan_queue *queues;
     size_t n_queues;
+    int pinned_only; /* takes only jobs that name it (plan_job.cluster) or
+                        run in one of its reservations */
 };
 
 /* Capacity one node gives to one job (or reservation) over a time. */

@@ -15,30 +15,37 @@ int plan_feasible(const struct plan_cluster *clusters, size_t n,
 {
     size_t best = 0, want = j->nodes > 0 ? (size_t)j->nodes : 1;
     int pinned_seen = 0, queue_seen = 0, walltime_over = 0;
+    const char *only_named = NULL; /* would fit, takes named jobs only */
 
     for (size_t c = 0; c < n; c++) {
         const struct plan_queue *q = j->queue ? plan_queue_of(&clusters[c],
                                                           j->queue) : NULL;
+        int takes = plan_cluster_takes(&clusters[c], j);
         size_t count = 0;
         if (j->cluster && strcmp(j->cluster, clusters[c].name))
             continue;
         pinned_seen = 1;
         if (j->queue && !q)
             continue;
-        queue_seen = 1;
+        queue_seen |= takes;
         if (q && q->max_walltime_s && j->walltime_s > q->max_walltime_s) {
-            walltime_over = 1;
+            walltime_over |= takes;
             continue;
         }
         for (size_t i = 0; i < clusters[c].n_nodes; i++)
             count += plan_node_matches(&clusters[c].nodes[i], j);
-        if (count >= want)
+        if (count >= want && takes)
             return 1;
-        if (count > best)
+        if (count >= want && !only_named)
+            only_named = clusters[c].name;
+        if (count > best && takes)
             best = count;
     }
     if (j->cluster && !pinned_seen)
         snprintf(why, why_len, "no cluster is named %s", j->cluster);
+    else if (only_named)
+        snprintf(why, why_len, "it fits only on %s, a cluster that takes "
+                 "only the jobs that name it (request.cluster)", only_named);
     else if (j->queue && !queue_seen)
         snprintf(why, why_len, "no cluster%s%s has a queue named %s",
                  j->cluster ? " " : "", j->cluster ? j->cluster : "",
@@ -61,6 +68,11 @@ int plan_fits_nodes(const struct plan *p, const struct plan_job *j,
 {
     struct prof_need need = plan_need_of(j);
 
+    if (c < p->n_cl && !j->cluster && !plan_cluster_takes(p->cl[c].def, j)) {
+        snprintf(why, why_len, "cluster %s takes only the jobs that name it "
+                 "(request.cluster)", p->cl[c].def->name);
+        return 0;
+    }
     if (c >= p->n_cl || !plan_cluster_matches(p, c, j)) {
         snprintf(why, why_len, "the job cannot run on this cluster (pin, "
                  "queue or reservation)");

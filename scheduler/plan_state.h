@@ -76,6 +76,11 @@ static inline int plan_node_matches(const struct plan_node *nd,
 }
 const struct plan_queue *plan_queue_of(const struct plan_cluster *c,
                                        const char *name);
+/* Does the cluster take j at all: the cluster j names, or (j names none)
+ * any cluster but one that takes pinned jobs only, unless j runs in a
+ * reservation (which names its cluster)? */
+int plan_cluster_takes(const struct plan_cluster *cl,
+                       const struct plan_job *j);
 /* Cluster-wide checks: pin, queue and its walltime limit, reservation. */
 int plan_cluster_matches(const struct plan *p, size_t c,
                          const struct plan_job *j);

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/domain.h"
 #include "core/jsonw.h"
 #include "core/jsonx.h"
+#include "core/limits.h"
 #include "core/timeutil.h"
 #include "scheduler/job.h"
 
@@ -26,12 +28,13 @@ static const struct jx_field req_fields[] = {
     {NULL, 0, 0},
 };
 
-static const char *const state_names[] = {"planned", "active", "done",
-                                          "cancelled"};
+/* The states' names are the API's, kept in core/domain.c. */
+_Static_assert(RESV_CANCELLED + 1 == DOMAIN_RESV_STATES_N,
+               "enum resv_state and domain_resv_states differ");
 
 const char *resv_state_name(enum resv_state s)
 {
-    return state_names[s];
+    return domain_resv_states.names[s];
 }
 
 static int time_field(json_t *body, const char *key, time_t *out,
@@ -49,29 +52,12 @@ static int time_field(json_t *body, const char *key, time_t *out,
 int node_ids_in(json_t *arr, char **cluster, struct strv *names,
                 struct loom_error *err)
 {
-    struct strv ids = {0};
-    int rc = 0;
+    struct strv refs = {0};
+    int rc = job_strings_in(arr, "nodes", LOOM_COUNT_MAX, &refs, err);
 
-    if (job_strings_in(arr, "nodes", 100000, &ids, err) < 0) {
-        strv_fini(&ids);
-        return -1;
-    }
-    for (size_t i = 0; i < ids.n && rc == 0; i++) {
-        const char *slash = strchr(ids.v[i], '/');
-        size_t cl = slash ? (size_t)(slash - ids.v[i]) : 0;
-        if (!slash || !cl || !slash[1])
-            rc = loom_error_field(err, LOOM_EINVAL, "nodes", "node '%s' is "
-                                  "not a node id (cluster/name)", ids.v[i]);
-        else if (!*cluster && !(*cluster = strndup(ids.v[i], cl)))
-            rc = loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-        else if (strlen(*cluster) != cl || strncmp(*cluster, ids.v[i], cl))
-            rc = loom_error_field(err, LOOM_EINVAL, "nodes", "the nodes must "
-                                  "be of one cluster (%s); '%s' is not",
-                                  *cluster, ids.v[i]);
-        else if (strv_push(names, slash + 1) < 0)
-            rc = loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    }
-    strv_fini(&ids);
+    for (size_t i = 0; i < refs.n && rc == 0; i++)
+        rc = domain_node_add(refs.v[i], cluster, names, "nodes", err);
+    strv_fini(&refs);
     return rc;
 }
 
@@ -90,10 +76,12 @@ static int window_in(json_t *body, time_t now, struct resv_req *rq,
         time_field(body, "not_before", &rq->not_before, err) < 0 ||
         time_field(body, "deadline", &rq->deadline, err) < 0)
         return -1;
-    if (has_start == flexible)
-        return loom_error_set(err, LOOM_EINVAL, "a reservation needs a fixed "
+    /* Neither start nor not_before nor deadline: as soon as possible, as
+     * a maintenance request without a window. */
+    if (has_start && flexible)
+        return loom_error_set(err, LOOM_EINVAL, "a reservation has a fixed "
                               "window (start) or a flexible one (not_before "
-                              "and/or deadline), not both or neither");
+                              "and/or deadline), not both");
     if (has_end && !has_start)
         return loom_error_field(err, LOOM_EINVAL, "end", "end goes with "
                                 "start; a flexible window gives duration_s");
@@ -109,7 +97,7 @@ static int window_in(json_t *body, time_t now, struct resv_req *rq,
         if (!json_object_get(body, "duration_s"))
             return loom_error_field(err, LOOM_EINVAL, "duration_s", "field "
                                     "'duration_s' is required");
-        if (jx_int_range(body, "", "duration_s", 0, 1, 366L * 86400, &d,
+        if (jx_int_range(body, "", "duration_s", 0, 1, LOOM_WINDOW_MAX_S, &d,
                          err) < 0)
             return -1;
         rq->duration_s = (long)d;
@@ -119,7 +107,7 @@ static int window_in(json_t *body, time_t now, struct resv_req *rq,
         if (!rq->not_before)
             rq->not_before = now;
         if (!rq->deadline)
-            rq->deadline = rq->not_before + 366L * 86400;
+            rq->deadline = rq->not_before + LOOM_WINDOW_MAX_S;
         if (rq->deadline - rq->not_before < rq->duration_s)
             return loom_error_field(err, LOOM_EINVAL, "deadline", "the window "
                                     "from not_before to deadline is shorter "
@@ -139,16 +127,16 @@ int nodes_or_count_in(json_t *body, char **cluster, struct strv *nodes,
     if (json_object_get(body, "nodes") &&
         node_ids_in(json_object_get(body, "nodes"), cluster, nodes, err) < 0)
         return -1;
-    if (jx_int_range(body, "", "count", 0, 0, 100000, &n, err) < 0)
+    if (jx_int_range(body, "", "count", 0, 0, LOOM_COUNT_MAX, &n, err) < 0)
         return -1;
     *count = (long)n;
     if (json_object_get(body, "count") && n == 0)
         return loom_error_field(err, LOOM_EINVAL, "count", "count must be "
-                                "from 1 to 100000");
+                                "from 1 to %ld", LOOM_COUNT_MAX);
     if (!nodes->n == !*count)
         return loom_error_field(err, LOOM_EINVAL, "nodes", "give the nodes "
-                                "(their ids) or a count (with cluster), one "
-                                "of the two");
+                                "(their ids, or names with cluster) or a "
+                                "count (with cluster), one of the two");
     if (!*cluster)
         return loom_error_field(err, LOOM_EINVAL, "cluster", "field "
                                 "'cluster' is required with count");
@@ -173,9 +161,8 @@ int resv_req_parse(json_t *body, time_t now, struct resv_req *rq,
         return loom_error_field(err, LOOM_EINVAL, "features", "features "
                                 "choose among nodes: they go with count");
     purpose = jx_str(body, "purpose", "user");
-    if (strcmp(purpose, "user") && strcmp(purpose, "maintenance"))
-        return loom_error_field(err, LOOM_EINVAL, "purpose", "purpose must be "
-                                "user or maintenance");
+    if (domain_check(&domain_resv_purposes, purpose, "purpose", err) < 0)
+        return -1;
     if (!(rq->purpose = strdup(purpose)) ||
         job_set_str(&rq->reason, jx_str(body, "reason", NULL)) < 0)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
@@ -228,7 +215,7 @@ char *resv_render(const struct resv *r)
 struct resv *resv_from_doc(json_t *doc, struct loom_error *err)
 {
     struct resv *r = calloc(1, sizeof(*r));
-    int bad = !r;
+    int bad = !r, st;
 
     if (!r) {
         loom_error_set(err, LOOM_EINTERNAL, "out of memory");
@@ -243,10 +230,8 @@ struct resv *resv_from_doc(json_t *doc, struct loom_error *err)
                        err) < 0;
     bad |= time_parse(jx_str(doc, "start", ""), &r->start) < 0;
     bad |= time_parse(jx_str(doc, "end", ""), &r->end) < 0;
-    r->state = RESV_CANCELLED;
-    for (int s = 0; s <= RESV_CANCELLED; s++)
-        if (!strcmp(jx_str(doc, "state", ""), state_names[s]))
-            r->state = (enum resv_state)s;
+    st = domain_find(&domain_resv_states, jx_str(doc, "state", ""));
+    r->state = st >= 0 ? (enum resv_state)st : RESV_CANCELLED;
     bad |= job_set_str(&r->reason, jx_str(doc, "reason", NULL));
     if (jx_str(doc, "hold_from", NULL))
         bad |= time_parse(jx_str(doc, "hold_from", ""), &r->hold_from) < 0;

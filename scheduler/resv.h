@@ -28,7 +28,8 @@ struct resv {
 
 /* POST /v1/reservations, checked: nodes by id ("cluster/name") or a count
  * (with features) in a cluster; a fixed window (start, and duration_s or
- * end) or a flexible one (not_before, deadline, duration_s). */
+ * end) or a flexible one (not_before, deadline, duration_s; with neither
+ * start nor not_before nor deadline, from now on). */
 struct resv_req {
     char *cluster;
     struct strv nodes; /* names */
@@ -46,12 +47,14 @@ struct resv_req {
 };
 
 /* A "nodes" array of node ids ("cluster/name"), all of one cluster (that
- * of *cluster when set, else set from the first): names appended to names.
- * 0, or -1 with a 400 on the field "nodes". */
+ * of *cluster when set, else set from the first), or with *cluster set
+ * bare names (domain_node_add): names appended to names. 0, or -1 with a
+ * 400 on the field "nodes". */
 int node_ids_in(json_t *arr, char **cluster, struct strv *names,
                 struct loom_error *err);
-/* "nodes" (ids) or "count" with "cluster", one of the two, from body: the
- * cluster, node names or count set. 0, or -1 with a 400 on the field. */
+/* "nodes" (ids, or names with "cluster") or "count" with "cluster", one
+ * of the two, from body: the cluster, node names or count set. 0, or -1
+ * with a 400 on the field. */
 int nodes_or_count_in(json_t *body, char **cluster, struct strv *nodes,
                       long *count, struct loom_error *err);
 /* 0, or -1 with a 400 naming the field. now: for a default not_before. */

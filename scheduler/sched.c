@@ -98,8 +98,11 @@ static void flags_of(const struct job *j)
 
 void sched_view(struct job *j)
 {
+    /* ?cluster= finds a job where it runs or ran, or before placement
+     * on the cluster it asked for */
     struct jview *v = jview_create(j->id, job_state_name(j->state), j->owner,
-                                   j->cluster, job_render(j));
+                                   j->cluster ? j->cluster : j->req.cluster,
+                                   job_render(j));
 
     flags_of(j);
     if (!v) {
@@ -514,6 +517,7 @@ void sched_stop(void)
         resv_destroy(S.resv[i]);
     free(S.resv);
     free(S.resv_dirty);
+    strv_fini(&S.resv_polls);
     prio_usage_destroy(S.fs);
     free(S.pending);
     free(S.dirty);

@@ -219,6 +219,7 @@ int sched_cycle_apply(struct plan_work *w, size_t most)
 int sched_feasible(const struct job *j, struct loom_error *err)
 {
     const struct fabric *f;
+    const char *resv_cluster = NULL;
     struct plan_job pj;
     char why[256];
     size_t c;
@@ -241,6 +242,13 @@ int sched_feasible(const struct job *j, struct loom_error *err)
                                     "request.walltime_s", "walltime %ld s "
                                     "does not fit in reservation %lld",
                                     j->req.walltime_s, (long long)r->id);
+        if (j->req.cluster && strcmp(j->req.cluster, r->cluster))
+            return loom_error_field(err, LOOM_EIMPOSSIBLE,
+                                    "request.cluster", "reservation %lld is "
+                                    "on cluster %s, not %s",
+                                    (long long)r->id, r->cluster,
+                                    j->req.cluster);
+        resv_cluster = r->cluster;
     }
     if (!(f = fabric_current()))
         return 0; /* no snapshot yet: the cycle will say */
@@ -249,7 +257,10 @@ int sched_feasible(const struct job *j, struct loom_error *err)
                                 "there is no cluster named '%s'",
                                 j->req.cluster);
     fabric_job(j, &pj);
-    pj.reservation = 0; /* any cluster: the reservation was checked above */
+    if (resv_cluster) { /* checked above; its cluster is the job's */
+        pj.reservation = 0;
+        pj.cluster = resv_cluster;
+    }
     ok = plan_feasible(f->cl, f->n, &pj, why, sizeof(why));
     if (!ok)
         return loom_error_set(err, LOOM_EIMPOSSIBLE, "no cluster could ever "
@@ -281,8 +292,12 @@ int sched_check_start(const struct job *j, const char *cluster,
         goto out;
     }
     if (fabric_nodes(&f, c, nodes, idx) < 0) {
-        loom_error_field(err, LOOM_ENOENT, "nodes", "cluster %s has no such "
-                         "node", cluster);
+        size_t k = 0;
+        while (k + 1 < nodes->n &&
+               scluster_node(f.snap->clusters[c], nodes->v[k]))
+            k++;
+        loom_error_field(err, LOOM_ENOENT, "nodes", "cluster %s has no node "
+                         "'%.200s'", cluster, nodes->n ? nodes->v[k] : "");
         goto out;
     }
     fabric_job(j, &pj);

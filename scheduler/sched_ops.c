@@ -173,6 +173,7 @@ void sched_cancel_job(struct job *j, const char *why)
         return;
     }
     job_set_str(&j->reason, why);
+    j->own_reason = 1;
     if (j->state == JOB_STARTING && !j->native_id) {
         j->cancel_requested = 1;
         sched_view(j);

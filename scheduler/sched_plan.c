@@ -38,7 +38,8 @@ int fabric_build(struct fabric *f)
         int up = !strcmp(sc->state, "up");
         f->cl[c] = (struct plan_cluster){sc->name, sc->preference,
                                          &f->nodes[k], sc->n_nodes,
-                                         &f->queues[q], sc->n_queues};
+                                         &f->queues[q], sc->n_queues,
+                                         sc->pinned_only};
         for (size_t i = 0; i < sc->n_nodes; i++, k++) {
             const struct snode *n = &sc->nodes[i];
             f->nodes[k] = (struct plan_node){

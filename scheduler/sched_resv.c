@@ -39,9 +39,25 @@ static void count_open(void)
                          S.resv[i]->state == RESV_ACTIVE;
 }
 
+/* Its cluster is polled once the list is published, so that its nodes
+ * show the reservation (reserved) or no longer show it. */
+static void poll_later(const char *cluster)
+{
+    for (size_t i = 0; i < S.resv_polls.n; i++)
+        if (!strcmp(S.resv_polls.v[i], cluster))
+            return;
+    if (strv_push(&S.resv_polls, cluster) < 0)
+        log_err("cluster=%s: out of memory; its nodes show a reservation's "
+                "change at the next poll", cluster);
+}
+
 /* Write it with the next turn, show it, and plan around it. */
 void sched_resv_touch(int64_t id)
 {
+    const struct resv *r = sched_resv_find(id);
+
+    if (r)
+        poll_later(r->cluster);
     for (size_t i = 0; i < S.n_resv_dirty; i++)
         if (S.resv_dirty[i] == id)
             return;
@@ -86,8 +102,12 @@ static int force_window(struct resv *r, const struct resv_req *rq,
 {
     char why[160], id[24];
 
-    snprintf(why, sizeof(why), "cancelled for maintenance on cluster %s "
-             "(a forced window)", rq->cluster);
+    if (rq->maint)
+        snprintf(why, sizeof(why), "cancelled by maintenance %lld (forced "
+                 "window)", (long long)rq->maint);
+    else
+        snprintf(why, sizeof(why), "cancelled by a forced window on cluster "
+                 "%s", rq->cluster);
     for (size_t i = 0; i < S.n_live; i++) {
         struct job *j = sched_job(S.live[i]);
         double end;
@@ -127,7 +147,7 @@ static int place(struct resv *r, const struct resv_req *rq,
     struct plan *p = NULL;
     size_t c, *idx = NULL, *chosen = NULL, want;
     double now = time_real(), start, nb, latest;
-    char why[256];
+    char why[440];
     int rc = -1, found;
 
     if (fabric_build(&f) < 0)
@@ -149,6 +169,8 @@ static int place(struct resv *r, const struct resv_req *rq,
                          "node", rq->cluster);
         goto out;
     }
+    if (sched_resv_never(&f, c, rq, err) < 0)
+        goto out;
     nb = rq->fixed ? (double)rq->start : (double)rq->not_before;
     latest = rq->fixed ? nb : (double)(rq->deadline - rq->duration_s);
     if (rq->fixed && rq->start + rq->duration_s <= (time_t)now) {
@@ -171,6 +193,9 @@ static int place(struct resv *r, const struct resv_req *rq,
         rc = force_window(r, rq, nb, cancelled, err);
         goto out;
     }
+    if (!found && rq->fixed)
+        sched_resv_in_way(&f, c, rq, nb, nb + (double)rq->duration_s, why,
+                          sizeof(why));
     if (!found) {
         loom_error_set(err, LOOM_ECONFLICT, "no window for the reservation "
                        "on cluster %s: %s", rq->cluster, why);
@@ -385,6 +410,9 @@ void sched_resv_publish(void)
     if ((t = stext_array(parts, S.n_resv))) {
         snapshot_publish_text(SNAP_RESV, t);
         S.resv_changed = 0;
+        for (size_t i = 0; i < S.resv_polls.n; i++)
+            server_poll_named(S.resv_polls.v[i]);
+        strv_fini(&S.resv_polls);
     }
 out:
     for (size_t i = 0; i < S.n_resv; i++)

@@ -105,6 +105,8 @@ struct sched {
     int64_t *resv_dirty; /* to write with the next turn */
     size_t n_resv_dirty, cap_resv_dirty;
     int resv_changed; /* publish the list again */
+    struct strv resv_polls; /* clusters whose nodes show a reservation that
+                               changed: polled once the list is out */
     size_t n_resv_open; /* planned or active */
     unsigned resv_gen; /* bumped by every reservation change */
     int planning; /* a cycle is with the planner thread, or applied */
@@ -198,6 +200,21 @@ int sched_check_start(const struct job *j, const char *cluster,
 void sched_assign(struct job *j, const char *cluster, struct strv *nodes_take);
 /* Charge a finished job's use to its owner's fair share. */
 void sched_charge(const struct job *j);
+
+/* sched_resv_why.c */
+struct fabric;
+/* Could cluster c of f ever give rq its count of nodes with its features?
+ * 0, or -1 with a 422 naming the count and the cluster's nodes, or the
+ * feature no node has. Named nodes always could. */
+int sched_resv_never(const struct fabric *f, size_t c,
+                     const struct resv_req *rq, struct loom_error *err);
+/* Say in why (size bytes, cut to fit) what holds the nodes rq wants over
+ * [start, end): jobs and reservations with their nodes and until when,
+ * nodes that are down, drained or busy beside Loom; and, for named nodes,
+ * that "force" takes the window anyway. */
+void sched_resv_in_way(const struct fabric *f, size_t c,
+                       const struct resv_req *rq, double start, double end,
+                       char *why, size_t size);
 
 /* sched_resv.c */
 void sched_resv_create(struct msg *m);

@@ -22,7 +22,7 @@ void sched_set_final(struct job *j, const struct cl_job *c,
         j->has_exit_code = 1;
         j->exit_code = c->exit_code;
     }
-    if (c && c->reason)
+    if (c && c->reason && !(st == JOB_CANCELLED && j->own_reason))
         job_set_str(&j->reason, c->reason);
     log_info("job=%lld cluster=%s %s%s%s", (long long)j->id, j->cluster,
              job_state_name(st), j->reason ? ": " : "",

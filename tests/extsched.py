@@ -4,12 +4,14 @@
 #
 # With loomd's built-in scheduler switched off (`[loomd] scheduler = false`
 # or POST /v1/runtime/scheduler {"enabled": false}), each round reads
-#   GET /v1/nodes, GET /v1/queues, GET /v1/reservations,
+#   GET /v1/nodes, GET /v1/clusters, GET /v1/queues, GET /v1/reservations,
 #   GET /v1/jobs?state=pending (every page, following "next"),
 #   GET /v1/jobs?state=starting|running|suspended (what holds nodes),
 # and starts the pending jobs in submit order, first fit: a job goes on the
 # first nodes (in the order GET /v1/nodes lists them) of its pinned cluster,
-# or of the first cluster with room, that are up (idle or mixed), have its
+# or of the first cluster with room that takes jobs which name no cluster
+# (GET /v1/clusters: unpinned_jobs), that are up (idle or mixed, or reserved:
+# idle inside an active reservation, which reserved_against sorts out), have its
 # features and queue, have the cpus, memory and gpus it asks free (what the
 # node reports allocated, or what the active jobs on it ask, whichever is
 # more, less what this round started there), and are not reserved by a
@@ -37,7 +39,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-UP = ("idle", "mixed")
+UP = ("idle", "mixed", "reserved")  # reserved: its reservation's jobs only
 ACTIVE = ("starting", "running", "suspended")
 RESV_LIVE = ("planned", "active")
 
@@ -141,6 +143,10 @@ class Round:
     def read(self):
         api = self.api
         self.nodes = api.call("GET", "/v1/nodes").get("items", [])
+        # a cluster that takes only the jobs that name it (a simulated one)
+        self.pinned_only = set(
+            c["name"] for c in api.call("GET", "/v1/clusters").get("items", [])
+            if c.get("unpinned_jobs") is False)
         try:
             self.queues = {q["id"]: q for q in
                            api.call("GET", "/v1/queues").get("items", [])}
@@ -192,9 +198,10 @@ class Round:
         return free
 
     def clusters(self):
+        """The clusters that take a job which names none."""
         seen = []
         for n in self.nodes:
-            if n["cluster"] not in seen:
+            if n["cluster"] not in seen and n["cluster"] not in self.pinned_only:
                 seen.append(n["cluster"])
         return seen
 

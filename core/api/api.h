@@ -16,11 +16,48 @@ void api_handle(struct http_req *rq, struct http_resp *rs,
 void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
               struct http_resp *rs);
 
-/* Handlers: segs are the path's parts after "/v1/" (borrowed). */
+/* What a query parameter's value may be. */
+enum api_qdom {
+    API_Q_TEXT,        /* free text: no control characters */
+    API_Q_CLUSTER,     /* a configured cluster */
+    API_Q_NODE,        /* a node: its id, or its name with ?cluster= */
+    API_Q_JOB_STATE,   /* the domains of core/domain.h */
+    API_Q_NODE_STATE,
+    API_Q_RESV_STATE,
+    API_Q_PURPOSE,
+    API_Q_MAINT_STATE,
+    API_Q_LIMIT,       /* 1 to LOOM_LIST_LIMIT_MAX */
+    API_Q_AFTER,       /* a job id, or 0 */
+};
+
+/* A query parameter a route takes (route.c has a table per route). */
+struct api_param {
+    const char *name;
+    enum api_qdom dom;
+};
+#define API_PARAMS_MAX 8
+
+/* Handlers: segs are the path's parts after "/v1/" (borrowed); the query
+ * parameters are checked against the route's table before the handler
+ * is called. */
 struct api_route_args {
     char **seg;
     int n;
+    const struct api_param *params;    /* the route's, NULL-terminated */
+    const char *value[API_PARAMS_MAX]; /* checked, by index in params;
+                                          NULL when not given */
+    char node[512];                    /* a node parameter, as its id */
 };
+
+/* Check rq's query parameters against params (at most API_PARAMS_MAX)
+ * into a: each must be one of them, given once, with a value of text in
+ * its domain (a node becomes its id). 0, or -1 with a 400 naming the
+ * parameter, its value and what is allowed. */
+int api_query_check(const struct http_req *rq,
+                    const struct api_param *params, struct api_route_args *a,
+                    struct loom_error *err);
+/* The checked value of the query parameter name, or NULL. Borrowed. */
+const char *api_param(const struct api_route_args *a, const char *name);
 void api_clusters(struct http_req *rq, struct http_resp *rs,
                   const struct api_route_args *a);
 void api_nodes(struct http_req *rq, struct http_resp *rs,
@@ -46,12 +83,11 @@ void api_resv_create(struct http_req *rq, struct http_resp *rs,
 void api_resv_cancel(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a);
 /* Answer from a list the snapshot holds whole (enum snap_text): all of
- * it, the items whose fields equal the query parameters named in filters
- * (NULL-terminated), or (id non-NULL) the item with that id; what names
- * the kind of item in a 404. */
-void api_list_text(struct http_req *rq, struct http_resp *rs,
-                   enum snap_text which, const char *const *filters,
-                   const char *id, const char *what);
+ * it, the items whose fields equal the route's query parameters given (each
+ * parameter filters the field of its name), or (id non-NULL) the item with
+ * that id; what names the kind of item in a 404. */
+void api_list_text(const struct api_route_args *a, struct http_resp *rs,
+                   enum snap_text which, const char *id, const char *what);
 void api_maint_get(struct http_req *rq, struct http_resp *rs,
                    const struct api_route_args *a);
 void api_maint_post(struct http_req *rq, struct http_resp *rs,

@@ -6,10 +6,10 @@
 
 #include "adaptors/server.h"
 #include "core/api/api.h"
+#include "core/domain.h"
 #include "core/jsonx.h"
+#include "core/limits.h"
 #include "scheduler/sched.h"
-
-#define IDEM_KEY_MAX 255
 
 static void bad(struct http_resp *rs, enum loom_err_kind kind,
                 const char *field, const char *msg)
@@ -31,7 +31,7 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
     struct job *j;
     json_t *body;
 
-    if (key && (!*key || strlen(key) > IDEM_KEY_MAX)) {
+    if (key && (!*key || strlen(key) > LOOM_IDEM_KEY_MAX)) {
         bad(rs, LOOM_EINVAL, "Idempotency-Key", "Idempotency-Key must be 1 "
             "to 255 characters");
         return;
@@ -54,11 +54,12 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
 }
 
 static const struct jx_field start_fields[] = {
-    {"cluster", JX_STRING, 1},
+    {"cluster", JX_STRING, 0},
     {"nodes", JX_ARRAY, 1},
     {NULL, 0, 0},
 };
 
+/* {"cluster", "nodes"}: node ids, or with the cluster their names. */
 static int start_body(struct http_req *rq, struct sched_job_op *op,
                       struct loom_error *err)
 {
@@ -68,15 +69,26 @@ static int start_body(struct http_req *rq, struct sched_job_op *op,
 
     if (!body || jx_check(body, "", start_fields, err) < 0)
         goto out;
-    op->cluster = strdup(jx_str(body, "cluster", ""));
+    if (jx_str(body, "cluster", NULL) &&
+        !(op->cluster = strdup(jx_str(body, "cluster", "")))) {
+        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        goto out;
+    }
     json_array_foreach(json_object_get(body, "nodes"), i, v) {
         if (!json_is_string(v)) {
             loom_error_field(err, LOOM_EINVAL, "nodes", "field 'nodes' must "
-                             "be an array of node names");
+                             "be an array of node ids (or, with cluster, "
+                             "names)");
             goto out;
         }
-        if (strv_push(&op->nodes, json_string_value(v)) < 0)
+        if (domain_node_add(json_string_value(v), &op->cluster, &op->nodes,
+                            "nodes", err) < 0)
             goto out;
+    }
+    if (!op->cluster) {
+        loom_error_field(err, LOOM_EINVAL, "nodes", "give the nodes to start "
+                         "the job on");
+        goto out;
     }
     rc = 0;
 out:
@@ -93,7 +105,6 @@ void api_jobs_op(struct http_req *rq, struct http_resp *rs,
     struct sched_job_op *op = calloc(1, sizeof(*op));
     const char *name = a->n == 2 ? "cancel" : a->seg[2];
     struct loom_error err;
-    char *end;
     size_t i;
 
     for (i = 0; a->n == 3 && ops[i] && strcmp(ops[i], name) != 0; i++)
@@ -104,11 +115,10 @@ void api_jobs_op(struct http_req *rq, struct http_resp *rs,
         http_error(rs, &err);
         return;
     }
-    op->id = strtoll(a->seg[1], &end, 10);
     snprintf(op->op, sizeof(op->op), "%s", name);
     op->subject = strdup(rq->who.subject);
     op->roles = rq->who.roles;
-    if (*end || op->id <= 0) {
+    if (domain_id_parse(a->seg[1], &op->id) < 0) {
         loom_error_set(&err, LOOM_ENOENT, "no job '%s'", a->seg[1]);
         goto error;
     }
@@ -155,10 +165,10 @@ void api_node_state(struct http_req *rq, struct http_resp *rs,
         return;
     }
     st = jx_str(body, "state", "");
-    if (strcmp(st, "up") && strcmp(st, "drain") && strcmp(st, "down")) {
+    if (domain_check(&domain_node_state_set, st, "state", &err) < 0) {
         json_decref(body);
-        bad(rs, LOOM_EINVAL, "state", "field 'state' must be up, drain or "
-            "down");
+        loom_error_prefix(&err, "field 'state'");
+        http_error(rs, &err);
         return;
     }
     ns = calloc(1, sizeof(*ns));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/api/api.h"
+#include "core/domain.h"
 #include "core/jsonx.h"
 #include "core/snapshot.h"
 #include "core/token.h"
@@ -65,12 +66,19 @@ static int wanted(const struct want *w, const char *row, size_t len)
     return ok;
 }
 
+static void no_such(struct http_resp *rs, const char *what, const char *id)
+{
+    struct loom_error err;
+
+    loom_error_set(&err, LOOM_ENOENT, "there is no %s '%.100s'", what, id);
+    http_error(rs, &err);
+}
+
 /* A list published whole (SNAP_*): every item, or those whose fields
  * equal the query's filters, or (id non-NULL) the one with that id. Items
  * are looked at in their text first, and only the likely ones parsed. */
-void api_list_text(struct http_req *rq, struct http_resp *rs,
-                   enum snap_text which, const char *const *filters,
-                   const char *id, const char *what)
+void api_list_text(const struct api_route_args *a, struct http_resp *rs,
+                   enum snap_text which, const char *id, const char *what)
 {
     struct snapshot *s = snapshot_get();
     struct stext *t = s ? s->text[which] : NULL;
@@ -78,11 +86,18 @@ void api_list_text(struct http_req *rq, struct http_resp *rs,
     struct want w = {0};
     size_t cap = 64, len = 0;
     char *out = NULL;
+    int64_t n_id;
     int found = 0, bad = id && want_add(&w, "id", id) < 0;
 
-    for (int k = 0; !id && filters && filters[k]; k++)
-        if (http_query(rq, filters[k]))
-            bad |= want_add(&w, filters[k], http_query(rq, filters[k])) < 0;
+    if (id && domain_id_parse(id, &n_id) < 0) { /* "013" is not 13 */
+        snapshot_put(s);
+        want_fini(&w);
+        no_such(rs, what, id);
+        return;
+    }
+    for (int k = 0; !id && a->params[k].name; k++)
+        if (a->value[k])
+            bad |= want_add(&w, a->params[k].name, a->value[k]) < 0;
     if (bad)
         goto nomem;
     if (!w.n) { /* the common case: the text as it is */
@@ -119,8 +134,7 @@ void api_list_text(struct http_req *rq, struct http_resp *rs,
     want_fini(&w);
     if (id && !found) {
         free(out);
-        loom_error_set(&err, LOOM_ENOENT, "there is no %s '%s'", what, id);
-        http_error(rs, &err);
+        no_such(rs, what, id);
         return;
     }
     if (!id) {
@@ -139,16 +153,11 @@ nomem:
     http_error(rs, &err);
 }
 
-static const char *const maint_filters[] = {"cluster", "state", "action",
-                                            "rule", NULL};
-static const char *const diff_filters[] = {"cluster", "attribute", "node",
-                                           "action", NULL};
-
 void api_maint_get(struct http_req *rq, struct http_resp *rs,
                    const struct api_route_args *a)
 {
-    api_list_text(rq, rs, SNAP_MAINT, maint_filters,
-                  a->n == 2 ? a->seg[1] : NULL, "maintenance request");
+    api_list_text(a, rs, SNAP_MAINT, a->n == 2 ? a->seg[1] : NULL,
+                  "maintenance request");
 }
 
 /* The thread's op for this request: node "c/n" from seg[from], seg[from+1]
@@ -182,7 +191,6 @@ static void call_maint(struct http_req *rq, struct http_resp *rs,
 {
     struct maint_op *op = op_of(rq, a, from);
     struct loom_error err;
-    char *end;
 
     if (!op) {
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
@@ -190,8 +198,7 @@ static void call_maint(struct http_req *rq, struct http_resp *rs,
         return;
     }
     if (type == MAINT_REQ_CANCEL) {
-        op->id = strtoll(a->seg[1], &end, 10);
-        if (*end || op->id <= 0) {
+        if (domain_id_parse(a->seg[1], &op->id) < 0) {
             maint_op_free(op);
             loom_error_set(&err, LOOM_ENOENT, "there is no maintenance "
                            "request '%s'", a->seg[1]);
@@ -232,7 +239,7 @@ void api_diff(struct http_req *rq, struct http_resp *rs,
         not_found(rq, rs);
         return;
     }
-    api_list_text(rq, rs, SNAP_DIFF, diff_filters, NULL, "mismatch");
+    api_list_text(a, rs, SNAP_DIFF, NULL, "mismatch");
 }
 
 /* /v1/goal/nodes[/{cluster}/{name}]: GET, PUT. */

@@ -7,9 +7,8 @@
 #include <jansson.h>
 
 #include "core/api/api.h"
-
-#define JOBS_LIMIT_DEFAULT 10000
-#define JOBS_LIMIT_MAX 100000
+#include "core/domain.h"
+#include "core/limits.h"
 
 /* A growable output buffer for list bodies. */
 struct buf {
@@ -104,7 +103,7 @@ void api_clusters(struct http_req *rq, struct http_resp *rs,
 void api_nodes(struct http_req *rq, struct http_resp *rs,
                const struct api_route_args *a)
 {
-    const char *fc = http_query(rq, "cluster"), *fs = http_query(rq, "state");
+    const char *fc = api_param(a, "cluster"), *fs = api_param(a, "state");
     struct snapshot *s = snapshot_get();
     struct buf b = {0};
     int first = 1;
@@ -146,11 +145,16 @@ void api_nodes(struct http_req *rq, struct http_resp *rs,
 void api_queues(struct http_req *rq, struct http_resp *rs,
                 const struct api_route_args *a)
 {
-    const char *fc = http_query(rq, "cluster");
+    const char *fc = api_param(a, "cluster");
     struct snapshot *s = snapshot_get();
     struct buf b = {0};
     int first = 1;
 
+    if (a->n >= 2 && !(s && snapshot_cluster(s, a->seg[1]))) {
+        snapshot_put(s);
+        not_found(rs, "cluster", a->seg[1]);
+        return;
+    }
     puts_(&b, "{\"items\":[");
     for (size_t i = 0; s && i < s->n_clusters; i++) {
         struct scluster *c = s->clusters[i];
@@ -204,21 +208,13 @@ static void query_param(char *out, size_t n, const char *name,
     out[off < n ? off : n - 1] = '\0';
 }
 
-static int parse_id(const char *s, long long *out)
-{
-    char *end;
-
-    *out = strtoll(s, &end, 10);
-    return (*s && !*end && *out > 0) ? 0 : -1;
-}
-
 static void jobs_one(struct http_resp *rs, const char *idstr)
 {
     struct snapshot *s;
     struct jview *v;
-    long long id;
+    int64_t id;
 
-    if (parse_id(idstr, &id) < 0) {
+    if (domain_id_parse(idstr, &id) < 0) {
         not_found(rs, "job", idstr);
         return;
     }
@@ -236,32 +232,29 @@ static void jobs_one(struct http_resp *rs, const char *idstr)
 void api_jobs_get(struct http_req *rq, struct http_resp *rs,
                   const struct api_route_args *a)
 {
-    const char *fc = http_query(rq, "cluster"), *fs = http_query(rq, "state"),
-               *fo = http_query(rq, "owner"), *al = http_query(rq, "limit"),
-               *aa = http_query(rq, "after");
-    long long limit = JOBS_LIMIT_DEFAULT, after = 0, last = 0, n = 0;
+    const char *fc = api_param(a, "cluster"), *fs = api_param(a, "state"),
+               *fo = api_param(a, "owner"), *al = api_param(a, "limit"),
+               *aa = api_param(a, "after");
+    int64_t limit = LOOM_LIST_LIMIT_DEFAULT, after = 0, last = 0, n = 0, max;
     struct snapshot *s;
     struct buf b = {0};
-    struct loom_error err;
-    int64_t max;
     int first = 1;
 
     if (a->n == 2) {
         jobs_one(rs, a->seg[1]);
         return;
     }
-    if ((al && (parse_id(al, &limit) < 0 || limit > JOBS_LIMIT_MAX)) ||
-        (aa && strcmp(aa, "0") != 0 && parse_id(aa, &after) < 0)) {
-        loom_error_set(&err, LOOM_EINVAL, "limit must be from 1 to %d and "
-                       "after a job id", JOBS_LIMIT_MAX);
-        http_error(rs, &err);
-        return;
-    }
+    /* checked against the route's table: a limit, a job id or 0 */
+    if (al)
+        domain_id_parse(al, &limit);
+    if (aa && strcmp(aa, "0") != 0)
+        domain_id_parse(aa, &after);
     s = snapshot_get();
     max = s ? jobtab_max_id(s->jobs) : 0;
     puts_(&b, "{\"items\":[");
     for (int64_t id = after + 1; id <= max && n < limit; id++) {
         struct jview *v = jobtab_get(s->jobs, id);
+        /* v->cluster: where it runs or ran, else the one it asked for */
         if (!v || (fs && strcmp(fs, v->state) != 0) ||
             (fo && strcmp(fo, v->owner) != 0) ||
             (fc && (!v->cluster || strcmp(fc, v->cluster) != 0)))
@@ -275,8 +268,8 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
         char next[512];
         json_t *js;
         char *enc;
-        snprintf(next, sizeof(next), "/v1/jobs?after=%lld&limit=%lld", last,
-                 limit);
+        snprintf(next, sizeof(next), "/v1/jobs?after=%lld&limit=%lld",
+                 (long long)last, (long long)limit);
         query_param(next, sizeof(next), "cluster", fc);
         query_param(next, sizeof(next), "state", fs);
         query_param(next, sizeof(next), "owner", fo);

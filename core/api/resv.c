@@ -7,20 +7,18 @@
 #include <time.h>
 
 #include "core/api/api.h"
+#include "core/domain.h"
 #include "core/jsonx.h"
 #include "core/snapshot.h"
 #include "core/token.h"
 #include "scheduler/sched.h"
 
-static const char *const resv_filters[] = {"cluster", "state", "owner",
-                                           "purpose", NULL};
-
 /* GET /v1/reservations[?cluster=&state=&owner=&purpose=] and /{id}. */
 void api_resv_get(struct http_req *rq, struct http_resp *rs,
                   const struct api_route_args *a)
 {
-    api_list_text(rq, rs, SNAP_RESV, resv_filters,
-                  a->n == 2 ? a->seg[1] : NULL, "reservation");
+    api_list_text(a, rs, SNAP_RESV, a->n == 2 ? a->seg[1] : NULL,
+                  "reservation");
 }
 
 /* POST /v1/reservations. */
@@ -60,7 +58,6 @@ void api_resv_cancel(struct http_req *rq, struct http_resp *rs,
 {
     struct sched_resv_op *op = calloc(1, sizeof(*op));
     struct loom_error err;
-    char *end;
 
     if (!op || !(op->subject = strdup(rq->who.subject))) {
         sched_resv_op_free(op);
@@ -68,8 +65,7 @@ void api_resv_cancel(struct http_req *rq, struct http_resp *rs,
         http_error(rs, &err);
         return;
     }
-    op->id = strtoll(a->seg[1], &end, 10);
-    if (*end || op->id <= 0) {
+    if (domain_id_parse(a->seg[1], &op->id) < 0) {
         sched_resv_op_free(op);
         loom_error_set(&err, LOOM_ENOENT, "there is no reservation '%s'",
                        a->seg[1]);

@@ -1,4 +1,5 @@
-/* route.c - routing and authentication of the REST API. */
+/* route.c - routing and authentication of the REST API: the route table,
+ * with the query parameters each route takes (checked by query.c). */
 /* SPDX-License-Identifier: MIT */
 #include "core/api/api.h"
 
@@ -18,38 +19,67 @@ struct route {
     const char *first;   /* first segment after /v1/ */
     int min_n, max_n;    /* segment counts it takes */
     unsigned roles;      /* any of these */
+    const struct api_param *params; /* the query parameters it takes */
     void (*fn)(struct http_req *, struct http_resp *,
                const struct api_route_args *);
 };
 
+/* The query parameters of each route and what their values may be; the
+ * lists filter on the field of the parameter's name. */
+static const struct api_param q_none[] = {{NULL, 0}};
+static const struct api_param q_nodes[] = {
+    {"cluster", API_Q_CLUSTER}, {"state", API_Q_NODE_STATE}, {NULL, 0}};
+static const struct api_param q_queues[] = {
+    {"cluster", API_Q_CLUSTER}, {NULL, 0}};
+static const struct api_param q_jobs[] = {
+    {"cluster", API_Q_CLUSTER}, {"state", API_Q_JOB_STATE},
+    {"owner", API_Q_TEXT},      {"limit", API_Q_LIMIT},
+    {"after", API_Q_AFTER},     {NULL, 0}};
+static const struct api_param q_resv[] = {
+    {"cluster", API_Q_CLUSTER}, {"state", API_Q_RESV_STATE},
+    {"owner", API_Q_TEXT},      {"purpose", API_Q_PURPOSE},
+    {NULL, 0}};
+static const struct api_param q_maint[] = {
+    {"cluster", API_Q_CLUSTER}, {"state", API_Q_MAINT_STATE},
+    {"action", API_Q_TEXT},     {"rule", API_Q_TEXT},
+    {NULL, 0}};
+static const struct api_param q_diff[] = {
+    {"cluster", API_Q_CLUSTER}, {"attribute", API_Q_TEXT},
+    {"node", API_Q_NODE},       {"action", API_Q_TEXT},
+    {NULL, 0}};
+
+#define OPS (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR)
+#define SUBMITTERS (LOOM_ROLE_ADMIN | LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)
+#define RESERVERS (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR | LOOM_ROLE_SCHEDULER)
+
 static const struct route routes[] = {
-    {"GET", "clusters", 1, 2, ANY_ROLE, api_clusters},
-    {"GET", "nodes", 1, 3, ANY_ROLE, api_nodes},
-    {"PUT", "nodes", 4, 4, LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR,
-     api_node_state},
-    {"GET", "queues", 1, 3, ANY_ROLE, api_queues},
-    {"GET", "jobs", 1, 2, ANY_ROLE, api_jobs_get},
-    {"POST", "jobs", 1, 1, LOOM_ROLE_ADMIN | LOOM_ROLE_USER |
-                           LOOM_ROLE_GATEWAY, api_jobs_submit},
-    {"DELETE", "jobs", 2, 2, ANY_ROLE, api_jobs_op},
-    {"POST", "jobs", 3, 3, ANY_ROLE, api_jobs_op},
-    {"GET", "reservations", 1, 2, ANY_ROLE, api_resv_get},
-    {"POST", "reservations", 1, 1, LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR |
-                                       LOOM_ROLE_SCHEDULER, api_resv_create},
-    {"DELETE", "reservations", 2, 2, LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR |
-                                         LOOM_ROLE_SCHEDULER, api_resv_cancel},
-    {"GET", "maintenance", 1, 2, ANY_ROLE, api_maint_get},
-    {"POST", "maintenance", 1, 1, LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR,
-     api_maint_post},
-    {"DELETE", "maintenance", 2, 2, LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR,
-     api_maint_cancel},
-    {"GET", "state", 2, 2, ANY_ROLE, api_diff},
-    {"GET", "goal", 2, 4, ANY_ROLE, api_goal},
-    {"PUT", "goal", 2, 4, LOOM_ROLE_ADMIN, api_goal},
-    {"GET", "actual", 4, 4, ANY_ROLE, api_actual},
-    {"POST", "actual", 4, 4, LOOM_ROLE_ADMIN | LOOM_ROLE_MONITOR, api_actual},
-    {"GET", "runtime", 1, 1, ANY_ROLE, api_runtime_get},
-    {"POST", "runtime", 2, 2, LOOM_ROLE_ADMIN, api_runtime_post},
+    {"GET", "clusters", 1, 2, ANY_ROLE, q_none, api_clusters},
+    {"GET", "nodes", 1, 1, ANY_ROLE, q_nodes, api_nodes},
+    {"GET", "nodes", 2, 3, ANY_ROLE, q_none, api_nodes},
+    {"PUT", "nodes", 4, 4, OPS, q_none, api_node_state},
+    {"GET", "queues", 1, 1, ANY_ROLE, q_queues, api_queues},
+    {"GET", "queues", 2, 3, ANY_ROLE, q_none, api_queues},
+    {"GET", "jobs", 1, 1, ANY_ROLE, q_jobs, api_jobs_get},
+    {"GET", "jobs", 2, 2, ANY_ROLE, q_none, api_jobs_get},
+    {"POST", "jobs", 1, 1, SUBMITTERS, q_none, api_jobs_submit},
+    {"DELETE", "jobs", 2, 2, ANY_ROLE, q_none, api_jobs_op},
+    {"POST", "jobs", 3, 3, ANY_ROLE, q_none, api_jobs_op},
+    {"GET", "reservations", 1, 1, ANY_ROLE, q_resv, api_resv_get},
+    {"GET", "reservations", 2, 2, ANY_ROLE, q_none, api_resv_get},
+    {"POST", "reservations", 1, 1, RESERVERS, q_none, api_resv_create},
+    {"DELETE", "reservations", 2, 2, RESERVERS, q_none, api_resv_cancel},
+    {"GET", "maintenance", 1, 1, ANY_ROLE, q_maint, api_maint_get},
+    {"GET", "maintenance", 2, 2, ANY_ROLE, q_none, api_maint_get},
+    {"POST", "maintenance", 1, 1, OPS, q_none, api_maint_post},
+    {"DELETE", "maintenance", 2, 2, OPS, q_none, api_maint_cancel},
+    {"GET", "state", 2, 2, ANY_ROLE, q_diff, api_diff},
+    {"GET", "goal", 2, 4, ANY_ROLE, q_none, api_goal},
+    {"PUT", "goal", 2, 4, LOOM_ROLE_ADMIN, q_none, api_goal},
+    {"GET", "actual", 4, 4, ANY_ROLE, q_none, api_actual},
+    {"POST", "actual", 4, 4, LOOM_ROLE_ADMIN | LOOM_ROLE_MONITOR, q_none,
+     api_actual},
+    {"GET", "runtime", 1, 1, ANY_ROLE, q_none, api_runtime_get},
+    {"POST", "runtime", 2, 2, LOOM_ROLE_ADMIN, q_none, api_runtime_post},
 };
 
 void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
@@ -117,11 +147,11 @@ static int authenticate(struct http_req *rq, const unsigned char *key,
 /* Split "/v1/a/b/c" into segments in buf; -1 when not under /v1/. */
 static int split(const char *path, char *buf, size_t len, char **seg)
 {
-    size_t plen = strlen(path);
+    size_t plen = path ? strlen(path) : 0;
     int n = 0;
     char *p;
 
-    if (strncmp(path, "/v1/", 4) != 0 || plen - 4 >= len ||
+    if (!path || strncmp(path, "/v1/", 4) != 0 || plen - 4 >= len ||
         path[plen - 1] == '/')
         return -1;
     memcpy(buf, path + 4, strlen(path + 4) + 1);
@@ -136,23 +166,37 @@ static int split(const char *path, char *buf, size_t len, char **seg)
     return p && *p ? -1 : n;
 }
 
+/* /healthz and /metrics: no token, no query parameters. */
+static int unversioned(struct http_req *rq, struct http_resp *rs,
+                       struct api_route_args *a)
+{
+    struct loom_error err;
+    int health = rq->path && !strcmp(rq->path, "/healthz");
+
+    if (!health && !(rq->path && !strcmp(rq->path, "/metrics") &&
+                     !strcmp(rq->method, "GET")))
+        return -1;
+    if (api_query_check(rq, q_none, a, &err) < 0) {
+        http_error(rs, &err);
+    } else if (!health) {
+        api_metrics(rq, rs, a);
+    } else {
+        rs->status = 200;
+        rs->body = strdup("{\"status\":\"ok\"}");
+    }
+    return 0;
+}
+
 void api_handle(struct http_req *rq, struct http_resp *rs,
                 const unsigned char *key, size_t key_len)
 {
-    struct api_route_args a;
+    struct api_route_args a = {0};
     struct loom_error err;
     char buf[1024], *seg[MAX_SEGS];
-    int method_seen = 0;
+    int method_seen = 0, plen;
 
-    if (!strcmp(rq->path, "/healthz")) {
-        rs->status = 200;
-        rs->body = strdup("{\"status\":\"ok\"}");
+    if (unversioned(rq, rs, &a) == 0)
         return;
-    }
-    if (!strcmp(rq->path, "/metrics") && !strcmp(rq->method, "GET")) {
-        api_metrics(rq, rs, NULL);
-        return;
-    }
     a.seg = seg;
     a.n = split(rq->path, buf, sizeof(buf), seg);
     for (size_t i = 0; a.n > 0 && i < sizeof(routes) / sizeof(*routes); i++) {
@@ -170,14 +214,18 @@ void api_handle(struct http_req *rq, struct http_resp *rs,
                            rq->path);
             goto error;
         }
+        if (api_query_check(rq, r->params, &a, &err) < 0)
+            goto error;
         r->fn(rq, rs, &a);
         return;
     }
+    plen = (int)strcspn(rq->target, "?");
     if (method_seen)
         loom_error_set(&err, LOOM_EINVAL, "%s is not allowed on %s",
                        rq->method, rq->path);
-    else
-        loom_error_set(&err, LOOM_ENOENT, "no such resource: %s", rq->path);
+    else /* as sent: a path that names nothing is not decoded */
+        loom_error_set(&err, LOOM_ENOENT, "no such resource: %.*s",
+                       plen < 400 ? plen : 400, rq->target);
 error:
     http_error(rs, &err);
 }

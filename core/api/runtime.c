@@ -79,7 +79,8 @@ void api_runtime_post(struct http_req *rq, struct http_resp *rs,
     }
 }
 
-/* Prometheus text: clusters, nodes by state, jobs by state. */
+/* Prometheus text (what promtool check metrics accepts: every family
+ * whole, with HELP and TYPE): clusters, jobs by state, adaptor calls. */
 void api_metrics(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a)
 {
@@ -101,11 +102,14 @@ void api_metrics(struct http_req *rq, struct http_resp *rs,
         if (n_ > 0 && (size_t)n_ < cap - off)                                \
             off += (size_t)n_;                                               \
     } while (0)
-    EMIT("# TYPE loom_cluster_up gauge\n");
+    EMIT("# HELP loom_cluster_up Whether the cluster answered its last "
+         "polls: 1 up, 0 degraded or unreachable.\n"
+         "# TYPE loom_cluster_up gauge\n");
     for (size_t i = 0; s && i < s->n_clusters; i++)
         EMIT("loom_cluster_up{cluster=\"%s\"} %d\n", s->clusters[i]->name,
              !strcmp(s->clusters[i]->state, "up"));
-    EMIT("# TYPE loom_cluster_nodes gauge\n");
+    EMIT("# HELP loom_cluster_nodes Nodes of the cluster, as last polled.\n"
+         "# TYPE loom_cluster_nodes gauge\n");
     for (size_t i = 0; s && i < s->n_clusters; i++)
         EMIT("loom_cluster_nodes{cluster=\"%s\"} %zu\n", s->clusters[i]->name,
              s->clusters[i]->n_nodes);
@@ -115,7 +119,9 @@ void api_metrics(struct http_req *rq, struct http_resp *rs,
             if (!strcmp(v->state, states[k]))
                 count[k]++;
     }
-    EMIT("# TYPE loom_jobs gauge\n");
+    EMIT("# HELP loom_jobs Jobs of the fabric by state (every state, zeros "
+         "included).\n"
+         "# TYPE loom_jobs gauge\n");
     for (size_t k = 0; k < 8; k++)
         EMIT("loom_jobs{state=\"%s\"} %zu\n", states[k], count[k]);
     off += opstats_render(out + off, cap - off);

@@ -8,6 +8,7 @@
 #include "core/ctl/client.h"
 #include "core/ctl/loomctl.h"
 #include "core/ctl/table.h"
+#include "core/domain.h"
 
 typedef int print_f(FILE *out, const json_t *items, time_t now,
                     struct loom_error *err);
@@ -28,8 +29,10 @@ int ctl_json_only(struct ctl *ctl, const char *cmd, int argc, char **argv)
     return -1;
 }
 
-/* GET one object and print it as key: value lines (or JSON). */
-static int show_path(struct ctl *ctl, const struct client_path *p)
+/* GET one object and print it as key: value lines (or JSON); round_ms:
+ * times in milliseconds rounded for the reader. */
+static int show_path(struct ctl *ctl, const struct client_path *p,
+                     int round_ms)
 {
     struct loom_error err = { 0 };
     const char *path = client_path_get(p, &err);
@@ -42,10 +45,13 @@ static int show_path(struct ctl *ctl, const struct client_path *p)
         return CTL_FAIL;
     if (client_request(c, "GET", path, NULL, NULL, NULL, &reply, &err) < 0)
         return ctl_fail("%s", err.message);
-    if (ctl->json)
+    if (ctl->json) {
         ctl_print_json(reply);
-    else if (reply)
+    } else if (reply) {
+        if (round_ms && json_is_object(reply))
+            client_table_round_ms(reply, 0);
         client_table_object(stdout, reply);
+    }
     json_decref(reply);
     return CTL_OK;
 }
@@ -99,10 +105,12 @@ static int run_list(struct ctl *ctl, const struct client_path *p,
     return rc;
 }
 
-/* Parse the filters a list allows (letters of allowed: C cluster, s state,
- * o owner) into p's query. Returns -1 to go on, or an exit status. */
+/* Parse the filters a list allows (letters of allowed: C cluster, s state
+ * of the domain states, o owner) into p's query. Returns -1 to go on, or an
+ * exit status. */
 static int list_options(struct ctl *ctl, int argc, char **argv,
-                        const char *allowed, struct client_path *p)
+                        const char *allowed, const struct domain *states,
+                        struct client_path *p)
 {
     static const struct option longs[] = {
         { "cluster", required_argument, NULL, 'C' },
@@ -112,7 +120,7 @@ static int list_options(struct ctl *ctl, int argc, char **argv,
         { NULL, 0, NULL, 0 },
     };
     const char *cluster = NULL, *state = NULL, *owner = NULL;
-    int c;
+    int c, rc;
 
     while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         if (c == 'j') {
@@ -125,6 +133,16 @@ static int list_options(struct ctl *ctl, int argc, char **argv,
             return ctl_usage(argv[0], "%s takes no --%s", argv[0],
                              c == 'C' ? "cluster" : c == 's' ? "state"
                                                               : "owner");
+        if (c == 's' && states == &domain_node_states &&
+            !strcmp(optarg, "resv"))
+            optarg = "reserved"; /* as the table shows it, like sinfo */
+        if (c == 's')
+            rc = ctl_check_name(argv[0], "--state", states, optarg);
+        else
+            rc = ctl_check_text(argv[0], c == 'C' ? "--cluster" : "--owner",
+                                optarg);
+        if (rc >= 0)
+            return rc;
         switch (c) {
         case 'C': cluster = optarg; break;
         case 's': state = optarg; break;
@@ -140,40 +158,45 @@ static int list_options(struct ctl *ctl, int argc, char **argv,
 }
 
 static int list(struct ctl *ctl, int argc, char **argv, const char *base,
-                const char *allowed, print_f *print)
+                const char *allowed, const struct domain *states,
+                print_f *print)
 {
     struct client_path p;
     int rc;
 
     client_path_init(&p, base);
-    rc = list_options(ctl, argc, argv, allowed, &p);
+    rc = list_options(ctl, argc, argv, allowed, states, &p);
     return rc >= 0 ? rc : run_list(ctl, &p, print);
 }
 
 int cmd_clusters(struct ctl *ctl, int argc, char **argv)
 {
-    return list(ctl, argc, argv, "/v1/clusters", "", client_table_clusters);
+    return list(ctl, argc, argv, "/v1/clusters", "", NULL,
+                client_table_clusters);
 }
 
 int cmd_nodes(struct ctl *ctl, int argc, char **argv)
 {
-    return list(ctl, argc, argv, "/v1/nodes", "Cs", client_table_nodes);
+    return list(ctl, argc, argv, "/v1/nodes", "Cs", &domain_node_states,
+                client_table_nodes);
 }
 
 int cmd_queues(struct ctl *ctl, int argc, char **argv)
 {
-    return list(ctl, argc, argv, "/v1/queues", "C", client_table_queues);
+    return list(ctl, argc, argv, "/v1/queues", "C", NULL,
+                client_table_queues);
 }
 
 int cmd_jobs(struct ctl *ctl, int argc, char **argv)
 {
-    return list(ctl, argc, argv, "/v1/jobs", "Cso", client_table_jobs);
+    return list(ctl, argc, argv, "/v1/jobs", "Cso", &domain_job_states,
+                client_table_jobs);
 }
 
 int cmd_reservations(struct ctl *ctl, int argc, char **argv)
 {
     return list(ctl, argc, argv, "/v1/reservations", "Cso",
-                client_table_reservations);
+                &domain_resv_states, client_table_reservations);
 }
 
 /* One object ------------------------------------------------------------- */
@@ -181,13 +204,14 @@ int cmd_reservations(struct ctl *ctl, int argc, char **argv)
 static const struct {
     const char *kind, *base;
     int pair; /* the id is CLUSTER/NAME */
+    int loom_id; /* the id is one of Loom's numbers */
 } kinds[] = {
-    { "job", "/v1/jobs", 0 },
-    { "node", "/v1/nodes", 1 },
-    { "queue", "/v1/queues", 1 },
-    { "cluster", "/v1/clusters", 0 },
-    { "reservation", "/v1/reservations", 0 },
-    { "maintenance", "/v1/maintenance", 0 },
+    { "job", "/v1/jobs", 0, 1 },
+    { "node", "/v1/nodes", 1, 0 },
+    { "queue", "/v1/queues", 1, 0 },
+    { "cluster", "/v1/clusters", 0, 0 },
+    { "reservation", "/v1/reservations", 0, 1 },
+    { "maintenance", "/v1/maintenance", 0, 1 },
 };
 
 int ctl_pair_segments(struct client_path *p, const char *id)
@@ -222,12 +246,17 @@ int cmd_show(struct ctl *ctl, int argc, char **argv)
         client_path_init(&p, kinds[i].base);
         if (!*id)
             return ctl_usage("show", "the id is empty");
+        if (kinds[i].loom_id &&
+            (rc = ctl_check_id("show", !strcmp(kinds[i].kind, "maintenance")
+                                           ? "maintenance request"
+                                           : kinds[i].kind, id)) >= 0)
+            return rc;
         if (!kinds[i].pair)
             client_path_segment(&p, id);
         else if (ctl_pair_segments(&p, id) < 0)
             return ctl_usage("show", "a %s is named CLUSTER/NAME, not '%s'",
                              kinds[i].kind, id);
-        return show_path(ctl, &p);
+        return show_path(ctl, &p, 0);
     }
     return ctl_usage("show", "unknown kind '%s'", argv[optind]);
 }
@@ -242,7 +271,7 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
     if (optind < argc)
         return ctl_usage("status", "unexpected argument '%s'", argv[optind]);
     client_path_init(&p, "/v1/runtime");
-    return show_path(ctl, &p);
+    return show_path(ctl, &p, 1);
 }
 
 /* Job and node control ----------------------------------------------------- */
@@ -290,8 +319,8 @@ int cmd_job_action(struct ctl *ctl, int argc, char **argv)
     if (optind >= argc)
         return ctl_usage(argv[0], "give at least one job id");
     for (int i = optind; i < argc; i++)
-        if (!*argv[i])
-            return ctl_usage(argv[0], "a job id is empty");
+        if ((rc = ctl_check_id(argv[0], "job", argv[i])) >= 0)
+            return rc;
     if (!(c = ctl_client(ctl)))
         return CTL_FAIL;
     for (int i = optind; i < argc && !stop; i++)
@@ -332,9 +361,9 @@ int cmd_node_state(struct ctl *ctl, int argc, char **argv)
     if (argc - optind != 2)
         return ctl_usage("node-state", "give a node and a state");
     state = argv[optind + 1];
-    if (strcmp(state, "up") && strcmp(state, "drain") && strcmp(state, "down"))
-        return ctl_usage("node-state", "the state is up, drain or down, not "
-                         "'%s'", state);
+    if ((rc = ctl_check_name("node-state", "the state",
+                             &domain_node_state_set, state)) >= 0)
+        return rc;
     client_path_init(&p, "/v1/nodes");
     if (ctl_pair_segments(&p, argv[optind]) < 0)
         return ctl_usage("node-state", "a node is named CLUSTER/NAME, not "

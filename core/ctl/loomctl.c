@@ -16,6 +16,7 @@
 #include "core/conf.h"
 #include "core/ctl/client.h"
 #include "core/ctl/loomctl.h"
+#include "core/domain.h"
 #include "core/token.h"
 
 #ifndef PACKAGE_VERSION
@@ -61,7 +62,8 @@ static const char goal_more[] =
     "and sets all those goals at once, or none.\n";
 
 static const char maint_more[] =
-    "  --cluster C            list: this cluster's requests only\n"
+    "  --cluster C            list: this cluster's requests only;\n"
+    "                         request: the cluster of the NODE names\n"
     "  --state S              list: requests in this state only\n"
     "request:\n"
     "  --action A             node-off, or an [action NAME] of loom.conf\n"
@@ -74,7 +76,8 @@ static const char maint_more[] =
     "  --count N --cluster C  any N nodes of C instead of NODE...\n"
     "  --force                cancel the jobs in a fixed window's way "
     "(admin)\n"
-    "NODE is CLUSTER/NAME. request prints the new request.\n";
+    "NODE is CLUSTER/NAME (or NAME with --cluster). request prints the "
+    "new request.\n";
 
 static const struct command commands[] = {
     { "clusters", cmd_clusters, "clusters", "list the clusters", NULL },
@@ -202,6 +205,37 @@ int ctl_long(const char *s, long min, long max, long *out)
         return -1;
     *out = v;
     return 0;
+}
+
+int ctl_check_name(const char *cmd, const char *what, const struct domain *d,
+                   const char *value)
+{
+    struct loom_error err;
+
+    if (domain_check(d, value, "", &err) == 0)
+        return -1;
+    return ctl_usage(cmd, "%s: %s", what, err.message);
+}
+
+int ctl_check_text(const char *cmd, const char *what, const char *value)
+{
+    if (!*value)
+        return ctl_usage(cmd, "%s needs a value", what);
+    for (const char *p = value; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return ctl_usage(cmd, "%s: the value has a control character",
+                             what);
+    return -1;
+}
+
+int ctl_check_id(const char *cmd, const char *kind, const char *value)
+{
+    int64_t id;
+
+    if (domain_id_parse(value, &id) == 0)
+        return -1;
+    return ctl_usage(cmd, "'%s' is not a %s id (a number from 1, without "
+                     "leading zeros)", value, kind);
 }
 
 void ctl_print_json(const json_t *j)

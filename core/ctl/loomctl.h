@@ -49,6 +49,18 @@ int ctl_usage(const char *cmd, const char *fmt, ...)
 int ctl_opt_error(const char *cmd, int c, char **argv);
 /* Parse a whole decimal integer from min to max. Returns 0 or -1. */
 int ctl_long(const char *s, long min, long max, long *out);
+/* The checks of option values and arguments, with loomd's domains and
+ * limits (core/domain.h, core/limits.h). Each returns -1 when value is
+ * good, else prints the usage error of cmd naming what (an option such
+ * as "--state", or "a job id"), value and what is allowed, and returns
+ * CTL_USAGE. */
+struct domain;
+int ctl_check_name(const char *cmd, const char *what, const struct domain *d,
+                   const char *value);
+/* Text: not empty, no control characters. */
+int ctl_check_text(const char *cmd, const char *what, const char *value);
+/* A Loom id ([1-9][0-9]* within int64); kind: "job", "reservation", ... */
+int ctl_check_id(const char *cmd, const char *kind, const char *value);
 /* Print j as indented JSON and a newline on stdout (nothing for NULL). */
 void ctl_print_json(const json_t *j);
 /* Options of a command that has only --json (cmd names it in errors; NULL:

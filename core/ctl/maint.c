@@ -7,10 +7,8 @@
 #include <string.h>
 
 #include "core/ctl/talk.h"
+#include "core/limits.h"
 #include "core/timeutil.h"
-
-#define DURATION_MAX (10L * 366 * 86400)
-#define COUNT_MAX 1000000L
 
 static int maint_row(struct client_table *t, const json_t *m)
 {
@@ -73,11 +71,13 @@ static int request_option(struct ctl *ctl, json_t *body, json_t *window,
     case 'j': ctl->json = 1; return -1;
     case 'N':
     case 'd':
-        if (ctl_long(optarg, 1, c == 'N' ? COUNT_MAX : DURATION_MAX, &v) < 0)
+        if (ctl_long(optarg, 1, c == 'N' ? LOOM_COUNT_MAX : LOOM_WINDOW_MAX_S,
+                     &v) < 0)
             return ctl_usage("maintenance", "%s takes a whole number from 1 "
                              "to %ld, not '%s'",
                              c == 'N' ? "--count" : "--duration",
-                             c == 'N' ? COUNT_MAX : DURATION_MAX, optarg);
+                             c == 'N' ? LOOM_COUNT_MAX : LOOM_WINDOW_MAX_S,
+                             optarg);
         json_object_set_new(c == 'N' ? body : window,
                             c == 'N' ? "count" : "duration_s",
                             json_integer(v));
@@ -95,9 +95,10 @@ static int request_option(struct ctl *ctl, json_t *body, json_t *window,
     default:
         return ctl_opt_error("maintenance", c, argv);
     }
-    if (!*optarg || json_object_set_new(body, key, json_string(optarg)) < 0)
-        return ctl_usage("maintenance", "--%s needs non-empty UTF-8 text",
-                         key);
+    if ((c != 'r' && !*optarg) ||
+        json_object_set_new(body, key, json_string(optarg)) < 0)
+        return ctl_usage("maintenance", "--%s needs %sUTF-8 text", key,
+                         c != 'r' ? "non-empty " : "");
     return -1;
 }
 
@@ -107,6 +108,7 @@ static int request_check(json_t *body, const json_t *window, int n,
                          char **nodes)
 {
     int count = json_object_get(body, "count") != NULL;
+    int cluster = json_object_get(body, "cluster") != NULL;
     json_t *ids;
 
     if (!json_object_get(body, "action"))
@@ -117,7 +119,7 @@ static int request_check(json_t *body, const json_t *window, int n,
          json_object_get(window, "deadline")))
         return ctl_usage("maintenance", "give --start for a fixed window, "
                          "or --not-before and --deadline, not both");
-    if (!n == !count || count != (json_object_get(body, "cluster") != NULL))
+    if (!n == !count || (count && !cluster))
         return ctl_usage("maintenance", "give the nodes, or --count N with "
                          "--cluster C");
     if (count)
@@ -126,9 +128,9 @@ static int request_check(json_t *body, const json_t *window, int n,
         return ctl_fail("out of memory");
     json_object_set_new(body, "nodes", ids);
     for (int i = 0; i < n; i++) {
-        if (!ctlm_is_node(nodes[i]))
+        if (!cluster && !ctlm_is_node(nodes[i]))
             return ctl_usage("maintenance", "a node is named CLUSTER/NAME, "
-                             "not '%s'", nodes[i]);
+                             "or NAME with --cluster; not '%s'", nodes[i]);
         if (json_array_append_new(ids, json_string(nodes[i])) < 0)
             return ctl_fail("out of memory");
     }
@@ -186,8 +188,11 @@ static int maint_cancel(struct ctl *ctl, int argc, char **argv)
 
     if (rc >= 0)
         return rc;
-    if (argc - optind != 1 || !*argv[optind])
+    if (argc - optind != 1)
         return ctl_usage("maintenance", "give one request id");
+    if ((rc = ctl_check_id("maintenance", "maintenance request",
+                           argv[optind])) >= 0)
+        return rc;
     client_path_init(&p, "/v1/maintenance");
     client_path_segment(&p, argv[optind]);
     rc = ctlm_send_req(ctl, "DELETE", &p, NULL, &reply);

@@ -9,22 +9,21 @@
 #include "core/ctl/client.h"
 #include "core/ctl/loomctl.h"
 #include "core/jsonx.h"
+#include "core/limits.h"
+#include "core/timeutil.h"
 
-/* "n1,n2" of CLUSTER as node ids into a; -1 on an empty name. */
-static int node_ids(json_t *a, const char *cluster, const char *list)
+/* "n1,n2" (names of the cluster, or node ids) into a; -1 on an empty
+ * one or one that is not UTF-8. */
+static int node_list(json_t *a, const char *list)
 {
     const char *p = list;
 
-    while (*p) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        char id[512];
-        if (!n || n + strlen(cluster) + 2 > sizeof(id))
+    do {
+        size_t n = strcspn(p, ",");
+        if (!n || json_array_append_new(a, json_stringn(p, n)) < 0)
             return -1;
-        snprintf(id, sizeof(id), "%s/%.*s", cluster, (int)n, p);
-        json_array_append_new(a, json_string(id));
-        p += n + (comma ? 1 : 0);
-    }
+        p += n;
+    } while (*p++);
     return 0;
 }
 
@@ -54,6 +53,57 @@ static int post(struct ctl *ctl, const char *method, const char *path,
     return CTL_OK;
 }
 
+/* One option of reserve into body or features. Returns -1 to go on, or
+ * the exit status of a usage error. */
+static int reserve_option(json_t *body, json_t *features, int c, char **argv)
+{
+    const char *key = c == 's'   ? "start"
+                      : c == 'b' ? "not_before"
+                      : c == 'd' ? "deadline"
+                                 : "reason";
+    time_t t;
+    long v;
+
+    switch (c) {
+    case 'f':
+        if (!*optarg ||
+            json_array_size(features) == LOOM_JOB_FEATURES_MAX ||
+            json_array_append_new(features, json_string(optarg)) < 0)
+            return ctl_usage("reserve", "--feature takes a non-empty name "
+                             "(at most %d of them)", LOOM_JOB_FEATURES_MAX);
+        return -1;
+    case 'm':
+        json_object_set_new(body, "purpose", json_string("maintenance"));
+        return -1;
+    case 'N':
+    case 't':
+        if (ctl_long(optarg, 1, c == 'N' ? LOOM_COUNT_MAX : LOOM_WINDOW_MAX_S,
+                     &v) < 0)
+            return ctl_usage("reserve", "%s takes a whole number from 1 to "
+                             "%ld, not '%s'",
+                             c == 'N' ? "--count" : "--duration",
+                             c == 'N' ? LOOM_COUNT_MAX : LOOM_WINDOW_MAX_S,
+                             optarg);
+        json_object_set_new(body, c == 'N' ? "count" : "duration_s",
+                            json_integer(v));
+        return -1;
+    case 's':
+    case 'b':
+    case 'd':
+        if (time_parse(optarg, &t) < 0)
+            return ctl_usage("reserve", "--%s takes an RFC 3339 time such "
+                             "as 2026-11-22T03:00:00Z, not '%s'",
+                             c == 'b' ? "not-before" : key, optarg);
+        /* fall through */
+    case 'r':
+        if (json_object_set_new(body, key, json_string(optarg)) < 0)
+            return ctl_usage("reserve", "--%s is not UTF-8 text", key);
+        return -1;
+    default:
+        return ctl_opt_error("reserve", c, argv);
+    }
+}
+
 int cmd_reserve(struct ctl *ctl, int argc, char **argv)
 {
     static const struct option longs[] = {
@@ -71,43 +121,25 @@ int cmd_reserve(struct ctl *ctl, int argc, char **argv)
     };
     json_t *body = json_object(), *features = json_array();
     const char *nodes = NULL;
-    char *end;
-    int c, rc;
-    long v;
+    int c, rc = -1;
 
     if (!body || !features) {
         json_decref(body);
         json_decref(features);
         return ctl_fail("out of memory");
     }
-    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
-        switch (c) {
-        case 'n': nodes = optarg; break;
-        case 'f': json_array_append_new(features, json_string(optarg)); break;
-        case 's': json_object_set_new(body, "start", json_string(optarg)); break;
-        case 'b': json_object_set_new(body, "not_before", json_string(optarg)); break;
-        case 'd': json_object_set_new(body, "deadline", json_string(optarg)); break;
-        case 'r': json_object_set_new(body, "reason", json_string(optarg)); break;
-        case 'm': json_object_set_new(body, "purpose", json_string("maintenance")); break;
-        case 'j': ctl->json = 1; break;
-        case 'N':
-        case 't':
-            v = strtol(optarg, &end, 10);
-            if (*end || v <= 0) {
-                json_decref(body);
-                json_decref(features);
-                return ctl_usage("reserve", "%s takes a positive number, "
-                                 "not '%s'", c == 'N' ? "--count"
-                                                      : "--duration", optarg);
-            }
-            json_object_set_new(body, c == 'N' ? "count" : "duration_s",
-                                json_integer(v));
-            break;
-        default:
-            json_decref(body);
-            json_decref(features);
-            return ctl_opt_error("reserve", c, argv);
-        }
+    while (rc < 0 && (c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
+        if (c == 'n')
+            nodes = optarg;
+        else if (c == 'j')
+            ctl->json = 1;
+        else
+            rc = reserve_option(body, features, c, argv);
+    }
+    if (rc >= 0) {
+        json_decref(body);
+        json_decref(features);
+        return rc;
     }
     if (argc - optind != 1 || !!nodes == !!json_object_get(body, "count")) {
         json_decref(body);
@@ -119,7 +151,7 @@ int cmd_reserve(struct ctl *ctl, int argc, char **argv)
         json_object_set(body, "features", features);
     if (nodes) {
         json_t *ids = json_array();
-        if (!ids || node_ids(ids, argv[optind], nodes) < 0) {
+        if (!ids || node_list(ids, nodes) < 0) {
             json_decref(ids);
             json_decref(body);
             json_decref(features);
@@ -140,8 +172,10 @@ int cmd_unreserve(struct ctl *ctl, int argc, char **argv)
     struct loom_error err = { 0 };
     const char *path;
 
-    if (argc != 2 || !*argv[1] || argv[1][0] == '-')
+    if (argc != 2)
         return ctl_usage("unreserve", "give one reservation id");
+    if (ctl_check_id("unreserve", "reservation", argv[1]) >= 0)
+        return CTL_USAGE;
     client_path_init(&p, "/v1/reservations");
     client_path_segment(&p, argv[1]);
     if (!(path = client_path_get(&p, &err)))

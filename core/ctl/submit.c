@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +13,11 @@
 
 #include "core/ctl/client.h"
 #include "core/ctl/loomctl.h"
+#include "core/limits.h"
 #include "core/timeutil.h"
 #include "core/token.h"
 
 #define SCRIPT_MAX (4L << 20)
-#define IDEM_KEY_MAX 200
 
 /* A job being built from the options. */
 struct submit {
@@ -74,6 +73,9 @@ static int add_env(json_t *env, const char *arg)
                          "(letters, digits, '_')", name);
     if (json_object_get(env, name))
         return ctl_usage("submit", "--env %s is given twice", name);
+    if (json_object_size(env) == LOOM_JOB_ENV_MAX)
+        return ctl_usage("submit", "--env: at most %d variables",
+                         LOOM_JOB_ENV_MAX);
     if (json_object_set_new(env, name, json_string(eq + 1)) < 0)
         return ctl_usage("submit", "--env %s: the value is not UTF-8 text",
                          name);
@@ -84,9 +86,9 @@ static int set_idem(struct submit *s, const char *key)
 {
     size_t n = strlen(key);
 
-    if (n < 1 || n > IDEM_KEY_MAX)
+    if (n < 1 || n > LOOM_IDEM_KEY_MAX)
         return ctl_usage("submit", "--idempotency-key needs 1 to %d "
-                         "characters", IDEM_KEY_MAX);
+                         "characters", LOOM_IDEM_KEY_MAX);
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)key[i] <= 0x20 || (unsigned char)key[i] >= 0x7f)
             return ctl_usage("submit", "--idempotency-key takes visible "
@@ -103,18 +105,24 @@ static int submit_option(struct ctl *ctl, struct submit *s, int c,
     switch (c) {
     case OPT_NAME:
         s->named = 1;
+        if (strlen(optarg) > LOOM_JOB_NAME_MAX)
+            return ctl_usage("submit", "--name takes at most %d characters",
+                             LOOM_JOB_NAME_MAX);
         return set_text(s->job, "name", "name", optarg);
     case OPT_NODES:
-        return set_number(r, "nodes", "nodes", optarg, 1, 1000000);
+        return set_number(r, "nodes", "nodes", optarg, 1,
+                          LOOM_JOB_NODES_MAX);
     case OPT_CPUS:
         return set_number(r, "cpus_per_node", "cpus-per-node", optarg, 1,
-                          1000000);
+                          LOOM_JOB_CPUS_MAX);
     case OPT_MEM:
-        return set_number(r, "memory_mb", "mem", optarg, 1, LONG_MAX);
+        return set_number(r, "memory_mb", "mem", optarg,
+                          LOOM_JOB_MEMORY_MB_MIN, LOOM_JOB_MEMORY_MB_MAX);
     case OPT_GPUS:
-        return set_number(r, "gpus", "gpus", optarg, 0, 1000000);
+        return set_number(r, "gpus", "gpus", optarg, 0, LOOM_JOB_GPUS_MAX);
     case OPT_TIME:
-        return set_number(r, "walltime_s", "time", optarg, 1, LONG_MAX);
+        return set_number(r, "walltime_s", "time", optarg, 1,
+                          LOOM_JOB_WALLTIME_MAX_S);
     case OPT_CLUSTER:
         return set_text(r, "cluster", "cluster", optarg);
     case OPT_QUEUE:
@@ -122,8 +130,8 @@ static int submit_option(struct ctl *ctl, struct submit *s, int c,
     case OPT_ENV:
         return add_env(s->env, optarg);
     case OPT_PRIORITY:
-        return set_number(s->job, "priority", "priority", optarg, INT_MIN,
-                          INT_MAX);
+        return set_number(s->job, "priority", "priority", optarg,
+                          -LOOM_JOB_PRIORITY_MAX, LOOM_JOB_PRIORITY_MAX);
     case OPT_IDEM:
         return set_idem(s, optarg);
     case OPT_JSON:
@@ -195,11 +203,17 @@ static int add_command(struct submit *s, int argc, char **argv)
 {
     json_t *cmd = json_array();
 
+    if (argc > LOOM_JOB_ARGS_MAX) {
+        json_decref(cmd);
+        return ctl_usage("submit", "a command has at most %d words",
+                         LOOM_JOB_ARGS_MAX);
+    }
     for (int i = 0; i < argc; i++)
-        if (json_array_append_new(cmd, json_string(argv[i])) < 0) {
+        if (!*argv[i] ||
+            json_array_append_new(cmd, json_string(argv[i])) < 0) {
             json_decref(cmd);
-            return ctl_usage("submit", "argument %d of the command is not "
-                             "UTF-8 text", i + 1);
+            return ctl_usage("submit", "word %d of the command is %s", i + 1,
+                             *argv[i] ? "not UTF-8 text" : "empty");
         }
     json_object_set_new(s->job, "command", cmd);
     return -1;
@@ -239,7 +253,7 @@ static int submit_payload(struct submit *s, int argc, char **argv)
 static int submit_send(struct ctl *ctl, const struct submit *s)
 {
     struct loom_error err = { 0 };
-    char idem[IDEM_KEY_MAX + 32];
+    char idem[LOOM_IDEM_KEY_MAX + 32];
     const char *headers[] = { s->idem ? idem : NULL, NULL };
     const json_t *id;
     struct client *c;

@@ -278,6 +278,16 @@ static int table_run(FILE *out, const struct client_table_col *cols,
     return 0;
 }
 
+/* A node's state as sinfo words it where it is shorter: "resv" for a node
+ * idle inside a reservation. */
+static const char *node_state_of(const json_t *n, char *buf, size_t size)
+{
+    text_of(n, "state", buf, size);
+    if (!strcmp(buf, "reserved"))
+        snprintf(buf, size, "resv");
+    return buf;
+}
+
 static int node_row(struct client_table *t, const json_t *n, time_t now)
 {
     char name[256], cl[256], st[64], cpus[48], mem[32], gpus[32], feat[512],
@@ -288,12 +298,15 @@ static int node_row(struct client_table *t, const json_t *n, time_t now)
              int_of(n, "cpus"));
     cells[0] = text_of(n, "name", name, sizeof(name));
     cells[1] = text_of(n, "cluster", cl, sizeof(cl));
-    cells[2] = text_of(n, "state", st, sizeof(st));
+    cells[2] = node_state_of(n, st, sizeof(st));
     cells[3] = cpus;
     cells[4] = text_of(n, "memory_mb", mem, sizeof(mem));
     cells[5] = text_of(n, "gpus", gpus, sizeof(gpus));
     cells[6] = join_of(n, "features", feat, sizeof(feat));
     cells[7] = text_of(n, "reason", why, sizeof(why));
+    if (!why[0] && json_is_string(json_object_get(n, "reservation")))
+        snprintf(why, sizeof(why), "reservation %s",
+                 json_string_value(json_object_get(n, "reservation")));
     return client_table_add(t, cells);
 }
 
@@ -345,17 +358,25 @@ int client_table_jobs(FILE *out, const json_t *items, time_t now,
     return table_run(out, cols, 8, items, now, job_row, err);
 }
 
+/* Which jobs the scheduler places on a cluster: "any", or "pinned" (only
+ * the jobs that name it: a simulated cluster). How Loom takes the start
+ * decision from its system (the model) is for `show cluster`. */
+static const char *takes_of(const json_t *c)
+{
+    return json_is_false(json_object_get(c, "unpinned_jobs")) ? "pinned"
+                                                              : "any";
+}
+
 static int cluster_row(struct client_table *t, const json_t *c, time_t now)
 {
-    char name[256], ad[64], model[64], st[64], nodes[32], poll[64],
-        error[512];
+    char name[256], ad[64], st[64], nodes[32], poll[64], error[512];
     const char *cells[7];
 
     cells[0] = text_of(c, "name", name, sizeof(name));
     cells[1] = text_of(c, "adaptor", ad, sizeof(ad));
-    cells[2] = text_of(c, "model", model, sizeof(model));
-    cells[3] = text_of(c, "state", st, sizeof(st));
-    cells[4] = text_of(c, "nodes", nodes, sizeof(nodes));
+    cells[2] = text_of(c, "state", st, sizeof(st));
+    cells[3] = text_of(c, "nodes", nodes, sizeof(nodes));
+    cells[4] = takes_of(c);
     cells[5] = age_of(c, "last_poll", now, poll, sizeof(poll));
     cells[6] = text_of(c, "error", error, sizeof(error));
     return client_table_add(t, cells);
@@ -365,8 +386,8 @@ int client_table_clusters(FILE *out, const json_t *items, time_t now,
                           struct loom_error *err)
 {
     static const struct client_table_col cols[] = {
-        { "CLUSTER", 0, 0 }, { "ADAPTOR", 0, 0 }, { "MODEL", 0, 0 },
-        { "STATE", 0, 0 },   { "NODES", 1, 0 },   { "LAST_POLL", 0, 0 },
+        { "CLUSTER", 0, 0 }, { "ADAPTOR", 0, 0 }, { "STATE", 0, 0 },
+        { "NODES", 1, 0 },   { "JOBS", 0, 0 },    { "LAST_POLL", 0, 0 },
         { "ERROR", 0, 60 },
     };
     return table_run(out, cols, 7, items, now, cluster_row, err);
@@ -435,6 +456,45 @@ int client_table_reservations(FILE *out, const json_t *items, time_t now,
 }
 
 /* key: value ------------------------------------------------------------ */
+
+/* Is key a time in milliseconds: "..._ms", or "..._ms_..." (compare_ms_max)? */
+static int ms_key(const char *key)
+{
+    const char *p = strstr(key, "_ms");
+
+    return p && (p[3] == '\0' || p[3] == '_');
+}
+
+void client_table_round_ms(json_t *obj, int in_ms)
+{
+    const char *key;
+    json_t *v;
+    void *tmp;
+    char buf[32];
+
+    json_object_foreach_safe(obj, tmp, key, v) {
+        int ms = in_ms || ms_key(key);
+        double d;
+        if (json_is_object(v)) {
+            client_table_round_ms(v, ms);
+            continue;
+        }
+        if (!ms || !json_is_real(v))
+            continue;
+        d = json_real_value(v);
+        if (d >= 99.5)
+            snprintf(buf, sizeof(buf), "%.0f", d);
+        else if (d >= 9.95)
+            snprintf(buf, sizeof(buf), "%.1f", d);
+        else if (d <= 0)
+            snprintf(buf, sizeof(buf), "0");
+        else if (d >= 0.005)
+            snprintf(buf, sizeof(buf), "%.2f", d);
+        else
+            snprintf(buf, sizeof(buf), "<0.01");
+        json_object_set_new(obj, key, json_string(buf));
+    }
+}
 
 #define KV_DEPTH 6 /* deeper objects are shown as compact JSON */
 

@@ -46,8 +46,12 @@ void client_table_print(const struct client_table *t, FILE *out);
  * or -1 with err when out of memory. Items that are not objects are
  * skipped; missing fields show as "-".
  *   nodes:    NODE CLUSTER STATE CPUS(A/T) MEMORY GPUS FEATURES REASON
+ *             (state "reserved" shows as "resv", as sinfo says it; a node
+ *             in a reservation without a reason of its own gives the
+ *             reservation as its reason)
  *   jobs:     JOBID NAME OWNER STATE CLUSTER NODES TIME REASON
- *   clusters: CLUSTER ADAPTOR MODEL STATE NODES LAST_POLL ERROR
+ *   clusters: CLUSTER ADAPTOR STATE NODES JOBS LAST_POLL ERROR (JOBS:
+ *             any, or pinned: only the jobs that name the cluster)
  *   queues:   QUEUE CLUSTER STATE NODES MAXTIME */
 int client_table_nodes(FILE *out, const json_t *items, time_t now,
                        struct loom_error *err);
@@ -65,6 +69,12 @@ int client_table_queues(FILE *out, const json_t *items, time_t now,
  * joined with ',' (other arrays as compact JSON), null as "-", and a
  * string with line breaks as an indented block below its key. */
 void client_table_object(FILE *out, const json_t *obj);
+
+/* Round, in obj (changed in place), the times in milliseconds (members
+ * named *_ms or *_ms_*, and every member below one; in_ms: obj is one) to
+ * what a reader needs: 0.19, 12.3, 231; below 0.005 "<0.01". They become
+ * strings: for the key: value listing only, never for --json. */
+void client_table_round_ms(json_t *obj, int in_ms);
 
 /* Format seconds as squeue does: "M:SS", "H:MM:SS" or "D-HH:MM:SS"
  * (negative counts as 0). Writes into buf (size bytes). Returns buf. */

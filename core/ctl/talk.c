@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/ctl/talk.h"
+#include "core/domain.h"
 
 /* Talking to loomd ------------------------------------------------------- */
 
@@ -61,8 +62,8 @@ int ctlm_change(struct ctl *ctl, const char *method,
 }
 
 /* The filters a list allows (letters of allowed: C --cluster, a
- * --attribute, n --node, s --state) into p's query, named as the options.
- * Returns -1 to go on, or an exit status. */
+ * --attribute, n --node, s --state of a maintenance request) into p's
+ * query, named as the options. Returns -1 to go on, or an exit status. */
 int ctlm_filters(struct ctl *ctl, const char *cmd, const char *allowed,
                  int argc, char **argv, struct client_path *p)
 {
@@ -74,8 +75,10 @@ int ctlm_filters(struct ctl *ctl, const char *cmd, const char *allowed,
         { "json", no_argument, NULL, 'j' },
         { NULL, 0, NULL, 0 },
     };
+    const char *node = NULL, *cluster = NULL;
     const struct option *o;
-    int c;
+    char opt[32];
+    int c, rc;
 
     while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         if (c == 'j') {
@@ -88,13 +91,20 @@ int ctlm_filters(struct ctl *ctl, const char *cmd, const char *allowed,
             ;
         if (!strchr(allowed, c))
             return ctl_usage(cmd, "%s takes no --%s", cmd, o->name);
-        if (c == 'n' && !ctlm_is_node(optarg))
-            return ctl_usage(cmd, "a node is named CLUSTER/NAME, not '%s'",
-                             optarg);
+        snprintf(opt, sizeof(opt), "--%s", o->name);
+        rc = c == 's' ? ctl_check_name(cmd, opt, &domain_maint_states, optarg)
+                      : ctl_check_text(cmd, opt, optarg);
+        if (rc >= 0)
+            return rc;
+        node = c == 'n' ? optarg : node;
+        cluster = c == 'C' ? optarg : cluster;
         client_path_query(p, o->name, optarg);
     }
     if (optind < argc)
         return ctl_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if (node && !cluster && !ctlm_is_node(node))
+        return ctl_usage(cmd, "a node is named CLUSTER/NAME, or NAME with "
+                         "--cluster; not '%s'", node);
     return -1;
 }
 

@@ -29,8 +29,8 @@ int ctlm_change(struct ctl *ctl, const char *method,
                 const struct client_path *p, const json_t *body);
 
 /* The filters a list allows (letters of allowed: C --cluster, a
- * --attribute, n --node, s --state) into p's query, named as the options.
- * Returns -1 to go on, or an exit status. */
+ * --attribute, n --node, s --state of a maintenance request) into p's
+ * query, named as the options. Returns -1 to go on, or an exit status. */
 int ctlm_filters(struct ctl *ctl, const char *cmd, const char *allowed,
                  int argc, char **argv, struct client_path *p);
 

@@ -184,6 +184,205 @@ err_is 400 invalid_request "scheduler switch of the wrong type" enabled
 api PUT /v1/nodes/local/n1/state '{"state": "sideways"}' >/dev/null
 err_is 400 invalid_request "node state that does not exist" state
 
+# ---- query parameters: every route takes its own, each checked -------------
+# err_names STATUS CODE NAME ERE [FIELD]: err_is, and the message matches
+# ERE (the culprit, and what is allowed).
+err_names() {
+    err_is "$1" "$2" "$3" "${5-}"
+    t_like "$(jget "$BODY" .error.message 2>/dev/null)" "$4" \
+        "$3: the message names it" || t_diag "  body: $BODY"
+}
+JOB_STATES='pending, held, starting, running, suspended, completed, failed and cancelled'
+api GET '/v1/jobs?state=bogus' >/dev/null
+err_names 400 invalid_request "?state=bogus" "'bogus' is not a job state; the job states are $JOB_STATES" state
+api GET '/v1/jobs?state=PENDING' >/dev/null
+err_names 400 invalid_request "?state=PENDING (states are lower case)" "'PENDING' is not a job state" state
+api GET '/v1/jobs?state=%00' >/dev/null
+err_names 400 invalid_request "?state=%00" 'query parameter state has a control character' state
+api GET '/v1/jobs?stat=running' >/dev/null
+err_names 400 invalid_request "an unknown parameter ?stat=" \
+    "unknown query parameter 'stat': GET /v1/jobs takes cluster, state, owner, limit and after" stat
+api GET '/v1/jobs?state=running&state=pending' >/dev/null
+err_names 400 invalid_request "a repeated parameter" 'query parameter state is given twice' state
+api GET '/v1/jobs?owner=' >/dev/null
+err_names 400 invalid_request "an empty value" 'query parameter owner needs a value' owner
+api GET '/v1/jobs?owner' >/dev/null
+err_names 400 invalid_request "a parameter without '='" 'query parameter owner needs a value' owner
+api GET '/v1/jobs?owner=al%01ice' >/dev/null
+err_names 400 invalid_request "an owner with a control character" 'query parameter owner has a control character' owner
+api GET '/v1/jobs?owner=%ff' >/dev/null
+err_names 400 invalid_request "an owner that is not UTF-8" 'owner has a control character or is not UTF-8' owner
+api GET '/v1/jobs?owner=50%' >/dev/null
+err_names 400 invalid_request "a '%' without two hex digits" "query parameter owner has a '%' without two hex digits" owner
+api GET '/v1/jobs?owner=r%26d%20team' >/dev/null
+t_is "$STATUS" 200 "an owner that needs escaping is text like any other"
+api GET '/v1/jobs?cluster=nowhere' >/dev/null
+err_names 400 invalid_request "?cluster= of no cluster" "there is no cluster 'nowhere'; the clusters are local" cluster
+api GET '/v1/jobs?limit=0' >/dev/null
+err_names 400 invalid_request "?limit=0" "limit must be a whole number from 1 to 100000, not '0'" limit
+api GET '/v1/jobs?limit=100001' >/dev/null
+err_names 400 invalid_request "?limit=100001" "from 1 to 100000, not '100001'" limit
+api GET '/v1/jobs?limit=010' >/dev/null
+err_names 400 invalid_request "?limit=010" "not '010'" limit
+api GET '/v1/jobs?after=013' >/dev/null
+err_names 400 invalid_request "?after=013" "after must be a job id or 0, not '013'" after
+api GET '/v1/jobs?after=-1' >/dev/null
+err_names 400 invalid_request "?after=-1" "not '-1'" after
+api GET '/v1/jobs?after=0&limit=1' >/dev/null
+t_is "$STATUS" 200 "?after=0&limit=1 is fine"
+api GET '/v1/nodes?state=busy' >/dev/null
+err_names 400 invalid_request "?state= of no node state" \
+    "'busy' is not a node state; the node states are idle, mixed, allocated, reserved, draining, drained, down, maint and unknown" state
+api GET '/v1/nodes?cluster=nowhere' >/dev/null
+err_names 400 invalid_request "/v1/nodes?cluster= of no cluster" "there is no cluster 'nowhere'" cluster
+api GET '/v1/queues?cluster=nowhere' >/dev/null
+err_names 400 invalid_request "/v1/queues?cluster= of no cluster" "there is no cluster 'nowhere'" cluster
+api GET /v1/queues/nowhere >/dev/null
+err_names 404 not_found "/v1/queues/{cluster} of no cluster" "no cluster 'nowhere'"
+api GET '/v1/reservations?state=open' >/dev/null
+err_names 400 invalid_request "/v1/reservations?state=open" \
+    "'open' is not a reservation state; the reservation states are planned, active, done and cancelled" state
+api GET '/v1/reservations?purpose=fun' >/dev/null
+err_names 400 invalid_request "/v1/reservations?purpose=fun" "'fun' is not a reservation purpose; the reservation purposes are user and maintenance" purpose
+api GET '/v1/maintenance?state=open' >/dev/null
+err_names 400 invalid_request "/v1/maintenance?state=open" \
+    "'open' is not a maintenance request state; the maintenance request states are requested, planned, draining, in-progress, verifying, done, failed and cancelled" state
+api GET '/v1/maintenance?action=%0a' >/dev/null
+err_names 400 invalid_request "/v1/maintenance?action= with a newline" 'action has a control character' action
+api GET '/v1/state/diff?node=n1' >/dev/null
+err_names 400 invalid_request "?node= a bare name without ?cluster=" "node 'n1' is a name without its cluster" node
+api GET '/v1/state/diff?node=other/n1&cluster=local' >/dev/null
+err_names 400 invalid_request "?node= of another cluster than ?cluster=" 'node other/n1 is of cluster other, not local' node
+api GET '/v1/state/diff?node=local/n9' >/dev/null
+err_names 400 invalid_request "?node= of no node" 'there is no node local/n9' node
+api GET '/v1/state/diff?node=n1&cluster=local' >/dev/null
+t_is "$STATUS" 200 "?node=NAME&cluster=C is a node too" || t_diag "$BODY"
+api GET '/v1/state/diff?node=local/n1' >/dev/null
+t_is "$STATUS" 200 "?node=ID as GET /v1/nodes hands it out" || t_diag "$BODY"
+api GET '/v1/state/diff?attribute=kernel&attribute=os' >/dev/null
+err_names 400 invalid_request "/v1/state/diff: a repeated ?attribute=" 'attribute is given twice' attribute
+api GET '/v1/jobs/1?limit=1' >/dev/null
+err_names 400 invalid_request "one job takes no parameters" \
+    "unknown query parameter 'limit': GET /v1/jobs/1 takes no query parameters" limit
+# Every route refuses what it does not take, before it acts: the list
+# ends with the shutdown, which would stop loomd if it were not refused.
+for route in 'GET /v1/clusters' 'GET /v1/clusters/local' 'GET /v1/nodes' \
+    'GET /v1/nodes/local/n1' 'PUT /v1/nodes/local/n1/state' \
+    'GET /v1/queues' 'GET /v1/queues/local' 'GET /v1/queues/local/default' \
+    'GET /v1/jobs' 'GET /v1/jobs/1' 'POST /v1/jobs' 'DELETE /v1/jobs/1' \
+    'POST /v1/jobs/1/hold' 'POST /v1/jobs/1/start' 'GET /v1/reservations' \
+    'GET /v1/reservations/1' 'POST /v1/reservations' \
+    'DELETE /v1/reservations/1' 'GET /v1/maintenance' \
+    'GET /v1/maintenance/1' 'POST /v1/maintenance' \
+    'DELETE /v1/maintenance/1' 'GET /v1/state/diff' 'GET /v1/goal/nodes' \
+    'PUT /v1/goal/nodes' 'GET /v1/goal/nodes/local/n1' \
+    'PUT /v1/goal/nodes/local/n1' 'GET /v1/actual/nodes/local/n1' \
+    'POST /v1/actual/nodes/local/n1' 'GET /v1/runtime' \
+    'POST /v1/runtime/reload' 'POST /v1/runtime/scheduler' \
+    'GET /metrics' 'GET /healthz' 'POST /v1/runtime/shutdown'; do
+    api ${route% *} "${route#* }?bogus=1" '{}' >/dev/null
+    err_names 400 invalid_request "$route?bogus=1" \
+        "unknown query parameter 'bogus': ${route% *} ${route#* } takes " bogus
+done
+alive "$LOOMD_PID"
+t_ok $? "loomd runs on after POST /v1/runtime/shutdown?bogus=1"
+
+# ---- ids: [1-9][0-9]* within int64, else 404 ---------------------------------
+api GET "/v1/jobs/$ALICE_JOB" >/dev/null
+t_is "$STATUS" 200 "GET /v1/jobs/$ALICE_JOB (for the ids below)"
+for bad in "0$ALICE_JOB" "%2b$ALICE_JOB" "+$ALICE_JOB" "$ALICE_JOB%20" \
+    "${ALICE_JOB}x" 99999999999999999999; do
+    api GET "/v1/jobs/$bad" >/dev/null
+    err_names 404 not_found "GET /v1/jobs/$bad" "no job '"
+done
+api GET "/v1/jobs/$ALICE_JOB%00" >/dev/null
+err_names 404 not_found "GET /v1/jobs/$ALICE_JOB%00 (an escaped NUL)" "no such resource: /v1/jobs/$ALICE_JOB%00"
+api GET "/v1/jobs/$ALICE_JOB%2Fhold" >/dev/null
+err_names 404 not_found "GET /v1/jobs/$ALICE_JOB%2Fhold (an escaped '/')" "no such resource: /v1/jobs/$ALICE_JOB%2Fhold"
+api POST "/v1/jobs/$ALICE_JOB%2Fhold" '{}' >/dev/null
+err_names 404 not_found "POST /v1/jobs/$ALICE_JOB%2Fhold is not /hold" "no such resource"
+api DELETE "/v1/jobs/0$ALICE_JOB" >/dev/null
+err_names 404 not_found "DELETE /v1/jobs/0$ALICE_JOB" "no job '0$ALICE_JOB'"
+api POST "/v1/jobs/0$ALICE_JOB/hold" '{}' >/dev/null
+err_names 404 not_found "POST /v1/jobs/0$ALICE_JOB/hold" "no job '0$ALICE_JOB'"
+api POST /v1/reservations '{"nodes": ["local/n2"], "start": "2031-01-01T00:00:00Z", "duration_s": 60}' >/dev/null
+t_is "$STATUS" 201 "a reservation for the ids below" || t_diag "$BODY"
+RESV=$(jget "$BODY" .id)
+api GET "/v1/reservations/$RESV" >/dev/null
+t_is "$STATUS" 200 "GET /v1/reservations/$RESV"
+api GET "/v1/reservations/0$RESV" >/dev/null
+err_names 404 not_found "GET /v1/reservations/0$RESV" "there is no reservation '0$RESV'"
+api DELETE "/v1/reservations/0$RESV" >/dev/null
+err_names 404 not_found "DELETE /v1/reservations/0$RESV" "there is no reservation '0$RESV'"
+api POST /v1/jobs "{\"command\": [\"/bin/true\"], \"request\": {\"reservation\": \"0$RESV\"}}" >/dev/null
+err_names 400 invalid_request "request.reservation 0$RESV" "'0$RESV' is not a reservation id" request.reservation
+api POST /v1/maintenance '{"nodes": ["local/n2"], "action": "node-off", "window": {"start": "2032-01-01T00:00:00Z", "duration_s": 60}}' >/dev/null
+t_is "$STATUS" 201 "a maintenance request for the ids below" || t_diag "$BODY"
+MREQ=$(jget "$BODY" .id)
+api GET "/v1/maintenance/$MREQ" >/dev/null
+t_is "$STATUS" 200 "GET /v1/maintenance/$MREQ"
+api GET "/v1/maintenance/0$MREQ" >/dev/null
+err_names 404 not_found "GET /v1/maintenance/0$MREQ" "there is no maintenance request '0$MREQ'"
+api DELETE "/v1/maintenance/%2b$MREQ" >/dev/null
+err_names 404 not_found "DELETE /v1/maintenance/%2b$MREQ" "there is no maintenance request '\+$MREQ'"
+
+# ---- node ids: as GET /v1/nodes hands them out, or names with the cluster ---
+api POST /v1/reservations '{"cluster": "local", "nodes": ["n1"], "start": "2031-02-01T00:00:00Z", "duration_s": 60}' >/dev/null
+t_is "$STATUS/$(jget "$BODY" .nodes 2>/dev/null)" '201/["local/n1"]' \
+    "a reservation takes a bare name with its cluster" || t_diag "$BODY"
+api POST /v1/reservations '{"cluster": "local", "nodes": ["other/n1"], "start": "2031-03-01T00:00:00Z", "duration_s": 60}' >/dev/null
+err_names 400 invalid_request "a reservation: a node id of another cluster" 'node other/n1 is of cluster other, not local' nodes
+api POST /v1/reservations '{"nodes": ["n1"], "start": "2031-03-01T00:00:00Z", "duration_s": 60}' >/dev/null
+err_names 400 invalid_request "a reservation: a bare name without a cluster" "node 'n1' is a name without its cluster" nodes
+api POST /v1/maintenance '{"cluster": "local", "nodes": ["n1"], "action": "node-off", "window": {"start": "2032-02-01T00:00:00Z", "duration_s": 60}}' >/dev/null
+t_is "$STATUS/$(jget "$BODY" .nodes 2>/dev/null)" '201/["local/n1"]' \
+    "a maintenance request takes a bare name with its cluster" || t_diag "$BODY"
+api POST /v1/maintenance '{"cluster": "local", "nodes": ["other/n1"], "action": "node-off"}' >/dev/null
+err_names 400 invalid_request "a maintenance request: a node id of another cluster" 'node other/n1 is of cluster other, not local' nodes
+api POST /v1/runtime/scheduler '{"enabled": false}' >/dev/null
+t_is "$STATUS" 200 "the scheduler off, for starts by hand"
+submit '{"command": ["/bin/true"], "request": {"cluster": "local"}}'
+START_JOB=$JOB
+api POST "/v1/jobs/$START_JOB/start" '{"cluster": "local", "nodes": ["other/n1"]}' >/dev/null
+err_names 400 invalid_request "start: a node id of another cluster" 'node other/n1 is of cluster other, not local' nodes
+api POST "/v1/jobs/$START_JOB/start" '{"nodes": ["n1"]}' >/dev/null
+err_names 400 invalid_request "start: a bare name without a cluster" "node 'n1' is a name without its cluster" nodes
+api POST "/v1/jobs/$START_JOB/start" '{"cluster": "local", "nodes": ["n9"]}' >/dev/null
+err_names 404 not_found "start: a node the cluster does not have" "cluster local has no node 'n9'" nodes
+api POST "/v1/jobs/$START_JOB/start" '{"nodes": ["local/n1"]}' >/dev/null
+t_is "$STATUS" 202 "start takes the node id GET /v1/nodes hands out" || t_diag "$BODY"
+api POST /v1/runtime/scheduler '{"enabled": true}' >/dev/null
+t_is "$STATUS" 200 "the scheduler on again"
+wait_for '[ "$(job_state "$START_JOB")" = completed ]' 15
+t_is "$(job_state "$START_JOB")" completed "the job started by its node id ran"
+
+# ---- goal values: the attributes the cluster reports have a domain ----------
+api PUT /v1/goal/nodes/local/n1 '{"attributes": {"state": "bogus"}}' >/dev/null
+err_names 400 invalid_request "goal state bogus" \
+    "goal attribute 'state': 'bogus' is not a goal state; the goal states are up, down and drained" attributes.state
+api PUT /v1/goal/nodes/local/n1 '{"attributes": {"state": 1}}' >/dev/null
+err_names 400 invalid_request "goal state a number" "goal attribute 'state' must be a string" attributes.state
+api PUT /v1/goal/nodes/local/n1 '{"attributes": {"cpus": "lots"}}' >/dev/null
+err_names 400 invalid_request "goal cpus lots" "goal attribute 'cpus' must be a whole number" attributes.cpus
+api PUT /v1/goal/nodes/local/n1 '{"attributes": {"memory_mb": -1}}' >/dev/null
+err_names 400 invalid_request "goal memory_mb -1" "goal attribute 'memory_mb' must be a whole number" attributes.memory_mb
+api PUT /v1/goal/nodes/local/n1 '{"attributes": {"gpus": "01"}}' >/dev/null
+err_names 400 invalid_request "goal gpus 01 (never equal to the cluster's 1)" "goal attribute 'gpus' must be a whole number" attributes.gpus
+api PUT /v1/goal/nodes/local/n1 '{"attributes": {"features": "ib"}}' >/dev/null
+err_names 400 invalid_request "goal features a string" "goal attribute 'features' must be a list" attributes.features
+api PUT /v1/goal/nodes '{"items": [{"node": "local/n1", "attributes": {"state": "sideways"}}]}' >/dev/null
+err_names 400 invalid_request "goal import of state sideways" "'sideways' is not a goal state" 'items[0].attributes.state'
+api PUT /v1/goal/nodes/local/n1 '{"attributes": {"state": "up", "cpus": "1", "memory_mb": 1024, "features": [], "kernel": "any text"}}' >/dev/null
+t_is "$STATUS" 200 "a goal within the domains is taken" || t_diag "$BODY"
+api PUT /v1/goal/nodes/local/n1 '{"attributes": {}}' >/dev/null
+
+# ---- limits: as loomctl knows them (core/limits.h) -------------------------
+api POST /v1/jobs '{"command": ["/bin/true"], "request": {"memory_mb": 0}}' >/dev/null
+err_names 400 invalid_request "memory_mb 0 means nothing" \
+    "field 'request.memory_mb' must be from 1 to 1099511627776 \(got 0\)" request.memory_mb
+api POST /v1/jobs '{"command": ["/bin/true"], "request": {"walltime_s": 31622401}}' >/dev/null
+err_names 400 invalid_request "a walltime over 366 days" "must be from 1 to 31622400" request.walltime_s
+
 # ---- 409 -------------------------------------------------------------------
 api POST /v1/jobs '{"command": ["/bin/true"], "name": "idem-a"}' \
     -H 'Idempotency-Key: key-0002' >/dev/null

@@ -198,6 +198,14 @@ for ((i = 0; i < 20; i++)); do
     sleep 0.1
 done
 t_is "${left:-pending}" pending "with the scheduler off a new job stays pending"
+# Not placed yet, its cluster is null: ?cluster= finds it by the one it
+# asked for.
+api GET '/v1/jobs?cluster=local&state=pending' >/dev/null
+t_is "$(py '[j["id"] for j in d["items"]]' "$BODY")" "[\"$OFFJOB\"]" \
+    "?cluster=local lists the pending job that asked for local"
+t_is "$(jget "$BODY" .items.0.cluster)" null "... whose cluster is still null"
+api GET '/v1/jobs?cluster=simA&state=pending' >/dev/null
+t_is "$(jlen "$BODY" .items)" 0 "?cluster=simA does not list it"
 api POST /v1/runtime/scheduler '{"enabled": true}' >/dev/null
 t_is "$(py 'd["enabled"]' "$BODY")" true "scheduler on"
 wait_for '[ "$(job_state "$OFFJOB")" = completed ]' 30

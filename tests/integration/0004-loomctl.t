@@ -46,12 +46,14 @@ admin_token || t_bail "no admin token"
 # ---- lists -------------------------------------------------------------------
 ctl clusters
 t_is "$RC" 0 "loomctl clusters" || ctl_diag
+t_is "$(head -n 1 <<<"$OUT")" "CLUSTER ADAPTOR STATE NODES JOBS   LAST_POLL ERROR" \
+    "clusters: the header (JOBS, no start model)"
 t_like "$OUT" '(^|
-)CLUSTER +ADAPTOR' "clusters: a header"
+)local +local +up +2 any +[0-9]+s ago +-(
+|$)' "clusters: local, up, 2 nodes, takes any job"
 t_like "$OUT" '(^|
-)local +local +disabled-scheduler +up +2 ' "clusters: local, up, 2 nodes"
-t_like "$OUT" '(^|
-)simA +sim +[a-z-]+ +up +4 ' "clusters: simA, up, 4 nodes"
+)simA +sim +up +4 pinned +[0-9]+s ago +-(
+|$)' "clusters: simA, up, 4 nodes, takes pinned jobs only"
 
 ctl nodes
 t_is "$RC" 0 "loomctl nodes" || ctl_diag
@@ -153,6 +155,11 @@ t_like "$OUT" '(^|
 )version: +[0-9]+\.[0-9]+' "status: version"
 t_like "$OUT" '(^|
 )scheduler\.enabled: +(true|yes)' "status: scheduler enabled"
+MS=$(grep -E '^[a-z_.]*_ms[a-z_.]*: ' <<<"$OUT")
+t_like "$(wc -l <<<"$MS")" '^ *([5-9]|[1-9][0-9]+)$' "status: five or more times in ms" ||
+    t_diag "$OUT"
+t_is "$(grep -cvE ': +(0|<0\.01|[0-9]+(\.[0-9]{1,2})?)$' <<<"$MS")" 0 \
+    "status: every time in ms has at most two decimals" || t_diag "$MS"
 
 ctl --json jobs
 t_is "$RC" 0 "loomctl --json jobs" || ctl_diag
@@ -166,6 +173,97 @@ t_is "$(py 'sorted(c["name"] for c in d["clusters"])' "$OUT" 2>&1)" '["local", "
     "--json status: JSON"
 ctl --json show job "$ECHO"
 t_is "$(py 'd["id"]' "$OUT" 2>&1)" "$ECHO" "--json show job: JSON"
+
+# ---- option values: checked with loomd's domains and limits ----------------------
+ctl jobs --state PENDING
+t_is "$RC" 2 "jobs --state PENDING: a usage error (exit 2)" || ctl_diag
+t_like "$ERR" "--state: 'PENDING' is not a job state; the job states are pending, held, starting, running, suspended, completed, failed and cancelled" \
+    "... naming the value and the job states"
+t_is "$OUT" "" "... and no table"
+ctl nodes --cluster bogus
+t_is "$RC" 1 "nodes --cluster bogus: exit 1, not an empty table" || ctl_diag
+t_like "$ERR" "there is no cluster 'bogus'; the clusters are local and simA" \
+    "... with loomd's message"
+t_is "$OUT" "" "... and no table"
+ctl nodes --state busy
+t_is "$RC/$OUT" 2/ "nodes --state busy: a usage error" || ctl_diag
+t_like "$ERR" "'busy' is not a node state; the node states are idle," "... naming the node states"
+ctl reservations --state open
+t_is "$RC" 2 "reservations --state open: a usage error" || ctl_diag
+t_like "$ERR" "'open' is not a reservation state; the reservation states are planned, active, done and cancelled" \
+    "... naming the reservation states"
+ctl maintenance --state open
+t_is "$RC" 2 "maintenance --state open: a usage error" || ctl_diag
+t_like "$ERR" "'open' is not a maintenance request state; the maintenance request states are requested, planned" \
+    "... naming the maintenance request states"
+ctl jobs --owner ''
+t_is "$RC" 2 "jobs --owner '': a usage error" || ctl_diag
+t_like "$ERR" "--owner needs a value" "... saying so"
+ctl cancel "0$ECHO"
+t_is "$RC" 2 "cancel 0$ECHO: a usage error" || ctl_diag
+t_like "$ERR" "'0$ECHO' is not a job id" "... naming it"
+ctl show job "+$ECHO"
+t_is "$RC" 2 "show job +$ECHO: a usage error" || ctl_diag
+t_like "$ERR" "'\+$ECHO' is not a job id" "... naming it"
+ctl unreserve 01
+t_is "$RC" 2 "unreserve 01: a usage error" || ctl_diag
+t_like "$ERR" "'01' is not a reservation id" "... naming it"
+ctl diff --node n1
+t_is "$RC" 2 "diff --node n1 (no cluster): a usage error" || ctl_diag
+t_like "$ERR" "a node is named CLUSTER/NAME, or NAME with --cluster; not 'n1'" "... saying how nodes are named"
+ctl diff --node n1 --cluster local
+t_is "$RC" 0 "diff --node n1 --cluster local: a node name with its cluster" || ctl_diag
+ctl diff --node simA/n1 --cluster local
+t_is "$RC" 1 "diff --node simA/n1 --cluster local: exit 1" || ctl_diag
+t_like "$ERR" "node simA/n1 is of cluster simA, not local" "... with loomd's message"
+ctl goal set local/n1 state=bogus
+t_is "$RC" 1 "goal set local/n1 state=bogus: exit 1" || ctl_diag
+t_like "$ERR" "'bogus' is not a goal state; the goal states are up, down and drained" \
+    "... with loomd's message"
+ctl node-state local/n1 sideways
+t_is "$RC" 2 "node-state local/n1 sideways: a usage error" || ctl_diag
+t_like "$ERR" "'sideways' is not a state a node can be set to; the states a node can be set to are up, drain and down" \
+    "... naming the states"
+# The limits are loomd's (core/limits.h): no more, no less.
+ctl submit --time 99999999999 -- /bin/true
+t_is "$RC" 2 "submit --time 99999999999: a usage error" || ctl_diag
+t_like "$ERR" "--time needs a whole number from 1 to 31622400, not '99999999999'" "... naming the limit"
+ctl submit --nodes 1000000 -- /bin/true
+t_is "$RC" 2 "submit --nodes 1000000: a usage error" || ctl_diag
+t_like "$ERR" "--nodes needs a whole number from 1 to 100000, not '1000000'" "... naming the limit"
+ctl submit --mem 0 -- /bin/true
+t_is "$RC" 2 "submit --mem 0: a usage error, as in the API" || ctl_diag
+t_like "$ERR" "--mem needs a whole number from 1 to 1099511627776, not '0'" "... naming the limit"
+ctl submit --priority 1000001 -- /bin/true
+t_is "$RC" 2 "submit --priority 1000001: a usage error" || ctl_diag
+t_like "$ERR" "from -1000000 to 1000000" "... naming the limits"
+ctl reserve simA --count 1 --not-before 2031-01-01T00:00:00Z --duration 31622401
+t_is "$RC" 2 "reserve --duration 31622401: a usage error" || ctl_diag
+t_like "$ERR" "--duration takes a whole number from 1 to 31622400" "... naming the limit"
+ctl submit --cluster simA --nodes 4 --cpus-per-node 8 --mem 8192 --time 31622400 \
+    --priority 1000000 --env LOOM_SIM_RUNTIME_S=1 -- /bin/true
+t_is "$RC" 0 "submit at loomctl's largest values: loomd takes it too" || ctl_diag
+MAXJOB=$OUT
+wait_for '[ "$(job_state "$MAXJOB")" = completed ]' 15
+t_is "$(job_state "$MAXJOB")" completed "... and it runs"
+
+# ---- jobs --cluster: also the waiting jobs that asked for the cluster ----------
+ctl submit --cluster simA --nodes 4 --cpus-per-node 8 --time 31622400 \
+    --env LOOM_SIM_RUNTIME_S=31622400 -- /bin/true
+BIG1=$OUT
+wait_for '[ "$(job_state "$BIG1")" = running ]' 15
+ctl submit --cluster simA --nodes 4 --cpus-per-node 8 -- /bin/true
+BIG2=$OUT
+t_is "$(job_state "$BIG2")/$(field "$BIG2" .cluster)" pending/null \
+    "a second whole-cluster job waits, not placed yet"
+ctl jobs --cluster simA --state pending
+t_is "$RC" 0 "jobs --cluster simA --state pending" || ctl_diag
+t_like "$OUT" "(^|
+) *$BIG2 +true +loomctl +pending " "... lists the waiting job that asked for simA"
+ctl jobs --cluster local --state pending
+t_is "$(grep -c "^ *$BIG2 " <<<"$OUT")" 0 "jobs --cluster local does not"
+ctl cancel "$BIG2" "$BIG1"
+t_is "$RC" 0 "both cancelled" || ctl_diag
 
 # ---- token create ----------------------------------------------------------------
 ctl token create --subject carol --role user --ttl 600

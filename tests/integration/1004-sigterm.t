@@ -15,6 +15,7 @@ cpus_per_node = 32
 memory_mb = 131072
 speed = 1000
 poll_s = 0.2
+unpinned_jobs = yes
 EOF
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"

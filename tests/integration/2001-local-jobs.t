@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# 2001-local-jobs.t - the local executor runs real processes: exit codes,
-# stdout files, scripts, the environment (with LOOM_JOB_ID), and a job that
-# waits for a busy 1-cpu node.
+# 2001-local-jobs.t - the local executor runs real processes: exit codes
+# and the reasons that say how a job ended (an exit code, an exec that
+# failed and why, a signal), stdout files, scripts, the environment (with
+# LOOM_JOB_ID), and a job that waits for a busy 1-cpu node.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -37,6 +38,7 @@ wait_for 'ended "$THREE"' 30
 api GET "/v1/jobs/$THREE" >/dev/null
 t_is "$(py '[d["state"], d["exit_code"], d["cluster"], d["nodes"]]' "$BODY")" \
     '["failed", 3, "one", ["n1"]]' "exit 3: failed with exit_code 3 on one/n1"
+t_is "$(jget "$BODY" .reason)" "exited with code 3" "... reason: exited with code 3"
 t_like "$(jget "$BODY" .stdout)" '^/' "the job names its stdout file"
 t_is "$(file_of "$THREE" stdout)" out-marker-1 "the stdout file holds what it printed"
 t_is "$(file_of "$THREE" stderr)" err-marker-1 "the stderr file holds what it printed there"
@@ -47,8 +49,8 @@ submit '{"name": "zero", "command": ["/bin/true"]}'
 ZERO=$JOB
 wait_for 'ended "$ZERO"' 30
 api GET "/v1/jobs/$ZERO" >/dev/null
-t_is "$(py '[d["state"], d["exit_code"]]' "$BODY")" '["completed", 0]' \
-    "exit 0: completed with exit_code 0"
+t_is "$(py '[d["state"], d["exit_code"], d["reason"]]' "$BODY")" '["completed", 0, null]' \
+    "exit 0: completed with exit_code 0, no reason"
 
 submit '{"name": "missing", "command": ["/nonexistent/program"]}'
 MISSING=$JOB
@@ -56,6 +58,26 @@ wait_for 'ended "$MISSING"' 30
 api GET "/v1/jobs/$MISSING" >/dev/null
 t_is "$(py '[d["state"], d["exit_code"]]' "$BODY")" '["failed", 127]' \
     "a program that does not exist: failed with exit_code 127"
+t_is "$(jget "$BODY" .reason)" "cannot execute /nonexistent/program: No such file or directory" \
+    "... reason: cannot execute it, and why"
+
+printf '#!/bin/sh\necho never\n' >"$T/plain"
+chmod 0644 "$T/plain"
+submit "{\"name\": \"noexec\", \"command\": [\"$T/plain\"]}"
+NOEXEC=$JOB
+wait_for 'ended "$NOEXEC"' 10
+api GET "/v1/jobs/$NOEXEC" >/dev/null
+t_is "$(py '[d["state"], d["exit_code"], d["reason"]]' "$BODY")" \
+    "[\"failed\", 126, \"cannot execute $T/plain: Permission denied\"]" \
+    "a file that is not executable: failed, 126, cannot execute it: Permission denied"
+
+submit '{"name": "killed", "command": ["/bin/sh", "-c", "kill -KILL $$"]}'
+KILLED=$JOB
+wait_for 'ended "$KILLED"' 10
+api GET "/v1/jobs/$KILLED" >/dev/null
+t_is "$(py '[d["state"], d["exit_code"], d["reason"]]' "$BODY")" \
+    '["failed", 137, "killed by signal 9 (KILL)"]' \
+    "a job killed by SIGKILL: failed, 137, killed by signal 9 (KILL)"
 
 # ---- script ---------------------------------------------------------------------
 submit '{"name": "script", "script": "#!/bin/sh\necho \"script ran as $0\"\nexit 0\n"}'

@@ -42,6 +42,7 @@ gpus = 1
 features = ssd
 speed = 20
 poll_s = 0.2
+unpinned_jobs = yes
 EOF
 # The built-in scheduler off from the start: [loomd] scheduler = false.
 sed -i '/^\[loomd\]$/a scheduler = false' "$T/loom.conf"

@@ -44,6 +44,8 @@ cancel_all() {
 # conf POLICY BACKFILL [MORE SCHEDULER KEYS]: loom.conf with the clusters of
 # the backfill scenarios (a and b: 4 nodes of 1 cpu each), the reservation
 # cluster r (4 nodes) and two clusters c1, c2 (2 nodes each, feature xc).
+# Every one takes jobs that do not name it (unpinned_jobs), as the
+# scenarios place jobs without a pin across them.
 conf() {
     loomd_conf <<EOF
 [scheduler]
@@ -59,6 +61,7 @@ cpus_per_node = 1
 memory_mb = 1024
 speed = 1
 poll_s = 0.2
+unpinned_jobs = yes
 
 [cluster b]
 adaptor = sim
@@ -67,6 +70,7 @@ cpus_per_node = 1
 memory_mb = 1024
 speed = 1
 poll_s = 0.2
+unpinned_jobs = yes
 
 [cluster r]
 adaptor = sim
@@ -75,6 +79,7 @@ cpus_per_node = 1
 memory_mb = 1024
 speed = 1
 poll_s = 0.2
+unpinned_jobs = yes
 
 [cluster c1]
 adaptor = sim
@@ -84,6 +89,7 @@ memory_mb = 1024
 features = xc
 speed = 1
 poll_s = 0.2
+unpinned_jobs = yes
 
 [cluster c2]
 adaptor = sim
@@ -93,6 +99,7 @@ memory_mb = 1024
 features = xc
 speed = 1
 poll_s = 0.2
+unpinned_jobs = yes
 EOF
 }
 # restart_with POLICY BACKFILL [KEYS]: stop loomd (checking its status) and
@@ -381,6 +388,20 @@ t_ok "$([ "$FS" != - ] && ((FS >= LSTART + 118 && FS <= LSTART + 122 && FE - FS 
     "... from that job's expected end ($LSTART + 120), for 20 s ($FS-$FE)"
 api DELETE "/v1/reservations/$FLEX" >/dev/null
 t_is "$STATUS/$(jget "$BODY" .state)" 200/cancelled "DELETE of the flexible one: 200, cancelled"
+# Neither start nor not_before nor deadline: as soon as possible, as with
+# not_before now; start with not_before is refused.
+api POST /v1/reservations "{\"cluster\":\"r\",\"count\":1,\"duration_s\":20}" >/dev/null
+t_is "$STATUS" 201 "a window with neither start nor not_before nor deadline: 201" || t_diag "$BODY"
+ASAP=$(jget "$BODY" .id)
+AS=$(epoch "$(jget "$BODY" .start)")
+t_is "$(jget "$BODY" .nodes)" "[\"r/$LN\"]" "... on r/$LN, as the flexible one"
+t_ok "$([ "$AS" != - ] && ((AS >= LSTART + 118 && AS <= LSTART + 122)) && echo 0 || echo 1)" \
+    "... from that job's expected end ($LSTART + 120: $AS)"
+api DELETE "/v1/reservations/$ASAP" >/dev/null
+t_is "$STATUS/$(jget "$BODY" .state)" 200/cancelled "... DELETE: 200, cancelled"
+api POST /v1/reservations "{\"cluster\":\"r\",\"count\":1,\"start\":\"$(at 600)\",\"not_before\":\"$(at 0)\",\"duration_s\":20}" >/dev/null
+t_is "$STATUS/$(jget "$BODY" .error.message)" "400/a reservation has a fixed window (start) or a flexible one (not_before and/or deadline), not both" \
+    "start and not_before together: 400"
 # A job of 3 nodes fits only on the reserved ones: it waits; DELETE frees them.
 sim_job three r 3 60 2
 THREE=$JOB

@@ -33,6 +33,7 @@ cpus_per_node = 1
 memory_mb = 1024
 speed = 1
 poll_s = 0.2
+unpinned_jobs = yes
 EOF
 }
 # sim_job NAME WALLTIME RUNTIME [PRIORITY]: JOB is its id.

@@ -14,8 +14,9 @@
 #   node idle and taking jobs, the mismatch gone, the reservation done;
 # - windows: a flexible one is placed after a long job's walltime; one open
 #   request per node and action; DELETE frees the nodes; a fixed one that
-#   conflicts is a 409; force (admin only) cancels the job in the way; a
-#   node-off in progress can be cancelled;
+#   conflicts is a 409 naming the job in the way and force; force (admin
+#   only) cancels the job, whose reason names the request; a node-off in
+#   progress can be cancelled;
 # - a failing action leaves the node drained, the request failed;
 # - kill -9 of loomd while an action runs: the request resumes and is done;
 # - max_nodes = 1: every node mismatching at once, never more than one open
@@ -38,6 +39,8 @@ ep() {
     if [ -n "$1" ]; then epoch "$1"; else echo -; fi
 }
 now_ms() { echo $((${EPOCHREALTIME/[.,]/} / 1000)); }
+# iso EPOCH: the RFC 3339 time of EPOCH.
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
 ended() {
     case $(field "$1" .state) in completed | failed | cancelled) return 0 ;; esac
     return 1
@@ -418,10 +421,14 @@ api GET "/v1/reservations/$RB2" >/dev/null
 t_is "$(jget "$BODY" .state)" cancelled "... its reservation cancelled"
 t_is "$(field "$LONG" .state)" running "... the long job runs on"
 
-FIXED="{\"nodes\":[\"local/$X\"],\"action\":\"node-off\",\"reason\":\"psu\",\"window\":{\"start\":\"$(at 10)\",\"duration_s\":30}"
+FS=$(($(date +%s) + 10))
+FIXED="{\"nodes\":[\"local/$X\"],\"action\":\"node-off\",\"reason\":\"psu\",\"window\":{\"start\":\"$(iso "$FS")\",\"duration_s\":30}"
 api POST /v1/maintenance "$FIXED}" >/dev/null
 t_is "$STATUS/$(jget "$BODY" .error.code)" 409/conflict \
     "a fixed window in 10 s on local/$X, where the job runs until its walltime: 409" || t_diag "$BODY"
+t_is "$(jget "$BODY" .error.message)" \
+    "no window for the reservation on cluster local: from $(iso "$FS") to $(iso $((FS + 30))), job $LONG holds $X until $(iso $((LSTART + 120))); \"force\": true (admin) takes the window anyway, cancelling the jobs in the way" \
+    "... naming the job in the way, its node, until when, and force"
 TOKEN=$OPER api POST /v1/maintenance "$FIXED,\"force\":true}" >/dev/null
 t_is "$STATUS" 403 "... force by an operator: 403 (admin only)"
 api POST /v1/maintenance "$FIXED,\"force\":true}" >/dev/null
@@ -431,6 +438,8 @@ t_is "$(py '[j["id"] if isinstance(j, dict) else str(j) for j in d["cancelled_jo
     "... cancelled_jobs names the long job"
 wait_for 'ended "$LONG"' 30
 t_is "$(field "$LONG" .state)" cancelled "the long job ends cancelled"
+t_is "$(field "$LONG" .reason)" "cancelled by maintenance $D (forced window)" \
+    "... its reason says by which maintenance"
 wait_for '[ "$(mstate "$D")" = in-progress ] && [ "$(nstate "$X")" = maint ]' 60
 t_is "$(mstate "$D")/$(nstate "$X")" in-progress/maint "at the window's start: in-progress, local/$X maint"
 api DELETE "/v1/maintenance/$D" >/dev/null

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# banned.t - the banned-function list of STYLE.md, checked over the C rooms.
+# banned.t - the banned calls of docs/internals/style.md, checked over the
+# C rooms.
 # SPDX-License-Identifier: MIT
 #
 # One TAP test point per rule; each offending line is printed as a

@@ -34,7 +34,7 @@ static struct adaptor_env env;
 struct seen {
     char state[16];
     int has_exit_code, exit_code;
-    char reason[64], out[PATH_MAX];
+    char reason[320], out[PATH_MAX];
 };
 static struct seen seen[MAX_ID];
 static int last_complete;
@@ -340,6 +340,7 @@ static void test_exit_codes(void *a)
        "start job 3 (a script with #!)");
     ok(wait_state(a, 1, "completed", 30), "job 1 completed");
     ok(seen[1].has_exit_code && seen[1].exit_code == 0, "exit code 0");
+    is_str(seen[1].reason, "", "no reason: it ended well");
     slurp(seen[1].out, buf, sizeof(buf));
     job_path(path, 1, "");
     path[strlen(path) - 1] = '\0';
@@ -347,6 +348,7 @@ static void test_exit_codes(void *a)
     is_str(buf, want, "stdout captured; env and cwd as documented");
     ok(wait_state(a, 2, "failed", 30), "job 2 failed");
     is_int(seen[2].exit_code, 3, "exit code 3");
+    is_str(seen[2].reason, "exited with code 3", "reason: exited with code 3");
     slurp(seen[2].out, buf, sizeof(buf));
     is_str(buf, "out\n", "job 2 stdout");
     job_path(path, 2, LOOM_LF_STDERR);
@@ -355,6 +357,12 @@ static void test_exit_codes(void *a)
     ok(wait_state(a, 3, "completed", 30), "job 3 completed");
     slurp(seen[3].out, buf, sizeof(buf));
     is_str(buf, "shebang\n", "a #! script runs by its interpreter");
+    ok(run(a, 20, "n3", 1, 0, NULL, "kill -KILL $$\n") == 0,
+       "start job 20 (a script that kills itself)");
+    ok(wait_state(a, 20, "failed", 10), "job 20 failed");
+    is_int(seen[20].exit_code, 128 + SIGKILL, "exit code 137");
+    is_str(seen[20].reason, "killed by signal 9 (KILL)",
+           "reason: killed by signal 9 (KILL)");
 
     ok(start(a, 1, "n1", 1, 0, hello, NULL, 0, &res, &err) == 0 &&
        res.adopted == 1, "starting job 1 again answers adopted=1");
@@ -454,6 +462,8 @@ static void test_bad_starts(void *a)
     ok(run(a, 14, "n1", 1, 0, nosuch, NULL) == 0, "start a missing program");
     ok(wait_state(a, 14, "failed", 30), "it failed");
     is_int(seen[14].exit_code, 127, "exit code 127");
+    is_str(seen[14].reason, "cannot execute /nonexistent/prog: No such file "
+           "or directory", "reason: cannot execute, and why");
     job_path(path, 14, LOOM_LF_STDERR);
     slurp(path, buf, sizeof(buf));
     buf[strcspn(buf, "\n")] = '\0';

@@ -244,6 +244,32 @@ static void t_features(void)
     T->destroy(self);
 }
 
+/* A sim cluster takes only the jobs that name it unless its section says
+ * unpinned_jobs. */
+static void t_pinned_only(void)
+{
+    struct loom_error err = {0};
+    struct adaptor_desc d = {T->caps, T->model, 0};
+    void *self = cluster(SMALL, &err);
+
+    ok(self && T->describe, "describe: a sim cluster says what it takes");
+    if (self && T->describe)
+        T->describe(self, &d);
+    is_int(d.pinned_only, 1, "without unpinned_jobs: pinned jobs only");
+    is_int(d.caps, T->caps, "... the type's capabilities");
+    T->destroy(self);
+    self = cluster(SMALL "unpinned_jobs = yes\n", &err);
+    d = (struct adaptor_desc){T->caps, T->model, 0};
+    if (self && T->describe)
+        T->describe(self, &d);
+    is_int(d.pinned_only, 0, "unpinned_jobs = yes: any job");
+    T->destroy(self);
+    self = cluster(SMALL "unpinned_jobs = maybe\n", &err);
+    ok(!self, "unpinned_jobs = maybe is refused");
+    is_str(err.message, "<test>:9: key 'unpinned_jobs': expected yes or "
+           "no (got 'maybe')", "... naming the file, line and key");
+}
+
 static void t_complete(void)
 {
     static const char *const env[] = {"LOOM_SIM_RUNTIME_S=1", NULL};
@@ -671,6 +697,7 @@ int main(void)
         return done_testing();
     t_config();
     t_features();
+    t_pinned_only();
     t_complete();
     t_failures();
     t_default_runtime();

@@ -1,0 +1,226 @@
+/* query.c - a request's query parameters checked against its route's
+ * table (route.c): names, repeats, empty values, control characters, and
+ * each value against its domain. */
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/api/api.h"
+#include "core/domain.h"
+#include "core/limits.h"
+
+/* s[0..n) as a client would write it: printable ASCII as it is, other
+ * bytes %XX (so that a message can always show it). Returns out. */
+static const char *shown(const char *s, size_t n, char *out, size_t size)
+{
+    static const char digits[] = "0123456789ABCDEF";
+    size_t o = 0;
+
+    for (size_t i = 0; i < n && o + 4 <= size; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f) {
+            out[o++] = (char)c;
+        } else {
+            out[o++] = '%';
+            out[o++] = digits[c >> 4];
+            out[o++] = digits[c & 15];
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* "GET /v1/jobs takes cluster, state and owner" or "... no query
+ * parameters", for the message about an unknown one. */
+static void takes(const struct http_req *rq, const struct api_param *params,
+                  char *out, size_t size)
+{
+    size_t len = (size_t)snprintf(out, size, "%s %.200s takes ", rq->method,
+                                  rq->path ? rq->path : "");
+    int n = 0;
+
+    while (params[n].name)
+        n++;
+    if (!n)
+        snprintf(out + len, size - len, "no query parameters");
+    for (int i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(out + len, size - len, "%s%s",
+                                !i ? "" : i + 1 < n ? ", " : " and ",
+                                params[i].name);
+}
+
+static int find(const struct api_param *params, const struct http_param *p)
+{
+    for (int k = 0; params[k].name; k++)
+        if (strlen(params[k].name) == p->key_len &&
+            !strcmp(params[k].name, p->key))
+            return k;
+    return -1;
+}
+
+/* The names and values as sent: each known, once, with a value of text. */
+static int check_names(const struct http_req *rq,
+                       const struct api_param *params,
+                       struct api_route_args *a, struct loom_error *err)
+{
+    char key[200], all[400];
+
+    if (rq->query_over)
+        return loom_error_set(err, LOOM_EINVAL, "more than %d query "
+                              "parameters", HTTP_QUERY_MAX);
+    for (size_t i = 0; i < rq->n_query; i++) {
+        const struct http_param *p = &rq->query[i];
+        int k = find(params, p);
+        shown(p->key, p->key_len, key, sizeof(key));
+        if (k < 0) {
+            takes(rq, params, all, sizeof(all));
+            return loom_error_field(err, LOOM_EINVAL, key, "unknown query "
+                                    "parameter '%s': %s", key, all);
+        }
+        if (a->value[k])
+            return loom_error_field(err, LOOM_EINVAL, key, "query parameter "
+                                    "%s is given twice", key);
+        if (p->bad_escape)
+            return loom_error_field(err, LOOM_EINVAL, key, "query parameter "
+                                    "%s has a '%%' without two hex digits "
+                                    "after it (a '%%' itself is %%25)", key);
+        if (!p->value_len)
+            return loom_error_field(err, LOOM_EINVAL, key, "query parameter "
+                                    "%s needs a value (%s=...)", key, key);
+        if (!p->value_text)
+            return loom_error_field(err, LOOM_EINVAL, key, "query parameter "
+                                    "%s has a control character or is not "
+                                    "UTF-8 text", key);
+        a->value[k] = p->value;
+    }
+    return 0;
+}
+
+/* ?cluster=: one of the configured clusters. */
+static int check_cluster(const char *v, struct loom_error *err)
+{
+    struct snapshot *s = snapshot_get();
+    char all[300] = "";
+    size_t len = 0;
+    int found = 0;
+
+    for (size_t i = 0; s && i < s->n_clusters; i++) {
+        found |= !strcmp(s->clusters[i]->name, v);
+        if (len < sizeof(all))
+            len += (size_t)snprintf(all + len, sizeof(all) - len, "%s%s",
+                                    !i ? "" : i + 1 < s->n_clusters
+                                                  ? ", " : " and ",
+                                    s->clusters[i]->name);
+    }
+    snapshot_put(s);
+    if (found)
+        return 0;
+    return loom_error_field(err, LOOM_EINVAL, "cluster", "query parameter "
+                            "cluster: there is no cluster '%.100s'; the "
+                            "clusters are %s", v, all);
+}
+
+/* ?node=: a node's id, or its name with ?cluster=; a[node] becomes the id. */
+static int check_node(struct api_route_args *a, int k, struct loom_error *err)
+{
+    const char *given = api_param(a, "cluster");
+    char *cluster = given ? strdup(given) : NULL;
+    struct strv name = {0};
+    struct snapshot *s = NULL;
+    struct scluster *c;
+    int rc = -1;
+
+    if (given && !cluster) {
+        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        goto out;
+    }
+    if (domain_node_add(a->value[k], &cluster, &name, "node", err) < 0) {
+        loom_error_prefix(err, "query parameter node");
+        goto out;
+    }
+    s = snapshot_get();
+    c = s ? snapshot_cluster(s, cluster) : NULL;
+    if (!c || !scluster_node(c, name.v[0])) {
+        loom_error_field(err, LOOM_EINVAL, "node", "query parameter node: "
+                         "there is no node %.100s/%.100s", cluster,
+                         name.v[0]);
+        goto out;
+    }
+    snprintf(a->node, sizeof(a->node), "%s/%s", cluster, name.v[0]);
+    a->value[k] = a->node;
+    rc = 0;
+out:
+    snapshot_put(s);
+    strv_fini(&name);
+    free(cluster);
+    return rc;
+}
+
+static const struct domain *named(enum api_qdom dom)
+{
+    switch (dom) {
+    case API_Q_JOB_STATE: return &domain_job_states;
+    case API_Q_NODE_STATE: return &domain_node_states;
+    case API_Q_RESV_STATE: return &domain_resv_states;
+    case API_Q_PURPOSE: return &domain_resv_purposes;
+    case API_Q_MAINT_STATE: return &domain_maint_states;
+    default: return NULL;
+    }
+}
+
+/* One value against its domain. */
+static int check_value(struct api_route_args *a, int k,
+                       struct loom_error *err)
+{
+    const struct api_param *p = &a->params[k];
+    const char *v = a->value[k];
+    int64_t n;
+
+    switch (p->dom) {
+    case API_Q_TEXT:
+        return 0;
+    case API_Q_CLUSTER:
+        return check_cluster(v, err);
+    case API_Q_NODE:
+        return check_node(a, k, err);
+    case API_Q_LIMIT:
+        if (domain_id_parse(v, &n) == 0 && n <= LOOM_LIST_LIMIT_MAX)
+            return 0;
+        return loom_error_field(err, LOOM_EINVAL, p->name, "query parameter "
+                                "limit must be a whole number from 1 to "
+                                "%ld, not '%.100s'", LOOM_LIST_LIMIT_MAX, v);
+    case API_Q_AFTER:
+        if (!strcmp(v, "0") || domain_id_parse(v, &n) == 0)
+            return 0;
+        return loom_error_field(err, LOOM_EINVAL, p->name, "query parameter "
+                                "after must be a job id or 0, not '%.100s'",
+                                v);
+    default:
+        if (domain_check(named(p->dom), v, p->name, err) == 0)
+            return 0;
+        return loom_error_prefix(err, "query parameter %s", p->name);
+    }
+}
+
+int api_query_check(const struct http_req *rq,
+                    const struct api_param *params, struct api_route_args *a,
+                    struct loom_error *err)
+{
+    a->params = params;
+    memset(a->value, 0, sizeof(a->value));
+    if (check_names(rq, params, a, err) < 0)
+        return -1;
+    for (int k = 0; params[k].name; k++)
+        if (a->value[k] && check_value(a, k, err) < 0)
+            return -1;
+    return 0;
+}
+
+const char *api_param(const struct api_route_args *a, const char *name)
+{
+    for (int k = 0; a->params && a->params[k].name; k++)
+        if (!strcmp(a->params[k].name, name))
+            return a->value[k];
+    return NULL;
+}

@@ -1,0 +1,43 @@
+/* template.h - the job template of libdrmaa: its attributes, by index. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_GRID_DRMAA_TEMPLATE_H
+#define LOOM_GRID_DRMAA_TEMPLATE_H
+
+#include "grid/drmaa/dr.h"
+
+/* The scalar attributes a template holds. */
+enum dr_attr {
+    DR_REMOTE_COMMAND,
+    DR_JS_STATE,
+    DR_WD,
+    DR_JOB_CATEGORY,
+    DR_NATIVE_SPECIFICATION,
+    DR_BLOCK_EMAIL,
+    DR_START_TIME,
+    DR_JOB_NAME,
+    DR_INPUT_PATH,
+    DR_OUTPUT_PATH,
+    DR_ERROR_PATH,
+    DR_JOIN_FILES,
+    DR_WCT_HLIMIT,
+    DR_N_SCALAR
+};
+
+/* The vector attributes. */
+enum dr_vattr {
+    DR_V_ARGV,
+    DR_V_ENV,
+    DR_V_EMAIL,
+    DR_N_VECTOR
+};
+
+/* Values as the caller set them (NULL: unset), each checked when set. */
+struct drmaa_job_template_s {
+    char *scalar[DR_N_SCALAR];
+    struct dr_strv vector[DR_N_VECTOR];
+};
+
+/* "[[H:]M:]S" into seconds. 0, or -1 (not that form, or over 10^9 s). */
+int dr_time_parse(const char *s, long long *seconds);
+
+#endif

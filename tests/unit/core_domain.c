@@ -1,0 +1,82 @@
+/* core_domain.c - the API's named values, ids and node ids. */
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/domain.h"
+#include "tests/lib/tap.h"
+
+/* ref given with cluster (NULL: none): 0 with "cluster/name" in out, or
+ * -1 with err. */
+static int node(const char *ref, const char *cluster, char *out, size_t n,
+                struct loom_error *err)
+{
+    char *cl = cluster ? strdup(cluster) : NULL;
+    struct strv names = {0};
+    int rc = domain_node_add(ref, &cl, &names, "nodes", err);
+
+    if (rc == 0)
+        snprintf(out, n, "%s/%s", cl, names.v[0]);
+    strv_fini(&names);
+    free(cl);
+    return rc;
+}
+
+int main(void)
+{
+    struct loom_error err;
+    char buf[256];
+    int64_t id;
+
+    is_int(domain_find(&domain_job_states, "pending"), 0, "pending is first");
+    is_int(domain_find(&domain_job_states, "cancelled"),
+           DOMAIN_JOB_STATES_N - 1, "cancelled is last");
+    is_int(domain_find(&domain_job_states, "PENDING"), -1,
+           "names are matched exactly");
+    is_int(domain_find(&domain_job_states, NULL), -1, "NULL is no name");
+    is_str(domain_list(&domain_resv_purposes, buf, sizeof(buf)),
+           "user and maintenance", "two names: 'a and b'");
+    is_str(domain_list(&domain_goal_states, buf, sizeof(buf)),
+           "up, down and drained", "three: 'a, b and c'");
+    ok(domain_check(&domain_node_states, "idle", "state", &err) == 0,
+       "idle is a node state");
+    ok(domain_check(&domain_node_states, "bogus", "state", &err) < 0 &&
+           err.kind == LOOM_EINVAL && !strcmp(err.field, "state") &&
+           strstr(err.message, "'bogus' is not a node state") &&
+           strstr(err.message, "idle, mixed, allocated"),
+       "a check names the value and the allowed ones: %s", err.message);
+
+    ok(domain_id_parse("13", &id) == 0 && id == 13, "13 is an id");
+    ok(domain_id_parse("9223372036854775807", &id) == 0 &&
+           id == INT64_MAX, "the largest int64 is an id");
+    ok(domain_id_parse("9223372036854775808", &id) < 0,
+       "one more is not");
+    ok(domain_id_parse("013", &id) < 0, "a leading zero is refused");
+    ok(domain_id_parse("+13", &id) < 0, "a sign is refused");
+    ok(domain_id_parse("0", &id) < 0, "0 is no id");
+    ok(domain_id_parse("", &id) < 0, "nor is the empty string");
+    ok(domain_id_parse("1 ", &id) < 0, "nor a trailing blank");
+    ok(domain_id_parse("1x", &id) < 0, "nor a trailing letter");
+
+    ok(node("s/n1", NULL, buf, sizeof(buf), &err) == 0 &&
+           !strcmp(buf, "s/n1"), "an id alone: %s", buf);
+    ok(node("s/n1", "s", buf, sizeof(buf), &err) == 0 &&
+           !strcmp(buf, "s/n1"), "an id of the cluster given");
+    ok(node("n1", "s", buf, sizeof(buf), &err) == 0 &&
+           !strcmp(buf, "s/n1"), "a bare name with the cluster");
+    ok(node("t/n1", "s", buf, sizeof(buf), &err) < 0 &&
+           err.kind == LOOM_EINVAL && !strcmp(err.field, "nodes") &&
+           strstr(err.message, "node t/n1 is of cluster t, not s"),
+       "an id of another cluster: %s", err.message);
+    ok(node("n1", NULL, buf, sizeof(buf), &err) < 0 &&
+           strstr(err.message, "'n1'") && strstr(err.message, "cluster"),
+       "a bare name without a cluster: %s", err.message);
+    ok(node("s/", "s", buf, sizeof(buf), &err) < 0 &&
+           strstr(err.message, "is not a node"), "'s/': %s", err.message);
+    ok(node("/n1", NULL, buf, sizeof(buf), &err) < 0, "'/n1' is refused");
+    ok(node("s/n1/x", NULL, buf, sizeof(buf), &err) < 0,
+       "'s/n1/x' is refused");
+    ok(node("", "s", buf, sizeof(buf), &err) < 0 &&
+           strstr(err.message, "is not a node"), "'' is refused");
+    return done_testing();
+}
