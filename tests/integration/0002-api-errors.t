@@ -353,7 +353,7 @@ api POST "/v1/jobs/$START_JOB/start" '{"nodes": ["local/n1"]}' >/dev/null
 t_is "$STATUS" 202 "start takes the node id GET /v1/nodes hands out" || t_diag "$BODY"
 api POST /v1/runtime/scheduler '{"enabled": true}' >/dev/null
 t_is "$STATUS" 200 "the scheduler on again"
-wait_for '[ "$(job_state "$START_JOB")" = completed ]' 15
+wait_for '[ "$(job_state "$START_JOB")" = completed ]' 30
 t_is "$(job_state "$START_JOB")" completed "the job started by its node id ran"
 
 # ---- goal values: the attributes the cluster reports have a domain ----------

@@ -244,14 +244,14 @@ ctl submit --cluster simA --nodes 4 --cpus-per-node 8 --mem 8192 --time 31622400
     --priority 1000000 --env LOOM_SIM_RUNTIME_S=1 -- /bin/true
 t_is "$RC" 0 "submit at loomctl's largest values: loomd takes it too" || ctl_diag
 MAXJOB=$OUT
-wait_for '[ "$(job_state "$MAXJOB")" = completed ]' 15
+wait_for '[ "$(job_state "$MAXJOB")" = completed ]' 30
 t_is "$(job_state "$MAXJOB")" completed "... and it runs"
 
 # ---- jobs --cluster: also the waiting jobs that asked for the cluster ----------
 ctl submit --cluster simA --nodes 4 --cpus-per-node 8 --time 31622400 \
     --env LOOM_SIM_RUNTIME_S=31622400 -- /bin/true
 BIG1=$OUT
-wait_for '[ "$(job_state "$BIG1")" = running ]' 15
+wait_for '[ "$(job_state "$BIG1")" = running ]' 30
 ctl submit --cluster simA --nodes 4 --cpus-per-node 8 -- /bin/true
 BIG2=$OUT
 t_is "$(job_state "$BIG2")/$(field "$BIG2" .cluster)" pending/null \

@@ -35,7 +35,7 @@ submit '{"name": "l", "command": ["/bin/true"], "request": {"cluster": "local"}}
 LJ=$JOB
 submit '{"name": "s", "command": ["/bin/true"], "request": {"cluster": "sim"}, "env": {"LOOM_SIM_RUNTIME_S": "1"}}'
 SJ=$JOB
-wait_for 'ended "$LJ" && ended "$SJ"' 15
+wait_for 'ended "$LJ" && ended "$SJ"' 30
 t_is "$(field "$LJ" .state)/$(field "$SJ" .state)" completed/completed \
     "a local and a sim job completed"
 

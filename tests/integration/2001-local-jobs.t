@@ -65,7 +65,7 @@ printf '#!/bin/sh\necho never\n' >"$T/plain"
 chmod 0644 "$T/plain"
 submit "{\"name\": \"noexec\", \"command\": [\"$T/plain\"]}"
 NOEXEC=$JOB
-wait_for 'ended "$NOEXEC"' 10
+wait_for 'ended "$NOEXEC"' 30
 api GET "/v1/jobs/$NOEXEC" >/dev/null
 t_is "$(py '[d["state"], d["exit_code"], d["reason"]]' "$BODY")" \
     "[\"failed\", 126, \"cannot execute $T/plain: Permission denied\"]" \
@@ -73,7 +73,7 @@ t_is "$(py '[d["state"], d["exit_code"], d["reason"]]' "$BODY")" \
 
 submit '{"name": "killed", "command": ["/bin/sh", "-c", "kill -KILL $$"]}'
 KILLED=$JOB
-wait_for 'ended "$KILLED"' 10
+wait_for 'ended "$KILLED"' 30
 api GET "/v1/jobs/$KILLED" >/dev/null
 t_is "$(py '[d["state"], d["exit_code"], d["reason"]]' "$BODY")" \
     '["failed", 137, "killed by signal 9 (KILL)"]' \

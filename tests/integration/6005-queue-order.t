@@ -51,11 +51,13 @@ positions() {
     echo "${out[*]}"
 }
 # expect WHAT ID...=WANT: wait (30 s at most) for positions ID... to say WANT.
+# (wait_for evaluates its command in a function of its own, where "$@" is
+# its own arguments: the ids go through EXPECT_IDS.)
 expect() {
     local what=$1 want=${!#} got
-    set -- "${@:2:$(($# - 2))}"
-    wait_for '[ "$(positions "$@")" = "$want" ]' 30
-    got=$(positions "$@")
+    EXPECT_IDS=("${@:2:$(($# - 2))}")
+    wait_for '[ "$(positions "${EXPECT_IDS[@]}")" = "$want" ]' 30
+    got=$(positions "${EXPECT_IDS[@]}")
     t_is "$got" "$want" "$what"
 }
 

@@ -64,7 +64,7 @@ t_is "$(jget "$BODY" .error.message)" \
 submit '{"name": "wide", "command": ["/bin/true"], "request": {"cluster": "sim", "cpus_per_node": 8}, "env": {"LOOM_SIM_RUNTIME_S": "1"}}'
 WIDE=$JOB
 t_is "$STATUS" 201 "the same job pinned to sim: 201"
-wait_for 'ended "$WIDE"' 15
+wait_for 'ended "$WIDE"' 30
 t_is "$(field "$WIDE" .state)/$(field "$WIDE" .cluster)" completed/sim \
     "... and it runs there"
 
@@ -73,18 +73,18 @@ submit '{"name": "hold-local", "command": ["/bin/sleep", "60"], "request": {"clu
 HL=$JOB
 submit '{"name": "hold-open", "command": ["/bin/true"], "request": {"cluster": "open", "cpus_per_node": 2, "walltime_s": 120}, "env": {"LOOM_SIM_RUNTIME_S": "12000"}}'
 HO=$JOB
-wait_for '[ "$(field "$HL" .state)/$(field "$HO" .state)" = running/running ]' 15
+wait_for '[ "$(field "$HL" .state)/$(field "$HO" .state)" = running/running ]' 30
 t_is "$(field "$HL" .state)/$(field "$HO" .state)" running/running \
     "local and open are full"
 submit '{"name": "real", "command": ["/bin/sh", "-c", "echo ran for real"], "request": {"walltime_s": 30}}'
 REAL=$JOB
-wait_for '[ "$(field "$REAL" .planned_cluster)" != "" ] && [ "$(field "$REAL" .planned_cluster)" != null ]' 10
+wait_for '[ "$(field "$REAL" .planned_cluster)" != "" ] && [ "$(field "$REAL" .planned_cluster)" != null ]' 30
 t_is "$(field "$REAL" .state)" pending \
     "a job without a pin waits, though sim has 8 idle nodes"
 t_like "$(field "$REAL" .planned_cluster)" '^(local|open)$' \
     "... planned on local or open, never on sim"
 api DELETE "/v1/jobs/$HL" >/dev/null
-wait_for 'ended "$REAL"' 20
+wait_for 'ended "$REAL"' 30
 t_is "$(field "$REAL" .state)/$(field "$REAL" .cluster)" completed/local \
     "once local is free the job runs there"
 t_is "$(cat "$(field "$REAL" .stdout)" 2>/dev/null)" "ran for real" \
@@ -102,7 +102,7 @@ t_is "$(jget "$BODY" .error.message)" \
     "cannot start job $BH on cluster sim: cluster sim takes only the jobs that name it (request.cluster)" \
     "... the message says why"
 api POST /v1/runtime/scheduler '{"enabled": true}' >/dev/null
-wait_for 'ended "$BH"' 15
+wait_for 'ended "$BH"' 30
 t_like "$(field "$BH" .state)/$(field "$BH" .cluster)" '^completed/(local|open)$' \
     "switched on again, the scheduler runs it on a cluster that takes it"
 

@@ -52,7 +52,7 @@ t_is "$(jget "$BODY" .error.message)" \
 # ---- a fixed window in the way of a job and a reservation -----------------------
 submit '{"name": "busy", "command": ["/bin/true"], "request": {"cluster": "s", "walltime_s": 600}, "env": {"LOOM_SIM_RUNTIME_S": "600"}}'
 BUSY=$JOB
-wait_for '[ "$(field "$BUSY" .state)" = running ]' 10
+wait_for '[ "$(field "$BUSY" .state)" = running ]' 30
 t_is "$(field "$BUSY" .state)" running "a 600 s job runs"
 JN=$(field "$BUSY" .nodes.0)
 JEND=$(iso $(($(epoch "$(field "$BUSY" .start_time)") + 600)))
@@ -92,7 +92,7 @@ api POST /v1/reservations "{\"nodes\":[\"s/$RN\"],\"start\":\"$(at 0)\",\"durati
 t_is "$STATUS/$(jget "$BODY" .state)" 201/active "a reservation of s/$RN from now: 201, active" ||
     t_diag "$BODY"
 R2=$(jget "$BODY" .id)
-wait_for '[ "$(nget "$RN" .state)" = reserved ]' 10
+wait_for '[ "$(nget "$RN" .state)" = reserved ]' 30
 t_is "$(nget "$RN" .state)/$(nget "$RN" .reservation)" "reserved/$R2" \
     "GET /v1/nodes/s/$RN: state reserved, naming reservation $R2"
 api GET '/v1/nodes?state=reserved' >/dev/null
@@ -107,7 +107,7 @@ t_is "$(nget "$OTHER" .state)/$(nget "$OTHER" .reservation)" idle/null \
 
 submit "{\"name\": \"inside\", \"command\": [\"/bin/true\"], \"request\": {\"reservation\": \"$R2\", \"walltime_s\": 60}, \"env\": {\"LOOM_SIM_RUNTIME_S\": \"60\"}}"
 IN=$JOB
-wait_for '[ "$(field "$IN" .state)" = running ] && [ "$(nget "$RN" .state)" = mixed ]' 10
+wait_for '[ "$(field "$IN" .state)" = running ] && [ "$(nget "$RN" .state)" = mixed ]' 30
 t_is "$(field "$IN" .state)/$(field "$IN" .cluster)/$(field "$IN" .nodes.0)" "running/s/$RN" \
     "a job of the reservation (no pin) runs on s/$RN"
 t_is "$(nget "$RN" .state)/$(nget "$RN" .reservation)" "mixed/$R2" \
@@ -115,7 +115,7 @@ t_is "$(nget "$RN" .state)/$(nget "$RN" .reservation)" "mixed/$R2" \
 api DELETE "/v1/jobs/$IN" >/dev/null
 api DELETE "/v1/reservations/$R2" >/dev/null
 t_is "$STATUS" 200 "the reservation cancelled"
-wait_for '[ "$(nget "$RN" .state)/$(nget "$RN" .reservation)" = idle/null ]' 10
+wait_for '[ "$(nget "$RN" .state)/$(nget "$RN" .reservation)" = idle/null ]' 30
 t_is "$(nget "$RN" .state)/$(nget "$RN" .reservation)" idle/null \
     "... s/$RN is idle again, in no reservation"
 
