@@ -39,8 +39,9 @@ static void count_open(void)
                          S.resv[i]->state == RESV_ACTIVE;
 }
 
-/* Its cluster is polled once the list is published, so that its nodes
- * show the reservation (reserved) or no longer show it. */
+/* Its cluster's part is rendered again (from its last poll) once the list
+ * is published, so that its nodes show the reservation (reserved) or no
+ * longer show it. */
 static void poll_later(const char *cluster)
 {
     for (size_t i = 0; i < S.resv_polls.n; i++)
@@ -411,7 +412,7 @@ void sched_resv_publish(void)
         snapshot_publish_text(SNAP_RESV, t);
         S.resv_changed = 0;
         for (size_t i = 0; i < S.resv_polls.n; i++)
-            server_poll_named(S.resv_polls.v[i]);
+            server_republish(S.resv_polls.v[i], NULL);
         strv_fini(&S.resv_polls);
     }
 out:

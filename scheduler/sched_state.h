@@ -106,7 +106,7 @@ struct sched {
     size_t n_resv_dirty, cap_resv_dirty;
     int resv_changed; /* publish the list again */
     struct strv resv_polls; /* clusters whose nodes show a reservation that
-                               changed: polled once the list is out */
+                               changed: shown again once the list is out */
     size_t n_resv_open; /* planned or active */
     unsigned resv_gen; /* bumped by every reservation change */
     int planning; /* a cycle is with the planner thread, or applied */
