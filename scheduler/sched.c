@@ -100,9 +100,12 @@ void sched_view(struct job *j)
 {
     /* ?cluster= finds a job where it runs or ran, or before placement
      * on the cluster it asked for */
+    size_t priv[2] = {0, 0};
+    char *json = job_render(j, priv);
     struct jview *v = jview_create(j->id, job_state_name(j->state), j->owner,
+                                   j->account,
                                    j->cluster ? j->cluster : j->req.cluster,
-                                   job_render(j));
+                                   json, priv);
 
     flags_of(j);
     if (!v) {
@@ -198,6 +201,7 @@ void sched_start_later(struct job *j, int adopt)
     s->loom_id = j->id;
     s->name = dup_or_null(j->name);
     s->owner = dup_or_null(j->owner);
+    s->account = dup_or_null(j->account);
     s->script = dup_or_null(j->script);
     s->queue = dup_or_null(j->req.queue);
     if (copy_strv(&s->command, &j->command) < 0 ||
