@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/accounts.h"
 #include "core/log.h"
 #include "core/store_jobs.h"
 #include "core/token.h"
@@ -139,6 +140,16 @@ static int may_control(const struct job *j, const struct sched_job_op *op)
            (!strcmp(op->op, "start") && (op->roles & LOOM_ROLE_SCHEDULER));
 }
 
+/* Users and gateways do not see others' jobs (private_data): for them
+ * another's job does not exist. */
+static int hidden_from(const struct job *j, const struct sched_job_op *op)
+{
+    return !(op->roles & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR)) &&
+           (op->roles & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)) &&
+           strcmp(op->subject, j->owner) != 0 &&
+           accounts_policy().private_data;
+}
+
 static void to_server(struct msg *m, struct job *j, const char *op)
 {
     struct server_job_op *s = calloc(1, sizeof(*s));
@@ -215,6 +226,9 @@ static int job_op(struct msg *m, struct job *j, struct sched_job_op *op,
                                   (long long)j->id, st);
         return do_start(m, j, op, err);
     }
+    if (!may_control(j, op) && hidden_from(j, op))
+        return loom_error_set(err, LOOM_ENOENT, "no job %lld",
+                              (long long)j->id); /* as if there were none */
     if (!may_control(j, op))
         return loom_error_set(err, LOOM_EPERM, "job %lld belongs to %s",
                               (long long)j->id, j->owner);

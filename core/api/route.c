@@ -34,8 +34,9 @@ static const struct api_param q_queues[] = {
     {"cluster", API_Q_CLUSTER}, {NULL, 0}};
 static const struct api_param q_jobs[] = {
     {"cluster", API_Q_CLUSTER}, {"state", API_Q_JOB_STATE},
-    {"owner", API_Q_TEXT},      {"limit", API_Q_LIMIT},
-    {"after", API_Q_AFTER},     {NULL, 0}};
+    {"owner", API_Q_TEXT},      {"account", API_Q_TEXT},
+    {"limit", API_Q_LIMIT},     {"after", API_Q_AFTER},
+    {NULL, 0}};
 static const struct api_param q_resv[] = {
     {"cluster", API_Q_CLUSTER}, {"state", API_Q_RESV_STATE},
     {"owner", API_Q_TEXT},      {"purpose", API_Q_PURPOSE},
