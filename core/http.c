@@ -58,6 +58,8 @@ void http_error(struct http_resp *rs, const struct loom_error *err)
     free(rs->body);
     rs->status = loom_error_status(err->kind);
     rs->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    if (err->retry_after > 0)
+        rs->retry_after = err->retry_after;
     if (rs->status == 503 && !rs->retry_after)
         rs->retry_after = 1;
     json_decref(o);

@@ -80,7 +80,7 @@ int sched_job_add(struct job *j)
 }
 
 /* Keep the job's flags: what a cycle reads instead of the record. */
-static void flags_of(const struct job *j)
+static void flags_of(struct job *j)
 {
     uint8_t *f = &S.jf[j->id - 1];
     uint8_t was = *f;
@@ -90,6 +90,7 @@ static void flags_of(const struct job *j)
                    (job_holds_nodes(j) ? JF_HOLDS : 0));
     if (*f & JF_HOLDS)
         held_note(j);
+    sched_acct_count(j);
     if ((was & JF_QUEUED) && (was & JF_PENDING) && !(*f & JF_PENDING))
         S.wq.n_left++;
     else if ((was & JF_QUEUED) && !(was & JF_PENDING) && (*f & JF_PENDING))
@@ -476,6 +477,7 @@ int sched_start(struct store *st, int enabled, const struct sched_conf *conf,
     S.q = msgq_create();
     hmap_init(&S.idem);
     hmap_init(&S.native);
+    hmap_init(&S.accts.ix);
     usage_init(&S.usage);
     jobtab_builder_init(&S.tab);
     if (!S.q || !S.tab.work)
@@ -532,6 +534,7 @@ void sched_stop(void)
     free(S.lazy);
     hmap_fini(&S.idem);
     hmap_fini(&S.native);
+    sched_acct_fini();
     usage_fini(&S.usage);
     jobtab_builder_fini(&S.tab);
     msgq_destroy(S.q); /* a cycle's answer left in it borrows the queue */

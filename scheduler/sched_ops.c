@@ -58,7 +58,8 @@ void sched_submit(struct msg *m)
         msg_destroy(m);
         return;
     }
-    if (sched_feasible(j, &err) < 0) {
+    if (sched_acct_submit_check(j, &err) < 0 ||
+        sched_feasible(j, &err) < 0) {
         reply_send_error(m->reply, &err);
         msg_destroy(m);
         return;
@@ -101,6 +102,7 @@ static void forget(struct job *j)
     }
     if (job_holds_nodes(j)) /* placed at submit: free its nodes */
         sched_release(j);
+    sched_acct_forget(j);
     S.jobs[j->id - 1] = NULL;
     S.jf[j->id - 1] = 0; /* never queued: it was not committed */
     jview_unref(S.views[j->id - 1]);
@@ -198,7 +200,11 @@ static int do_start(struct msg *m, struct job *j, struct sched_job_op *op,
                     struct loom_error *err)
 {
     struct strv nodes = {0};
+    char why[160];
 
+    if (!sched_acct_may_start(j, why, sizeof(why)))
+        return loom_error_set(err, LOOM_ECONFLICT, "cannot start job %lld: "
+                              "%s", (long long)j->id, why);
     if (sched_check_start(j, op->cluster, &op->nodes, err) < 0)
         return -1;
     for (size_t i = 0; i < op->nodes.n; i++)
