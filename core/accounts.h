@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "core/token.h"
 
 #define LOOM_ACCOUNT_MAX 32 /* characters of a Unix account name */
 
@@ -23,7 +24,7 @@
  * is a literal, or /ERE/: a POSIX extended regular expression matched
  * against the whole identity, whose groups ACCOUNT may name as \1..\9.
  * Fields are separated by blanks; an identity with blanks is written as a
- * regular expression. The first line that matches wins. A LOOM identity
+ * regular expression with [[:blank:]] for them. The first line that matches wins. A LOOM identity
  * that no line matches maps to the account of its own name, when there is
  * one.
  */
@@ -37,7 +38,7 @@ struct accounts_policy {
     long max_token_ttl_s; /* a token's lifetime (exp - iat) at most
                              (default 31 days) */
 };
-#define LOOM_TOKEN_TTL_DEFAULT_MAX (31L * 86400)
+
 
 /* A parsed accounts file and the policy, immutable once built. */
 struct accounts;
