@@ -68,7 +68,17 @@ t_like "$(jget "$BODY" .error.message)" 'exceeds max_token_ttl_s 86400' "... say
 python3 - "$PORT" "$TOKEN" >"$T/load.out" 2>&1 <<'EOF'
 import socket, sys, threading, time
 port, token = int(sys.argv[1]), sys.argv[2]
-idle, slow = [], []
+idle, slow, born = [], [], []
+# the trickling ones first: they are taken (the per-address limit refuses
+# most of the idle ones), so only the deadline can end them
+req = b"GET /v1/clusters HTTP/1.1\r\nHost: x\r\n"
+for i in range(5):
+    s = socket.socket()
+    s.settimeout(2)
+    s.connect(("127.0.0.1", port))
+    slow.append(s)
+    born.append(time.time())
+time.sleep(0.2)
 for i in range(1030):
     try:
         s = socket.socket()
@@ -78,16 +88,10 @@ for i in range(1030):
     except OSError:
         pass
 print("idle connections attempted: 1030, connected:", len(idle))
-req = b"GET /v1/clusters HTTP/1.1\r\nHost: x\r\n"
-for i in range(5):
-    s = socket.socket()
-    s.settimeout(2)
-    s.connect(("127.0.0.1", port))
-    slow.append(s)
 stop = time.time() + 8
 cut = [None] * 5
 def trickle(k):
-    s, t0, n = slow[k], time.time(), 0
+    s, t0, n = slow[k], born[k], 0
     while time.time() < stop:
         try:
             s.send(req[n % len(req):n % len(req) + 1])
@@ -139,7 +143,8 @@ print("requests: %d, failed: %d, p50: %.1f ms, p99: %.1f ms, max: %.1f ms"
 print("slow connections cut after (s):",
       " ".join("%.1f" % c if c is not None else "never" for c in cut))
 print("RESULT %d %d %.1f %d" % (len(lat), failed, p99,
-                                sum(1 for c in cut if c is not None and c < 7)))
+                                sum(1 for c in cut
+                                    if c is not None and 2 <= c < 7)))
 for s in idle + slow:
     s.close()
 EOF
@@ -150,7 +155,8 @@ t_ok "$([ "${NREQ:-0}" -ge 20 ] && echo 0 || echo 1)" \
 t_is "${NFAIL:-x}" 0 "... every one answered 200"
 t_ok "$(python3 -c "import sys; print(0 if 0 <= float(sys.argv[1]) < 50 else 1)" "${P99:--1}")" \
     "... p99 ${P99:-?} ms < 50 ms while one address holds 1,030 idle and 5 trickling connections"
-t_is "${NCUT:-x}" 5 "the five trickling connections are cut off (request_timeout_s 3)"
+t_is "${NCUT:-x}" 5 \
+    "the five trickling connections are cut off after 2 to 7 s (request_timeout_s 3)"
 t_like "$(grep -c 'cut off' "$T/loomd.log")" '^[1-9]' "... and the log says so"
 TOKEN=$GOOD api GET /healthz >/dev/null
 t_is "$STATUS" 200 "loomd serves on afterwards"
