@@ -16,10 +16,11 @@
 
 demo_conf_text() {
     local port=$1 database=$2 var=$3
-    # the accounts file it names: the admin token's and loomctl's jobs run
-    # as nobody, an account without privilege
+    # the accounts file it names: the jobs of the admin token, of loomctl
+    # and of the README's alice run as nobody, an account without privilege
     mkdir -p "$var" &&
-        printf 'LOOM admin nobody\nLOOM loomctl nobody\n' >"$var/accounts"
+        printf 'LOOM admin nobody\nLOOM loomctl nobody\nLOOM alice nobody\n' \
+            >"$var/accounts"
     cat <<EOF
 # Written by ./bootstrap demo.
 [loomd]
