@@ -24,9 +24,9 @@
  * is a literal, or /ERE/: a POSIX extended regular expression matched
  * against the whole identity, whose groups ACCOUNT may name as \1..\9.
  * Fields are separated by blanks; an identity with blanks is written as a
- * regular expression with [[:blank:]] for them. The first line that matches wins. A LOOM identity
- * that no line matches maps to the account of its own name, when there is
- * one.
+ * regular expression with [[:blank:]] for them. The first line that
+ * matches wins. A LOOM identity that no line matches maps to the account
+ * of its own name, when there is one.
  */
 
 /* The rules of [loomd] on accounts and on who sees what. */
