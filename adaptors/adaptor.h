@@ -89,6 +89,8 @@ struct start_req {
     int64_t loom_id;
     const char *name;
     const char *owner;
+    const char *account;        /* the local account it runs as, or NULL
+                                   (a record from before accounts) */
     const char *const *command; /* argv, NULL-terminated, or NULL */
     const char *script;         /* script text, or NULL */
     const char *const *env;     /* "NAME=value", NULL-terminated */

@@ -637,6 +637,8 @@ static int script_start(void *self, const struct start_req *req,
         push_env(&extra, "LOOM_JOB_ID", "%s", id) < 0 ||
         push_env(&extra, "LOOM_JOB_NAME", "%s", req->name ? req->name : "job") ||
         push_env(&extra, "LOOM_JOB_OWNER", "%s", req->owner ? req->owner : "") ||
+        push_env(&extra, "LOOM_JOB_ACCOUNT", "%s",
+                 req->account ? req->account : "") ||
         push_env(&extra, "LOOM_JOB_NODES", "%s", nodes) ||
         push_env(&extra, "LOOM_JOB_NNODES", "%zu", req->n_nodes) ||
         push_env(&extra, "LOOM_JOB_CPUS_PER_NODE", "%d", req->cpus_per_node) ||

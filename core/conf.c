@@ -82,6 +82,13 @@ static int add_section(struct conf *c, char *hdr, int line,
             return loom_error_set(err, LOOM_EINVAL,
                                   "%s:%d: [%s] takes no name", c->file, line,
                                   kind);
+    } else if (strcmp(kind, "limits") == 0) {
+        /* [limits] for every account, [limits ACCOUNT] for one */
+        if (*name && !valid_name(name))
+            return loom_error_set(err, LOOM_EINVAL,
+                                  "%s:%d: [limits ACCOUNT] needs an account "
+                                  "name of letters, digits, '-', '_' or '.'",
+                                  c->file, line);
     } else if (strcmp(kind, "cluster") == 0 || strcmp(kind, "action") == 0 ||
                strcmp(kind, "rule") == 0) {
         if (!valid_name(name))

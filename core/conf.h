@@ -30,7 +30,8 @@ struct conf {
 };
 
 /* Parse a file. Returns a new conf (destroy with conf_destroy) or NULL with
- * err naming file and line. Section kinds other than loomd and cluster,
+ * err naming file and line. Section kinds other than loomd, scheduler,
+ * maintenance, limits (with or without a name), cluster, action and rule,
  * duplicate sections and duplicate keys are errors. */
 struct conf *conf_load(const char *path, struct loom_error *err);
 /* Parse text in memory; name is used in messages (e.g. "<embedded>"). */

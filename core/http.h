@@ -39,6 +39,8 @@ struct http_req {
     size_t len;
     int authed;
     struct token_claims who;
+    char account[33];   /* the local account who maps to, or "" */
+    char no_account[512]; /* why there is none (when account is "") */
 };
 
 /* The answer a handler fills. */
@@ -84,6 +86,10 @@ struct http_config {
     size_t max_body;      /* bytes */
     const unsigned char *key; /* token key, borrowed for the server's life */
     size_t key_len;
+    unsigned max_conns;       /* connections at once, in all */
+    unsigned max_per_address; /* connections at once from one address */
+    unsigned request_timeout_s; /* a request's headers and body must have
+                                   come within this */
 };
 
 /* Start serving. Start-up errors (address in use, bad listen value) end

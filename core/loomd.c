@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "adaptors/server.h"
+#include "core/accounts.h"
 #include "core/api/api.h"
 #include "core/conf.h"
 #include "core/http.h"
@@ -145,6 +146,7 @@ int main(int argc, char **argv)
     unsigned char *key = NULL;
     size_t key_len = 0;
     struct store *st;
+    struct accounts *accts;
     struct conf *cf;
     int fg = 0, opt;
 
@@ -168,6 +170,9 @@ int main(int argc, char **argv)
         maint_conf_read(cf, set.listen, &mconf, &err) < 0)
         die(&err);
     log_set_level(log_level_parse(set.log_level));
+    if (!(accts = accounts_read(set.accounts_file, &set.policy, &err)))
+        die(&err);
+    accounts_install(accts);
     if (mkdirs(set.state_dir, &err) < 0 ||
         token_key_load(set.token_key_file, 1, &key, &key_len, &err) < 0)
         die(&err);
@@ -189,6 +194,9 @@ int main(int argc, char **argv)
     hc.max_body = (size_t)set.max_body_bytes;
     hc.key = key;
     hc.key_len = key_len;
+    hc.max_conns = (unsigned)set.max_connections;
+    hc.max_per_address = (unsigned)set.max_connections_per_address;
+    hc.request_timeout_s = (unsigned)set.request_timeout_s;
     if (http_start(&hc, &err) < 0)
         die(&err);
     ready(set.state_dir);
@@ -205,6 +213,7 @@ int main(int argc, char **argv)
     server_fini();
     snapshot_shutdown();
     runtime_fini();
+    accounts_shutdown();
     token_key_free(key, key_len);
     settings_fini(&set);
     conf_destroy(cf);

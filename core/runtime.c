@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "adaptors/server.h"
+#include "core/accounts.h"
 #include "core/conf.h"
 #include "core/log.h"
 #include "core/settings.h"
@@ -84,17 +85,20 @@ static void reload(struct reply *asker)
     struct conf *cf = conf_load(R.conf_path, &err);
     struct sched_conf *sc = calloc(1, sizeof(*sc));
     struct maint_conf *mc = calloc(1, sizeof(*mc));
+    struct accounts *accts = NULL;
     int level = -1;
 
     if (!sc || !mc)
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
     else if (cf && settings_read(cf, &set, &err) == 0 &&
              sched_conf_read(cf, sc, &err) == 0 &&
-             maint_conf_read(cf, set.listen, mc, &err) == 0)
+             maint_conf_read(cf, set.listen, mc, &err) == 0 &&
+             (accts = accounts_read(set.accounts_file, &set.policy, &err)))
         level = log_level_parse(set.log_level);
     settings_fini(&set);
     if (!cf || level < 0 || !r) {
         log_err("reload refused: %s", err.message);
+        accounts_destroy(accts);
         conf_destroy(cf);
         reply_unref(r);
         free(sc);
@@ -115,6 +119,8 @@ static void reload(struct reply *asker)
             reply_send_error(asker, &r->err);
     } else {
         log_set_level(level);
+        accounts_install(accts);
+        accts = NULL;
         msgq_post(sched_queue(), msg_create(SCHED_CONFIG, sc, free, NULL));
         msgq_post(maint_queue(), msg_create(MAINT_CONFIG, mc, maint_conf_free,
                                             NULL));
@@ -127,6 +133,7 @@ static void reload(struct reply *asker)
         }
     }
     reply_unref(r);
+    accounts_destroy(accts);
     free(sc);
     maint_conf_free(mc);
 }

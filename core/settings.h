@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "core/accounts.h"
 #include "core/conf.h"
 
 struct settings {
@@ -15,6 +16,11 @@ struct settings {
     long max_body_bytes;
     int scheduler_enabled;
     const char *log_level;
+    const char *accounts_file;  /* or NULL */
+    struct accounts_policy policy;
+    long max_connections;       /* at once, from all addresses */
+    long max_connections_per_address;
+    long request_timeout_s;     /* for a request's headers and body */
     char *key_file_buf;
 };
 

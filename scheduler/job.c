@@ -66,6 +66,7 @@ void job_destroy(struct job *j)
     free(j->name);
     free(j->plan.planned_cluster);
     free(j->owner);
+    free(j->account);
     free(j->source);
     strv_fini(&j->req.features);
     free(j->req.cluster);
@@ -260,7 +261,8 @@ static int body_in(struct job *j, json_t *body, struct loom_error *err)
 }
 
 struct job *job_from_request(json_t *body, const char *owner,
-                             const char *source, struct loom_error *err)
+                             const char *account, const char *source,
+                             struct loom_error *err)
 {
     struct job *j = calloc(1, sizeof(*j));
 
@@ -273,6 +275,7 @@ struct job *job_from_request(json_t *body, const char *owner,
         goto error;
     if (job_set_str(&j->name, jx_str(body, "name", "job")) < 0 ||
         job_set_str(&j->owner, owner) < 0 ||
+        job_set_str(&j->account, account) < 0 ||
         job_set_str(&j->source, source) < 0) {
         loom_error_set(err, LOOM_EINTERNAL, "out of memory");
         goto error;

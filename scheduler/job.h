@@ -47,7 +47,9 @@ struct job_plan {
 struct job {
     int64_t id;
     char *name;
-    char *owner;
+    char *owner;   /* the identity that submitted it */
+    char *account; /* the local account it runs as (NULL: not known, a
+                      record from before accounts) */
     char *source; /* local|grid|maintenance|cluster */
     enum job_state state;
     struct job_request req;
@@ -76,6 +78,11 @@ struct job {
                        maintenance window): the reason stays when the
                        cluster reports the end in its own words */
     unsigned seen; /* the last complete cluster list that named it */
+    uint32_t acct_ix; /* its account's entry in the scheduler's account
+                         table + 1, or 0 (scheduler/sched_acct.c) */
+    uint8_t acct_class; /* what it is counted as there: 0 nothing,
+                           1 waiting, 2 running */
+    int staff;      /* submitted by an admin or operator (not stored) */
     struct job_plan plan;
 };
 
@@ -86,15 +93,19 @@ int job_state_active(enum job_state s); /* starting, running, suspended */
 /* Does the job hold its nodes: active, or held inside its cluster? */
 int job_holds_nodes(const struct job *j);
 
-/* A new pending job from a POST /v1/jobs body (borrowed). Unknown fields,
- * wrong types and out-of-range values fail with a 400 naming the field. */
+/* A new pending job from a POST /v1/jobs body (borrowed), submitted by
+ * owner to run as account. Unknown fields, wrong types and out-of-range
+ * values fail with a 400 naming the field. */
 struct job *job_from_request(json_t *body, const char *owner,
-                             const char *source, struct loom_error *err);
+                             const char *account, const char *source,
+                             struct loom_error *err);
 /* A job from its stored JSON document (as job_render made it). */
 struct job *job_from_doc(json_t *doc, struct loom_error *err);
 /* The job as the API shows it and the store keeps it: compact JSON text
- * (a new string), or NULL when out of memory. */
-char *job_render(const struct job *j);
+ * (a new string), or NULL when out of memory. priv (may be NULL) gets the
+ * span of the private fields (command, script, env) in it: the text
+ * without bytes [priv[0], priv[0] + priv[1]) is the job without them. */
+char *job_render(const struct job *j, size_t priv[2]);
 /* SHA-256 (hex) of the canonical form of a request body, for
  * idempotency: the same request always hashes the same. */
 void job_body_hash(json_t *body, char out[65]);

@@ -55,7 +55,7 @@ static void plan_out(struct jw *w, const struct job_plan *p)
 
 /* The job as the API shows it and the store keeps it, written straight to
  * text: it is rendered on every change, so it skips the jansson tree. */
-char *job_render(const struct job *j)
+char *job_render(const struct job *j, size_t priv[2])
 {
     struct jw w;
     char id[24];
@@ -66,6 +66,7 @@ char *job_render(const struct job *j)
     jw_kv_str(&w, "id", id);
     jw_kv_str(&w, "name", j->name);
     jw_kv_str(&w, "owner", j->owner);
+    jw_kv_str(&w, "account", j->account);
     jw_kv_str(&w, "source", j->source);
     jw_kv_str(&w, "state", job_state_name(j->state));
     jw_key(&w, "request");
@@ -87,6 +88,9 @@ char *job_render(const struct job *j)
         jw_null(&w);
     }
     jw_close(&w, '}');
+    /* the private fields, one span: a redacted copy leaves it out */
+    if (priv)
+        priv[0] = w.len;
     if (j->command.n) {
         jw_kv_strs(&w, "command", j->command.v, j->command.n);
     } else {
@@ -95,6 +99,8 @@ char *job_render(const struct job *j)
     }
     jw_kv_str(&w, "script", j->script);
     env_out(&w, &j->env);
+    if (priv)
+        priv[1] = w.len - priv[0];
     jw_kv_int(&w, "priority", j->priority);
     jw_kv_str(&w, "cluster", j->cluster);
     jw_kv_str(&w, "native_id", j->native_id);
@@ -168,6 +174,7 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
     j->held_for_loom = json_is_true(json_object_get(doc, "held_for_loom"));
     bad |= job_set_str(&j->name, jx_str(doc, "name", "job"));
     bad |= job_set_str(&j->owner, jx_str(doc, "owner", "?"));
+    bad |= job_set_str(&j->account, jx_str(doc, "account", NULL));
     bad |= job_set_str(&j->source, jx_str(doc, "source", "local"));
     bad |= strv_in(json_object_get(doc, "command"), &j->command);
     bad |= job_set_str(&j->script, jx_str(doc, "script", NULL));

@@ -88,6 +88,8 @@ struct plan_job {
     const char *cluster; /* pinned to this cluster, or NULL */
     const char *queue;   /* only nodes serving it; walltime within its limit */
     int64_t reservation; /* runs inside this reservation, or 0 */
+    uint32_t group;      /* its account's index + 1 in the config's room,
+                            or 0 */
 };
 
 enum plan_backfill {
@@ -112,6 +114,10 @@ struct plan_config {
                          each cluster, those free for ever the soonest (at
                          least 2 x the job's nodes); 0: on every node. A
                          start now is always searched on every node. */
+    int *room;        /* per group: jobs it may still start (a running
+                         limit), or NULL: no limit; plan_run counts the
+                         starts down */
+    size_t n_room;
 };
 
 /* What the plan says of one job, in the order the jobs were given. */
@@ -127,6 +133,8 @@ struct plan_out {
     size_t cluster;
     size_t *nodes;       /* start now: node indices (owned by the result) */
     size_t n_nodes;
+    int limited;         /* 1: its account runs as many jobs as it may
+                            (the room of its group is 0) */
     int beyond;          /* 1: past the planning depth, no estimate (the
                             reason is left "": most of a long queue says
                             so, which the caller words once) */

@@ -83,6 +83,12 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
         out_init(o, j->id);
         if (!j->id)
             continue; /* a hole */
+        if (j->group && j->group <= cfg->n_room &&
+            cfg->room[j->group - 1] <= 0) {
+            o->limited = 1; /* its account runs all it may: it waits, and
+                               holds nothing up */
+            continue;
+        }
         if (!(cfg->backfill == PLAN_BF_NONE && blocker) &&
             !covered(failed, n_failed, j)) {
             t = plan_place(p, j, p->now, &c, &nodes);
@@ -93,6 +99,8 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
                     free(nodes);
                     goto oom;
                 }
+                if (j->group && j->group <= cfg->n_room)
+                    cfg->room[j->group - 1]--;
                 *o = (struct plan_out){.id = j->id, .start = 1, .planned = 1,
                                        .planned_start = p->now,
                                        .cluster = c, .nodes = nodes,

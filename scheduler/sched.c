@@ -80,7 +80,7 @@ int sched_job_add(struct job *j)
 }
 
 /* Keep the job's flags: what a cycle reads instead of the record. */
-static void flags_of(const struct job *j)
+static void flags_of(struct job *j)
 {
     uint8_t *f = &S.jf[j->id - 1];
     uint8_t was = *f;
@@ -90,6 +90,7 @@ static void flags_of(const struct job *j)
                    (job_holds_nodes(j) ? JF_HOLDS : 0));
     if (*f & JF_HOLDS)
         held_note(j);
+    sched_acct_count(j);
     if ((was & JF_QUEUED) && (was & JF_PENDING) && !(*f & JF_PENDING))
         S.wq.n_left++;
     else if ((was & JF_QUEUED) && !(was & JF_PENDING) && (*f & JF_PENDING))
@@ -100,9 +101,12 @@ void sched_view(struct job *j)
 {
     /* ?cluster= finds a job where it runs or ran, or before placement
      * on the cluster it asked for */
+    size_t priv[2] = {0, 0};
+    char *json = job_render(j, priv);
     struct jview *v = jview_create(j->id, job_state_name(j->state), j->owner,
+                                   j->account,
                                    j->cluster ? j->cluster : j->req.cluster,
-                                   job_render(j));
+                                   json, priv);
 
     flags_of(j);
     if (!v) {
@@ -198,6 +202,7 @@ void sched_start_later(struct job *j, int adopt)
     s->loom_id = j->id;
     s->name = dup_or_null(j->name);
     s->owner = dup_or_null(j->owner);
+    s->account = dup_or_null(j->account);
     s->script = dup_or_null(j->script);
     s->queue = dup_or_null(j->req.queue);
     if (copy_strv(&s->command, &j->command) < 0 ||
@@ -472,6 +477,7 @@ int sched_start(struct store *st, int enabled, const struct sched_conf *conf,
     S.q = msgq_create();
     hmap_init(&S.idem);
     hmap_init(&S.native);
+    hmap_init(&S.accts.ix);
     usage_init(&S.usage);
     jobtab_builder_init(&S.tab);
     if (!S.q || !S.tab.work)
@@ -528,6 +534,7 @@ void sched_stop(void)
     free(S.lazy);
     hmap_fini(&S.idem);
     hmap_fini(&S.native);
+    sched_acct_fini();
     usage_fini(&S.usage);
     jobtab_builder_fini(&S.tab);
     msgq_destroy(S.q); /* a cycle's answer left in it borrows the queue */

@@ -11,12 +11,32 @@
 
 enum sched_policy { LOOM_ORDER_FIFO, LOOM_ORDER_PRIORITY };
 
+/* An account's limits ([limits], [limits ACCOUNT]); 0: none. */
+struct sched_limits {
+    long max_pending_jobs;  /* pending and held at once */
+    long max_running_jobs;  /* starting, running and suspended at once */
+    long max_submits_per_minute;
+};
+#define LOOM_LIMITS_ACCOUNTS_MAX 256 /* [limits ACCOUNT] sections */
+#define LOOM_SUBMITS_PER_MINUTE_MAX 100000
+
 struct sched_conf {
     enum sched_policy policy;
     struct plan_config plan;
     struct prio_weights weights;
     double interval_s; /* the periodic cycle */
+    int max_user_priority; /* without admin or operator, a job's priority
+                              is at most this (default 0) */
+    struct sched_limits limits; /* every account's, from [limits] */
+    struct {
+        char account[64];
+        struct sched_limits l;
+    } acct_limits[LOOM_LIMITS_ACCOUNTS_MAX]; /* [limits ACCOUNT] */
+    size_t n_acct_limits;
 };
+/* The limits of account under conf. Borrowed from conf. */
+const struct sched_limits *sched_limits_of(const struct sched_conf *conf,
+                                           const char *account);
 
 /* Fill out from [scheduler] (absent: the defaults, FIFO order with EASY
  * backfill). An unknown key or a bad value: -1 naming file, line, key. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/accounts.h"
 #include "core/log.h"
 #include "core/store_jobs.h"
 #include "core/token.h"
@@ -57,7 +58,8 @@ void sched_submit(struct msg *m)
         msg_destroy(m);
         return;
     }
-    if (sched_feasible(j, &err) < 0) {
+    if (sched_acct_submit_check(j, &err) < 0 ||
+        sched_feasible(j, &err) < 0) {
         reply_send_error(m->reply, &err);
         msg_destroy(m);
         return;
@@ -100,6 +102,7 @@ static void forget(struct job *j)
     }
     if (job_holds_nodes(j)) /* placed at submit: free its nodes */
         sched_release(j);
+    sched_acct_forget(j);
     S.jobs[j->id - 1] = NULL;
     S.jf[j->id - 1] = 0; /* never queued: it was not committed */
     jview_unref(S.views[j->id - 1]);
@@ -137,6 +140,16 @@ static int may_control(const struct job *j, const struct sched_job_op *op)
 {
     return (op->roles & LOOM_ROLE_ADMIN) || !strcmp(op->subject, j->owner) ||
            (!strcmp(op->op, "start") && (op->roles & LOOM_ROLE_SCHEDULER));
+}
+
+/* Users and gateways do not see others' jobs (private_data): for them
+ * another's job does not exist. */
+static int hidden_from(const struct job *j, const struct sched_job_op *op)
+{
+    return !(op->roles & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR)) &&
+           (op->roles & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)) &&
+           strcmp(op->subject, j->owner) != 0 &&
+           accounts_policy().private_data;
 }
 
 static void to_server(struct msg *m, struct job *j, const char *op)
@@ -187,7 +200,11 @@ static int do_start(struct msg *m, struct job *j, struct sched_job_op *op,
                     struct loom_error *err)
 {
     struct strv nodes = {0};
+    char why[160];
 
+    if (!sched_acct_may_start(j, why, sizeof(why)))
+        return loom_error_set(err, LOOM_ECONFLICT, "cannot start job %lld: "
+                              "%s", (long long)j->id, why);
     if (sched_check_start(j, op->cluster, &op->nodes, err) < 0)
         return -1;
     for (size_t i = 0; i < op->nodes.n; i++)
@@ -215,6 +232,9 @@ static int job_op(struct msg *m, struct job *j, struct sched_job_op *op,
                                   (long long)j->id, st);
         return do_start(m, j, op, err);
     }
+    if (!may_control(j, op) && hidden_from(j, op))
+        return loom_error_set(err, LOOM_ENOENT, "no job %lld",
+                              (long long)j->id); /* as if there were none */
     if (!may_control(j, op))
         return loom_error_set(err, LOOM_EPERM, "job %lld belongs to %s",
                               (long long)j->id, j->owner);

@@ -132,7 +132,8 @@ void fabric_job(const struct job *j, struct plan_job *out)
         .walltime_s = j->req.walltime_s,
         .features = (const char *const *)j->req.features.v,
         .n_features = j->req.features.n, .cluster = j->req.cluster,
-        .queue = j->req.queue, .reservation = j->req.reservation};
+        .queue = j->req.queue, .reservation = j->req.reservation,
+        .group = j->acct_ix};
 }
 
 /* What a job holds (h) on its nodes, until start + walltime. */

@@ -149,7 +149,8 @@ void sched_place_now(struct job *j)
     struct strv nodes = {0};
     char why[256];
 
-    if (!S.enabled || waitq_waiting(&S.wq) || S.n_resv_open || j->req.reservation) {
+    if (!S.enabled || waitq_waiting(&S.wq) || S.n_resv_open ||
+        j->req.reservation || !sched_acct_may_start(j, why, sizeof(why))) {
         S.need_cycle = 1;
         return;
     }

@@ -16,6 +16,14 @@ void api_handle(struct http_req *rq, struct http_resp *rs,
 void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
               struct http_resp *rs);
 
+/* What a reader may see of a job of owner (privacy, [loomd]
+ * private_data): admins and operators all of every job; users and
+ * gateways all of their own and nothing of another's (with private_data
+ * false: all but its private fields); the other roles every job without
+ * its private fields (command, script, env, output). */
+enum api_see { API_SEE_NOTHING, API_SEE_PUBLIC, API_SEE_ALL };
+enum api_see api_job_see(const struct http_req *rq, const char *owner);
+
 /* What a query parameter's value may be. */
 enum api_qdom {
     API_Q_TEXT,        /* free text: no control characters */
@@ -88,6 +96,11 @@ void api_resv_cancel(struct http_req *rq, struct http_resp *rs,
  * that id; what names the kind of item in a 404. */
 void api_list_text(const struct api_route_args *a, struct http_resp *rs,
                    enum snap_text which, const char *id, const char *what);
+/* As api_list_text, showing only the items of owner (NULL: all): another's
+ * item is as one that does not exist. */
+void api_list_text_of(const struct api_route_args *a, struct http_resp *rs,
+                      enum snap_text which, const char *id, const char *what,
+                      const char *owner);
 void api_maint_get(struct http_req *rq, struct http_resp *rs,
                    const struct api_route_args *a);
 void api_maint_post(struct http_req *rq, struct http_resp *rs,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "adaptors/server.h"
+#include "core/accounts.h"
 #include "core/api/api.h"
 #include "core/domain.h"
 #include "core/jsonx.h"
@@ -36,13 +37,26 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
             "to 255 characters");
         return;
     }
+    if (!rq->account[0]) {
+        loom_error_set(&err, LOOM_EPERM, "%s may not submit jobs: %s",
+                       rq->who.subject, rq->no_account);
+        http_error(rs, &err);
+        return;
+    }
+    if (accounts_may_run(rq->account, &err) < 0) {
+        http_error(rs, &err);
+        return;
+    }
     body = jx_parse_object(rq->body, rq->len, &err);
-    j = body ? job_from_request(body, rq->who.subject, source, &err) : NULL;
+    j = body ? job_from_request(body, rq->who.subject, rq->account, source,
+                                &err) : NULL;
     if (!j) {
         json_decref(body);
         http_error(rs, &err);
         return;
     }
+    /* admins and operators may raise a priority past max_user_priority */
+    j->staff = (rq->who.roles & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR)) != 0;
     if (key) {
         job_set_str(&j->idem_key, key);
         job_body_hash(body, j->idem_hash);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/accounts.h"
 #include "core/log.h"
 
 #define MAX_SEGS 8
@@ -33,8 +34,9 @@ static const struct api_param q_queues[] = {
     {"cluster", API_Q_CLUSTER}, {NULL, 0}};
 static const struct api_param q_jobs[] = {
     {"cluster", API_Q_CLUSTER}, {"state", API_Q_JOB_STATE},
-    {"owner", API_Q_TEXT},      {"limit", API_Q_LIMIT},
-    {"after", API_Q_AFTER},     {NULL, 0}};
+    {"owner", API_Q_TEXT},      {"account", API_Q_TEXT},
+    {"limit", API_Q_LIMIT},     {"after", API_Q_AFTER},
+    {NULL, 0}};
 static const struct api_param q_resv[] = {
     {"cluster", API_Q_CLUSTER}, {"state", API_Q_RESV_STATE},
     {"owner", API_Q_TEXT},      {"purpose", API_Q_PURPOSE},
@@ -114,11 +116,60 @@ void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
 
 /* The last token each connection thread verified: a keep-alive client
  * sends the same one with every request, and the key never changes while
- * loomd runs, so only its expiry needs checking again. */
+ * loomd runs, so only its expiry needs checking again. Its account is
+ * looked up again when the accounts file was reloaded, or after
+ * ACCOUNT_CACHE_S (an account created or removed meanwhile). */
+#define ACCOUNT_CACHE_S 10
+#define IAT_SKEW_S 60 /* a token issued this far ahead of our clock is
+                         still taken (clocks differ a little) */
 static _Thread_local struct {
     char token[1024];
     struct token_claims claims;
+    unsigned gen;     /* the accounts map the account came from */
+    time_t mapped_at;
+    char account[sizeof(((struct http_req *)0)->account)];
+    char no_account[sizeof(((struct http_req *)0)->no_account)];
 } last;
+
+/* Claims that verify may still be refused: issued in the future, or
+ * living longer than the policy allows. */
+static int claims_ok(const struct token_claims *c, time_t now,
+                     struct loom_error *err)
+{
+    struct accounts_policy pol = accounts_policy();
+
+    if (c->issued > now + IAT_SKEW_S)
+        return loom_error_set(err, LOOM_EAUTH, "the token was issued in the "
+                              "future (iat is %lld s ahead of this server's "
+                              "clock; at most %d s are allowed)",
+                              (long long)(c->issued - now), IAT_SKEW_S);
+    if (c->expires - c->issued > pol.max_token_ttl_s)
+        return loom_error_set(err, LOOM_EAUTH, "the token's lifetime of "
+                              "%lld s (exp - iat) exceeds max_token_ttl_s "
+                              "%ld", (long long)(c->expires - c->issued),
+                              pol.max_token_ttl_s);
+    return 0;
+}
+
+/* rq->account from the token's subject (cached per thread). */
+static void map_account(struct http_req *rq, time_t now)
+{
+    unsigned gen = accounts_generation();
+    struct loom_error err;
+
+    if (last.gen != gen || now - last.mapped_at >= ACCOUNT_CACHE_S ||
+        strcmp(last.claims.subject, rq->who.subject) != 0) {
+        last.gen = gen;
+        last.mapped_at = now;
+        last.account[0] = last.no_account[0] = '\0';
+        if (accounts_map("LOOM", rq->who.subject, last.account,
+                         sizeof(last.account), &err) < 0)
+            snprintf(last.no_account, sizeof(last.no_account), "%s",
+                     err.message);
+    }
+    memcpy(rq->account, last.account, sizeof(rq->account));
+    memcpy(rq->no_account, last.no_account, sizeof(rq->no_account));
+}
 
 static int authenticate(struct http_req *rq, const unsigned char *key,
                         size_t key_len, struct loom_error *err)
@@ -135,11 +186,24 @@ static int authenticate(struct http_req *rq, const unsigned char *key,
     } else {
         if (token_verify(key, key_len, h + 7, now, &rq->who, err) < 0)
             return -1;
+        last.token[0] = '\0';
+        last.gen = 0; /* map the new subject */
         if (strlen(h + 7) < sizeof(last.token)) {
             snprintf(last.token, sizeof(last.token), "%s", h + 7);
             last.claims = rq->who;
         }
     }
+    if (claims_ok(&rq->who, now, err) < 0)
+        return -1;
+    if (last.token[0])
+        map_account(rq, now);
+    else if (accounts_map("LOOM", rq->who.subject, rq->account,
+                          sizeof(rq->account), err) < 0)
+        snprintf(rq->no_account, sizeof(rq->no_account), "%s", err->message);
+    /* users and gateways act as their account: without one, nothing */
+    if (!rq->account[0] && (rq->who.roles & (LOOM_ROLE_USER |
+                                             LOOM_ROLE_GATEWAY)))
+        return loom_error_set(err, LOOM_EPERM, "%s", rq->no_account);
     rq->authed = 1;
     return 0;
 }

@@ -426,7 +426,7 @@ static int key_from_conf(const char *path, struct conf_section *loomd,
 }
 
 int ctl_signing_key(struct ctl *ctl, unsigned char **key, size_t *len,
-                    struct loom_error *err)
+                    long *max_ttl, struct loom_error *err)
 {
     const char *path = ctl->conf_path ? ctl->conf_path : env("LOOM_CONF");
     struct conf_section *loomd;
@@ -440,7 +440,11 @@ int ctl_signing_key(struct ctl *ctl, unsigned char **key, size_t *len,
     path = path ? path : CTL_CONF_DEFAULT;
     if (!(c = conf_open(path, &loomd, err)))
         return -1;
-    rc = key_from_conf(path, loomd, key, len, err);
+    rc = max_ttl ? conf_get_long(loomd, "max_token_ttl_s",
+                                 LOOM_TOKEN_TTL_DEFAULT_MAX, 60,
+                                 LOOM_TOKEN_TTL_MAX, max_ttl, err) : 0;
+    if (rc == 0)
+        rc = key_from_conf(path, loomd, key, len, err);
     conf_destroy(c);
     return rc;
 }

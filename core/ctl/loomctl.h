@@ -78,9 +78,11 @@ ssize_t ctl_read_fd(int fd, char *buf, size_t max);
  * environment or loom.conf (see loomctl(1)); NULL after printing why. */
 struct client *ctl_client(struct ctl *ctl);
 /* Load the token key named by loom.conf (the -c file, $LOOM_CONF or the
- * default) for signing: *key and *len as token_key_load gives them.
- * Returns 0 or -1 with err. */
+ * default) for signing: *key and *len as token_key_load gives them, and
+ * (max_ttl non-NULL) its [loomd] max_token_ttl_s. Returns 0 or -1 with
+ * err. */
 int ctl_signing_key(struct ctl *ctl, unsigned char **key, size_t *len,
+                    long *max_ttl,
                     struct loom_error *err);
 
 /* loomctl_cmd.c */

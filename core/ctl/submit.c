@@ -415,6 +415,7 @@ int cmd_token(struct ctl *ctl, int argc, char **argv)
     struct loom_error err = { 0 };
     unsigned char *key;
     time_t now = time(NULL);
+    long max_ttl = 0;
     size_t len;
     char *tok;
     int rc;
@@ -427,8 +428,13 @@ int cmd_token(struct ctl *ctl, int argc, char **argv)
     rc = token_options(ctl, argc - 1, argv + 1, &t);
     if (rc >= 0)
         return rc;
-    if (ctl_signing_key(ctl, &key, &len, &err) < 0)
+    if (ctl_signing_key(ctl, &key, &len, &max_ttl, &err) < 0)
         return ctl_fail("%s", err.message);
+    if (t.ttl > max_ttl) { /* loomd would refuse it */
+        token_key_free(key, len);
+        return ctl_usage("token", "--ttl %ld is longer than the daemon's "
+                         "max_token_ttl_s %ld", t.ttl, max_ttl);
+    }
     tok = token_create(key, len, t.subject, t.roles, t.ttl, now, &err);
     token_key_free(key, len);
     if (!tok)

@@ -22,6 +22,9 @@ memory_mb = 8192
 speed = 1000
 poll_s = 0.2
 EOF
+# the users' jobs run as nobody (an account with no privilege)
+for u in alice bob; do map_account "$u" nobody; done
+map_account '/^r&d[[:blank:]]team$/' nobody
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 ADMIN=$TOKEN

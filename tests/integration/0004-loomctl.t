@@ -40,6 +40,8 @@ memory_mb = 8192
 speed = 1000
 poll_s = 0.2
 EOF
+# the users' jobs run as nobody (an account with no privilege)
+for u in carol; do map_account "$u" nobody; done
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 

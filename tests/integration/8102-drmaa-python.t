@@ -30,6 +30,8 @@ pack = slurm
 env.SLURM_CONF = $SLURM_CONF
 poll_s = 0.5
 EOF2
+# the users' jobs run as nobody (an account with no privilege)
+for u in drmaa-py; do map_account "$u" nobody; done
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no token"
 (umask 077 && token_for drmaa-py user >"$T/user.token") || t_bail "no user token"

@@ -16,6 +16,11 @@
 
 demo_conf_text() {
     local port=$1 database=$2 var=$3
+    # the accounts file it names: the jobs of the admin token, of loomctl
+    # and of the README's alice run as nobody, an account without privilege
+    mkdir -p "$var" &&
+        printf 'LOOM admin nobody\nLOOM loomctl nobody\nLOOM alice nobody\n' \
+            >"$var/accounts"
     cat <<EOF
 # Written by ./bootstrap demo.
 [loomd]
@@ -23,6 +28,7 @@ listen = 127.0.0.1:$port
 database = $database
 token_key_file = $var/token.key
 state_dir = $var/state
+accounts_file = $var/accounts
 
 [cluster local]
 adaptor = local

@@ -23,7 +23,9 @@
 #           PORT and LOOM_URL), loomd_start [ARGS], loomd_stop (returns
 #           loomd's exit status), loomd_kill9, loomctl ARGS (with -c
 #           $T/loom.conf), admin_token (sets TOKEN), token_for SUBJECT ROLE
-#           [TTL] (prints the token).
+#           [TTL] (prints the token), map_account IDENTITY ACCOUNT (a line
+#           of $T/accounts, which maps admin and loomctl to nobody by
+#           default).
 # Processes: alive PID (a zombie counts as dead), wait_dead PID TENTHS,
 #           t_sleep SECS.
 # HTTP:     api METHOD PATH [JSON|-] [curl args...]: prints the body and sets
@@ -433,6 +435,7 @@ loomd_conf() {
         echo "database = $LOOM_PG_CONNINFO"
         echo "token_key_file = $T/token.key"
         echo "state_dir = $T/state"
+        echo "accounts_file = $T/accounts"
         echo
         if [ $# -gt 0 ]; then
             printf '%s\n' "$@"
@@ -440,6 +443,21 @@ loomd_conf() {
             cat
         fi
     } >"$T/loom.conf"
+    # the admin token's subject runs its jobs as an unprivileged account
+    [ -e "$T/accounts" ] || accounts_default
+}
+
+# The accounts file every test starts with: the admin token's and
+# loomctl -c's jobs run as nobody, an account without privilege.
+accounts_default() {
+    printf 'LOOM admin nobody\nLOOM loomctl nobody\n' >"$T/accounts"
+}
+
+# map_account IDENTITY ACCOUNT: a line of $T/accounts (loomd_conf writes
+# one for admin); loomd reads the file at start and on SIGHUP.
+map_account() {
+    [ -e "$T/accounts" ] || accounts_default
+    printf 'LOOM %s %s\n' "$1" "$2" >>"$T/accounts"
 }
 
 # loomd_start [ARGS...]: start loomd on $T/loom.conf in the foreground mode,

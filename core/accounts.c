@@ -1,0 +1,404 @@
+/* accounts.c - identities mapped to local accounts: the accounts file, its
+ * lookups, and the [loomd] rules on the accounts jobs run as. */
+/* SPDX-License-Identifier: MIT */
+#include "core/accounts.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LINE_MAX_ 4096
+#define RULES_MAX 10000
+
+/* The kinds of identity a line may map. Grid access adds its methods
+ * here (issuer and subject of a SciToken, a certificate's DN). */
+static const char *const methods[] = {"LOOM", NULL};
+
+struct rule {
+    int method;      /* index in methods */
+    char *literal;   /* or NULL: re */
+    regex_t re;
+    char *account;   /* may hold \1..\9 */
+    int line;
+};
+
+struct accounts {
+    char *path;      /* or NULL: no file */
+    struct rule *rules;
+    size_t n;
+    struct accounts_policy pol;
+};
+
+static struct {
+    pthread_rwlock_t lock;
+    struct accounts *cur;
+    unsigned gen;
+} A = {PTHREAD_RWLOCK_INITIALIZER, NULL, 0};
+
+static const struct accounts_policy default_policy = {
+    1000, 0, 1, LOOM_TOKEN_TTL_DEFAULT_MAX};
+
+void accounts_destroy(struct accounts *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->rules[i].literal)
+            free(a->rules[i].literal);
+        else
+            regfree(&a->rules[i].re);
+        free(a->rules[i].account);
+    }
+    free(a->rules);
+    free(a->path);
+    free(a);
+}
+
+/* The highest \N in an account template, or -1 for a stray backslash. */
+static int max_group(const char *t)
+{
+    int max = 0;
+
+    for (; *t; t++) {
+        if (*t != '\\')
+            continue;
+        if (t[1] < '1' || t[1] > '9')
+            return -1;
+        if (t[1] - '0' > max)
+            max = t[1] - '0';
+        t++;
+    }
+    return max;
+}
+
+/* One line's three fields into r. */
+static int parse_rule(const char *file, int line, char *text, struct rule *r,
+                      struct loom_error *err)
+{
+    char *f[4] = {0}, *p = text;
+    int n = 0, g, rc;
+
+    /* fields split by blanks */
+    while (n < 4) {
+        p += strspn(p, " \t");
+        if (!*p)
+            break;
+        f[n++] = p;
+        p += strcspn(p, " \t");
+        if (*p)
+            *p++ = '\0';
+    }
+    if (n != 3)
+        return loom_error_set(err, LOOM_EINVAL, "%s:%d: expected METHOD "
+                              "IDENTITY ACCOUNT, got %d field%s", file, line,
+                              n == 4 ? 4 : n, n == 1 ? "" : "s");
+    for (r->method = 0; methods[r->method]; r->method++)
+        if (!strcmp(methods[r->method], f[0]))
+            break;
+    if (!methods[r->method])
+        return loom_error_set(err, LOOM_EINVAL, "%s:%d: unknown method '%s' "
+                              "(known: LOOM)", file, line, f[0]);
+    g = max_group(f[2]);
+    if (g < 0)
+        return loom_error_set(err, LOOM_EINVAL, "%s:%d: account '%s': a "
+                              "backslash must be followed by a group "
+                              "number 1 to 9", file, line, f[2]);
+    r->line = line;
+    if (f[1][0] == '/' && strlen(f[1]) >= 2 && f[1][strlen(f[1]) - 1] == '/') {
+        char pat[LINE_MAX_ + 4];
+        snprintf(pat, sizeof(pat), "^(%.*s)$", (int)strlen(f[1]) - 2,
+                 f[1] + 1);
+        /* the whole identity: wrapped in ^( )$, so \1 is group 2 inside */
+        if ((rc = regcomp(&r->re, pat, REG_EXTENDED)) != 0) {
+            char why[200];
+            regerror(rc, &r->re, why, sizeof(why));
+            return loom_error_set(err, LOOM_EINVAL, "%s:%d: regular "
+                                  "expression %s: %s", file, line, f[1],
+                                  why);
+        }
+        if ((size_t)g + 1 > r->re.re_nsub) {
+            regfree(&r->re);
+            return loom_error_set(err, LOOM_EINVAL, "%s:%d: account '%s' "
+                                  "names group %d, but %s has %zu", file,
+                                  line, f[2], g, f[1], r->re.re_nsub - 1);
+        }
+    } else {
+        if (g > 0)
+            return loom_error_set(err, LOOM_EINVAL, "%s:%d: account '%s' "
+                                  "names a group, but '%s' is not a regular "
+                                  "expression (/.../)", file, line, f[2],
+                                  f[1]);
+        if (!(r->literal = strdup(f[1])))
+            return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    }
+    if (!(r->account = strdup(f[2]))) {
+        if (r->literal)
+            free(r->literal);
+        else
+            regfree(&r->re);
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    }
+    return 0;
+}
+
+static int read_file(struct accounts *a, FILE *fp, struct loom_error *err)
+{
+    char buf[LINE_MAX_];
+    int line = 0;
+    size_t cap = 0;
+
+    while (fgets(buf, sizeof(buf), fp)) {
+        char *p = buf, *end;
+        line++;
+        if (!strchr(buf, '\n') && !feof(fp))
+            return loom_error_set(err, LOOM_EINVAL, "%s:%d: line longer "
+                                  "than %d bytes", a->path, line,
+                                  LINE_MAX_ - 2);
+        while (isspace((unsigned char)*p))
+            p++;
+        end = p + strlen(p);
+        while (end > p && isspace((unsigned char)end[-1]))
+            *--end = '\0';
+        if (!*p || *p == '#')
+            continue;
+        if (a->n == RULES_MAX)
+            return loom_error_set(err, LOOM_EINVAL, "%s:%d: more than %d "
+                                  "lines", a->path, line, RULES_MAX);
+        if (a->n == cap) {
+            struct rule *r = realloc(a->rules, (cap ? cap * 2 : 16) *
+                                                   sizeof(*r));
+            if (!r)
+                return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+            a->rules = r;
+            cap = cap ? cap * 2 : 16;
+        }
+        memset(&a->rules[a->n], 0, sizeof(a->rules[a->n]));
+        if (parse_rule(a->path, line, p, &a->rules[a->n], err) < 0)
+            return -1;
+        a->n++;
+    }
+    if (ferror(fp))
+        return loom_error_set(err, LOOM_EINVAL, "cannot read %s: %s",
+                              a->path, strerror(errno));
+    return 0;
+}
+
+struct accounts *accounts_read(const char *path,
+                               const struct accounts_policy *pol,
+                               struct loom_error *err)
+{
+    struct accounts *a = calloc(1, sizeof(*a));
+    FILE *fp;
+
+    if (!a || (path && !(a->path = strdup(path)))) {
+        free(a);
+        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        return NULL;
+    }
+    a->pol = pol ? *pol : default_policy;
+    if (!path)
+        return a;
+    if (!(fp = fopen(path, "re"))) {
+        loom_error_set(err, LOOM_EINVAL, "accounts_file %s: %s", path,
+                       strerror(errno));
+        accounts_destroy(a);
+        return NULL;
+    }
+    if (read_file(a, fp, err) < 0) {
+        fclose(fp);
+        accounts_destroy(a);
+        return NULL;
+    }
+    fclose(fp);
+    return a;
+}
+
+void accounts_install(struct accounts *a)
+{
+    struct accounts *old;
+
+    pthread_rwlock_wrlock(&A.lock);
+    old = A.cur;
+    A.cur = a;
+    A.gen++;
+    pthread_rwlock_unlock(&A.lock);
+    accounts_destroy(old);
+}
+
+void accounts_shutdown(void)
+{
+    accounts_install(NULL);
+}
+
+struct accounts_policy accounts_policy(void)
+{
+    struct accounts_policy p;
+
+    pthread_rwlock_rdlock(&A.lock);
+    p = A.cur ? A.cur->pol : default_policy;
+    pthread_rwlock_unlock(&A.lock);
+    return p;
+}
+
+unsigned accounts_generation(void)
+{
+    unsigned g;
+
+    pthread_rwlock_rdlock(&A.lock);
+    g = A.gen;
+    pthread_rwlock_unlock(&A.lock);
+    return g;
+}
+
+/* A name a Unix account may have: 1 to 32 of letters, digits, '_', '.',
+ * '-', not beginning with '-'. */
+static int name_ok(const char *s)
+{
+    size_t n = strlen(s);
+
+    if (!n || n > LOOM_ACCOUNT_MAX || *s == '-')
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("_.-", *s))
+            return 0;
+    return 1;
+}
+
+/* Does the account exist? 1, 0, or -1 when the lookup failed (errno). */
+static int exists(const char *name, uid_t *uid)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    int rc;
+
+    if (!name_ok(name))
+        return 0;
+    rc = getpwnam_r(name, &pw, buf, sizeof(buf), &res);
+    if (rc != 0 && rc != ENOENT && rc != ESRCH && rc != EBADF &&
+        rc != EPERM) {
+        errno = rc;
+        return -1;
+    }
+    if (res && uid)
+        *uid = res->pw_uid;
+    return res != NULL;
+}
+
+/* The template t with \N replaced by group N of the match m of id. */
+static int expand(const char *t, const char *id, const regmatch_t *m,
+                  char *out, size_t size)
+{
+    size_t o = 0;
+
+    for (; *t; t++) {
+        if (*t == '\\' && t[1] >= '1' && t[1] <= '9') {
+            const regmatch_t *g = &m[t[1] - '0' + 1];
+            size_t n = g->rm_so >= 0 ? (size_t)(g->rm_eo - g->rm_so) : 0;
+            if (o + n >= size)
+                return -1;
+            memcpy(out + o, id + (n ? g->rm_so : 0), n);
+            o += n;
+            t++;
+            continue;
+        }
+        if (o + 1 >= size)
+            return -1;
+        out[o++] = *t;
+    }
+    out[o] = '\0';
+    return 0;
+}
+
+/* The line of a that maps identity: its account expanded into out; the
+ * line's number, or 0 when none matches (-1: the result is too long). */
+static int match(const struct accounts *a, int method, const char *identity,
+                 char *out, size_t size)
+{
+    regmatch_t m[11];
+
+    for (size_t i = 0; a && i < a->n; i++) {
+        const struct rule *r = &a->rules[i];
+        if (r->method != method)
+            continue;
+        if (r->literal) {
+            if (strcmp(r->literal, identity) != 0)
+                continue;
+            snprintf(out, size, "%s", r->account);
+            return r->line;
+        }
+        if (regexec(&r->re, identity, 11, m, 0) != 0)
+            continue;
+        return expand(r->account, identity, m, out, size) < 0 ? -1 : r->line;
+    }
+    return 0;
+}
+
+int accounts_map(const char *method, const char *identity, char *account,
+                 size_t size, struct loom_error *err)
+{
+    char mapped[LOOM_ACCOUNT_MAX * 4 + 1], file[1024];
+    int meth, line, ex;
+
+    for (meth = 0; methods[meth] && strcmp(methods[meth], method); meth++)
+        ;
+    if (!methods[meth])
+        return loom_error_set(err, LOOM_EINTERNAL, "unknown identity method "
+                              "'%s'", method);
+    pthread_rwlock_rdlock(&A.lock);
+    line = match(A.cur, meth, identity, mapped, sizeof(mapped));
+    snprintf(file, sizeof(file), "%s", A.cur && A.cur->path ? A.cur->path
+                                                            : "");
+    pthread_rwlock_unlock(&A.lock);
+    if (line < 0)
+        return loom_error_set(err, LOOM_EPERM, "identity '%s' maps to an "
+                              "account name longer than %d characters (%s)",
+                              identity, LOOM_ACCOUNT_MAX, file);
+    if (!line) /* the subject is the account, if there is one */
+        snprintf(mapped, sizeof(mapped), "%s", identity);
+    ex = exists(mapped, NULL);
+    if (ex < 0)
+        return loom_error_set(err, LOOM_EUNAVAIL, "identity '%s': cannot "
+                              "look up account %s: %s", identity, mapped,
+                              strerror(errno));
+    if (!ex && line)
+        return loom_error_set(err, LOOM_EPERM, "identity '%s' maps to "
+                              "account '%s' (%s:%d), which does not exist",
+                              identity, mapped, file, line);
+    if (!ex)
+        return loom_error_set(err, LOOM_EPERM, "identity '%s' maps to no "
+                              "local account (%s%s%s and there is no account "
+                              "%s)", identity, *file ? "no line of " : "",
+                              *file ? file : "no accounts_file is "
+                                             "configured",
+                              *file ? " matches" : "", identity);
+    if (strlen(mapped) >= size)
+        return loom_error_set(err, LOOM_EINTERNAL, "account name too long");
+    memcpy(account, mapped, strlen(mapped) + 1);
+    return 0;
+}
+
+int accounts_may_run(const char *account, struct loom_error *err)
+{
+    struct accounts_policy p = accounts_policy();
+    uid_t uid = 0;
+    int ex = exists(account, &uid);
+
+    if (ex <= 0)
+        return loom_error_set(err, LOOM_EPERM, "there is no account '%s' to "
+                              "run the job as", account);
+    if (uid == 0 && !p.allow_root_jobs)
+        return loom_error_set(err, LOOM_EPERM, "jobs may not run as root "
+                              "(account %s): allow_root_jobs is false",
+                              account);
+    if (uid != 0 && (long)uid < p.min_uid)
+        return loom_error_set(err, LOOM_EPERM, "jobs may not run as account "
+                              "%s: its uid %ld is below min_uid %ld (a system "
+                              "account)", account, (long)uid, p.min_uid);
+    return 0;
+}
