@@ -94,6 +94,10 @@ struct start_req {
     const char *const *command; /* argv, NULL-terminated, or NULL */
     const char *script;         /* script text, or NULL */
     const char *const *env;     /* "NAME=value", NULL-terminated */
+    const char *workdir;        /* absolute, or NULL: the account's home */
+    const char *output, *error; /* file names as asked (patterns of
+                                   core/outpath.h, relative to workdir),
+                                   or NULL: the cluster's default */
     const char *const *nodes;   /* node names chosen by the scheduler */
     size_t n_nodes;
     int cpus_per_node;

@@ -22,6 +22,7 @@ struct server_start {
     char *cluster;
     int64_t loom_id;
     char *name, *owner, *account, *script, *queue;
+    char *workdir, *output, *error;
     struct strv command, env, nodes;
     int cpus_per_node, gpus;
     long memory_mb, walltime_s;
