@@ -3,6 +3,7 @@
 #ifndef LOOM_ADAPTORS_ADAPTOR_H
 #define LOOM_ADAPTORS_ADAPTOR_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -137,6 +138,10 @@ struct adaptor_desc {
                                  reservations; the scheduler places no other
                                  job there (a simulated cluster runs nothing:
                                  a real job must not land on it by chance) */
+    json_t *info;             /* NULL, or a new object whose members the
+                                 cluster's object in /v1/clusters shows too
+                                 (the local executor's confinement); the
+                                 caller owns it */
 };
 
 /* What every adaptor instance is given at creation. */

@@ -41,7 +41,7 @@ void server_publish(struct srv_cluster *c)
         .pinned_only = c->pinned_only,
         .state = c->fails == 0 ? "up"
                  : c->fails < FAILS_UNREACHABLE ? "degraded" : "unreachable",
-        .error = c->error, .last_poll = c->last_poll};
+        .error = c->error, .last_poll = c->last_poll, .info = c->info};
     struct scluster *sc = infra_build(&d, &c->nodes, &c->queues);
 
     if (sc)
@@ -224,12 +224,13 @@ static int cluster_create(struct srv_cluster *c, struct conf_section *sec,
     c->preference = (int)pref;
     if (c->type->create(sec, env, &c->inst, err) < 0)
         return server_error_prefix(err, sec->name, NULL);
-    d = (struct adaptor_desc){c->type->caps, c->type->model, 0};
+    d = (struct adaptor_desc){c->type->caps, c->type->model, 0, NULL};
     if (c->type->describe)
         c->type->describe(c->inst, &d);
     c->caps = d.caps;
     c->model = d.model;
     c->pinned_only = d.pinned_only;
+    c->info = d.info;
     c->wq = msgq_create();
     if (!c->wq)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
@@ -308,6 +309,7 @@ void server_fini(void)
         cl_node_list_fini(&c->nodes);
         cl_queue_list_fini(&c->queues);
         msgq_destroy(c->wq);
+        json_decref(c->info);
         free(c->name);
         free(c->error);
     }
