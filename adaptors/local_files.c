@@ -31,6 +31,15 @@ char *local_strf(const char *fmt, ...)
     return n < 0 ? NULL : s;
 }
 
+int local_run_dir(const char *state_dir, const char *cluster, int64_t id,
+                  char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "%s/clusters/%s/jobs/%lld/%s", state_dir,
+                     cluster, (long long)id, LOOM_LF_RUN);
+
+    return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
 int local_path(char *buf, size_t size, const char *dir, const char *name,
                struct loom_error *err)
 {

@@ -188,6 +188,12 @@ int local_job_cgroups_remove(const struct local_ctx *ctx, int64_t id,
 
 /* ---- files (local_files.c): loomd's and the supervisor's ------------- */
 
+/* buf = <state_dir>/clusters/<cluster>/jobs/<id>/run: a job's run directory
+ * (where its output is when its account has no home to run in). 0, or -1
+ * when it does not fit. */
+int local_run_dir(const char *state_dir, const char *cluster, int64_t id,
+                  char *buf, size_t size);
+
 /* A new string of that format, or NULL when out of memory. */
 char *local_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* buf = dir/name; -1 with err (may be NULL) when it does not fit. */

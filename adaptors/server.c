@@ -7,9 +7,11 @@
 #include <string.h>
 
 #include "adaptors/infra.h"
+#include "adaptors/local_job.h"
 #include "adaptors/server_state.h"
 #include "core/log.h"
 #include "core/opstats.h"
+#include "core/runas_call.h"
 #include "core/timeutil.h"
 #include "scheduler/sched.h"
 
@@ -245,6 +247,8 @@ int server_start(struct conf *cf, const char *state_dir,
 
     V.state_dir = strdup(state_dir);
     V.libexec = strdup(libexec && *libexec ? libexec : LOOM_LIBEXECDIR);
+    if (V.libexec)
+        runas_call_set_dir(V.libexec); /* the output endpoint's reads */
     V.q = msgq_create();
     for (size_t i = 0; i < cf->n_sections; i++)
         n += strcmp(cf->sections[i].kind, "cluster") == 0;
@@ -323,4 +327,10 @@ void server_fini(void)
 struct msgq *server_queue(void)
 {
     return V.q;
+}
+
+int server_run_dir(const char *cluster, int64_t id, char *buf, size_t size)
+{
+    return V.state_dir ? local_run_dir(V.state_dir, cluster, id, buf, size)
+                       : -1;
 }

@@ -32,5 +32,6 @@
 #define LOOM_LIST_LIMIT_DEFAULT 10000L
 
 #define LOOM_IDEM_KEY_MAX 255 /* characters of an Idempotency-Key */
+#define LOOM_OFFSET_MAX (1LL << 50) /* ?offset= of a job's output */
 
 #endif
