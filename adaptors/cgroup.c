@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,25 +453,32 @@ int cgroups_job_freeze(struct cgroups *cg, int64_t id, int on,
                  err);
 }
 
+int cgroups_job_signal(struct cgroups *cg, int64_t id, const char *account,
+                       int sig, struct loom_error *err)
+{
+    char dir[PATH_MAX], num[16];
+    const char *args[] = {"signal", account, num, dir, NULL};
+    struct proc_result r;
+
+    if (cgroups_job_file(cg, id, CG_PROCS, "", dir, sizeof(dir)) < 0)
+        return loom_error_set(err, LOOM_EINTERNAL, "job %lld has no cgroup",
+                              (long long)id);
+    snprintf(num, sizeof(num), "%d", sig);
+    if (runas_call(cg->runas, args, 0, 30, 4096, &r, err) < 0)
+        return -1;
+    proc_result_fini(&r);
+    return 0;
+}
+
 int cgroups_job_kill(struct cgroups *cg, int64_t id, const char *account,
                      struct loom_error *err)
 {
-    char dir[PATH_MAX];
-    const char *args[] = {"signal", account, "9", dir, NULL};
-    struct proc_result r;
-
     if (cg->unconfined)
         return loom_error_set(err, LOOM_EINTERNAL, "no cgroups");
     if (cg->h[cg->feat[CG_KILL]].v2 &&
         has_file(cg->h[cg->feat[CG_KILL]].instance, "cgroup.kill"))
         return limit(cg, id, CG_KILL, "cgroup.kill", "1", err);
-    if (cgroups_job_file(cg, id, CG_PROCS, "", dir, sizeof(dir)) < 0)
-        return loom_error_set(err, LOOM_EINTERNAL, "job %lld has no cgroup",
-                              (long long)id);
-    if (runas_call(cg->runas, args, 0, 30, 4096, &r, err) < 0)
-        return -1;
-    proc_result_fini(&r);
-    return 0;
+    return cgroups_job_signal(cg, id, account, SIGKILL, err);
 }
 
 int cgroups_job_nprocs(const struct cgroups *cg, int64_t id)

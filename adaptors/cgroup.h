@@ -99,6 +99,10 @@ int cgroups_job_freeze(struct cgroups *cg, int64_t id, int on,
  * cgroup.kill, or SIGKILL as account through loom-runas. 0 or -1. */
 int cgroups_job_kill(struct cgroups *cg, int64_t id, const char *account,
                      struct loom_error *err);
+/* sig to every process of the job's cgroup, as account through
+ * loom-runas signal. 0 or -1. */
+int cgroups_job_signal(struct cgroups *cg, int64_t id, const char *account,
+                       int sig, struct loom_error *err);
 /* The number of processes in the job's cgroup, or -1 (no cgroup). */
 int cgroups_job_nprocs(const struct cgroups *cg, int64_t id);
 /* The out-of-memory kills in the job's cgroup, or -1 when unknown. */

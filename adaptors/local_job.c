@@ -37,13 +37,13 @@ static int this_boot(const struct local_pid *p)
     return strcmp(p->boot_id, local_boot_id()) == 0;
 }
 
-static int sup_alive(const struct local_pid *p)
+/* Is the job's supervisor alive? It holds the lock on spec.json for its
+ * whole life, and nothing else can: the descriptor came from loomd and
+ * never reaches the job. (run/pid.json cannot say so: a job that runs in
+ * its run directory could rewrite it.) */
+static int sup_alive(const struct local_job *j)
 {
-    unsigned long long start;
-    char state;
-
-    return this_boot(p) && local_proc_stat(p->sup_pid, &state, &start) == 0 &&
-           start == p->sup_start && state != 'Z' && state != 'X';
+    return local_job_locked(j->dir) == 1;
 }
 
 /* Is the process group pgid still the job's? (Same boot, and its id not
@@ -220,15 +220,24 @@ void local_job_refresh(struct local_job *j)
 
     if (!local_job_active(j) || take_exit(j))
         return;
-    if (!j->has_pid) {
+    if (!j->has_pid)
         j->has_pid = local_pid_read(j->dir, &j->pid, &err) > 0;
-        if (!j->has_pid && local_job_locked(j->dir) == 1)
-            return; /* its supervisor is still starting it */
-    }
-    if (j->has_pid && sup_alive(&j->pid))
-        return;
+    if (sup_alive(j))
+        return; /* running, or still starting it */
     if (!take_exit(j)) /* it may have ended just now */
         job_end(j, "supervisor lost");
+}
+
+/* SIGTERM to the supervisor: to every process of the job's cgroup (it is
+ * one of them, whatever pid.json says), or to its process group. */
+static int term_supervisor(struct local_job *j, struct loom_error *err)
+{
+    if (!cgroups_unconfined(j->ctx->cg))
+        return cgroups_job_signal(j->ctx->cg, j->spec.loom_id,
+                                  j->spec.account, SIGTERM, err);
+    if (!j->has_pid)
+        return loom_error_set(err, LOOM_ETEMP, "no pid.json");
+    return runas_signal(j, SIGTERM, j->pid.sup_pid, err);
 }
 
 int local_job_cancel(struct local_job *j, struct loom_error *err)
@@ -246,11 +255,9 @@ int local_job_cancel(struct local_job *j, struct loom_error *err)
         local_job_stop(j, 0, &why) < 0)
         log_warn("cluster=%s job=%lld: cancel: resume: %s", j->ctx->cluster,
                  (long long)j->spec.loom_id, why.message);
-    if (j->has_pid && sup_alive(&j->pid) &&
-        runas_signal(j, SIGTERM, j->pid.sup_pid, &why) == 0) {
-        log_info("cluster=%s job=%lld: cancel: SIGTERM to supervisor %d",
-                 j->ctx->cluster, (long long)j->spec.loom_id,
-                 (int)j->pid.sup_pid);
+    if (sup_alive(j) && term_supervisor(j, &why) == 0) {
+        log_info("cluster=%s job=%lld: cancel: SIGTERM to its supervisor",
+                 j->ctx->cluster, (long long)j->spec.loom_id);
         return 0;
     }
     if (!take_exit(j))
@@ -260,7 +267,9 @@ int local_job_cancel(struct local_job *j, struct loom_error *err)
 
 int local_job_stop(struct local_job *j, int stop, struct loom_error *err)
 {
-    char mark[PATH_MAX];
+    char mark[PATH_MAX], dir[PATH_MAX];
+    int freezer = cgroups_job_file(j->ctx->cg, j->spec.loom_id, CG_FREEZE, "",
+                                   dir, sizeof(dir)) == 0;
     int rc;
 
     if (local_path(mark, sizeof(mark), j->dir, LOOM_LF_SUSPENDED, err) < 0)
@@ -269,7 +278,7 @@ int local_job_stop(struct local_job *j, int stop, struct loom_error *err)
     if (stop && close(open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) < 0)
         return loom_error_set(err, LOOM_EINTERNAL, "%s: %s", mark,
                               strerror(errno));
-    if (!cgroups_unconfined(j->ctx->cg))
+    if (freezer)
         rc = cgroups_job_freeze(j->ctx->cg, j->spec.loom_id, stop, err);
     else if (!group_ours(&j->pid, j->pid.pgid, j->pid.job_start))
         rc = loom_error_set(err, LOOM_ECONFLICT, "its processes are gone");
@@ -285,7 +294,7 @@ int local_job_stop(struct local_job *j, int stop, struct loom_error *err)
     j->state = stop ? LOOM_LOCAL_SUSPENDED : LOOM_LOCAL_RUNNING;
     log_info("cluster=%s job=%lld: %s", j->ctx->cluster,
              (long long)j->spec.loom_id,
-             !cgroups_unconfined(j->ctx->cg) ? (stop ? "frozen" : "thawed")
+             freezer ? (stop ? "frozen" : "thawed")
              : stop ? "SIGSTOP to its group" : "SIGCONT to its group");
     return 0;
 }
