@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,25 +183,52 @@ static void pick_v1(struct cgroups *cg, int i)
         cg->feat[CG_PROCS] = i;
 }
 
-static void discover(struct cgroups *cg, const char *instance)
+/* What `loom-runas cgroups` printed, asked once per helper (several local
+ * clusters share the answer): 0 with a copy in *out, or -1 with why. */
+static int runas_cgroups(const char *runas, char **out, char *why,
+                         size_t size)
 {
     static const char *const args[] = {"cgroups", NULL};
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static char *asked, *answer, *failed;
     struct proc_result r;
     struct loom_error err;
-    char why[600];
 
-    if (runas_call(cg->runas, args, 0, 30, 65536, &r, &err) < 0) {
-        snprintf(why, sizeof(why), "%s", err.message);
+    pthread_mutex_lock(&lock);
+    if (!asked || strcmp(asked, runas) != 0) {
+        free(asked);
+        free(answer);
+        free(failed);
+        answer = failed = NULL;
+        asked = strdup(runas);
+        if (runas_call(runas, args, 0, 30, 65536, &r, &err) == 0) {
+            answer = strdup(r.out);
+            proc_result_fini(&r);
+        } else {
+            failed = strdup(err.message);
+        }
+    }
+    *out = answer ? strdup(answer) : NULL;
+    snprintf(why, size, "%s", failed ? failed : "out of memory");
+    pthread_mutex_unlock(&lock);
+    return *out ? 0 : -1;
+}
+
+static void discover(struct cgroups *cg, const char *instance)
+{
+    char why[600], *text;
+
+    if (runas_cgroups(cg->runas, &text, why, sizeof(why)) < 0) {
         unconfine(cg, why);
         return;
     }
-    for (char *line = r.out, *nl; line && *line; line = nl) {
+    for (char *line = text, *nl; line && *line; line = nl) {
         nl = strchr(line, '\n');
         if (nl)
             *nl++ = '\0';
         add_hier(cg, line, instance);
     }
-    proc_result_fini(&r);
+    free(text);
     for (int i = 0; i < cg->n; i++)
         if (cg->h[i].v2)
             enable_v2(cg, i);

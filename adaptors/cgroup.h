@@ -59,7 +59,8 @@ struct cgroups;
 /* One local cluster's cgroups, through the helper at runas. confine 0:
  * unconfined on purpose. Never NULL but when out of memory; a machine
  * without usable cgroups gives an unconfined object (see
- * cgroups_unconfined). Server thread, at start-up; runs loom-runas once. */
+ * cgroups_unconfined). At start-up; `loom-runas cgroups` runs once per
+ * process, and every local cluster uses its answer. */
 struct cgroups *cgroups_create(const char *runas, const char *instance,
                                int confine);
 /* Removes the instance directories that hold no job. NULL-safe. */

@@ -206,6 +206,10 @@ static int open_output(struct sup *s, const char *what, const char *name,
 
 static int open_outputs(struct sup *s)
 {
+    if (!s->spec.output) { /* loomd always names it */
+        errno = EINVAL;
+        return -1;
+    }
     s->pid.stdout_path = absolute(s, s->spec.output);
     s->pid.stderr_path = absolute(s, s->spec.error ? s->spec.error
                                                    : s->spec.output);
