@@ -32,6 +32,9 @@
 #define LOOM_TOKEN_KEY_MAX 4096      /* a longer key file is refused */
 #define LOOM_TOKEN_SUBJECT_MAX 128   /* characters of a subject */
 #define LOOM_TOKEN_TTL_MAX 315576000L /* 10 years of 365.25 days, in s */
+#define LOOM_TOKEN_SKEW_S 60 /* a token issued (or valid from) this far
+                                ahead of the server's clock is still taken:
+                                clocks differ a little */
 #define LOOM_TOKEN_TTL_DEFAULT_MAX (31L * 86400) /* loomd's default
                                    max_token_ttl_s: longer lifetimes are
                                    refused */
