@@ -19,6 +19,7 @@
 #include "core/settings.h"
 #include "core/store.h"
 #include "core/token.h"
+#include "grid/grid.h"
 #include "maintenance/maint.h"
 #include "maintenance/maint_conf.h"
 #include "scheduler/sched.h"
@@ -147,6 +148,7 @@ int main(int argc, char **argv)
     size_t key_len = 0;
     struct store *st;
     struct accounts *accts;
+    struct grid_issuers *issuers;
     struct conf *cf;
     int fg = 0, opt;
 
@@ -170,9 +172,11 @@ int main(int argc, char **argv)
         maint_conf_read(cf, set.listen, &mconf, &err) < 0)
         die(&err);
     log_set_level(log_level_parse(set.log_level));
-    if (!(accts = accounts_read(set.accounts_file, &set.policy, &err)))
+    if (!(accts = accounts_read(set.accounts_file, &set.policy, &err)) ||
+        !(issuers = grid_issuers_read(cf, &err)))
         die(&err);
     accounts_install(accts);
+    grid_issuers_install(issuers);
     if (mkdirs(set.state_dir, &err) < 0 ||
         token_key_load(set.token_key_file, 1, &key, &key_len, &err) < 0)
         die(&err);
@@ -187,7 +191,8 @@ int main(int argc, char **argv)
         die(&err);
     if (server_start(cf, set.state_dir, &err) < 0 ||
         sched_start(st, set.scheduler_enabled, &sconf, &err) < 0 ||
-        server_run(&err) < 0 || maint_start(&mconf, set.database, &err) < 0)
+        server_run(&err) < 0 || maint_start(&mconf, set.database, &err) < 0 ||
+        grid_start(set.database, &err) < 0)
         die(&err);
     hc.listen = set.listen;
     hc.handle = api_handle;
@@ -207,6 +212,7 @@ int main(int argc, char **argv)
     /* The same list reversed: requests in flight finish first. */
     log_info("stopping: finishing requests in flight");
     http_stop();
+    grid_stop();
     maint_stop();
     server_stop();
     sched_stop();

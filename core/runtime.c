@@ -13,6 +13,7 @@
 #include "core/log.h"
 #include "core/settings.h"
 #include "core/timeutil.h"
+#include "grid/grid.h"
 #include "maintenance/maint.h"
 #include "maintenance/maint_conf.h"
 #include "scheduler/sched.h"
@@ -86,6 +87,7 @@ static void reload(struct reply *asker)
     struct sched_conf *sc = calloc(1, sizeof(*sc));
     struct maint_conf *mc = calloc(1, sizeof(*mc));
     struct accounts *accts = NULL;
+    struct grid_issuers *issuers = NULL;
     int level = -1;
 
     if (!sc || !mc)
@@ -93,12 +95,14 @@ static void reload(struct reply *asker)
     else if (cf && settings_read(cf, &set, &err) == 0 &&
              sched_conf_read(cf, sc, &err) == 0 &&
              maint_conf_read(cf, set.listen, mc, &err) == 0 &&
-             (accts = accounts_read(set.accounts_file, &set.policy, &err)))
+             (accts = accounts_read(set.accounts_file, &set.policy, &err)) &&
+             (issuers = grid_issuers_read(cf, &err)))
         level = log_level_parse(set.log_level);
     settings_fini(&set);
     if (!cf || level < 0 || !r) {
         log_err("reload refused: %s", err.message);
         accounts_destroy(accts);
+        grid_issuers_free(issuers);
         conf_destroy(cf);
         reply_unref(r);
         free(sc);
@@ -121,6 +125,8 @@ static void reload(struct reply *asker)
         log_set_level(level);
         accounts_install(accts);
         accts = NULL;
+        grid_issuers_install(issuers);
+        issuers = NULL;
         msgq_post(sched_queue(), msg_create(SCHED_CONFIG, sc, free, NULL));
         msgq_post(maint_queue(), msg_create(MAINT_CONFIG, mc, maint_conf_free,
                                             NULL));
@@ -134,6 +140,7 @@ static void reload(struct reply *asker)
     }
     reply_unref(r);
     accounts_destroy(accts);
+    grid_issuers_free(issuers);
     free(sc);
     maint_conf_free(mc);
 }
