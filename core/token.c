@@ -77,6 +77,8 @@ static int subject_valid_n(const char *s, size_t n)
 {
     if (n < 1 || n > LOOM_TOKEN_SUBJECT_MAX)
         return 0;
+    if (n >= 8 && !strncmp(s, "https://", 8))
+        return 0; /* the form of a grid identity, ISSUER,SUBJECT */
     for (size_t i = 0; i < n; i++)
         if (!subject_char_ok((unsigned char)s[i]))
             return 0;
@@ -300,8 +302,9 @@ static int create_check(const char *subject, unsigned roles, long ttl_s,
     if (!token_subject_valid(subject))
         return loom_error_field(err, LOOM_EINVAL, "subject",
                                 "a token subject must be 1 to %d printable "
-                                "characters without quotes or backslashes",
-                                LOOM_TOKEN_SUBJECT_MAX);
+                                "characters without quotes or backslashes, "
+                                "not beginning with https:// (the form of "
+                                "grid identities)", LOOM_TOKEN_SUBJECT_MAX);
     if (!roles || (roles & ~LOOM_ROLE_ALL))
         return loom_error_field(err, LOOM_EINVAL, "roles",
                                 "a token needs at least one known role");

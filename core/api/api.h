@@ -11,6 +11,17 @@
 void api_handle(struct http_req *rq, struct http_resp *rs,
                 const unsigned char *key, size_t key_len);
 
+/* The VO of a grid request: the group whose GROUP line mapped it, else
+ * the first of its token's groups; NULL for none. Borrowed from rq. */
+const char *api_vo(const struct http_req *rq);
+/* Audit a denial (401, 403, 429) of a grid request: a grid token's
+ * (verified, or claimed: its claimed iss and sub, unverified) or a gateway
+ * token's; others are not audited here. */
+struct grid_claimed;
+void api_audit_denial(const struct http_req *rq,
+                      const struct grid_claimed *claimed,
+                      const struct loom_error *err);
+
 /* Post a command with a reply slot to a thread and wait for the answer
  * (its body and Location go to rs); a time-out is a 503. data is taken. */
 void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
