@@ -27,13 +27,13 @@ void api_audit_denial(const struct http_req *rq,
 void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
               struct http_resp *rs);
 
-/* What a reader may see of a job of owner (privacy, [loomd]
- * private_data): admins and operators all of every job; users and
- * gateways all of their own and nothing of another's (with private_data
- * false: all but its private fields); the other roles every job without
- * its private fields (command, script, env, output). */
+/* What a reader may see of job v (privacy, [loomd] private_data): admins
+ * and operators all of every job; users and gateways all of their own
+ * (they own it, or submitted it for its owner) and nothing of another's
+ * (with private_data false: all but its private fields); the other roles
+ * every job without its private fields (command, script, env, output). */
 enum api_see { API_SEE_NOTHING, API_SEE_PUBLIC, API_SEE_ALL };
-enum api_see api_job_see(const struct http_req *rq, const char *owner);
+enum api_see api_job_see(const struct http_req *rq, const struct jview *v);
 
 /* What a query parameter's value may be. */
 enum api_qdom {
