@@ -61,14 +61,17 @@ int job_set_str(char **field, const char *value)
 
 const char *job_account_on(const struct job *j, const char *cluster)
 {
-    size_t n = cluster ? strlen(cluster) : 0;
+    const char *other = NULL;
 
-    for (size_t i = 0; cluster && i < j->cluster_accounts.n; i++) {
+    for (size_t i = 0; i < j->cluster_accounts.n; i++) {
         const char *e = j->cluster_accounts.v[i];
-        if (!strncmp(e, cluster, n) && e[n] == '=')
+        size_t n = strcspn(e, "=");
+        if (cluster && n == strlen(cluster) && !strncmp(e, cluster, n))
             return e + n + 1;
+        if (n == 1 && e[0] == '*')
+            other = e + 2;
     }
-    return j->account;
+    return other ? other : j->account;
 }
 
 const char *job_gateway(const struct job *j)

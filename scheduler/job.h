@@ -52,9 +52,11 @@ struct job {
                       record from before accounts): while it waits, its
                       account on every cluster without one of its own;
                       once placed, its account there */
-    struct strv cluster_accounts; /* "CLUSTER=ACCOUNT": clusters where its
-                                     identity has another account (the
-                                     accounts file's cluster= lines) */
+    struct strv cluster_accounts; /* "CLUSTER=ACCOUNT" where its identity
+                                     has accounts that differ between
+                                     clusters (cluster= lines of the
+                                     accounts file), and "*=ACCOUNT" for
+                                     every other cluster; empty otherwise */
     char *source; /* local|grid|maintenance|cluster */
     char *submitted_by; /* the identity that submitted it: the owner, or
                            the gateway that submitted for the owner */
@@ -121,8 +123,9 @@ char *job_render(const struct job *j, size_t priv[2]);
  * idempotency: the same request always hashes the same. */
 void job_body_hash(json_t *body, char out[65]);
 void job_destroy(struct job *j); /* NULL-safe */
-/* The account of j on cluster: its cluster_accounts' entry, else its
- * account. Borrowed from j. */
+/* The account of j on cluster (NULL: not placed): its cluster_accounts'
+ * entry for it, else the one for every other ("*"), else its account.
+ * Borrowed from j. */
 const char *job_account_on(const struct job *j, const char *cluster);
 /* The gateway j was submitted through (its submitted_by, when a gateway
  * submitted it: source grid), or NULL. */

@@ -122,10 +122,15 @@ static int job_accounts(struct job *j, const struct for_whom *f,
                               "(account root on cluster %s)", j->req.cluster);
     if (job_set_str(&j->account, acc) < 0)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    for (size_t i = 0; !j->req.cluster && i < m->n_clusters; i++) {
+    for (size_t i = 0; !j->req.cluster && i <= m->n_clusters; i++) {
         char kv[128];
-        snprintf(kv, sizeof(kv), "%s=%s", m->clusters[i].cluster,
-                 m->clusters[i].account);
+        if (!m->n_clusters)
+            break;
+        if (i < m->n_clusters)
+            snprintf(kv, sizeof(kv), "%s=%s", m->clusters[i].cluster,
+                     m->clusters[i].account);
+        else /* and on every other cluster */
+            snprintf(kv, sizeof(kv), "*=%s", m->account);
         if (strv_push(&j->cluster_accounts, kv) < 0)
             return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     }
