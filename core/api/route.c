@@ -223,7 +223,8 @@ void api_audit_denial(const struct http_req *rq,
                       const struct loom_error *err)
 {
     struct grid_audit a = {0};
-    int gateway = rq->authed && !rq->grid &&
+    char claimed_id[LOOM_GRID_IDENTITY_MAX + 1];
+    int gateway = !rq->grid && !claimed &&
                   (rq->who.roles & LOOM_ROLE_GATEWAY);
 
     if (!rq->grid && !claimed && !gateway)
@@ -235,6 +236,9 @@ void api_audit_denial(const struct http_req *rq,
         a.iss = rq->grid->iss;
         a.sub = rq->grid->sub;
     } else if (claimed) {
+        snprintf(claimed_id, sizeof(claimed_id), "%s,%s", claimed->iss,
+                 claimed->sub);
+        a.identity = claimed_id;
         a.iss = claimed->iss;
         a.sub = claimed->sub;
     } else {

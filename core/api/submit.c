@@ -24,6 +24,8 @@ struct for_whom {
     struct accounts_map own;    /* of a grid_identity a gateway names */
     char identity[LOOM_IDENTITY_MAX + 1];
     const char *groups[LOOM_GRID_GROUPS_MAX];
+    json_t *named;              /* the grid_identity named (holds those
+                                   strings once it leaves the body) */
 };
 
 static const struct jx_field grid_identity_fields[] = {
@@ -47,6 +49,7 @@ static int named_identity(struct http_req *rq, json_t *body,
 
     if (!gi)
         return 0;
+    f->named = json_incref(gi);
     if (rq->grid || !(rq->who.roles & LOOM_ROLE_GATEWAY))
         return loom_error_field(err, LOOM_EPERM, "grid_identity", "only a "
                                 "gateway's Loom token may name the grid "
@@ -151,7 +154,7 @@ static void audit_submit(const struct http_req *rq, const struct http_resp *rs,
     a.sub = f->sub;
     a.vo = f->vo;
     a.account = shown ? shown->account : NULL;
-    a.gateway = f->submitted_by;
+    a.gateway = strcmp(f->submitted_by, f->owner) ? f->submitted_by : NULL;
     a.job = loc ? strtoll(loc + 1, NULL, 10) : 0;
     a.method = rq->method;
     a.path = rq->path;
@@ -226,6 +229,7 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
         json_decref(e);
         api_audit_denial(rq, NULL, &err);
     }
+    json_decref(f->named);
     free(f);
     return;
 error:
@@ -233,6 +237,8 @@ error:
         api_audit_denial(rq, NULL, &err);
     job_destroy(j);
     json_decref(body);
+    if (f)
+        json_decref(f->named);
     free(f);
     http_error(rs, &err);
 }
