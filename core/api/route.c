@@ -262,13 +262,11 @@ static int auth_grid(struct http_req *rq, const char *tok, time_t now,
     struct grid_claimed claimed;
     struct grid_who *w;
 
-    if (!grid_enabled()) {
-        loom_error_set(err, LOOM_EAUTH, "token refused: this Loom takes no "
-                       "tokens of outside issuers (loom.conf has no "
-                       "[issuer])");
-        return -1;
-    }
     if (grid_verify(tok, now, &w, &claimed, err) < 0) {
+        if (!grid_enabled())
+            loom_error_set(err, LOOM_EAUTH, "token refused: this Loom takes "
+                           "no tokens of outside issuers (loom.conf has no "
+                           "[issuer])");
         api_audit_denial(rq, &claimed, err);
         return -1;
     }
