@@ -10,6 +10,7 @@
 #include "adaptors/server.h"
 #include "core/accounts.h"
 #include "core/conf.h"
+#include "core/directives.h"
 #include "core/log.h"
 #include "core/settings.h"
 #include "core/timeutil.h"
@@ -86,6 +87,7 @@ static void reload(struct reply *asker)
     struct sched_conf *sc = calloc(1, sizeof(*sc));
     struct maint_conf *mc = calloc(1, sizeof(*mc));
     struct accounts *accts = NULL;
+    enum directives_mode dirs = DIRECTIVES_STRICT;
     int level = -1;
 
     if (!sc || !mc)
@@ -95,6 +97,7 @@ static void reload(struct reply *asker)
              maint_conf_read(cf, set.listen, mc, &err) == 0 &&
              (accts = accounts_read(set.accounts_file, &set.policy, &err)))
         level = log_level_parse(set.log_level);
+    dirs = set.directives;
     settings_fini(&set);
     if (!cf || level < 0 || !r) {
         log_err("reload refused: %s", err.message);
@@ -119,6 +122,7 @@ static void reload(struct reply *asker)
             reply_send_error(asker, &r->err);
     } else {
         log_set_level(level);
+        directives_mode_set(dirs);
         accounts_install(accts);
         accts = NULL;
         msgq_post(sched_queue(), msg_create(SCHED_CONFIG, sc, free, NULL));
