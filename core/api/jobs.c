@@ -7,6 +7,7 @@
 #include "adaptors/server.h"
 #include "core/accounts.h"
 #include "core/api/api.h"
+#include "core/directives.h"
 #include "core/domain.h"
 #include "core/jsonx.h"
 #include "core/limits.h"
@@ -21,6 +22,43 @@ static void bad(struct http_resp *rs, enum loom_err_kind kind,
     http_error(rs, &err);
 }
 
+/* The 201 answer with "warnings": [...] added (the directives Loom
+ * ignored under directives = warn). */
+static void add_warnings(struct http_resp *rs, json_t *warnings)
+{
+    char *w = json_dumps(warnings, JSON_COMPACT), *body;
+    size_t n = rs->body ? strlen(rs->body) : 0;
+
+    if (!w || n < 2 || rs->body[n - 1] != '}' ||
+        !(body = malloc(n + strlen(w) + 16))) {
+        free(w);
+        return;
+    }
+    snprintf(body, n + strlen(w) + 16, "%.*s,\"warnings\":%s}", (int)(n - 1),
+             rs->body, w);
+    free(rs->body);
+    rs->body = body;
+    free(w);
+}
+
+/* The script's directives into body (see core/directives.h); what they
+ * did into the job's record. 0, or -1 with err. */
+static int directives_in(json_t *body, char **record, json_t **warnings,
+                         struct loom_error *err)
+{
+    json_t *rec = NULL;
+
+    *record = NULL;
+    if (directives_apply(body, directives_mode(), &rec, warnings, err) < 0)
+        return -1;
+    if (rec && !(*record = json_dumps(rec, JSON_COMPACT))) {
+        json_decref(rec);
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    }
+    json_decref(rec);
+    return 0;
+}
+
 void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a)
 {
@@ -29,8 +67,9 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
                                  !(rq->who.roles & LOOM_ROLE_USER)
                              ? "grid" : "local";
     struct loom_error err;
-    struct job *j;
-    json_t *body;
+    struct job *j = NULL;
+    json_t *body, *warnings = NULL;
+    char hash[65], *record = NULL;
 
     if (key && (!*key || strlen(key) > LOOM_IDEM_KEY_MAX)) {
         bad(rs, LOOM_EINVAL, "Idempotency-Key", "Idempotency-Key must be 1 "
@@ -48,23 +87,31 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
         return;
     }
     body = jx_parse_object(rq->body, rq->len, &err);
-    j = body ? job_from_request(body, rq->who.subject, rq->account, source,
-                                &err) : NULL;
+    if (body) /* of the request as sent, before its directives */
+        job_body_hash(body, hash);
+    if (body && directives_in(body, &record, &warnings, &err) == 0)
+        j = job_from_request(body, rq->who.subject, rq->account, source,
+                             &err);
+    json_decref(body);
     if (!j) {
-        json_decref(body);
+        free(record);
+        json_decref(warnings);
         http_error(rs, &err);
         return;
     }
+    j->directives = record;
     /* admins and operators may raise a priority past max_user_priority */
     j->staff = (rq->who.roles & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR)) != 0;
     if (key) {
         job_set_str(&j->idem_key, key);
-        job_body_hash(body, j->idem_hash);
+        memcpy(j->idem_hash, hash, sizeof(hash));
     }
-    json_decref(body);
     /* a 201 comes with its Location from the committer */
     api_call(sched_queue(), SCHED_SUBMIT, j, (void (*)(void *))job_destroy,
              rs);
+    if (rs->status == 201 && warnings)
+        add_warnings(rs, warnings);
+    json_decref(warnings);
 }
 
 static const struct jx_field start_fields[] = {
