@@ -34,14 +34,18 @@ struct command {
 };
 
 static const char submit_more[] =
-    "  --name NAME            job name (default: the script's or the "
-    "program's\n"
-    "                         file name)\n"
+    "  --name NAME            job name (default: the name the script's "
+    "directives\n"
+    "                         give, else the script's or the program's "
+    "file name)\n"
     "  --nodes N              number of nodes\n"
     "  --cpus-per-node N      CPUs on each node\n"
     "  --mem MB               memory in MiB\n"
     "  --gpus N               GPUs\n"
-    "  --time SECONDS         walltime limit\n"
+    "  --time TIME            walltime limit in Slurm's formats: MM, "
+    "MM:SS,\n"
+    "                         HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS\n"
+    "  --time-s SECONDS       walltime limit in seconds\n"
     "  --cluster C            run on cluster C only\n"
     "  --queue Q              run in queue Q\n"
     "  --env NAME=VALUE       set a variable in the job's environment "
@@ -51,7 +55,9 @@ static const char submit_more[] =
     "job\n"
     "  --json                 print the new job as JSON, not only its id\n"
     "SCRIPT's text is the job's script ('-' reads standard input); the "
-    "words\nafter -- are its command and arguments, run without a shell.\n";
+    "words\nafter -- are its command and arguments, run without a shell.\n"
+    "loomd reads the script's #SBATCH, #$ or #PBS directives; the options "
+    "given\nhere win over them.\n";
 
 static const char goal_more[] =
     "NODE is CLUSTER/NAME. goal set replaces the node's whole goal with\n"
