@@ -59,6 +59,13 @@ static const char submit_more[] =
     "loomd reads the script's #SBATCH, #$ or #PBS directives; the options "
     "given\nhere win over them.\n";
 
+static const char export_more[] =
+    "The directives say the job's name, nodes, cpus, memory, time, queue,\n"
+    "features and GPUs (Grid Engine: -pe smp, h_vmem and gpu per slot; a\n"
+    "job of several nodes has no Grid Engine form). The job's env follows\n"
+    "as export lines, then its script without its own directive lines, or\n"
+    "exec and its command. Submitted again, the script asks for the same.\n";
+
 static const char goal_more[] =
     "NODE is CLUSTER/NAME. goal set replaces the node's whole goal with\n"
     "the attributes given (--clear: with none). Every VALUE is sent as a\n"
@@ -106,6 +113,9 @@ static const struct command commands[] = {
     { "submit", cmd_submit,
       "submit [OPTIONS] SCRIPT | submit [OPTIONS] -- COMMAND [ARG...]",
       "submit a job to the fabric; prints its id", submit_more },
+    { "export", cmd_export, "export --format slurm|gridengine|pbs JOBID",
+      "write a job as a native batch script: directives, then its script "
+      "or command", export_more },
     { "cancel", cmd_job_action, "cancel JOBID...", "cancel jobs", NULL },
     { "suspend", cmd_job_action, "suspend JOBID...", "suspend jobs", NULL },
     { "resume", cmd_job_action, "resume JOBID...", "resume suspended jobs",
