@@ -242,6 +242,44 @@ static void slurm_refused(void)
     refused("#SBATCH --hold=1\n", "line 1: #SBATCH --hold=1: not supported by "
             "Loom: the job request has no hold");
 
+    refused("#SBATCH --job-name=\n", "line 1: #SBATCH --job-name=: needs a "
+            "value");
+    refused("#SBATCH -n 0\n", "line 1: #SBATCH -n 0: the task count must be "
+            "a whole number from 1 to 100000000, not '0'");
+    refused("#SBATCH --ntasks-per-node=x\n", "line 1: #SBATCH "
+            "--ntasks-per-node=x: the tasks per node must be a whole number "
+            "from 1 to 100000, not 'x'");
+    refused("#SBATCH -c 0\n", "line 1: #SBATCH -c 0: the cpus per task must "
+            "be a whole number from 1 to 100000, not '0'");
+    refused("#SBATCH --mem=00\n", "line 1: #SBATCH --mem=00: the memory must "
+            "be at least 1 MiB, not '00'");
+    refused("#SBATCH --mem-per-cpu=2000000T\n", "line 1: #SBATCH "
+            "--mem-per-cpu=2000000T: '2000000T' is more than Loom's limit of "
+            "1099511627776 MiB");
+    refused("#SBATCH -p a@b\n", "line 1: #SBATCH -p a@b: 'a@b' is not a "
+            "partition name (letters, digits, '.', '_', '-')");
+    refused("#SBATCH --gpus-per-node=4097\n", "line 1: #SBATCH "
+            "--gpus-per-node=4097: the GPU count must be a whole number from "
+            "0 to 4096, not '4097'");
+    {
+        char big[400], msg[600];
+        memset(big, 'x', 257);
+        big[257] = '\0';
+        snprintf(msg, sizeof(msg), "#SBATCH -J %s\n", big);
+        ok(apply(msg, NULL, DIRECTIVES_STRICT) < 0 &&
+           strstr(err.message, ": a name has 1 to 256 characters"),
+           "a name of 257 characters: %s", err.message + 200);
+    }
+
+    ok(apply("#SBATCH -n 100000000 --ntasks-per-node=1\n", NULL,
+             DIRECTIVES_STRICT) < 0, "tasks that need too many nodes");
+    is_str(err.message, "line 1: #SBATCH -n 100000000: makes 100000000 nodes, "
+           "more than Loom's limit of 100000", "... saying so");
+    ok(apply("#SBATCH --mem-per-cpu=1000T -c 2000\n", NULL,
+             DIRECTIVES_STRICT) < 0, "memory per cpu times cpus too much");
+    is_str(err.message, "line 1: #SBATCH --mem-per-cpu=1000T: makes "
+           "2097152000000 MiB per node, more than Loom's limit of "
+           "1099511627776", "... saying so");
     ok(apply("#SBATCH --gpus=3 -N 2\n", NULL, DIRECTIVES_WARN) < 0,
        "--gpus=3 over 2 nodes is refused, in warn mode too");
     is_str(err.message, "line 1: #SBATCH --gpus=3: 3 GPUs do not divide "
@@ -310,6 +348,25 @@ static void gridengine(void)
             "'all.q@host1'");
     refused("#$ -S /bin/bash\n", "line 1: #$ -S /bin/bash: not supported by "
             "Loom");
+    refused("#$ -pe smp 0\n", "line 1: #$ -pe smp 0: the slot count must be "
+            "a whole number from 1 to 100000, not '0'");
+    refused("#$ -l gpu=x\n", "line 1: #$ -l gpu=x: gpu must be a whole "
+            "number from 0 to 4096, not 'x'");
+    refused("#$ -j maybe\n", "line 1: #$ -j maybe: -j takes y or n, not "
+            "'maybe'");
+    ok(apply("#$ -pe smp 4 -l gpu=4096\n", NULL, DIRECTIVES_STRICT) < 0,
+       "gpu per slot times slots too much");
+    is_str(err.message, "line 1: #$ -l gpu=4096: makes 16384 GPUs per node, "
+           "more than Loom's limit of 4096", "... saying so");
+    {
+        char script[2048] = "";
+        for (int i = 0; i < 65; i++)
+            snprintf(script + strlen(script), sizeof(script) - strlen(script),
+                     "#$ -l f%d=true\n", i);
+        ok(apply(script, NULL, DIRECTIVES_STRICT) < 0, "65 features");
+        is_str(err.message, "line 65: #$ -l f64=true: makes 65 features, more "
+               "than Loom's limit of 64", "... are more than Loom takes");
+    }
 }
 
 static void pbs(void)
@@ -365,6 +422,14 @@ static void pbs(void)
     refused("#PBS -l walltime=1h\n", "line 1: #PBS -l walltime=1h: walltime: "
             "'1h' is not a time in the form [[H:]M:]S (SS, MM:SS or "
             "HH:MM:SS)");
+    refused("#PBS -l nodes=2:ppn=2:foo=bar\n", "line 1: #PBS -l "
+            "nodes=2:ppn=2:foo=bar: 'foo' is not supported by Loom in nodes= "
+            "(it takes N:ppn=C:gpus=G and features)");
+    refused("#PBS -l select=0:ncpus=1\n", "line 1: #PBS -l select=0:ncpus=1: "
+            "the chunk count must be a whole number from 1 to 100000, not "
+            "'0'");
+    refused("#PBS -j x\n", "line 1: #PBS -j x: -j takes oe, eo or n, not "
+            "'x'");
     refused("#PBS -l mem=4XB\n", "line 1: #PBS -l mem=4XB: '4XB' is not a "
             "size (bytes, or a number with b, kb, mb, gb, tb or w, kw, mw, "
             "gw, tw)");
