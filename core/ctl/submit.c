@@ -32,7 +32,8 @@ struct submit {
 
 enum {
     OPT_NAME = 256, OPT_NODES, OPT_CPUS, OPT_MEM, OPT_GPUS, OPT_TIME,
-    OPT_TIME_S, OPT_CLUSTER, OPT_QUEUE, OPT_ENV, OPT_PRIORITY, OPT_IDEM, OPT_JSON,
+    OPT_TIME_S, OPT_CLUSTER, OPT_QUEUE, OPT_ENV, OPT_PRIORITY, OPT_IDEM,
+    OPT_JSON,
 };
 
 /* The option handlers below return -1 to go on, or the exit status to end
