@@ -72,6 +72,7 @@ echo hello
 EOF
 submit_script "$T/job.sh"
 t_is "$STATUS" 201 "a #SBATCH script is accepted" || t_diag "$BODY"
+SB=$JOB
 t_is "$(req "$JOB")" "sbtest 2 1 100 0 300 None " \
     "#SBATCH: name sbtest, 2 nodes, 300 s"
 t_is "$(jget "$BODY" .script)" "$(cat "$T/job.sh")" \
@@ -229,6 +230,15 @@ ctl export --format lsf "$CMD"
 t_is "$RC/$(head -n 1 <<<"$ERR")" "2/loomctl: --format is slurm, gridengine or pbs, not 'lsf'" \
     "an unknown format is a usage error naming the formats" || ctl_diag
 
+# ---- the record is stored ---------------------------------------------------------------
+job "$SB"
+BEFORE=$(py 'd["directives"]' "$BODY")
+loomd_stop
+t_is $? 0 "loomd stops with status 0"
+loomd_start || t_bail "loomd did not start again"
+job "$SB"
+t_is "$(py 'd["directives"]' "$BODY")" "$BEFORE" \
+    "the job's directives are the same after a restart"
 loomd_stop
 t_is $? 0 "loomd stops with status 0"
 t_done
