@@ -1,5 +1,5 @@
 /* directives_slots.c - the slots a directive fills, the request field
- * each feeds, and the helpers the system tables read values with. */
+ * each feeds, and what the system tables read values with. */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +149,7 @@ void dir_set_fini(struct dir_set *set)
     memset(set, 0, sizeof(*set));
 }
 
-/* ---- helpers of the system files ---------------------------------------- */
+/* ---- reading values ------------------------------------------------------ */
 
 int dir_count(const char *text, const char *what, long min, long max,
               long *out, struct loom_error *err)

@@ -151,7 +151,7 @@ void dir_set_fini(struct dir_set *set);
 int dir_request(struct dir_set *set, json_t *body, json_t **record,
                 struct loom_error *err);
 
-/* Helpers of the system files. */
+/* What the system files read values with. */
 /* A count: a whole number from min to max (what: "the node count"). */
 int dir_count(const char *text, const char *what, long min, long max,
               long *out, struct loom_error *err);
