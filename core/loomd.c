@@ -13,6 +13,7 @@
 #include "core/accounts.h"
 #include "core/api/api.h"
 #include "core/conf.h"
+#include "core/directives.h"
 #include "core/http.h"
 #include "core/log.h"
 #include "core/runtime.h"
@@ -172,6 +173,7 @@ int main(int argc, char **argv)
         maint_conf_read(cf, set.listen, &mconf, &err) < 0)
         die(&err);
     log_set_level(log_level_parse(set.log_level));
+    directives_mode_set(set.directives);
     if (!(accts = accounts_read(set.accounts_file, &set.policy, &err)) ||
         !(issuers = grid_issuers_read(cf, &err)))
         die(&err);

@@ -10,6 +10,7 @@
 #include "adaptors/server.h"
 #include "core/accounts.h"
 #include "core/conf.h"
+#include "core/directives.h"
 #include "core/log.h"
 #include "core/settings.h"
 #include "core/timeutil.h"
@@ -88,6 +89,7 @@ static void reload(struct reply *asker)
     struct maint_conf *mc = calloc(1, sizeof(*mc));
     struct accounts *accts = NULL;
     struct grid_issuers *issuers = NULL;
+    enum directives_mode dirs = DIRECTIVES_STRICT;
     int level = -1;
 
     if (!sc || !mc)
@@ -98,6 +100,7 @@ static void reload(struct reply *asker)
              (accts = accounts_read(set.accounts_file, &set.policy, &err)) &&
              (issuers = grid_issuers_read(cf, &err)))
         level = log_level_parse(set.log_level);
+    dirs = set.directives;
     settings_fini(&set);
     if (!cf || level < 0 || !r) {
         log_err("reload refused: %s", err.message);
@@ -123,6 +126,7 @@ static void reload(struct reply *asker)
             reply_send_error(asker, &r->err);
     } else {
         log_set_level(level);
+        directives_mode_set(dirs);
         accounts_install(accts);
         accts = NULL;
         grid_issuers_install(issuers);

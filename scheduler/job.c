@@ -99,6 +99,7 @@ void job_destroy(struct job *j)
     strv_fini(&j->command);
     free(j->script);
     strv_fini(&j->env);
+    free(j->directives);
     free(j->cluster);
     free(j->native_id);
     strv_fini(&j->nodes);

@@ -68,6 +68,8 @@ struct job {
     struct strv command; /* empty when script is used */
     char *script;
     struct strv env;     /* "NAME=value", sorted by name */
+    char *directives; /* what the script's directives did: a JSON array
+                         (core/directives.h), or NULL */
     int priority;
     char *cluster;
     char *native_id;

@@ -131,6 +131,8 @@ char *job_render(const struct job *j, size_t priv[2])
     }
     jw_kv_str(&w, "script", j->script);
     env_out(&w, &j->env);
+    jw_key(&w, "directives");
+    jw_raw(&w, j->directives ? j->directives : "[]");
     if (priv)
         priv[1] = w.len - priv[0];
     jw_kv_int(&w, "priority", j->priority);
@@ -228,6 +230,10 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
     }
     bad |= strv_in(json_object_get(doc, "command"), &j->command);
     bad |= job_set_str(&j->script, jx_str(doc, "script", NULL));
+    v = json_object_get(doc, "directives");
+    if (json_array_size(v) &&
+        !(j->directives = json_dumps(v, JSON_COMPACT)))
+        bad = 1;
     env = json_object_get(doc, "env");
     json_object_foreach(env, k, v) {
         size_t n = strlen(k) + strlen(jx_str(env, k, "")) + 2;

@@ -31,7 +31,8 @@ void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
  * and operators all of every job; users and gateways all of their own
  * (they own it, or submitted it for its owner) and nothing of another's
  * (with private_data false: all but its private fields); the other roles
- * every job without its private fields (command, script, env, output). */
+ * every job without its private fields (command, script, env, directives,
+ * output). */
 enum api_see { API_SEE_NOTHING, API_SEE_PUBLIC, API_SEE_ALL };
 enum api_see api_job_see(const struct http_req *rq, const struct jview *v);
 

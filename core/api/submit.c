@@ -1,6 +1,6 @@
 /* submit.c - POST /v1/jobs: whom a job is for (its owner, the gateway
  * that submits it, a grid identity and its VO), the account it runs as,
- * the audit of grid submits. */
+ * its script's directives, the audit of grid submits. */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 
 #include "core/accounts.h"
 #include "core/api/api.h"
+#include "core/directives.h"
 #include "core/domain.h"
 #include "core/jsonx.h"
 #include "core/limits.h"
@@ -140,6 +141,43 @@ static int job_accounts(struct job *j, const struct for_whom *f,
     return 0;
 }
 
+/* The 201 answer with "warnings": [...] added (the directives Loom
+ * ignored under directives = warn). */
+static void add_warnings(struct http_resp *rs, json_t *warnings)
+{
+    char *w = json_dumps(warnings, JSON_COMPACT), *body;
+    size_t n = rs->body ? strlen(rs->body) : 0;
+
+    if (!w || n < 2 || rs->body[n - 1] != '}' ||
+        !(body = malloc(n + strlen(w) + 16))) {
+        free(w);
+        return;
+    }
+    snprintf(body, n + strlen(w) + 16, "%.*s,\"warnings\":%s}", (int)(n - 1),
+             rs->body, w);
+    free(rs->body);
+    rs->body = body;
+    free(w);
+}
+
+/* The script's directives into body (see core/directives.h); what they
+ * did into the job's record. 0, or -1 with err. */
+static int directives_in(json_t *body, char **record, json_t **warnings,
+                         struct loom_error *err)
+{
+    json_t *rec = NULL;
+
+    *record = NULL;
+    if (directives_apply(body, directives_mode(), &rec, warnings, err) < 0)
+        return -1;
+    if (rec && !(*record = json_dumps(rec, JSON_COMPACT))) {
+        json_decref(rec);
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    }
+    json_decref(rec);
+    return 0;
+}
+
 /* Audit a grid submit that was taken (201). */
 static void audit_submit(const struct http_req *rq, const struct http_resp *rs,
                          const struct for_whom *f, const struct job *shown)
@@ -168,8 +206,8 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
     struct for_whom *f = calloc(1, sizeof(*f));
     struct loom_error err;
     struct job *j = NULL;
-    char account[64] = "", hash[65] = "";
-    json_t *body = NULL;
+    char account[64] = "", hash[65] = "", *record = NULL;
+    json_t *body = NULL, *warnings = NULL;
 
     if (!f) {
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
@@ -197,8 +235,12 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
     if (named_identity(rq, body, f, &err) < 0)
         goto error;
     json_object_del(body, "grid_identity");
-    if (!(j = job_from_request(body, f->owner, NULL, f->source, &err)) ||
-        job_accounts(j, f, rq, &err) < 0)
+    if (directives_in(body, &record, &warnings, &err) < 0 ||
+        !(j = job_from_request(body, f->owner, NULL, f->source, &err)))
+        goto error;
+    j->directives = record; /* the job's now */
+    record = NULL;
+    if (job_accounts(j, f, rq, &err) < 0)
         goto error;
     if (job_set_str(&j->submitted_by, f->submitted_by) < 0 ||
         job_set_str(&j->grid_issuer, f->iss) < 0 ||
@@ -218,6 +260,8 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
     /* a 201 comes with its Location from the committer */
     api_call(sched_queue(), SCHED_SUBMIT, j, (void (*)(void *))job_destroy,
              rs);
+    if (rs->status == 201 && warnings)
+        add_warnings(rs, warnings);
     if (rs->status == 201) {
         struct job shown = {.account = account};
         audit_submit(rq, rs, f, &shown);
@@ -230,6 +274,7 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
         api_audit_denial(rq, NULL, &err);
     }
     json_decref(f->named);
+    json_decref(warnings);
     free(f);
     return;
 error:
@@ -237,6 +282,8 @@ error:
         api_audit_denial(rq, NULL, &err);
     job_destroy(j);
     json_decref(body);
+    json_decref(warnings);
+    free(record);
     if (f)
         json_decref(f->named);
     free(f);

@@ -124,6 +124,7 @@ static void t_settings(void)
     ok(settings_read(c, &set, &err) == 0, "minimal [loomd] (%s)", err.message);
     is_str(set.listen, "127.0.0.1:8470", "default listen");
     is_int(set.max_body_bytes, 1 << 20, "default body limit 1 MiB");
+    is_int(set.directives, DIRECTIVES_STRICT, "directives strict by default");
     ok(conf_section(c, "cluster", "local") && conf_section(c, "cluster",
                                                            "sim1000"),
        "no cluster: the embedded default fabric is added");
@@ -138,6 +139,17 @@ static void t_settings(void)
     c = parse("[loomd]\nlisten = x\n", &err);
     ok(settings_read(c, &set, &err) < 0 && strstr(err.message, "database"),
        "database is required");
+    settings_fini(&set);
+    conf_destroy(c);
+    c = parse("[loomd]\ndatabase = x\ndirectives = warn\n", &err);
+    ok(settings_read(c, &set, &err) == 0 && set.directives == DIRECTIVES_WARN,
+       "directives = warn");
+    settings_fini(&set);
+    conf_destroy(c);
+    c = parse("[loomd]\ndatabase = x\ndirectives = lax\n", &err);
+    ok(settings_read(c, &set, &err) < 0, "directives = lax stops start-up");
+    is_str(err.message, "t.conf: directives must be strict or warn (got "
+           "'lax')", "... naming the values");
     settings_fini(&set);
     conf_destroy(c);
 }
