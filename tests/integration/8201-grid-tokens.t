@@ -12,7 +12,8 @@
 # public key as the secret, iat in the future, a sub over 255 characters.
 # A Loom gateway token submits for a grid identity it names, when the
 # issuer lists it. A group with an account of its own on one cluster runs
-# there as that account. The audit rows of submits, cancels and denials.
+# there as that account; a VO's running limit holds its next job. The
+# audit rows of submits, cancels and denials.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -93,6 +94,8 @@ jwks_file = $T/jwks.json
 gateways = ce-1
 [limits vo=/cms]
 max_pending_jobs = 2
+[limits vo=/dteam]
+max_running_jobs = 1
 [cluster local]
 adaptor = local
 nodes = 4
@@ -263,8 +266,13 @@ wait_for "[ \"\$(job_state $D1)\" = running ]"
 t_is "$(field "$D1" .cluster)/$(field "$D1" .account)" "big/$DTEAM" \
     "placed on big (the only cluster with the feature), it runs as $DTEAM"
 submit '{"command": ["/bin/true"], "request": {"cluster": "local"}}'
+D2=$JOB
 t_is "$(jget "$BODY" .account)/$(py 'd["cluster_accounts"]' "$BODY")" "$POOL/{}" \
-    "a /dteam job pinned to local runs as $POOL"
+    "a /dteam job pinned to local is to run as $POOL"
+wait_for "[ \"\$(field $D2 .reason)\" = 'vo /dteam has 1 running jobs (max_running_jobs)' ]"
+t_is "$(field "$D2" .state)/$(field "$D2" .reason)" \
+    "pending/vo /dteam has 1 running jobs (max_running_jobs)" \
+    "... and waits: /dteam runs its one job (max_running_jobs of [limits vo=/dteam])"
 
 # ---- the audit ---------------------------------------------------------------
 audit_count() {
