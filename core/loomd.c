@@ -1,5 +1,6 @@
 /* loomd.c - the daemon: start-up list, runtime loop, the list reversed. */
 /* SPDX-License-Identifier: MIT */
+#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -166,7 +167,13 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    /* Start-up: any failure here ends the daemon with one clear line. */
+    /* Start-up: any failure here ends the daemon with one clear line.
+     * libcurl's global set-up is not thread-safe: once, before any
+     * thread of ours uses it (issuers' key fetches, API adaptors). */
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        fprintf(stderr, "loomd: libcurl cannot be initialised\n");
+        return 1;
+    }
     cf = conf_load(conf_path, &err);
     if (!cf || settings_read(cf, &set, &err) < 0 ||
         sched_conf_read(cf, &sconf, &err) < 0 ||
@@ -225,6 +232,7 @@ int main(int argc, char **argv)
     token_key_free(key, key_len);
     settings_fini(&set);
     conf_destroy(cf);
+    curl_global_cleanup();
     log_info("loomd stopped");
     return 0;
 }
