@@ -42,6 +42,9 @@ void jw_kv_strs(struct jw *w, const char *key, char *const *v, size_t n);
 /* The length of s[0..n) without a UTF-8 sequence cut short at its end
  * (one that more bytes could complete), to read the rest from later. */
 size_t jw_utf8_whole(const char *s, size_t n);
+/* A value already written as JSON text (a document rendered before and
+ * stored): put as it is. */
+void jw_raw(struct jw *w, const char *json);
 /* The text (malloc'd, the caller frees), or NULL when out of memory. */
 char *jw_finish(struct jw *w);
 

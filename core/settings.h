@@ -7,6 +7,7 @@
 
 #include "core/accounts.h"
 #include "core/conf.h"
+#include "core/directives.h"
 
 struct settings {
     const char *listen;         /* borrowed from the conf */
@@ -21,6 +22,7 @@ struct settings {
     long max_connections;       /* at once, from all addresses */
     long max_connections_per_address;
     long request_timeout_s;     /* for a request's headers and body */
+    enum directives_mode directives; /* of scripts: strict or warn */
     char *key_file_buf;
 };
 

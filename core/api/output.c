@@ -46,7 +46,7 @@ static int out_job_get(struct http_req *rq, const char *idstr,
     memset(j, 0, sizeof(*j));
     if (domain_id_parse(idstr, &id) == 0)
         v = s ? jobtab_get(s->jobs, id) : NULL;
-    if (v && api_job_see(rq, v->owner) == API_SEE_ALL)
+    if (v && api_job_see(rq, v) == API_SEE_ALL)
         j->doc = json_loadb(v->json, v->len, 0, NULL);
     snapshot_put(s);
     if (!j->doc)

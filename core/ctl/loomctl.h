@@ -93,6 +93,8 @@ ctl_cmd_f cmd_clusters, cmd_nodes, cmd_queues, cmd_jobs, cmd_reservations,
 ctl_cmd_f cmd_submit, cmd_token;
 /* output.c */
 ctl_cmd_f cmd_output;
+/* export.c */
+ctl_cmd_f cmd_export;
 /* loomctl_resv.c */
 ctl_cmd_f cmd_reserve, cmd_unreserve;
 /* loomctl_maint.c */
