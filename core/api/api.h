@@ -93,7 +93,8 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
 void api_jobs_op(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a);
 /* GET /v1/jobs/{id}/output (output.c): what the job wrote, read as its
- * account; to its owner, operators and admins (404 to anyone else). */
+ * account; to those who see all of the job (api_job_see: its owner and
+ * the gateway that submitted it, operators, admins); 404 to anyone else. */
 void api_jobs_output(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a);
 void api_node_state(struct http_req *rq, struct http_resp *rs,

@@ -33,7 +33,8 @@ static int job_final(const char *state)
            !strcmp(state, "cancelled");
 }
 
-/* The job as its owner, operators and admins see it; another's is as one
+/* The job as those who see all of it see it (api_job_see: its owner, the
+ * gateway that submitted it, operators, admins); another's is as one
  * that does not exist. */
 static int out_job_get(struct http_req *rq, const char *idstr,
                        const char *stream, struct out_job *j,
