@@ -21,7 +21,7 @@ set -u
 LAT=${BENCH_LAT:-20}
 JOBS=${BENCH_JOBS:-100}
 
-USER_=$(t_account bench) || exit 1
+t_account USER_ bench || exit 1
 pg_start || exit 1
 loomd_conf <<EOF
 [cluster conf]

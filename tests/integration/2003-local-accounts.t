@@ -16,8 +16,8 @@ ended() {
     return 1
 }
 
-ALICE=$(t_account alice) || t_bail "cannot make an account"
-BOB=$(t_account bob) || t_bail "cannot make an account"
+t_account ALICE alice || t_bail "cannot make an account"
+t_account BOB bob || t_bail "cannot make an account"
 AH=$T/home/$ALICE
 
 pg_start || t_bail "PostgreSQL did not start"

@@ -54,7 +54,7 @@ cpus_used() {
     awk -v u="$((u1 - u0))" -v t="$((t1 - t0))" 'BEGIN { printf "%.2f", u / t }'
 }
 
-CAROL=$(t_account carol) || t_bail "cannot make an account"
+t_account CAROL carol || t_bail "cannot make an account"
 CH=$T/home/$CAROL
 
 pg_start || t_bail "PostgreSQL did not start"
@@ -123,12 +123,16 @@ t_is "$(job_procs "$CAN" | wc -l)/$(account_procs "$CAROL" | wc -l)" 0/0 \
     "nothing is left: in its cgroup, nor of $CAROL"
 
 # ---- memory ---------------------------------------------------------------------------
-submit '{"name": "hog", "request": {"cluster": "box", "memory_mb": 50}, "command": ["/usr/bin/python3", "-c", "import time; b = bytearray(100 << 20); time.sleep(5); print(\"survived\")"]}'
+# The job waits for the file go in its home (its working directory), so
+# that its cgroup is there to look at; then it allocates 100 MiB.
+HOG=$(jstr 'while [ ! -e go ]; do sleep 0.1; done; exec /usr/bin/python3 -c "import time; b = bytearray(100 << 20); time.sleep(5); print(\"survived\")"')
+submit "{\"name\": \"hog\", \"request\": {\"cluster\": \"box\", \"memory_mb\": 50}, \"command\": [\"/bin/sh\", \"-c\", $HOG]}"
 HOG=$JOB
-wait_for '[ "$(job_state "$HOG")" = running ] || ended "$HOG"' 30
+wait_for '[ "$(job_state "$HOG")" = running ]' 30
 LIM=$(cat "$(job_cgroup "$HOG" memory)/memory.limit_in_bytes" 2>/dev/null ||
     cat "$(job_cgroup "$HOG" unified)/memory.max" 2>/dev/null)
-t_is "$LIM" $((50 << 20)) "its memory cgroup's limit is 50 MiB" || ended "$HOG"
+t_is "$LIM" $((50 << 20)) "its memory cgroup's limit is 50 MiB"
+touch "$CH/go"
 wait_for 'ended "$HOG"' 60
 job "$HOG"
 t_is "$(py '[d["state"], d["reason"]]' "$BODY")" '["failed", "out of memory (memory_mb 50)"]' \

@@ -23,8 +23,8 @@ command -v setpriv >/dev/null || t_bail "setpriv (util-linux) is not installed"
 RUNAS=$LOOM_TOP_BUILDDIR/loom-runas
 chown root:loom "$RUNAS" && chmod 4750 "$RUNAS" || t_bail "cannot make $RUNAS setuid"
 
-ALICE=$(t_account alice) || t_bail "cannot make an account"
-MALLORY=$(t_account mallory) || t_bail "cannot make an account"
+t_account ALICE alice || t_bail "cannot make an account"
+t_account MALLORY mallory || t_bail "cannot make an account"
 AH=$T/home/$ALICE MH=$T/home/$MALLORY
 
 pg_start || t_bail "PostgreSQL did not start"

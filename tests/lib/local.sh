@@ -5,11 +5,13 @@
 # Sourced after harness.sh:
 #   . "$LOOM_TOP_SRCDIR/tests/lib/local.sh"
 #
-# Accounts: t_account PREFIX prints a new account PREFIX-<6 random> (uid
-#           from 1000 up, its own group, home $T/home/NAME made by useradd,
-#           shell /bin/sh) and removes it when the test ends, after killing
-#           its processes (by pid). useradd and userdel are tried again
-#           while another test holds /etc/passwd's lock.
+# Accounts: t_account VAR PREFIX makes a new account PREFIX-<6 random>
+#           (uid from 1000 up, its own group, home $T/home/NAME made by
+#           useradd, shell /bin/sh), sets VAR to its name, and removes it
+#           when the test ends, after killing its processes (by pid). Call
+#           it in the test's shell, not in $(...): the removal is
+#           registered there. useradd and userdel are tried again while
+#           another test holds /etc/passwd's lock.
 # cgroups:  frozen PID: 1 when the cgroup loomd froze PID in is frozen (v2
 #           cgroup.events, else the v1 freezer), 0 when not, "none" when
 #           PID is in no freezable cgroup of loomd's. job_cgroup ID
@@ -22,11 +24,14 @@
 
 T_ACCOUNTS=()
 
-# t_account PREFIX: see above. Fails (status 1, a diagnostic) when useradd
-# does.
+# t_account VAR PREFIX: see above. Fails (status 1, a diagnostic) when
+# useradd does.
 t_account() {
-    local name end rc
-    name="$1-$(head -c 64 /dev/urandom | tr -dc 'a-z0-9' | head -c 6)"
+    local name end rc rnd=
+    while [ ${#rnd} -lt 6 ]; do
+        rnd=$rnd$(head -c 64 /dev/urandom | tr -dc 'a-z0-9')
+    done
+    name="$2-${rnd:0:6}"
     mkdir -p "$T/home" && chmod 0755 "$T/home" || return 1
     end=$((SECONDS + 60))
     while :; do
@@ -43,7 +48,7 @@ t_account() {
     fi
     [ ${#T_ACCOUNTS[@]} -gt 0 ] || t_cleanup t_accounts_remove
     T_ACCOUNTS+=("$name")
-    echo "$name"
+    printf -v "$1" '%s' "$name"
 }
 
 # Kill the test accounts' processes (by pid, until none is left) and
