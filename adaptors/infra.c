@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/domain.h"
 #include "core/hmap.h"
 #include "core/jsonw.h"
 #include "core/timeutil.h"
@@ -264,11 +265,14 @@ struct scluster *infra_build(const struct infra_desc *d,
     if (!c->name || !c->adaptor || !c->state || !c->nodes || !c->queues)
         goto error;
     for (size_t i = 0; i < nodes->n; i++) {
+        int st;
         c->n_nodes++;
         if (node_fill(&c->nodes[i], d->name, &nodes->v[i],
                       resv.n ? hmap_get(&resv, nodes->v[i].name) : NULL) < 0 ||
             hmap_put(&c->node_index, c->nodes[i].name, &c->nodes[i]) < 0)
             goto error;
+        st = domain_find(&domain_node_states, c->nodes[i].state);
+        c->nodes_by_state[st < 0 ? DOMAIN_NODE_STATES_N - 1 : st]++;
     }
     for (size_t i = 0; i < queues->n; i++) {
         c->n_queues++;

@@ -12,7 +12,7 @@
 static const char *const job_states[DOMAIN_JOB_STATES_N + 1] = {
     "pending", "held", "starting", "running", "suspended", "completed",
     "failed", "cancelled", NULL};
-static const char *const node_states[] = {
+static const char *const node_states[DOMAIN_NODE_STATES_N + 1] = {
     "idle",  "mixed", "allocated", "reserved", "draining", "drained",
     "down",  "maint", "unknown",   NULL};
 static const char *const node_state_set[] = {"up", "drain", "down", NULL};

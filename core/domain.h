@@ -21,7 +21,9 @@ struct domain {
 /* In the order of enum job_state (scheduler/job.h). */
 #define DOMAIN_JOB_STATES_N 8
 extern const struct domain domain_job_states;
-/* What the clusters report of a node (GET /v1/nodes "state"). */
+/* What the clusters report of a node (GET /v1/nodes "state"); unknown is
+ * the last. */
+#define DOMAIN_NODE_STATES_N 9
 extern const struct domain domain_node_states;
 /* What PUT /v1/nodes/{cluster}/{name}/state sets: up, drain, down. */
 extern const struct domain domain_node_state_set;

@@ -16,6 +16,7 @@
 #include "core/conf.h"
 #include "core/directives.h"
 #include "core/http.h"
+#include "core/jobcount.h"
 #include "core/log.h"
 #include "core/runtime.h"
 #include "core/settings.h"
@@ -181,6 +182,7 @@ int main(int argc, char **argv)
         die(&err);
     log_set_level(log_level_parse(set.log_level));
     directives_mode_set(set.directives);
+    jobcount_top_set((size_t)set.metrics_accounts);
     if (!(accts = accounts_read(set.accounts_file, &set.policy, &err)) ||
         !(issuers = grid_issuers_read(cf, &err)))
         die(&err);

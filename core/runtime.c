@@ -11,6 +11,7 @@
 #include "core/accounts.h"
 #include "core/conf.h"
 #include "core/directives.h"
+#include "core/jobcount.h"
 #include "core/log.h"
 #include "core/settings.h"
 #include "core/timeutil.h"
@@ -90,6 +91,7 @@ static void reload(struct reply *asker)
     struct accounts *accts = NULL;
     struct grid_issuers *issuers = NULL;
     enum directives_mode dirs = DIRECTIVES_STRICT;
+    size_t top_accounts;
     int level = -1;
 
     if (!sc || !mc)
@@ -101,6 +103,7 @@ static void reload(struct reply *asker)
              (issuers = grid_issuers_read(cf, &err)))
         level = log_level_parse(set.log_level);
     dirs = set.directives;
+    top_accounts = (size_t)set.metrics_accounts;
     settings_fini(&set);
     if (!cf || level < 0 || !r) {
         log_err("reload refused: %s", err.message);
@@ -127,6 +130,7 @@ static void reload(struct reply *asker)
     } else {
         log_set_level(level);
         directives_mode_set(dirs);
+        jobcount_top_set(top_accounts);
         accounts_install(accts);
         accts = NULL;
         grid_issuers_install(issuers);

@@ -23,6 +23,8 @@ struct settings {
     long max_connections_per_address;
     long request_timeout_s;     /* for a request's headers and body */
     enum directives_mode directives; /* of scripts: strict or warn */
+    long metrics_accounts;      /* accounts with series of their own in
+                                   loom_jobs (the others: "other") */
     char *key_file_buf;
 };
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/jobcount.h"
+
 /* Jobs a chunk. A publication costs a reference per chunk of the table,
  * and a change to a published chunk a copy of it (a reference per job in
  * it); with a few chunks changed a turn, 256 keeps the sum small from
@@ -25,10 +27,10 @@ struct jobtab {
     size_t count;
 };
 
-struct jview *jview_create(int64_t id, const char *state, const char *owner,
-                           const char *submitted_by, const char *account,
-                           const char *cluster, char *json_take,
-                           const size_t priv[2])
+struct jview *jview_create(int64_t id, const char *state, const char *source,
+                           const char *owner, const char *submitted_by,
+                           const char *account, const char *cluster,
+                           char *json_take, const size_t priv[2])
 {
     struct jview *v = calloc(1, sizeof(*v));
 
@@ -37,6 +39,7 @@ struct jview *jview_create(int64_t id, const char *state, const char *owner,
     atomic_init(&v->refs, 1);
     v->id = id;
     strncpy(v->state, state, sizeof(v->state) - 1);
+    strncpy(v->source, source ? source : "", sizeof(v->source) - 1);
     v->owner = strdup(owner ? owner : "");
     v->submitted_by = strdup(submitted_by ? submitted_by : v->owner ?
                                                               v->owner : "");
@@ -172,6 +175,7 @@ int jobtab_builder_set(struct jobtab_builder *b, struct jview *v)
         goto error;
     if (!c->v[slot])
         t->count++;
+    jobcount_move(c->v[slot], v);
     jview_unref(c->v[slot]);
     c->v[slot] = v;
     if (v->id > t->max_id)
@@ -194,6 +198,7 @@ void jobtab_builder_clear(struct jobtab_builder *b, int64_t id)
     c = own_chunk(t, ci);
     if (!c)
         return;
+    jobcount_move(c->v[slot], NULL);
     jview_unref(c->v[slot]);
     c->v[slot] = NULL;
     t->count--;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "core/domain.h"
 #include "core/hmap.h"
 #include "core/strv.h"
 
@@ -16,6 +17,7 @@ struct jview {
     atomic_int refs;
     int64_t id;
     char state[12];
+    char source[16]; /* local, grid, maintenance or cluster */
     char *owner;
     char *submitted_by; /* the owner, or the gateway that submitted for it */
     char *account; /* "" when not known */
@@ -30,10 +32,10 @@ struct jview {
 };
 /* Takes json; copies the rest; priv: the private span (see above; NULL:
  * none). NULL on no memory (json freed). */
-struct jview *jview_create(int64_t id, const char *state, const char *owner,
-                           const char *submitted_by, const char *account,
-                           const char *cluster, char *json_take,
-                           const size_t priv[2]);
+struct jview *jview_create(int64_t id, const char *state, const char *source,
+                           const char *owner, const char *submitted_by,
+                           const char *account, const char *cluster,
+                           char *json_take, const size_t priv[2]);
 /* The view without its private span: a new string of *len bytes, or NULL
  * when out of memory. */
 char *jview_redacted(const struct jview *v, size_t *len);
@@ -44,7 +46,8 @@ void jobs_committed_set(int64_t upto);
 void jview_unref(struct jview *v); /* NULL-safe */
 
 /* The table of jobs by id: chunks shared copy-on-write between the
- * scheduler thread's builder and published tables. */
+ * scheduler thread's builder and published tables. The builder counts
+ * its jobs as they come, change and go (core/jobcount.h). */
 struct jobtab;
 struct jobtab_builder {
     struct jobtab *work;
@@ -102,6 +105,9 @@ struct scluster {
     time_t last_poll;
     struct snode *nodes;
     size_t n_nodes;
+    /* its nodes by the state they show (domain_node_states; a state not
+     * in it counts as unknown) */
+    size_t nodes_by_state[DOMAIN_NODE_STATES_N];
     struct hmap node_index; /* name -> struct snode * */
     struct squeue *queues;
     size_t n_queues;

@@ -7,6 +7,7 @@
 
 #include "core/jsonx.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/store_maint.h"
 #include "core/timeutil.h"
 #include "maintenance/maint_state.h"
@@ -339,6 +340,58 @@ static char *render(const struct mism *x)
     return text;
 }
 
+/* An attribute and its mismatches, for loom_mismatches. */
+struct attr_count {
+    const char *attr;
+    double n;
+};
+
+static int by_count(const void *a, const void *b)
+{
+    const struct attr_count *x = a, *y = b;
+
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    return strcmp(x->attr, y->attr);
+}
+
+/* loom_mismatches of GET /metrics: the n mismatches by attribute, the
+ * attributes with the most first (past the family's ceiling the rest
+ * show as "other"). */
+static void count_attrs(struct mism **all, size_t n)
+{
+    struct attr_count *c = calloc(n + 1, sizeof(*c));
+    const char **names = calloc(n + 1, sizeof(*names));
+    double *v = calloc(n + 1, sizeof(*v));
+    struct hmap seen;
+    size_t k = 0;
+
+    hmap_init(&seen);
+    for (size_t i = 0; c && names && v && i < n; i++) {
+        struct attr_count *a = hmap_get(&seen, all[i]->attr);
+        if (!a) {
+            a = &c[k++];
+            a->attr = all[i]->attr;
+            if (hmap_put(&seen, a->attr, a) < 0)
+                goto out;
+        }
+        a->n++;
+    }
+    if (!c || !names || !v)
+        goto out;
+    qsort(c, k, sizeof(*c), by_count);
+    for (size_t i = 0; i < k; i++) {
+        names[i] = c[i].attr;
+        v[i] = c[i].n;
+    }
+    metrics_replace(METRICS_MISMATCHES, names, v, k);
+out:
+    hmap_fini(&seen);
+    free(c);
+    free(names);
+    free(v);
+}
+
 void diff_publish(void)
 {
     struct mism **all = calloc(M.mism.n + 1, sizeof(*all));
@@ -360,6 +413,7 @@ void diff_publish(void)
     if ((t = stext_array(parts, n))) {
         snapshot_publish_text(SNAP_DIFF, t);
         M.diff_changed = 0;
+        count_attrs(all, n);
     }
 out:
     free(parts);

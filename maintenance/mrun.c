@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/domain.h"
 #include "core/jsonx.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/store_maint.h"
 #include "core/store_resv.h"
 #include "core/timeutil.h"
@@ -243,6 +245,17 @@ void mreq_cancel(struct msg *m)
     reply_send(m->reply, 200, mreq_render(r));
 }
 
+/* loom_maintenance_requests of GET /metrics: the requests by state. */
+static void count_states(void)
+{
+    double n[DOMAIN_MAINT_STATES_N] = {0};
+
+    for (size_t i = 0; i < M.n_req; i++)
+        n[M.req[i]->state]++;
+    metrics_replace(METRICS_MAINT_REQUESTS, domain_maint_states.names, n,
+                    DOMAIN_MAINT_STATES_N);
+}
+
 void mreq_publish(void)
 {
     char **parts;
@@ -256,6 +269,7 @@ void mreq_publish(void)
     if ((t = stext_array(parts, M.n_req))) {
         snapshot_publish_text(SNAP_MAINT, t);
         M.req_changed = 0;
+        count_states();
     }
 out:
     for (size_t i = 0; i < M.n_req; i++)

@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/store.h"
 #include "core/store_jobs.h"
+#include "core/timeutil.h"
 
 static struct {
     struct store *st;
@@ -53,6 +55,7 @@ static void write_batch(struct commit_batch *b)
 {
     struct store_job_row *ins = calloc(b->n_ins + 1, sizeof(*ins));
     struct store_job_row *upd = calloc(b->n_upd + 1, sizeof(*upd));
+    double t0;
 
     if (!ins || !upd) {
         loom_error_set(&b->err, LOOM_EINTERNAL, "out of memory");
@@ -62,8 +65,16 @@ static void write_batch(struct commit_batch *b)
         ins[i] = row_of(&b->ins[i]);
     for (size_t i = 0; i < b->n_upd; i++)
         upd[i] = row_of(&b->upd[i]);
+    t0 = time_mono();
     b->ok = store_jobs_write(C.st, ins, b->n_ins, upd, b->n_upd, b->resv,
                              b->n_resv, &b->err) == 0;
+    if (b->ok) {
+        metrics_observe(METRICS_DB_COMMIT_SECONDS, NULL, time_mono() - t0);
+        metrics_observe(METRICS_DB_COMMIT_JOBS, NULL,
+                        (double)(b->n_ins + b->n_upd + b->n_resv));
+    } else {
+        metrics_add(METRICS_DB_COMMIT_FAILURES, NULL, 1);
+    }
 out:
     free(ins);
     free(upd);

@@ -104,8 +104,9 @@ void sched_view(struct job *j)
      * on the cluster it asked for */
     size_t priv[2] = {0, 0};
     char *json = job_render(j, priv);
-    struct jview *v = jview_create(j->id, job_state_name(j->state), j->owner,
-                                   j->submitted_by, j->account,
+    struct jview *v = jview_create(j->id, job_state_name(j->state),
+                                   j->source, j->owner, j->submitted_by,
+                                   j->account,
                                    j->cluster ? j->cluster : j->req.cluster,
                                    json, priv);
 
@@ -362,6 +363,7 @@ static void handle(struct msg *m)
             S.apply.at = 0;
             S.apply.position = 0;
             S.apply.ms = 0;
+            S.apply.considered = S.apply.started = 0;
             apply_slice();
             return; /* kept until applied */
         }

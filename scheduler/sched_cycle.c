@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/timeutil.h"
 #include "scheduler/planner.h"
 #include "scheduler/sched_plan.h"
@@ -179,6 +180,12 @@ static void account(const struct plan_work *w)
     S.cycle_sum_ms += ms;
     if (ms > S.cycle_max_ms)
         S.cycle_max_ms = ms;
+    metrics_observe(METRICS_SCHED_CYCLE_SECONDS, NULL, ms / 1000);
+    metrics_set(METRICS_SCHED_CYCLE_LAST, NULL, ms / 1000);
+    metrics_observe(METRICS_SCHED_CYCLE_CONSIDERED, NULL,
+                    (double)S.apply.considered);
+    metrics_observe(METRICS_SCHED_CYCLE_STARTED, NULL,
+                    (double)S.apply.started);
 }
 
 int sched_cycle_apply(struct plan_work *w, size_t most)
@@ -202,15 +209,17 @@ int sched_cycle_apply(struct plan_work *w, size_t most)
             continue; /* a hole */
         within = (size_t)S.apply.position < w->cfg.depth;
         S.apply.position++;
+        S.apply.considered++;
         if (o->start) {
             struct job *j = sched_job(w->ids[i]);
             struct strv nodes = {0};
             done++;
             if (!j || j->state != JOB_PENDING)
                 continue; /* it changed meanwhile */
-            if (still_fits(w, j, o, &nodes))
+            if (still_fits(w, j, o, &nodes)) {
                 sched_assign(j, w->f.cl[o->cluster].name, &nodes);
-            else
+                S.apply.started++;
+            } else
                 S.need_cycle = 1;
             strv_fini(&nodes);
         } else {

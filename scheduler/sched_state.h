@@ -131,6 +131,7 @@ struct sched {
         size_t at;
         int position; /* waiting entries passed */
         double ms;
+        size_t considered, started; /* jobs of the plan, and started */
     } apply;
     /* cycles run, and their times in ms */
     unsigned long cycles;

@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "core/api/api.h"
+#include "core/domain.h"
 #include "core/jsonx.h"
-#include "core/opstats.h"
+#include "core/jobcount.h"
+#include "core/metrics.h"
 #include "core/runtime.h"
 #include "core/timeutil.h"
 #include "grid/grid.h"
@@ -85,54 +87,51 @@ void api_runtime_post(struct http_req *rq, struct http_resp *rs,
 }
 
 /* Prometheus text (what promtool check metrics accepts: every family
- * whole, with HELP and TYPE): clusters, jobs by state, adaptor calls. */
+ * whole, with HELP and TYPE): the clusters and their nodes from the
+ * snapshot, the jobs from their counts (core/jobcount.h), what the threads
+ * recorded (core/metrics.h). Nothing here walks the jobs. */
 void api_metrics(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a)
 {
-    static const char *const states[] = {"pending", "held", "starting",
-        "running", "suspended", "completed", "failed", "cancelled"};
     struct snapshot *s = snapshot_get();
-    size_t count[8] = {0}, cap = 65536, off = 0;
-    char *out = malloc(cap);
-    int64_t max = s ? jobtab_max_id(s->jobs) : 0;
+    struct metrics_out o = {0};
+    struct loom_error err;
 
-    if (!out) {
-        snapshot_put(s);
-        rs->status = 500;
+    metrics_family(&o, "loom_cluster_up", "gauge", "Whether the cluster "
+                   "answered its last polls: 1 up, 0 degraded or "
+                   "unreachable.");
+    for (size_t i = 0; s && i < s->n_clusters; i++) {
+        metrics_printf(&o, "loom_cluster_up{cluster=\"");
+        metrics_label(&o, s->clusters[i]->name);
+        metrics_printf(&o, "\"} %d\n", !strcmp(s->clusters[i]->state, "up"));
+    }
+    metrics_family(&o, "loom_cluster_nodes", "gauge", "Nodes of the "
+                   "cluster, as last polled.");
+    for (size_t i = 0; s && i < s->n_clusters; i++) {
+        metrics_printf(&o, "loom_cluster_nodes{cluster=\"");
+        metrics_label(&o, s->clusters[i]->name);
+        metrics_printf(&o, "\"} %zu\n", s->clusters[i]->n_nodes);
+    }
+    metrics_family(&o, "loom_nodes", "gauge", "Nodes of the cluster by the "
+                   "state they show (every state, zeros included).");
+    for (size_t i = 0; s && i < s->n_clusters; i++)
+        for (size_t k = 0; k < DOMAIN_NODE_STATES_N; k++) {
+            metrics_printf(&o, "loom_nodes{cluster=\"");
+            metrics_label(&o, s->clusters[i]->name);
+            metrics_printf(&o, "\",state=\"%s\"} %zu\n",
+                           domain_node_states.names[k],
+                           s->clusters[i]->nodes_by_state[k]);
+        }
+    snapshot_put(s);
+    jobcount_render(&o);
+    metrics_render(&o);
+    if (o.oom) {
+        free(o.p);
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        http_error(rs, &err);
         return;
     }
-#define EMIT(...)                                                            \
-    do {                                                                     \
-        int n_ = snprintf(out + off, cap - off, __VA_ARGS__);                \
-        if (n_ > 0 && (size_t)n_ < cap - off)                                \
-            off += (size_t)n_;                                               \
-    } while (0)
-    EMIT("# HELP loom_cluster_up Whether the cluster answered its last "
-         "polls: 1 up, 0 degraded or unreachable.\n"
-         "# TYPE loom_cluster_up gauge\n");
-    for (size_t i = 0; s && i < s->n_clusters; i++)
-        EMIT("loom_cluster_up{cluster=\"%s\"} %d\n", s->clusters[i]->name,
-             !strcmp(s->clusters[i]->state, "up"));
-    EMIT("# HELP loom_cluster_nodes Nodes of the cluster, as last polled.\n"
-         "# TYPE loom_cluster_nodes gauge\n");
-    for (size_t i = 0; s && i < s->n_clusters; i++)
-        EMIT("loom_cluster_nodes{cluster=\"%s\"} %zu\n", s->clusters[i]->name,
-             s->clusters[i]->n_nodes);
-    for (int64_t id = 1; id <= max; id++) {
-        struct jview *v = jobtab_get(s->jobs, id);
-        for (size_t k = 0; v && k < 8; k++)
-            if (!strcmp(v->state, states[k]))
-                count[k]++;
-    }
-    EMIT("# HELP loom_jobs Jobs of the fabric by state (every state, zeros "
-         "included).\n"
-         "# TYPE loom_jobs gauge\n");
-    for (size_t k = 0; k < 8; k++)
-        EMIT("loom_jobs{state=\"%s\"} %zu\n", states[k], count[k]);
-    off += opstats_render(out + off, cap - off);
-#undef EMIT
-    snapshot_put(s);
     rs->status = 200;
-    rs->body = out;
+    rs->body = o.p;
     rs->ctype = "text/plain; version=0.0.4";
 }
