@@ -59,9 +59,9 @@ struct api_param {
 };
 #define API_PARAMS_MAX 8
 
-/* Handlers: segs are the path's parts after "/v1/" (borrowed); the query
- * parameters are checked against the route's table before the handler
- * is called. */
+/* Handlers: segs are the path's parts after "/v1/" (of /healthz and the
+ * others outside /v1, all of them) (borrowed); the query parameters are
+ * checked against the route's table before the handler is called. */
 struct api_route_args {
     char **seg;
     int n;
@@ -70,6 +70,28 @@ struct api_route_args {
                                           NULL when not given */
     char node[512];                    /* a node parameter, as its id */
 };
+
+typedef void (*api_handler_f)(struct http_req *rq, struct http_resp *rs,
+                              const struct api_route_args *a);
+
+/* Who may call a route: roles (any of them), any valid token, or no
+ * token at all. */
+#define API_ROLES_ANY 0xffffu
+#define API_ROLES_NONE 0u
+
+/* One route of the API. */
+struct api_route {
+    const char *method;  /* NULL: any method */
+    const char *pattern; /* "/v1/jobs/{id}": a {name} takes one segment */
+    unsigned roles;      /* LOOM_ROLE_* bits, API_ROLES_ANY or _NONE */
+    const struct api_param *params; /* the query parameters it takes */
+    api_handler_f fn;
+};
+/* The route table (route.c), in the order a request is matched against
+ * it; *n is its length. Borrowed, static. Its patterns are the route
+ * labels of loom_http_request_seconds and the paths of the OpenAPI
+ * document. */
+const struct api_route *api_routes(size_t *n);
 
 /* Check rq's query parameters against params (at most API_PARAMS_MAX)
  * into a: each must be one of them, given once, with a value of text in
@@ -134,5 +156,10 @@ void api_actual(struct http_req *rq, struct http_resp *rs,
                 const struct api_route_args *a);
 void api_metrics(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a);
+/* GET /openapi.json (openapi.c): the API described in OpenAPI 3.1. */
+void api_openapi(struct http_req *rq, struct http_resp *rs,
+                 const struct api_route_args *a);
+/* The OpenAPI document as loomd serves it (static text). */
+const char *api_openapi_text(void);
 
 #endif

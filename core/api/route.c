@@ -10,21 +10,12 @@
 
 #include "core/accounts.h"
 #include "core/log.h"
+#include "core/metrics.h"
+#include "core/timeutil.h"
 #include "grid/grid.h"
 
 #define MAX_SEGS 8
 #define CALL_TIMEOUT_S 30.0
-#define ANY_ROLE 0xffffu
-
-struct route {
-    const char *method;
-    const char *first;   /* first segment after /v1/ */
-    int min_n, max_n;    /* segment counts it takes */
-    unsigned roles;      /* any of these */
-    const struct api_param *params; /* the query parameters it takes */
-    void (*fn)(struct http_req *, struct http_resp *,
-               const struct api_route_args *);
-};
 
 /* The query parameters of each route and what their values may be; the
  * lists filter on the field of the parameter's name. */
@@ -53,40 +44,71 @@ static const struct api_param q_diff[] = {
     {"node", API_Q_NODE},       {"action", API_Q_TEXT},
     {NULL, 0}};
 
+static void healthz(struct http_req *rq, struct http_resp *rs,
+                    const struct api_route_args *a)
+{
+    rs->status = 200;
+    rs->body = strdup("{\"status\":\"ok\"}");
+}
+
+#define ANY API_ROLES_ANY
 #define OPS (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR)
 #define SUBMITTERS (LOOM_ROLE_ADMIN | LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)
 #define RESERVERS (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR | LOOM_ROLE_SCHEDULER)
+#define ADMIN LOOM_ROLE_ADMIN
+#define MONITORS (LOOM_ROLE_ADMIN | LOOM_ROLE_MONITOR)
 
-static const struct route routes[] = {
-    {"GET", "clusters", 1, 2, ANY_ROLE, q_none, api_clusters},
-    {"GET", "nodes", 1, 1, ANY_ROLE, q_nodes, api_nodes},
-    {"GET", "nodes", 2, 3, ANY_ROLE, q_none, api_nodes},
-    {"PUT", "nodes", 4, 4, OPS, q_none, api_node_state},
-    {"GET", "queues", 1, 1, ANY_ROLE, q_queues, api_queues},
-    {"GET", "queues", 2, 3, ANY_ROLE, q_none, api_queues},
-    {"GET", "jobs", 1, 1, ANY_ROLE, q_jobs, api_jobs_get},
-    {"GET", "jobs", 2, 2, ANY_ROLE, q_none, api_jobs_get},
-    {"GET", "jobs", 3, 3, ANY_ROLE, q_output, api_jobs_output},
-    {"POST", "jobs", 1, 1, SUBMITTERS, q_none, api_jobs_submit},
-    {"DELETE", "jobs", 2, 2, ANY_ROLE, q_none, api_jobs_op},
-    {"POST", "jobs", 3, 3, ANY_ROLE, q_none, api_jobs_op},
-    {"GET", "reservations", 1, 1, ANY_ROLE, q_resv, api_resv_get},
-    {"GET", "reservations", 2, 2, ANY_ROLE, q_none, api_resv_get},
-    {"POST", "reservations", 1, 1, RESERVERS, q_none, api_resv_create},
-    {"DELETE", "reservations", 2, 2, RESERVERS, q_none, api_resv_cancel},
-    {"GET", "maintenance", 1, 1, ANY_ROLE, q_maint, api_maint_get},
-    {"GET", "maintenance", 2, 2, ANY_ROLE, q_none, api_maint_get},
-    {"POST", "maintenance", 1, 1, OPS, q_none, api_maint_post},
-    {"DELETE", "maintenance", 2, 2, OPS, q_none, api_maint_cancel},
-    {"GET", "state", 2, 2, ANY_ROLE, q_diff, api_diff},
-    {"GET", "goal", 2, 4, ANY_ROLE, q_none, api_goal},
-    {"PUT", "goal", 2, 4, LOOM_ROLE_ADMIN, q_none, api_goal},
-    {"GET", "actual", 4, 4, ANY_ROLE, q_none, api_actual},
-    {"POST", "actual", 4, 4, LOOM_ROLE_ADMIN | LOOM_ROLE_MONITOR, q_none,
+/* The API: what docs/openapi.json describes, route for route (the unit
+ * test api_openapi holds the two together). */
+static const struct api_route routes[] = {
+    {NULL, "/healthz", API_ROLES_NONE, q_none, healthz},
+    {"GET", "/metrics", API_ROLES_NONE, q_none, api_metrics},
+    {"GET", "/openapi.json", API_ROLES_NONE, q_none, api_openapi},
+    {"GET", "/v1/clusters", ANY, q_none, api_clusters},
+    {"GET", "/v1/clusters/{name}", ANY, q_none, api_clusters},
+    {"GET", "/v1/nodes", ANY, q_nodes, api_nodes},
+    {"GET", "/v1/nodes/{cluster}/{name}", ANY, q_none, api_nodes},
+    {"PUT", "/v1/nodes/{cluster}/{name}/state", OPS, q_none, api_node_state},
+    {"GET", "/v1/queues", ANY, q_queues, api_queues},
+    {"GET", "/v1/queues/{cluster}", ANY, q_none, api_queues},
+    {"GET", "/v1/queues/{cluster}/{name}", ANY, q_none, api_queues},
+    {"GET", "/v1/jobs", ANY, q_jobs, api_jobs_get},
+    {"POST", "/v1/jobs", SUBMITTERS, q_none, api_jobs_submit},
+    {"GET", "/v1/jobs/{id}", ANY, q_none, api_jobs_get},
+    {"DELETE", "/v1/jobs/{id}", ANY, q_none, api_jobs_op},
+    {"GET", "/v1/jobs/{id}/output", ANY, q_output, api_jobs_output},
+    {"POST", "/v1/jobs/{id}/suspend", ANY, q_none, api_jobs_op},
+    {"POST", "/v1/jobs/{id}/resume", ANY, q_none, api_jobs_op},
+    {"POST", "/v1/jobs/{id}/hold", ANY, q_none, api_jobs_op},
+    {"POST", "/v1/jobs/{id}/release", ANY, q_none, api_jobs_op},
+    {"POST", "/v1/jobs/{id}/start", ANY, q_none, api_jobs_op},
+    {"GET", "/v1/reservations", ANY, q_resv, api_resv_get},
+    {"POST", "/v1/reservations", RESERVERS, q_none, api_resv_create},
+    {"GET", "/v1/reservations/{id}", ANY, q_none, api_resv_get},
+    {"DELETE", "/v1/reservations/{id}", RESERVERS, q_none, api_resv_cancel},
+    {"GET", "/v1/maintenance", ANY, q_maint, api_maint_get},
+    {"POST", "/v1/maintenance", OPS, q_none, api_maint_post},
+    {"GET", "/v1/maintenance/{id}", ANY, q_none, api_maint_get},
+    {"DELETE", "/v1/maintenance/{id}", OPS, q_none, api_maint_cancel},
+    {"GET", "/v1/state/diff", ANY, q_diff, api_diff},
+    {"GET", "/v1/goal/nodes", ANY, q_none, api_goal},
+    {"PUT", "/v1/goal/nodes", ADMIN, q_none, api_goal},
+    {"GET", "/v1/goal/nodes/{cluster}/{name}", ANY, q_none, api_goal},
+    {"PUT", "/v1/goal/nodes/{cluster}/{name}", ADMIN, q_none, api_goal},
+    {"GET", "/v1/actual/nodes/{cluster}/{name}", ANY, q_none, api_actual},
+    {"POST", "/v1/actual/nodes/{cluster}/{name}", MONITORS, q_none,
      api_actual},
-    {"GET", "runtime", 1, 1, ANY_ROLE, q_none, api_runtime_get},
-    {"POST", "runtime", 2, 2, LOOM_ROLE_ADMIN, q_none, api_runtime_post},
+    {"GET", "/v1/runtime", ANY, q_none, api_runtime_get},
+    {"POST", "/v1/runtime/reload", ADMIN, q_none, api_runtime_post},
+    {"POST", "/v1/runtime/scheduler", ADMIN, q_none, api_runtime_post},
+    {"POST", "/v1/runtime/shutdown", ADMIN, q_none, api_runtime_post},
 };
+
+const struct api_route *api_routes(size_t *n)
+{
+    *n = sizeof(routes) / sizeof(*routes);
+    return routes;
+}
 
 void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
               struct http_resp *rs)
@@ -281,24 +303,86 @@ static int auth_grid(struct http_req *rq, const char *tok, time_t now,
     return 0;
 }
 
+/* Why a token was refused, for loom_auth_denials_total: a word from the
+ * start of the message of token_verify, grid_verify or claims_ok. */
+static const char *reason_of(const struct loom_error *err)
+{
+    static const struct {
+        const char *prefix, *reason;
+    } reasons[] = {
+        {"malformed token", "malformed"},
+        {"bad token signature", "signature"},
+        {"token expired", "expired"},
+        {"token not valid yet", "not_yet_valid"},
+        {"the token was issued in the future", "issued_in_future"},
+        {"the token's lifetime", "lifetime"},
+        {"token refused: unknown issuer", "unknown_issuer"},
+        {"token refused: this Loom takes no tokens", "no_issuers"},
+    };
+
+    for (size_t i = 0; i < sizeof(reasons) / sizeof(*reasons); i++)
+        if (!strncmp(err->message, reasons[i].prefix,
+                     strlen(reasons[i].prefix)))
+            return reasons[i].reason;
+    return "invalid";
+}
+
+/* The kind of credential of an authenticated request. */
+static const char *kind_of(const struct http_req *rq)
+{
+    return rq->grid ? "issuer" : "loom";
+}
+
+static void count_denial(const char *kind, const char *reason)
+{
+    const char *v[2] = {kind, reason};
+
+    metrics_add(METRICS_AUTH_DENIALS, v, 1);
+}
+
+/* An authenticated request refused (403): counted and audited. */
+static void denied(const struct http_req *rq, const char *reason,
+                   const struct loom_error *err)
+{
+    count_denial(kind_of(rq), reason);
+    api_audit_denial(rq, NULL, err);
+}
+
+/* One credential checked: ok, or refused with err. Returns -1 when
+ * refused. */
+static int verified(const char *kind, int ok, const struct loom_error *err)
+{
+    const char *v[2] = {kind, ok ? "ok" : "denied"};
+
+    metrics_add(METRICS_AUTH_VERIFICATIONS, v, 1);
+    if (!ok)
+        count_denial(kind, reason_of(err));
+    return ok ? 0 : -1;
+}
+
 static int authenticate(struct http_req *rq, const unsigned char *key,
                         size_t key_len, struct loom_error *err)
 {
     const char *h = http_header(rq, "Authorization");
     time_t now = time(NULL);
+    int ok;
 
-    if (!h || strncasecmp(h, "Bearer ", 7) != 0)
+    if (!h || strncasecmp(h, "Bearer ", 7) != 0) {
+        count_denial("none", "missing");
         return loom_error_set(err, LOOM_EAUTH, "a bearer token is required "
                               "(Authorization: Bearer <token>)");
+    }
     if (grid_token_is_jwt(h + 7)) {
-        if (auth_grid(rq, h + 7, now, err) < 0)
+        if (verified("issuer", auth_grid(rq, h + 7, now, err) == 0,
+                     err) < 0)
             return -1;
     } else if (last.token[0] && !strcmp(h + 7, last.token) &&
                now < last.claims.expires) {
         rq->who = last.claims;
     } else {
-        if (token_verify(key, key_len, h + 7, now, &rq->who, err) < 0)
-            return -1;
+        ok = token_verify(key, key_len, h + 7, now, &rq->who, err) == 0;
+        if (!ok)
+            return verified("loom", 0, err);
         last.token[0] = '\0';
         if (strlen(h + 7) < sizeof(last.token)) {
             snprintf(last.token, sizeof(last.token), "%s", h + 7);
@@ -306,14 +390,16 @@ static int authenticate(struct http_req *rq, const unsigned char *key,
         }
     }
     if (claims_ok(&rq->who, now, err) < 0) {
+        verified(kind_of(rq), 0, err);
         api_audit_denial(rq, NULL, err);
         return -1;
     }
+    verified(kind_of(rq), 1, NULL);
     map_account(rq, now);
     /* users and gateways act as their account: without one, nothing */
     if (!rq->map && (rq->who.roles & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY))) {
         loom_error_set(err, LOOM_EPERM, "%s", rq->no_account);
-        api_audit_denial(rq, NULL, err);
+        denied(rq, "no_account", err);
         return -1;
     }
     rq->authed = 1;
@@ -339,85 +425,90 @@ static int scope_ok(const struct http_req *rq, const struct api_route_args *a,
     return 0;
 }
 
-/* Split "/v1/a/b/c" into segments in buf; -1 when not under /v1/. */
+/* Split "/a/b/c" into segments in buf: their number, or -1 when the path
+ * names nothing (no path, not from "/", an empty segment, too many). "/"
+ * itself has none. */
 static int split(const char *path, char *buf, size_t len, char **seg)
 {
     size_t plen = path ? strlen(path) : 0;
     int n = 0;
     char *p;
 
-    if (!path || strncmp(path, "/v1/", 4) != 0 || plen - 4 >= len ||
-        path[plen - 1] == '/')
+    if (!path || path[0] != '/' || plen >= len)
         return -1;
-    memcpy(buf, path + 4, strlen(path + 4) + 1);
+    memcpy(buf, path + 1, plen);
     for (p = buf; p && *p && n < MAX_SEGS; n++) {
         seg[n] = p;
         p = strchr(p, '/');
         if (p)
             *p++ = '\0';
-        if (!*seg[n])
-            return -1; /* empty segment: "//" or a trailing "/" */
+        if (!*seg[n] || (p && !*p))
+            return -1; /* an empty segment: "//" or a trailing "/" */
     }
     return p && *p ? -1 : n;
 }
 
-/* /healthz and /metrics: no token, no query parameters. */
-static int unversioned(struct http_req *rq, struct http_resp *rs,
-                       struct api_route_args *a)
+/* Does pattern ("/v1/jobs/{id}") take the n segments seg? */
+static int matches(const char *pattern, char *const *seg, int n)
 {
-    struct loom_error err;
-    int health = rq->path && !strcmp(rq->path, "/healthz");
+    const char *p = pattern + 1;
+    int i = 0;
 
-    if (!health && !(rq->path && !strcmp(rq->path, "/metrics") &&
-                     !strcmp(rq->method, "GET")))
-        return -1;
-    if (api_query_check(rq, q_none, a, &err) < 0) {
-        http_error(rs, &err);
-    } else if (!health) {
-        api_metrics(rq, rs, a);
-    } else {
-        rs->status = 200;
-        rs->body = strdup("{\"status\":\"ok\"}");
+    for (; *p && i < n; i++) {
+        size_t len = strcspn(p, "/");
+        if (*p != '{' && (strlen(seg[i]) != len || strncmp(p, seg[i], len)))
+            return 0;
+        p += len;
+        if (*p == '/')
+            p++;
     }
-    return 0;
+    return !*p && i == n;
 }
 
-static void handle(struct http_req *rq, struct http_resp *rs,
-                   const unsigned char *key, size_t key_len)
+/* Answer rq; returns the route that took it, or NULL for none. */
+static const struct api_route *handle(struct http_req *rq,
+                                      struct http_resp *rs,
+                                      const unsigned char *key,
+                                      size_t key_len)
 {
     struct api_route_args a = {0};
     struct loom_error err;
     char buf[1024], *seg[MAX_SEGS];
-    int method_seen = 0, plen;
+    int method_seen = 0, plen, n = split(rq->path, buf, sizeof(buf), seg);
+    int v1 = n > 0 && !strcmp(seg[0], "v1");
 
-    if (unversioned(rq, rs, &a) == 0)
-        return;
-    a.seg = seg;
-    a.n = split(rq->path, buf, sizeof(buf), seg);
-    for (size_t i = 0; a.n > 0 && i < sizeof(routes) / sizeof(*routes); i++) {
-        const struct route *r = &routes[i];
-        if (strcmp(r->first, seg[0]) != 0 || a.n < r->min_n || a.n > r->max_n)
+    /* handlers see the segments after "/v1/" */
+    a.seg = v1 ? seg + 1 : seg;
+    a.n = v1 ? n - 1 : n;
+    for (size_t i = 0; n >= 0 && i < sizeof(routes) / sizeof(*routes); i++) {
+        const struct api_route *r = &routes[i];
+        if (!matches(r->pattern, seg, n))
             continue;
         method_seen = 1;
-        if (strcmp(r->method, rq->method) != 0)
+        if (r->method && strcmp(r->method, rq->method) != 0)
             continue;
-        if (authenticate(rq, key, key_len, &err) < 0)
-            goto error;
-        if (!(rq->who.roles & r->roles)) {
-            loom_error_set(&err, LOOM_EPERM, "%s may not %s %s: a role it "
-                           "lacks is needed", rq->who.subject, rq->method,
-                           rq->path);
-            api_audit_denial(rq, NULL, &err);
-            goto error;
-        }
-        if (rq->grid && scope_ok(rq, &a, &err) < 0) {
-            api_audit_denial(rq, NULL, &err);
-            goto error;
+        if (r->roles != API_ROLES_NONE) {
+            if (authenticate(rq, key, key_len, &err) < 0)
+                goto error;
+            if (!(rq->who.roles & r->roles)) {
+                loom_error_set(&err, LOOM_EPERM, "%s may not %s %s: a role "
+                               "it lacks is needed", rq->who.subject,
+                               rq->method, rq->path);
+                denied(rq, "role", &err);
+                goto error;
+            }
+            if (rq->grid && scope_ok(rq, &a, &err) < 0) {
+                denied(rq, "scope", &err);
+                goto error;
+            }
         }
         if (api_query_check(rq, r->params, &a, &err) < 0)
             goto error;
         r->fn(rq, rs, &a);
-        return;
+        return r;
+    error:
+        http_error(rs, &err);
+        return r;
     }
     plen = (int)strcspn(rq->target, "?");
     if (method_seen)
@@ -426,14 +517,24 @@ static void handle(struct http_req *rq, struct http_resp *rs,
     else /* as sent: a path that names nothing is not decoded */
         loom_error_set(&err, LOOM_ENOENT, "no such resource: %.*s",
                        plen < 400 ? plen : 400, rq->target);
-error:
     http_error(rs, &err);
+    return NULL;
 }
 
 void api_handle(struct http_req *rq, struct http_resp *rs,
                 const unsigned char *key, size_t key_len)
 {
-    handle(rq, rs, key, key_len);
+    static const char *const classes[] = {"1xx", "2xx", "3xx", "4xx",
+                                          "5xx"};
+    double t0 = time_mono();
+    const struct api_route *r = handle(rq, rs, key, key_len);
+    int c = rs->status / 100;
+    const char *v[3] = {rq->method, r ? r->pattern : "unmatched",
+                        c >= 1 && c <= 5 ? classes[c - 1] : "other"};
+
+    metrics_observe(METRICS_HTTP_SECONDS, v, time_mono() - t0);
+    log_debug("%s %s: %d in %.3f ms", rq->method, v[1], rs->status,
+              (time_mono() - t0) * 1000);
     grid_who_unref(rq->grid);
     rq->grid = NULL;
 }

@@ -316,7 +316,7 @@ t_ok "$(grep -qxF 'loom_cluster_up{cluster="local"} 1' "$T/metrics"; echo $?)" \
     "/metrics: loom_cluster_up for local"
 t_ok "$(grep -qxF 'loom_cluster_nodes{cluster="simA"} 8' "$T/metrics"; echo $?)" \
     "/metrics: loom_cluster_nodes for simA"
-t_ok "$(grep -qE '^loom_jobs\{state="completed"\} [1-9][0-9]*$' "$T/metrics"; echo $?)" \
+t_ok "$(grep -qE '^loom_jobs\{state="completed",cluster="[^"]+",source="local",account="[^"]*"\} [1-9][0-9]*$' "$T/metrics"; echo $?)" \
     "/metrics: completed jobs counted"
 t_ok "$(grep -qE '^# TYPE loom_jobs gauge$' "$T/metrics"; echo $?)" \
     "/metrics: TYPE lines"
