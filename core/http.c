@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -43,6 +44,8 @@ static struct MHD_Daemon *daemon_;
 static struct http_config cfg_;
 static int port_;
 static atomic_int inflight; /* requests begun and not yet completed */
+static unsigned boot_id;   /* random: request ids differ between starts */
+static atomic_uint next_id;
 
 const char *http_query(const struct http_req *rq, const char *name)
 {
@@ -104,6 +107,8 @@ static enum MHD_Result send_resp(struct MHD_Connection *conn, struct http_resp *
     }
     if (rs->location)
         MHD_add_response_header(r, "Location", rs->location);
+    if (rs->request_id)
+        MHD_add_response_header(r, "X-Request-Id", rs->request_id);
     ret = MHD_queue_response(conn, (unsigned)rs->status, r);
     MHD_destroy_response(r);
     return ret;
@@ -202,6 +207,20 @@ static struct http_conn *conn_of(struct MHD_Connection *conn)
     return i ? i->socket_context : NULL;
 }
 
+/* A request is answered: its id (this start's, then a count), which its
+ * log lines name and its answer carries; the pool thread's name. */
+static void request_begin(char *id, size_t size)
+{
+    static _Thread_local int named;
+
+    if (!named) {
+        log_thread_name("http");
+        named = 1;
+    }
+    snprintf(id, size, "%08x-%u", boot_id, atomic_fetch_add(&next_id, 1) + 1);
+    log_request_set(id);
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
                                const char *url, const char *method,
                                const char *version, const char *upload,
@@ -213,6 +232,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
     struct http_target t = {0};
     struct loom_error err;
     enum MHD_Result ret;
+    char rid[LOG_REQUEST_ID_MAX + 1];
 
     if (!c || !c->target)
         return MHD_NO; /* out of memory: the connection is closed */
@@ -234,6 +254,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
         return MHD_YES;
     }
     http_conn_handling(conn_of(conn));
+    request_begin(rid, sizeof(rid));
+    rs.request_id = rid;
     if (c->too_big) {
         loom_error_set(&err, LOOM_ETOOBIG, "the request body is larger than "
                        "%zu bytes", cfg_.max_body);
@@ -261,6 +283,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
     ret = send_resp(conn, &rs);
     free(rs.body);
     free(rs.location);
+    log_request_set(NULL);
     return ret;
 }
 
@@ -358,6 +381,8 @@ int http_start(const struct http_config *cfg, struct loom_error *err)
     int fd;
 
     cfg_ = *cfg;
+    if (getrandom(&boot_id, sizeof(boot_id), 0) != sizeof(boot_id))
+        boot_id = (unsigned)time(NULL) ^ (unsigned)getpid();
     fd = strncmp(cfg->listen, "unix:", 5) == 0 ? listen_unix(cfg->listen + 5, err)
                                                : listen_tcp(cfg->listen, err);
     if (fd < 0)

@@ -59,6 +59,7 @@ struct http_resp {
     struct jview *view;    /* or: a shared job view sent without copying */
     int retry_after;       /* seconds, for 503 */
     char *location;        /* owned, or NULL */
+    const char *request_id; /* sent as X-Request-Id (set by http.c) */
 };
 
 /* A request target taken apart (http_target.c): what struct http_req

@@ -4,12 +4,18 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/jsonw.h"
+
 static _Thread_local char thread_name[16] = "main";
+static _Thread_local char request_id[LOG_REQUEST_ID_MAX + 1];
 static int max_level = LOG_INFO;
+static atomic_int format = LOG_FORMAT_TEXT;
 
 void log_thread_name(const char *name)
 {
@@ -23,6 +29,30 @@ void log_thread_name(const char *name)
 void log_set_level(int level)
 {
     max_level = level;
+}
+
+void log_set_format(enum log_format f)
+{
+    atomic_store(&format, (int)f);
+}
+
+int log_format_parse(const char *v)
+{
+    if (v && !strcmp(v, "text"))
+        return LOG_FORMAT_TEXT;
+    if (v && !strcmp(v, "json"))
+        return LOG_FORMAT_JSON;
+    return -1;
+}
+
+void log_request_set(const char *id)
+{
+    snprintf(request_id, sizeof(request_id), "%s", id ? id : "");
+}
+
+const char *log_request(void)
+{
+    return request_id;
 }
 
 int log_level_parse(const char *v)
@@ -77,9 +107,59 @@ static void escape(const char *in, char *out, size_t size)
     out[o] = '\0';
 }
 
+/* The keys of a message that become fields of their own in JSON, when
+ * a word of the message begins with one: "job=42", "cluster=a:". */
+static const char *const id_keys[] = {"job", "node", "cluster",
+                                      "reservation", "maintenance", NULL};
+
+/* The value of the first word "key=VALUE" of text, up to a blank or one
+ * of ":,;()" (at most size - 1 bytes); 0, or -1 when there is none. */
+static int word_value(const char *text, const char *key, char *out,
+                      size_t size)
+{
+    size_t klen = strlen(key), n;
+
+    for (const char *p = text; (p = strstr(p, key)); p += klen) {
+        if ((p != text && p[-1] != ' ') || p[klen] != '=')
+            continue;
+        p += klen + 1;
+        n = strcspn(p, " :,;()");
+        if (!n)
+            return -1;
+        if (n >= size)
+            n = size - 1;
+        memcpy(out, p, n);
+        out[n] = '\0';
+        return 0;
+    }
+    return -1;
+}
+
+/* The line as one JSON object (malloc'd), or NULL when out of memory. */
+static char *json_line(const char *stamp, const char *level,
+                       const char *text)
+{
+    char value[256];
+    struct jw w;
+
+    jw_init(&w);
+    jw_open(&w, '{');
+    jw_kv_str(&w, "time", stamp);
+    jw_kv_str(&w, "level", level);
+    jw_kv_str(&w, "thread", thread_name);
+    if (request_id[0])
+        jw_kv_str(&w, "request", request_id);
+    for (size_t i = 0; id_keys[i]; i++)
+        if (word_value(text, id_keys[i], value, sizeof(value)) == 0)
+            jw_kv_str(&w, id_keys[i], value);
+    jw_kv_str(&w, "msg", text);
+    jw_close(&w, '}');
+    return jw_finish(&w);
+}
+
 void log_msg(int level, const char *fmt, ...)
 {
-    char line[2048], text[2048], stamp[32];
+    char line[2048], text[2048], stamp[40], *json;
     struct timespec ts;
     struct tm tm;
     va_list ap;
@@ -89,13 +169,23 @@ void log_msg(int level, const char *fmt, ...)
         return;
     clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
-    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-    n = snprintf(line, sizeof(line), "%s.%03ldZ %s thread=%s ", stamp,
-                 ts.tv_nsec / 1000000, level_name(level), thread_name);
+    n = (int)strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(stamp + n, sizeof(stamp) - (size_t)n, ".%03ldZ",
+             ts.tv_nsec / 1000000);
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
-    escape(text, line + n, sizeof(line) - (size_t)n);
     /* One write per line so lines from threads never interleave. */
+    if (atomic_load(&format) == LOG_FORMAT_JSON &&
+        (json = json_line(stamp, level_name(level), text))) {
+        fprintf(stderr, "%s\n", json);
+        free(json);
+        return;
+    }
+    n = snprintf(line, sizeof(line), "%s %s thread=%s %s%s%s", stamp,
+                 level_name(level), thread_name,
+                 request_id[0] ? "request=" : "", request_id,
+                 request_id[0] ? " " : "");
+    escape(text, line + n, sizeof(line) - (size_t)n);
     fprintf(stderr, "%s\n", line);
 }

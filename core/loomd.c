@@ -181,6 +181,7 @@ int main(int argc, char **argv)
         maint_conf_read(cf, set.listen, &mconf, &err) < 0)
         die(&err);
     log_set_level(log_level_parse(set.log_level));
+    log_set_format((enum log_format)set.log_format);
     directives_mode_set(set.directives);
     jobcount_top_set((size_t)set.metrics_accounts);
     if (!(accts = accounts_read(set.accounts_file, &set.policy, &err)) ||

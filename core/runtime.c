@@ -92,7 +92,7 @@ static void reload(struct reply *asker)
     struct grid_issuers *issuers = NULL;
     enum directives_mode dirs = DIRECTIVES_STRICT;
     size_t top_accounts;
-    int level = -1;
+    int level = -1, fmt;
 
     if (!sc || !mc)
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
@@ -104,6 +104,7 @@ static void reload(struct reply *asker)
         level = log_level_parse(set.log_level);
     dirs = set.directives;
     top_accounts = (size_t)set.metrics_accounts;
+    fmt = set.log_format;
     settings_fini(&set);
     if (!cf || level < 0 || !r) {
         log_err("reload refused: %s", err.message);
@@ -129,6 +130,7 @@ static void reload(struct reply *asker)
             reply_send_error(asker, &r->err);
     } else {
         log_set_level(level);
+        log_set_format((enum log_format)fmt);
         directives_mode_set(dirs);
         jobcount_top_set(top_accounts);
         accounts_install(accts);

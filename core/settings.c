@@ -56,7 +56,7 @@ static int add_default_fabric(struct conf *c, struct loom_error *err)
 int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
 {
     struct conf_section *sec = conf_section(c, "loomd", NULL);
-    const char *key, *dirs;
+    const char *key, *dirs, *fmt;
     size_t n;
 
     memset(s, 0, sizeof(*s));
@@ -72,6 +72,7 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
                       &s->max_body_bytes, err) < 0 ||
         conf_get_bool(sec, "scheduler", 1, &s->scheduler_enabled, err) < 0 ||
         conf_get_str(sec, "log_level", "info", &s->log_level, err) < 0 ||
+        conf_get_str(sec, "log_format", "text", &fmt, err) < 0 ||
         conf_get_str(sec, "accounts_file", NULL, &s->accounts_file,
                      err) < 0 ||
         conf_get_long(sec, "min_uid", 1000, 0, 4294967294L,
@@ -96,6 +97,9 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
     if (directives_mode_parse(dirs, &s->directives) < 0)
         return loom_error_set(err, LOOM_EINVAL, "%s: directives must be "
                               "strict or warn (got '%s')", c->file, dirs);
+    if ((s->log_format = log_format_parse(fmt)) < 0)
+        return loom_error_set(err, LOOM_EINVAL, "%s: log_format must be text "
+                              "or json (got '%s')", c->file, fmt);
     if (log_level_parse(s->log_level) < 0)
         return loom_error_set(err, LOOM_EINVAL, "%s: log_level must be err, "
                               "warning, notice, info or debug (got '%s')",

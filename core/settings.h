@@ -17,6 +17,7 @@ struct settings {
     long max_body_bytes;
     int scheduler_enabled;
     const char *log_level;
+    int log_format;             /* enum log_format */
     const char *accounts_file;  /* or NULL */
     struct accounts_policy policy;
     long max_connections;       /* at once, from all addresses */
