@@ -190,7 +190,9 @@ static void *server_main(void *arg)
         m = msgq_take(V.q, next > now ? next - now : 0, 256);
         for (; m; m = nx) {
             nx = m->next;
+            log_request_set(m->request);
             server_handle(m);
+            log_request_set(NULL);
         }
         dispatch_polls(time_mono());
     }

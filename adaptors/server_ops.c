@@ -224,6 +224,7 @@ void *server_worker(void *arg)
     for (;;) {
         struct msg *m = msgq_take(c->wq, -1, 1);
         int type = m ? m->type : -1;
+        log_request_set(m ? m->request : NULL);
         c->op_t0 = time_mono(); /* the adaptor call's clock (opstats) */
         switch (type) {
         case WORK_POLL:
@@ -247,6 +248,7 @@ void *server_worker(void *arg)
             break;
         }
         msg_destroy(m);
+        log_request_set(NULL);
         if (type == 0)
             return NULL;
     }

@@ -3,6 +3,7 @@
 #include "core/msgq.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,7 @@ struct msg *msg_create(int type, void *data, void (*data_free)(void *),
         return NULL;
     }
     m->type = type;
+    snprintf(m->request, sizeof(m->request), "%s", log_request());
     m->data = data;
     m->data_free = data_free;
     m->reply = reply ? reply_ref(reply) : NULL;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "core/log.h"
 
 /* The answer to a request, shared by the asking thread and the owner. The
  * body is a rendered JSON string (never a json_t: jansson values are not
@@ -36,6 +37,9 @@ int reply_wait(struct reply *r, double timeout_s);
 
 struct msg {
     int type;            /* the owning room's command */
+    char request[LOG_REQUEST_ID_MAX + 1]; /* the API request it serves, as
+                                             the poster's log lines name
+                                             it ("" for none) */
     void *data;          /* owned by the message */
     void (*data_free)(void *data);
     struct reply *reply; /* a reference, or NULL for fire-and-forget */
@@ -45,7 +49,10 @@ struct msg {
 struct msgq;
 struct msgq *msgq_create(void);
 void msgq_destroy(struct msgq *q); /* frees messages still queued */
-/* A new message (data taken, freed with data_free; reply referenced). */
+/* A new message (data taken, freed with data_free; reply referenced),
+ * for the request the calling thread works for (log_request()): the
+ * thread that handles it names the same in its log lines
+ * (log_request_set(m->request) while it does). */
 struct msg *msg_create(int type, void *data, void (*data_free)(void *),
                        struct reply *reply);
 void msg_destroy(struct msg *m); /* NULL-safe; unrefs the reply */

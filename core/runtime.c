@@ -161,8 +161,10 @@ void runtime_loop(void)
     for (;;) {
         struct msg *m = msgq_take(R.q, -1, 1);
         int type = m ? m->type : 0;
+        log_request_set(m ? m->request : NULL);
         if (type == RUNTIME_RELOAD)
             reload(m->reply);
+        log_request_set(NULL);
         msg_destroy(m);
         if (type == RUNTIME_SHUTDOWN)
             return;

@@ -130,7 +130,9 @@ static void *maint_main(void *arg)
                 }
                 return NULL;
             }
+            log_request_set(m->request);
             handle(m);
+            log_request_set(NULL);
             msg_destroy(m);
         }
         tick();

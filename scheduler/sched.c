@@ -435,7 +435,9 @@ static void *sched_main(void *arg)
                 msg_destroy(m);
                 continue;
             }
+            log_request_set(m->request);
             handle(m);
+            log_request_set(NULL);
         }
         partial_slice();
         apply_slice();
