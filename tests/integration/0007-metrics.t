@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# 0006-metrics.t - GET /metrics of a loomd that has run a local and a sim
-# job (so that every family has samples) passes `promtool check metrics`
-# (Debian's prometheus package; without promtool this test fails, it never
-# skips): HELP and TYPE for every family, each family's samples together,
-# the families the documentation lists and no other.
+# 0007-metrics.t - GET /metrics of a loomd that has run a local and a sim
+# job, refused a request, compared a goal and answered requests (so that
+# every family has samples) passes `promtool check metrics` (Debian's
+# prometheus package; without promtool this test fails, it never skips):
+# HELP and TYPE for every family, each family's samples together, the
+# families docs/api.md lists and no other, labels bounded (no job or node
+# id, no raw path); and the Grafana dashboard in docs/ is JSON whose
+# panels query every family.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -38,6 +41,26 @@ SJ=$JOB
 wait_for 'ended "$LJ" && ended "$SJ"' 30
 t_is "$(field "$LJ" .state)/$(field "$SJ" .state)" completed/completed \
     "a local and a sim job completed"
+# a job that waits for the one node: a scheduling cycle starts it
+submit '{"name": "w1", "command": ["/bin/sleep", "1"], "request": {"cluster": "local"}}'
+W1=$JOB
+submit '{"name": "w2", "command": ["/bin/true"], "request": {"cluster": "local"}}'
+W2=$JOB
+wait_for 'ended "$W1" && ended "$W2"' 30
+t_is "$(field "$W2" .state)" completed "a job that waited for the node completed"
+
+# a refusal (no token), a mismatch (a goal the node does not meet), a
+# request of each status class
+api_token=$TOKEN
+TOKEN= api GET /v1/clusters >/dev/null
+TOKEN=$api_token
+t_is "$STATUS" 401 "a request without a token is refused"
+api PUT /v1/goal/nodes/local/n1 '{"attributes": {"kernel": "6.1"}}' >/dev/null
+t_is "$STATUS" 200 "a goal for local/n1"
+wait_for 'api GET /v1/state/diff >/dev/null; [ "$(jlen "$BODY" .items)" = 1 ]' 30
+t_is "$(jget "$BODY" .items.0.attribute)" kernel "the mismatch is shown"
+api GET /v1/jobs/999 >/dev/null
+t_is "$STATUS" 404 "a job that does not exist: 404"
 
 curl -s -o "$T/metrics" -w '%{http_code} %{content_type}' "$LOOM_URL/metrics" >"$T/metrics.status"
 t_is "$(cat "$T/metrics.status")" "200 text/plain; version=0.0.4" \
@@ -85,14 +108,48 @@ print("; ".join(bad))
 EOF
 python3 "$T/families.py" "$T/metrics" >"$T/families.out"
 t_is "$(sed -n 1p "$T/families.out")" \
-    "loom_adaptor_op_failures_total loom_adaptor_op_seconds loom_cluster_nodes loom_cluster_up loom_jobs" \
+    "loom_adaptor_op_failures_total loom_adaptor_op_seconds loom_auth_denials_total loom_auth_verifications_total loom_cluster_nodes loom_cluster_up loom_db_commit_failures_total loom_db_commit_jobs loom_db_commit_seconds loom_http_request_seconds loom_jobs loom_maintenance_requests loom_mismatches loom_nodes loom_sched_cycle_jobs_considered loom_sched_cycle_jobs_started loom_sched_cycle_last_seconds loom_sched_cycle_seconds" \
     "the families: those docs/api.md lists"
 t_is "$(sed -n 2p "$T/families.out")" "" \
     "each with HELP, TYPE and samples, its samples together" || t_diag "$(cat "$T/metrics")"
-t_like "$(grep -c '^loom_adaptor_op_seconds_count{cluster="local",op="start"} ' "$T/metrics")/$(grep -c '^loom_adaptor_op_seconds_count{cluster="sim",op="start"} ' "$T/metrics")" \
-    '^1/1$' "the adaptors' starts of both clusters are counted"
-t_is "$(grep -E '^loom_jobs\{state="completed"\} ' "$T/metrics")" 'loom_jobs{state="completed"} 2' \
-    "loom_jobs counts the two completed jobs"
+# the families docs/api.md lists are the ones served
+t_is "$(grep -oE '^\| `loom_[a-z_]+`' "$LOOM_TOP_SRCDIR/docs/api.md" | tr -d '|` ' | sort | tr '\n' ' ')" \
+    "$(sed -n 1p "$T/families.out") " "docs/api.md lists exactly these families"
+
+m() { grep -E "^$1 " "$T/metrics" | awk '{print $NF}'; }
+t_is "$(m 'loom_adaptor_op_seconds_count\{cluster="local",op="start"\}')" 3 \
+    "three starts on local"
+t_is "$(m 'loom_jobs\{state="completed",cluster="local",source="local",account="nobody"\}')/$(m 'loom_jobs\{state="completed",cluster="sim",source="local",account="nobody"\}')" \
+    3/1 "loom_jobs: the completed jobs of each cluster, by source and account"
+t_is "$(m 'loom_jobs\{state="pending",cluster="local",source="local",account="nobody"\}')" 0 \
+    "loom_jobs: every state, zeros included"
+t_is "$(m 'loom_nodes\{cluster="sim",state="idle"\}')" 4 "loom_nodes: the sim cluster's 4 idle nodes"
+t_like "$(m 'loom_sched_cycle_seconds_count')" '^[1-9][0-9]*$' "scheduling cycles counted"
+t_like "$(m 'loom_sched_cycle_jobs_started_sum')" '^[1-9][0-9]*$' "... and the job a cycle started"
+t_like "$(m 'loom_db_commit_seconds_count')" '^[1-9][0-9]*$' "commits counted"
+t_like "$(m 'loom_db_commit_jobs_sum')" '^[1-9][0-9]*$' "the jobs they wrote counted"
+t_is "$(m 'loom_mismatches\{attribute="kernel"\}')" 1 "loom_mismatches: kernel"
+t_is "$(m 'loom_maintenance_requests\{state="done"\}')" 0 "loom_maintenance_requests: every state"
+t_is "$(m 'loom_auth_denials_total\{kind="none",reason="missing"\}')" 1 \
+    "loom_auth_denials_total: the request without a token"
+t_like "$(m 'loom_auth_verifications_total\{kind="loom",result="ok"\}')" '^[1-9][0-9]*$' \
+    "loom_auth_verifications_total: the admin token's requests"
+t_is "$(m 'loom_http_request_seconds_count\{method="GET",route="/v1/jobs/\{id\}",code="4xx"\}')" 1 \
+    "loom_http_request_seconds: by the route's pattern and status class"
+t_is "$(m 'loom_http_request_seconds_count\{method="GET",route="/v1/clusters",code="4xx"\}')" 1 \
+    "... the refused request too"
+t_is "$(grep -cE '^loom_[a-z_]+\{[^}]*(route="/v1/jobs/[0-9]|node="|job=")' "$T/metrics")" 0 \
+    "no label names a job, a node or a raw path"
+
+# The Grafana dashboard: JSON, a panel for every family
+python3 - "$LOOM_TOP_SRCDIR/docs/grafana-dashboard.json" "$(sed -n 1p "$T/families.out")" >"$T/grafana.out" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exprs = " ".join(t.get("expr", "") for p in d["panels"] for t in p.get("targets", []))
+missing = [f for f in sys.argv[2].split() if f not in exprs]
+print("missing: " + " ".join(missing) if missing else "ok")
+PY
+t_is "$(cat "$T/grafana.out")" ok "docs/grafana-dashboard.json parses, and its panels query every family"
 
 loomd_stop
 t_is $? 0 "loomd stops with status 0 (no leak, no sanitizer report)" ||
