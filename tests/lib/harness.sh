@@ -31,7 +31,12 @@
 # HTTP:     api METHOD PATH [JSON|-] [curl args...]: prints the body and sets
 #           STATUS and BODY. Call it as `api GET /v1/x >/dev/null` to keep
 #           STATUS and BODY; inside $(...) they are lost with the subshell,
-#           then `api_status` prints the last status.
+#           then `api_status` prints the last status. Every answer api gets
+#           is kept in $T/answers (its body, and a line of index: method,
+#           path, status, Content-Type, file); t_done checks them all
+#           against docs/openapi.json (tests/lib/openapi_check.js, with
+#           node and the npm packages ./bootstrap check installs in
+#           $LOOM_TOP_BUILDDIR/npm: without them the test fails).
 # JSON:     jget JSON PATH (.items.0.state; prints strings raw, other values
 #           as JSON, fails when absent), jlen JSON PATH (length), py EXPR
 #           JSON (a Python expression over d, the document, which python
@@ -166,8 +171,26 @@ t_bail() {
     exit 1
 }
 
+# t_answers: one test point: every answer api recorded matches
+# docs/openapi.json (none recorded: no test point).
+t_answers() {
+    local n modules=$LOOM_TOP_BUILDDIR/npm/node_modules
+    [ -s "$T/answers/index" ] || return 0
+    n=$(wc -l <"$T/answers/index")
+    if ! command -v node >/dev/null 2>&1 || [ ! -d "$modules/ajv" ]; then
+        t_ok 1 "the $n answers match docs/openapi.json"
+        t_diag "no node, or no ajv in $modules: ./bootstrap check installs them (./bootstrap npm DIR for another build directory)"
+        return 1
+    fi
+    node "$LOOM_TOP_SRCDIR/tests/lib/openapi_check.js" "$modules" \
+        "$LOOM_TOP_SRCDIR/docs/openapi.json" "$T/answers" >"$T/answers.out" 2>&1
+    t_ok $? "the $n answers match docs/openapi.json" ||
+        t_diag "$(head -n 60 "$T/answers.out")"
+}
+
 # Print the plan (unless t_plan gave it) and exit: 0 when all passed.
 t_done() {
+    t_answers
     [ -n "$T_PLANNED" ] || echo "1..$T_N"
     [ "$T_FAILED" = 0 ] && exit 0
     exit 1
@@ -554,8 +577,8 @@ admin_token() {
 api() {
     local method=$1 path=$2 data=
     shift 2
-    local args=(-s -o "$T/api.body" -w '%{http_code}' -X "$method"
-        --max-time 30 -H 'Content-Type: application/json')
+    local out file args=(-s -o "$T/api.body" -w '%{http_code} %{content_type}'
+        -X "$method" --max-time 30 -H 'Content-Type: application/json')
     if [ $# -gt 0 ]; then
         data=$1
         shift
@@ -564,10 +587,18 @@ api() {
     fi
     [ -n "${TOKEN:-}" ] && args+=(-H "Authorization: Bearer $TOKEN")
     rm -f "$T/api.body"
-    STATUS=$(curl "${args[@]}" "$@" "$LOOM_URL$path") || true
+    out=$(curl "${args[@]}" "$@" "$LOOM_URL$path") || true
+    STATUS=${out%% *}
     STATUS=${STATUS:-000}
     BODY=$(cat "$T/api.body" 2>/dev/null)
     echo "$STATUS" >"$T/api.status"
+    if [ "$STATUS" != 000 ]; then # kept for t_answers
+        mkdir -p "$T/answers"
+        file=${EPOCHREALTIME/[.,]/}.$BASHPID
+        cp "$T/api.body" "$T/answers/$file" 2>/dev/null || : >"$T/answers/$file"
+        printf '%s\t%s\t%s\t%s\t%s\n' "$method" "${path%%\?*}" "$STATUS" \
+            "${out#* }" "$file" >>"$T/answers/index"
+    fi
     printf '%s\n' "$BODY"
 }
 
