@@ -18,6 +18,7 @@
 #include "core/http.h"
 #include "core/jobcount.h"
 #include "core/log.h"
+#include "core/notify.h"
 #include "core/runtime.h"
 #include "core/settings.h"
 #include "core/store.h"
@@ -168,6 +169,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    notify_init(); /* before any thread: it changes the environment */
     /* Start-up: any failure here ends the daemon with one clear line.
      * libcurl's global set-up is not thread-safe: once, before any
      * thread of ours uses it (issuers' key fetches, API adaptors). */
@@ -198,6 +200,7 @@ int main(int argc, char **argv)
              conf_path);
     if (runtime_init(conf_path, &err) < 0)
         die(&err);
+    notify_send("STATUS=starting: database, jobs, clusters");
     st = store_open(set.database, &err);
     if (!st || store_migrate(st, &err) < 0)
         die(&err);
@@ -218,11 +221,13 @@ int main(int argc, char **argv)
         die(&err);
     ready(set.state_dir);
     log_info("loomd ready");
+    notify_send("READY=1\nSTATUS=serving the API on %s", set.listen);
 
     runtime_loop();
 
     /* The same list reversed: requests in flight finish first. */
     log_info("stopping: finishing requests in flight");
+    notify_send("STOPPING=1\nSTATUS=stopping: finishing requests in flight");
     http_stop();
     grid_stop();
     maint_stop();

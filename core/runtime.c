@@ -13,6 +13,7 @@
 #include "core/directives.h"
 #include "core/jobcount.h"
 #include "core/log.h"
+#include "core/notify.h"
 #include "core/settings.h"
 #include "core/timeutil.h"
 #include "grid/grid.h"
@@ -77,10 +78,10 @@ double runtime_started_at(void)
     return R.started;
 }
 
-/* Re-read the file; a bad file changes nothing and says why. The server
- * thread checks and applies the cluster sections; the log level changes
- * when they were accepted. */
-static void reload(struct reply *asker)
+/* Re-read the file; a bad file changes nothing and says why (in err). The
+ * server thread checks and applies the cluster sections; the log level
+ * changes when they were accepted. 0 when applied, else -1. */
+static int reload(struct reply *asker, struct loom_error *out)
 {
     struct reply *r = reply_create();
     struct loom_error err;
@@ -92,7 +93,7 @@ static void reload(struct reply *asker)
     struct grid_issuers *issuers = NULL;
     enum directives_mode dirs = DIRECTIVES_STRICT;
     size_t top_accounts;
-    int level = -1, fmt;
+    int level = -1, fmt, rc = 0;
 
     if (!sc || !mc)
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
@@ -116,7 +117,8 @@ static void reload(struct reply *asker)
         maint_conf_free(mc);
         if (asker)
             reply_send_error(asker, &err);
-        return;
+        *out = err;
+        return -1;
     }
     msgq_post(server_queue(), msg_create(SERVER_RELOAD, cf,
                                          (void (*)(void *))conf_destroy, r));
@@ -125,9 +127,12 @@ static void reload(struct reply *asker)
                        "not answer within 30 s");
         if (asker)
             reply_send_error(asker, &err);
+        rc = -1;
     } else if (r->status >= 400) {
         if (asker)
             reply_send_error(asker, &r->err);
+        err = r->err;
+        rc = -1;
     } else {
         log_set_level(level);
         log_set_format((enum log_format)fmt);
@@ -153,6 +158,9 @@ static void reload(struct reply *asker)
     grid_issuers_free(issuers);
     free(sc);
     maint_conf_free(mc);
+    if (rc < 0)
+        *out = err;
+    return rc;
 }
 
 void runtime_loop(void)
@@ -162,8 +170,16 @@ void runtime_loop(void)
         struct msg *m = msgq_take(R.q, -1, 1);
         int type = m ? m->type : 0;
         log_request_set(m ? m->request : NULL);
-        if (type == RUNTIME_RELOAD)
-            reload(m->reply);
+        if (type == RUNTIME_RELOAD) {
+            struct loom_error err;
+            notify_reloading();
+            if (reload(m->reply, &err) == 0)
+                notify_send("READY=1\nSTATUS=serving; configuration "
+                            "reloaded");
+            else
+                notify_send("READY=1\nSTATUS=serving; reload refused: %s",
+                            err.message);
+        }
         log_request_set(NULL);
         msg_destroy(m);
         if (type == RUNTIME_SHUTDOWN)
