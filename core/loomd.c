@@ -18,6 +18,7 @@
 #include "core/runtime.h"
 #include "core/settings.h"
 #include "core/store.h"
+#include "core/tls.h"
 #include "core/token.h"
 #include "maintenance/maint.h"
 #include "maintenance/maint_conf.h"
@@ -147,6 +148,7 @@ int main(int argc, char **argv)
     size_t key_len = 0;
     struct store *st;
     struct accounts *accts;
+    struct tls_conf *tls = NULL;
     struct conf *cf;
     int fg = 0, opt;
 
@@ -173,6 +175,8 @@ int main(int argc, char **argv)
     if (!(accts = accounts_read(set.accounts_file, &set.policy, &err)))
         die(&err);
     accounts_install(accts);
+    if (set.tls.listen && !(tls = tls_conf_load(&set.tls, &err)))
+        die(&err);
     if (mkdirs(set.state_dir, &err) < 0 ||
         token_key_load(set.token_key_file, 1, &key, &key_len, &err) < 0)
         die(&err);
@@ -189,7 +193,9 @@ int main(int argc, char **argv)
         sched_start(st, set.scheduler_enabled, &sconf, &err) < 0 ||
         server_run(&err) < 0 || maint_start(&mconf, set.database, &err) < 0)
         die(&err);
+    tls_install(tls); /* logs the certificate it serves */
     hc.listen = set.listen;
+    hc.listen_tls = set.tls.listen;
     hc.handle = api_handle;
     hc.max_body = (size_t)set.max_body_bytes;
     hc.key = key;
@@ -214,6 +220,7 @@ int main(int argc, char **argv)
     snapshot_shutdown();
     runtime_fini();
     accounts_shutdown();
+    tls_shutdown();
     token_key_free(key, key_len);
     settings_fini(&set);
     conf_destroy(cf);

@@ -13,6 +13,7 @@
 #include "core/log.h"
 #include "core/settings.h"
 #include "core/timeutil.h"
+#include "core/tls.h"
 #include "maintenance/maint.h"
 #include "maintenance/maint_conf.h"
 #include "scheduler/sched.h"
@@ -86,6 +87,7 @@ static void reload(struct reply *asker)
     struct sched_conf *sc = calloc(1, sizeof(*sc));
     struct maint_conf *mc = calloc(1, sizeof(*mc));
     struct accounts *accts = NULL;
+    struct tls_conf *tls = NULL;
     int level = -1;
 
     if (!sc || !mc)
@@ -93,11 +95,16 @@ static void reload(struct reply *asker)
     else if (cf && settings_read(cf, &set, &err) == 0 &&
              sched_conf_read(cf, sc, &err) == 0 &&
              maint_conf_read(cf, set.listen, mc, &err) == 0 &&
-             (accts = accounts_read(set.accounts_file, &set.policy, &err)))
+             (accts = accounts_read(set.accounts_file, &set.policy, &err)) &&
+             (!set.tls.listen || (tls = tls_conf_load(&set.tls, &err))))
         level = log_level_parse(set.log_level);
+    if (level >= 0 && !set.tls.listen != !tls_active())
+        log_warn("reload: listen_tls %s takes effect at the next start",
+                 set.tls.listen ? "added" : "removed");
     settings_fini(&set);
     if (!cf || level < 0 || !r) {
         log_err("reload refused: %s", err.message);
+        tls_conf_unref(tls);
         accounts_destroy(accts);
         conf_destroy(cf);
         reply_unref(r);
@@ -121,6 +128,10 @@ static void reload(struct reply *asker)
         log_set_level(level);
         accounts_install(accts);
         accts = NULL;
+        if (tls && tls_active()) { /* new certificate, key, CAs, CRLs */
+            tls_install(tls);
+            tls = NULL;
+        }
         msgq_post(sched_queue(), msg_create(SCHED_CONFIG, sc, free, NULL));
         msgq_post(maint_queue(), msg_create(MAINT_CONFIG, mc, maint_conf_free,
                                             NULL));
@@ -134,6 +145,7 @@ static void reload(struct reply *asker)
     }
     reply_unref(r);
     accounts_destroy(accts);
+    tls_conf_unref(tls);
     free(sc);
     maint_conf_free(mc);
 }

@@ -88,7 +88,8 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
         conf_get_long(sec, "max_connections_per_address", 64, 1, 1000000,
                       &s->max_connections_per_address, err) < 0 ||
         conf_get_long(sec, "request_timeout_s", 10, 1, 3600,
-                      &s->request_timeout_s, err) < 0)
+                      &s->request_timeout_s, err) < 0 ||
+        tls_settings_read(sec, &s->tls, err) < 0)
         return -1;
     if (log_level_parse(s->log_level) < 0)
         return loom_error_set(err, LOOM_EINVAL, "%s: log_level must be err, "
