@@ -16,9 +16,18 @@
 #define LINE_MAX_ 4096
 #define RULES_MAX 10000
 
-/* The kinds of identity a line may map. Grid access adds its methods
- * here (issuer and subject of a SciToken, a certificate's DN). */
-static const char *const methods[] = {"LOOM", NULL};
+/* The kinds of identity a line may map, and whether an identity no line
+ * maps is the account of its own name. Grid access adds its methods here
+ * (issuer and subject of a SciToken). */
+static const struct method {
+    const char *name;
+    int self; /* unmapped: the account of its own name, if there is one */
+} methods[] = {
+    {"LOOM", 1}, /* the subject of Loom's own tokens */
+    {"DN", 0},   /* a client certificate's subject, /DC=org/CN=Bob */
+    {NULL, 0},
+};
+#define METHOD_NAMES "LOOM, DN"
 
 struct rule {
     int method;      /* index in methods */
@@ -77,40 +86,88 @@ static int max_group(const char *t)
     return max;
 }
 
-/* One line's three fields into r. */
-static int parse_rule(const char *file, int line, char *text, struct rule *r,
-                      struct loom_error *err)
+/* Split text into at most max fields at blanks; a field may be quoted
+ * ("/DC=org/CN=Bob Smith"), \" and \\ standing for " and \ inside the
+ * quotes, and bit i of *quoted says field i was. The number of fields, or
+ * -1 with err for an unterminated quote or a quote followed by something
+ * other than a blank. */
+static int split_fields(const char *file, int line, char *p, char **f,
+                        int max, unsigned *quoted, struct loom_error *err)
 {
-    char *f[4] = {0}, *p = text;
-    int n = 0, g, rc;
+    int n = 0;
 
-    /* fields split by blanks */
-    while (n < 4) {
+    while (n < max) {
         p += strspn(p, " \t");
         if (!*p)
             break;
-        f[n++] = p;
-        p += strcspn(p, " \t");
-        if (*p)
-            *p++ = '\0';
+        if (*p != '"') {
+            f[n++] = p;
+            p += strcspn(p, " \t");
+            if (*p)
+                *p++ = '\0';
+            continue;
+        }
+        char *o = f[n] = ++p;
+        *quoted |= 1u << n++;
+        while (*p && *p != '"') {
+            if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+                p++;
+            *o++ = *p++;
+        }
+        if (*p != '"')
+            return loom_error_set(err, LOOM_EINVAL, "%s:%d: a quote is not "
+                                  "closed", file, line);
+        *o = '\0';
+        p++;
+        if (*p && !strchr(" \t", *p))
+            return loom_error_set(err, LOOM_EINVAL, "%s:%d: a blank must "
+                                  "follow a closing quote", file, line);
+    }
+    return n;
+}
+
+/* One line's three fields into r. A line that begins with a quote is a
+ * grid-mapfile's: "DN" ACCOUNT, method DN. */
+static int parse_rule(const char *file, int line, char *text, struct rule *r,
+                      struct loom_error *err)
+{
+    char *f[4] = {0};
+    unsigned quoted = 0;
+    int n, g, rc, mapfile = text[0] == '"';
+
+    n = split_fields(file, line, text, mapfile ? f + 1 : f, mapfile ? 3 : 4,
+                     &quoted, err);
+    if (n < 0)
+        return -1;
+    if (mapfile) {
+        f[0] = "DN";
+        quoted <<= 1;
+        n++;
     }
     if (n != 3)
         return loom_error_set(err, LOOM_EINVAL, "%s:%d: expected METHOD "
-                              "IDENTITY ACCOUNT, got %d field%s", file, line,
-                              n == 4 ? 4 : n, n == 1 ? "" : "s");
-    for (r->method = 0; methods[r->method]; r->method++)
-        if (!strcmp(methods[r->method], f[0]))
+                              "IDENTITY ACCOUNT%s, got %d field%s", file,
+                              line, mapfile ? " (or \"DN\" ACCOUNT)" : "",
+                              n - mapfile, n - mapfile == 1 ? "" : "s");
+    for (r->method = 0; methods[r->method].name; r->method++)
+        if (!strcmp(methods[r->method].name, f[0]))
             break;
-    if (!methods[r->method])
+    if (!methods[r->method].name)
         return loom_error_set(err, LOOM_EINVAL, "%s:%d: unknown method '%s' "
-                              "(known: LOOM)", file, line, f[0]);
+                              "(known: " METHOD_NAMES ")", file, line, f[0]);
+    if (strchr(f[2], ','))
+        return loom_error_set(err, LOOM_EINVAL, "%s:%d: account '%s': a list "
+                              "of accounts is not taken; give one", file,
+                              line, f[2]);
     g = max_group(f[2]);
     if (g < 0)
         return loom_error_set(err, LOOM_EINVAL, "%s:%d: account '%s': a "
                               "backslash must be followed by a group "
                               "number 1 to 9", file, line, f[2]);
     r->line = line;
-    if (f[1][0] == '/' && strlen(f[1]) >= 2 && f[1][strlen(f[1]) - 1] == '/') {
+    /* a quoted identity is a literal, whatever it looks like */
+    if (!(quoted & 2) && f[1][0] == '/' && strlen(f[1]) >= 2 &&
+        f[1][strlen(f[1]) - 1] == '/') {
         char pat[LINE_MAX_ + 4];
         snprintf(pat, sizeof(pat), "^(%.*s)$", (int)strlen(f[1]) - 2,
                  f[1] + 1);
@@ -345,9 +402,10 @@ int accounts_map(const char *method, const char *identity, char *account,
     char mapped[LOOM_ACCOUNT_MAX * 4 + 1], file[1024];
     int meth, line, ex;
 
-    for (meth = 0; methods[meth] && strcmp(methods[meth], method); meth++)
+    for (meth = 0; methods[meth].name && strcmp(methods[meth].name, method);
+         meth++)
         ;
-    if (!methods[meth])
+    if (!methods[meth].name)
         return loom_error_set(err, LOOM_EINTERNAL, "unknown identity method "
                               "'%s'", method);
     pthread_rwlock_rdlock(&A.lock);
@@ -359,6 +417,14 @@ int accounts_map(const char *method, const char *identity, char *account,
         return loom_error_set(err, LOOM_EPERM, "identity '%s' maps to an "
                               "account name longer than %d characters (%s)",
                               identity, LOOM_ACCOUNT_MAX, file);
+    if (!line && !methods[meth].self)
+        return *file ? loom_error_set(err, LOOM_EPERM, "identity '%s' maps "
+                                      "to no local account (no %s line of "
+                                      "%s matches)", identity, method, file)
+                     : loom_error_set(err, LOOM_EPERM, "identity '%s' maps "
+                                      "to no local account (no "
+                                      "accounts_file is configured)",
+                                      identity);
     if (!line) /* the subject is the account, if there is one */
         snprintf(mapped, sizeof(mapped), "%s", identity);
     ex = exists(mapped, NULL);

@@ -19,14 +19,20 @@
  *     LOOM      alice              alice
  *     LOOM      /^ops-([a-z]+)$/   \1
  *
+ *     DN        "/DC=org/DC=example/CN=Bob Smith"  bob
+ *     "/DC=org/DC=example/CN=Eve Jones" eve
+ *
  * METHOD says which kind of identity the line maps (LOOM: the subject of
- * Loom's own tokens; grid methods join the table in accounts.c). IDENTITY
- * is a literal, or /ERE/: a POSIX extended regular expression matched
- * against the whole identity, whose groups ACCOUNT may name as \1..\9.
- * Fields are separated by blanks; an identity with blanks is written as a
- * regular expression with [[:blank:]] for them. The first line that
- * matches wins. A LOOM identity that no line matches maps to the account
- * of its own name, when there is one.
+ * Loom's own tokens; DN: the subject of a client certificate, in
+ * OpenSSL's one-line form; the methods are a table in accounts.c).
+ * IDENTITY is a literal, or /ERE/: a POSIX extended regular expression
+ * matched against the whole identity, whose groups ACCOUNT may name as
+ * \1..\9. Fields are separated by blanks; a field may be quoted ("...",
+ * with \" and \\ inside), and a quoted identity is always a literal. A
+ * line that begins with a quote is a grid-mapfile's, "DN" ACCOUNT, of
+ * method DN. The first line that matches wins. A LOOM identity that no
+ * line matches maps to the account of its own name, when there is one; a
+ * DN that no line matches maps to none.
  */
 
 /* The rules of [loomd] on accounts and on who sees what. */
