@@ -11,6 +11,14 @@
 void api_handle(struct http_req *rq, struct http_resp *rs,
                 const unsigned char *key, size_t key_len);
 
+/* Authentication by the client certificate of an HTTPS request (cert.c),
+ * before any token: -1 with a 401 when a certificate was presented and
+ * refused, or none was and one is required; 1 when the certificate is the
+ * identity (no token was sent; rq->who is its DN with the role user,
+ * rq->account what the DN maps to, or -1 with a 403 naming the DN when it
+ * maps to none); 0 when the token decides. */
+int api_cert_auth(struct http_req *rq, int has_token, struct loom_error *err);
+
 /* Post a command with a reply slot to a thread and wait for the answer
  * (its body and Location go to rs); a time-out is a 503. data is taken. */
 void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
