@@ -176,7 +176,12 @@ static int authenticate(struct http_req *rq, const unsigned char *key,
 {
     const char *h = http_header(rq, "Authorization");
     time_t now = time(NULL);
+    int by_cert = api_cert_auth(rq, h != NULL, err); /* HTTPS */
 
+    if (by_cert) {
+        rq->authed = by_cert > 0;
+        return by_cert > 0 ? 0 : -1;
+    }
     if (!h || strncasecmp(h, "Bearer ", 7) != 0)
         return loom_error_set(err, LOOM_EAUTH, "a bearer token is required "
                               "(Authorization: Bearer <token>)");
