@@ -246,33 +246,61 @@ static int read_file(struct accounts *a, FILE *fp, struct loom_error *err)
     return 0;
 }
 
-struct accounts *accounts_read(const char *path,
-                               const struct accounts_policy *pol,
-                               struct loom_error *err)
+/* A new map with policy pol: empty without fp, else read from fp, which
+ * messages call name. */
+static struct accounts *make(const char *name, FILE *fp,
+                             const struct accounts_policy *pol,
+                             struct loom_error *err)
 {
     struct accounts *a = calloc(1, sizeof(*a));
-    FILE *fp;
 
-    if (!a || (path && !(a->path = strdup(path)))) {
+    if (!a || (name && !(a->path = strdup(name)))) {
         free(a);
         loom_error_set(err, LOOM_EINTERNAL, "out of memory");
         return NULL;
     }
     a->pol = pol ? *pol : default_policy;
+    if (fp && read_file(a, fp, err) < 0) {
+        accounts_destroy(a);
+        return NULL;
+    }
+    return a;
+}
+
+struct accounts *accounts_read(const char *path,
+                               const struct accounts_policy *pol,
+                               struct loom_error *err)
+{
+    struct accounts *a;
+    FILE *fp;
+
     if (!path)
-        return a;
+        return make(NULL, NULL, pol, err);
     if (!(fp = fopen(path, "re"))) {
         loom_error_set(err, LOOM_EINVAL, "accounts_file %s: %s", path,
                        strerror(errno));
-        accounts_destroy(a);
         return NULL;
     }
-    if (read_file(a, fp, err) < 0) {
-        fclose(fp);
-        accounts_destroy(a);
-        return NULL;
-    }
+    a = make(path, fp, pol, err);
     fclose(fp);
+    return a;
+}
+
+struct accounts *accounts_parse(const char *name, const char *text,
+                                size_t len,
+                                const struct accounts_policy *pol,
+                                struct loom_error *err)
+{
+    struct accounts *a;
+    FILE *fp = len ? fmemopen((void *)text, len, "r") : NULL;
+
+    if (len && !fp) {
+        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        return NULL;
+    }
+    a = make(name, fp, pol, err);
+    if (fp)
+        fclose(fp);
     return a;
 }
 

@@ -57,6 +57,12 @@ struct accounts;
 struct accounts *accounts_read(const char *path,
                                const struct accounts_policy *pol,
                                struct loom_error *err);
+/* The same from text (len bytes, which may hold NUL bytes), called name
+ * in messages (tests and the fuzz target). */
+struct accounts *accounts_parse(const char *name, const char *text,
+                                size_t len,
+                                const struct accounts_policy *pol,
+                                struct loom_error *err);
 void accounts_destroy(struct accounts *a); /* NULL-safe */
 
 /* Make a the map every later lookup uses (takes it); the previous one is
