@@ -176,6 +176,7 @@ void tls_conf_unref(struct tls_conf *c)
         return;
     for (unsigned i = 0; i < c->n_pcert; i++)
         gnutls_pcert_deinit(&c->pcert[i]);
+    free(c->pcert);
     if (c->key)
         gnutls_privkey_deinit(c->key);
     tls_store_free(c);
