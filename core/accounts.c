@@ -86,6 +86,125 @@ static int max_group(const char *t)
     return max;
 }
 
+/* Bounds on an identity's regular expression, so that glibc compiles it
+ * in bounded memory and matches it in bounded time: its size estimated
+ * with groups and repetitions multiplied out, a repetition's bound, the
+ * depth of its groups. */
+#define RE_WEIGHT_MAX 10000
+#define RE_BOUND_MAX 255
+#define RE_DEPTH_MAX 32
+
+/* The end of the bracket expression that begins at p ("[...]"), or NULL
+ * when it does not end (regcomp then says why). */
+static const char *bracket_end(const char *p)
+{
+    p++;
+    if (*p == '^')
+        p++;
+    if (*p == ']')
+        p++;
+    for (; *p && *p != ']'; p++) {
+        if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+            char c = p[1];
+            for (p += 2; *p && !(*p == c && p[1] == ']'); p++)
+                ;
+            if (!*p)
+                return NULL;
+            p++;
+        }
+    }
+    return *p ? p : NULL;
+}
+
+/* NULL when the POSIX ERE p is within the bounds, else why not: no
+ * back-reference (a glibc extension that makes matching exponential), no
+ * repetition of a repetition ("a++", undefined in POSIX), no bound above
+ * RE_BOUND_MAX, an estimated size of at most RE_WEIGHT_MAX. What is
+ * malformed is left to regcomp. */
+static const char *re_unbounded(const char *p)
+{
+    long stack[RE_DEPTH_MAX], cur = 0, last = 0, times, add;
+    int depth = 0, rep = 0;
+    char *end;
+
+    for (; *p; p++) {
+        add = 0;
+        switch (*p) {
+        case '\\':
+            if (p[1] >= '1' && p[1] <= '9')
+                return "back-references (\\1 to \\9) are not taken";
+            if (p[1])
+                p++;
+            add = last = 1;
+            rep = 0;
+            break;
+        case '[':
+            if (!(p = bracket_end(p)))
+                return NULL;
+            add = last = 1;
+            rep = 0;
+            break;
+        case '(':
+            if (depth == RE_DEPTH_MAX)
+                return "groups are nested too deep";
+            stack[depth++] = cur;
+            cur = last = 0;
+            rep = 0;
+            break;
+        case ')':
+            last = depth && cur ? cur : 1;
+            cur = depth ? stack[--depth] : cur;
+            add = last;
+            rep = 0;
+            break;
+        case '{': /* {m}, {m,}, {m,n}, {,n} (glibc); else a '{' */
+            times = isdigit((unsigned char)p[1]) ? strtol(p + 1, &end, 10)
+                                                 : 0;
+            if (!isdigit((unsigned char)p[1]))
+                end = (char *)p + 1;
+            if (*end == ',' && isdigit((unsigned char)end[1]))
+                times = strtol(end + 1, &end, 10);
+            else if (*end == ',')
+                end++;
+            if (*end != '}' || end == p + 1) {
+                add = last = 1;
+                rep = 0;
+                break;
+            }
+            if (times > RE_BOUND_MAX)
+                return "a bound above 255";
+            if (rep)
+                return "a repetition follows a repetition";
+            p = end;
+            add = last * (times > 1 ? times - 1 : 0);
+            last *= times;
+            rep = 1;
+            break;
+        case '*':
+        case '+':
+        case '?':
+            if (rep)
+                return "a repetition follows a repetition";
+            times = *p == '?' ? 1 : 2;
+            add = last * (times - 1); /* the last atom or group, again */
+            last *= times;
+            rep = 1;
+            break;
+        case '|':
+            last = 0;
+            rep = 0;
+            break;
+        default:
+            add = last = 1;
+            rep = 0;
+        }
+        cur += add;
+        if (cur > RE_WEIGHT_MAX || last > RE_WEIGHT_MAX)
+            return "it is too complex";
+    }
+    return NULL;
+}
+
 /* Split text into at most max fields at blanks; a field may be quoted
  * ("/DC=org/CN=Bob Smith"), \" and \\ standing for " and \ inside the
  * quotes, and bit i of *quoted says field i was. The number of fields, or
@@ -169,8 +288,13 @@ static int parse_rule(const char *file, int line, char *text, struct rule *r,
     if (!(quoted & 2) && f[1][0] == '/' && strlen(f[1]) >= 2 &&
         f[1][strlen(f[1]) - 1] == '/') {
         char pat[LINE_MAX_ + 4];
+        const char *unbounded;
         snprintf(pat, sizeof(pat), "^(%.*s)$", (int)strlen(f[1]) - 2,
                  f[1] + 1);
+        if ((unbounded = re_unbounded(pat)))
+            return loom_error_set(err, LOOM_EINVAL, "%s:%d: regular "
+                                  "expression %s: %s", file, line, f[1],
+                                  unbounded);
         /* the whole identity: wrapped in ^( )$, so \1 is group 2 inside */
         if ((rc = regcomp(&r->re, pat, REG_EXTENDED)) != 0) {
             char why[200];

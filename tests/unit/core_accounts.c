@@ -74,6 +74,20 @@ static void t_dn(void)
            "a LOOM subject no line maps: the account of its own name");
 }
 
+static void t_bounded_regex(void)
+{
+    struct loom_error err;
+
+    ok(install("LOOM /^(ops|adm)-([a-z]{1,16})[0-9]*$/ \\2\n"
+               "DN /\\/DC=org\\/CN=[^/]+([[:blank:]][A-Z][a-z]+){0,3}/ nobody\n"
+               "LOOM /a{3,}b{,4}c{2,5}[{]x/ nobody\n", &err) == 0,
+       "regular expressions of everyday size and bounds: taken (%s)",
+       err.message);
+    is_str(map("LOOM", "adm-nobody"), "nobody", "... and they match");
+    is_str(map("DN", "/DC=org/CN=Bob Smith Jones"), "nobody",
+           "... a bounded repetition of a group too");
+}
+
 static void t_refused(void)
 {
     static const struct {
@@ -91,6 +105,18 @@ static void t_refused(void)
                                     "2 fields"},
         {"DN \"/CN=(x)\" \\1\n", ":1: account '\\1' names a group, but "
                                  "'/CN=(x)' is not a regular expression"},
+        /* what would take glibc's regcomp unbounded memory or regexec
+         * unbounded time */
+        {"LOOM /^o++++++++++++++++++++++++++++++ps$/ x\n",
+         ":1: regular expression /^o+++++++++++++++++++++++++++++"
+         "+ps$/: a repetition follows a repetition"},
+        {"LOOM /((((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)+)+/ x\n",
+         "/: it is too complex"},
+        {"LOOM /((a{200}){200})/ x\n", "/: it is too complex"},
+        {"LOOM /a{256}/ x\n", "/a{256}/: a bound above 255"},
+        {"LOOM /a{2}{3}/ x\n", ": a repetition follows a repetition"},
+        {"LOOM /(a*)*\\1/ x\n", ": back-references (\\1 to \\9) are not "
+                                  "taken"},
     };
     struct loom_error err;
 
@@ -110,6 +136,7 @@ int main(void)
         return 1;
     close(fd);
     t_dn();
+    t_bounded_regex();
     t_refused();
     accounts_shutdown();
     unlink(path);
