@@ -13,8 +13,8 @@ static const unsigned char key[32] = "fuzz-key-fuzz-key-fuzz-key-fuzz";
 /* base64url without padding of n bytes of in, into out (4n/3+4 bytes). */
 static size_t b64url(const unsigned char *in, size_t n, char *out)
 {
-    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                            "0123456789-_";
+    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                            "abcdefghijklmnopqrstuvwxyz0123456789-_";
     size_t o = 0;
 
     for (size_t i = 0; i < n; i += 3) {
