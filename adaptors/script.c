@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "adaptors/script.h"
+#include "core/directives.h"
 #include "core/log.h"
 #include "core/proc.h"
 
@@ -612,10 +613,16 @@ static json_t *start_input(const struct start_req *req, const char *dir,
                      "stderr", errf, "native_id", req->native_id);
 }
 
-static int script_start(void *self, const struct start_req *req,
+/* The cluster system gets the script with the directives Loom read
+ * neutralised (core/directives.h): Loom applied them through the request,
+ * in the CMS's terms; sbatch or qsub must not apply them again. */
+static int script_start(void *self, const struct start_req *asked,
                         struct start_result *res, struct loom_error *err)
 {
     struct script *s = self;
+    struct start_req copy = *asked, *req = &copy;
+    char *neutral = asked->script ? directives_neutralise(asked->script)
+                                  : NULL;
     char *dir = NULL, *file = NULL, *out = NULL, *errf = NULL, id[32];
     char nodes[4096] = "";
     struct strv extra = {0};
@@ -625,6 +632,11 @@ static int script_start(void *self, const struct start_req *req,
     int rc = -1;
 
     snprintf(id, sizeof(id), "%lld", (long long)req->loom_id);
+    copy.script = neutral;
+    if (asked->script && !neutral) {
+        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        goto out;
+    }
     if (job_files(s, req, &dir, &file, err) < 0)
         goto out;
     out = path_join(dir, "stdout");
@@ -678,6 +690,7 @@ out:
     free(file);
     free(out);
     free(errf);
+    free(neutral);
     return rc;
 }
 

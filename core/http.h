@@ -9,6 +9,9 @@
 #include "core/snapshot.h"
 #include "core/token.h"
 
+struct accounts_map;
+struct grid_who;
+
 #define HTTP_QUERY_MAX 32 /* query parameters kept of one request */
 
 /* One query parameter as sent, %-decoded ('+' is a space). A %00 in it
@@ -48,6 +51,11 @@ struct http_req {
     struct token_claims who;
     char account[33];   /* the local account who maps to, or "" */
     char no_account[512]; /* why there is none (when account is "") */
+    const struct accounts_map *map; /* all that who maps to (accounts of
+                                       clusters, a group), or NULL */
+    struct grid_who *grid; /* a grid token's verified identity (who's
+                              subject is then "ISSUER,SUBJECT", its role
+                              gateway), or NULL */
 };
 
 /* The answer a handler fills. */

@@ -176,6 +176,12 @@ void jw_double(struct jw *w, double v)
     put(w, num, (size_t)snprintf(num, sizeof(num), "%.6g", v));
 }
 
+void jw_raw(struct jw *w, const char *json)
+{
+    sep(w);
+    put(w, json, strlen(json));
+}
+
 void jw_null(struct jw *w)
 {
     sep(w);

@@ -36,6 +36,9 @@ void jw_kv_double(struct jw *w, const char *key, double v);
 /* An RFC 3339 time; 0 is written null. */
 void jw_kv_time(struct jw *w, const char *key, time_t t);
 void jw_kv_strs(struct jw *w, const char *key, char *const *v, size_t n);
+/* A value already written as JSON text (a document rendered before and
+ * stored): put as it is. */
+void jw_raw(struct jw *w, const char *json);
 /* The text (malloc'd, the caller frees), or NULL when out of memory. */
 char *jw_finish(struct jw *w);
 

@@ -1,5 +1,6 @@
 /* loomd.c - the daemon: start-up list, runtime loop, the list reversed. */
 /* SPDX-License-Identifier: MIT */
+#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -13,6 +14,7 @@
 #include "core/accounts.h"
 #include "core/api/api.h"
 #include "core/conf.h"
+#include "core/directives.h"
 #include "core/http.h"
 #include "core/log.h"
 #include "core/runtime.h"
@@ -20,6 +22,7 @@
 #include "core/store.h"
 #include "core/tls.h"
 #include "core/token.h"
+#include "grid/grid.h"
 #include "maintenance/maint.h"
 #include "maintenance/maint_conf.h"
 #include "scheduler/sched.h"
@@ -148,6 +151,7 @@ int main(int argc, char **argv)
     size_t key_len = 0;
     struct store *st;
     struct accounts *accts;
+    struct grid_issuers *issuers;
     struct tls_conf *tls = NULL;
     struct conf *cf;
     int fg = 0, opt;
@@ -165,16 +169,25 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    /* Start-up: any failure here ends the daemon with one clear line. */
+    /* Start-up: any failure here ends the daemon with one clear line.
+     * libcurl's global set-up is not thread-safe: once, before any
+     * thread of ours uses it (issuers' key fetches, API adaptors). */
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        fprintf(stderr, "loomd: libcurl cannot be initialised\n");
+        return 1;
+    }
     cf = conf_load(conf_path, &err);
     if (!cf || settings_read(cf, &set, &err) < 0 ||
         sched_conf_read(cf, &sconf, &err) < 0 ||
         maint_conf_read(cf, set.listen, &mconf, &err) < 0)
         die(&err);
     log_set_level(log_level_parse(set.log_level));
-    if (!(accts = accounts_read(set.accounts_file, &set.policy, &err)))
+    directives_mode_set(set.directives);
+    if (!(accts = accounts_read(set.accounts_file, &set.policy, &err)) ||
+        !(issuers = grid_issuers_read(cf, &err)))
         die(&err);
     accounts_install(accts);
+    grid_issuers_install(issuers);
     if (set.tls.listen && !(tls = tls_conf_load(&set.tls, &err)))
         die(&err);
     if (mkdirs(set.state_dir, &err) < 0 ||
@@ -191,7 +204,8 @@ int main(int argc, char **argv)
         die(&err);
     if (server_start(cf, set.state_dir, &err) < 0 ||
         sched_start(st, set.scheduler_enabled, &sconf, &err) < 0 ||
-        server_run(&err) < 0 || maint_start(&mconf, set.database, &err) < 0)
+        server_run(&err) < 0 || maint_start(&mconf, set.database, &err) < 0 ||
+        grid_start(set.database, &err) < 0)
         die(&err);
     tls_install(tls); /* logs the certificate it serves */
     hc.listen = set.listen;
@@ -213,6 +227,7 @@ int main(int argc, char **argv)
     /* The same list reversed: requests in flight finish first. */
     log_info("stopping: finishing requests in flight");
     http_stop();
+    grid_stop();
     maint_stop();
     server_stop();
     sched_stop();
@@ -224,6 +239,7 @@ int main(int argc, char **argv)
     token_key_free(key, key_len);
     settings_fini(&set);
     conf_destroy(cf);
+    curl_global_cleanup();
     log_info("loomd stopped");
     return 0;
 }

@@ -56,7 +56,7 @@ static int add_default_fabric(struct conf *c, struct loom_error *err)
 int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
 {
     struct conf_section *sec = conf_section(c, "loomd", NULL);
-    const char *key;
+    const char *key, *dirs;
     size_t n;
 
     memset(s, 0, sizeof(*s));
@@ -89,8 +89,12 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
                       &s->max_connections_per_address, err) < 0 ||
         conf_get_long(sec, "request_timeout_s", 10, 1, 3600,
                       &s->request_timeout_s, err) < 0 ||
+        conf_get_str(sec, "directives", "strict", &dirs, err) < 0 ||
         tls_settings_read(sec, &s->tls, err) < 0)
         return -1;
+    if (directives_mode_parse(dirs, &s->directives) < 0)
+        return loom_error_set(err, LOOM_EINVAL, "%s: directives must be "
+                              "strict or warn (got '%s')", c->file, dirs);
     if (log_level_parse(s->log_level) < 0)
         return loom_error_set(err, LOOM_EINVAL, "%s: log_level must be err, "
                               "warning, notice, info or debug (got '%s')",

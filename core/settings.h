@@ -7,6 +7,7 @@
 
 #include "core/accounts.h"
 #include "core/conf.h"
+#include "core/directives.h"
 #include "core/tls.h"
 
 struct settings {
@@ -23,6 +24,7 @@ struct settings {
     long max_connections;       /* at once, from all addresses */
     long max_connections_per_address;
     long request_timeout_s;     /* for a request's headers and body */
+    enum directives_mode directives; /* of scripts: strict or warn */
     char *key_file_buf;
 };
 

@@ -59,6 +59,26 @@ int job_set_str(char **field, const char *value)
     return 0;
 }
 
+const char *job_account_on(const struct job *j, const char *cluster)
+{
+    const char *other = NULL;
+
+    for (size_t i = 0; i < j->cluster_accounts.n; i++) {
+        const char *e = j->cluster_accounts.v[i];
+        size_t n = strcspn(e, "=");
+        if (cluster && n == strlen(cluster) && !strncmp(e, cluster, n))
+            return e + n + 1;
+        if (n == 1 && e[0] == '*')
+            other = e + 2;
+    }
+    return other ? other : j->account;
+}
+
+const char *job_gateway(const struct job *j)
+{
+    return j->source && !strcmp(j->source, "grid") ? j->submitted_by : NULL;
+}
+
 void job_destroy(struct job *j)
 {
     if (!j)
@@ -67,13 +87,19 @@ void job_destroy(struct job *j)
     free(j->plan.planned_cluster);
     free(j->owner);
     free(j->account);
+    strv_fini(&j->cluster_accounts);
     free(j->source);
+    free(j->submitted_by);
+    free(j->grid_issuer);
+    free(j->grid_subject);
+    free(j->vo);
     strv_fini(&j->req.features);
     free(j->req.cluster);
     free(j->req.queue);
     strv_fini(&j->command);
     free(j->script);
     strv_fini(&j->env);
+    free(j->directives);
     free(j->cluster);
     free(j->native_id);
     strv_fini(&j->nodes);
@@ -275,6 +301,7 @@ struct job *job_from_request(json_t *body, const char *owner,
         goto error;
     if (job_set_str(&j->name, jx_str(body, "name", "job")) < 0 ||
         job_set_str(&j->owner, owner) < 0 ||
+        job_set_str(&j->submitted_by, owner) < 0 ||
         job_set_str(&j->account, account) < 0 ||
         job_set_str(&j->source, source) < 0) {
         loom_error_set(err, LOOM_EINTERNAL, "out of memory");

@@ -78,6 +78,8 @@ struct plan_resv {
 
 /* ---- a job to place ------------------------------------------------------ */
 
+#define PLAN_GROUPS 3 /* running limits a job counts against */
+
 struct plan_job {
     int64_t id;
     int nodes;
@@ -88,8 +90,9 @@ struct plan_job {
     const char *cluster; /* pinned to this cluster, or NULL */
     const char *queue;   /* only nodes serving it; walltime within its limit */
     int64_t reservation; /* runs inside this reservation, or 0 */
-    uint32_t group;      /* its account's index + 1 in the config's room,
-                            or 0 */
+    uint32_t group[PLAN_GROUPS]; /* its account's, its VO's and its
+                            gateway's indices + 1 in the config's room, or
+                            0: it starts only while each has room */
 };
 
 enum plan_backfill {
@@ -133,8 +136,8 @@ struct plan_out {
     size_t cluster;
     size_t *nodes;       /* start now: node indices (owned by the result) */
     size_t n_nodes;
-    int limited;         /* 1: its account runs as many jobs as it may
-                            (the room of its group is 0) */
+    uint32_t limited;    /* a group that runs as many jobs as it may
+                            (its room is 0): that group, else 0 */
     int beyond;          /* 1: past the planning depth, no estimate (the
                             reason is left "": most of a long queue says
                             so, which the caller words once) */

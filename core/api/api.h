@@ -11,26 +11,47 @@
 void api_handle(struct http_req *rq, struct http_resp *rs,
                 const unsigned char *key, size_t key_len);
 
-/* Authentication by the client certificate of an HTTPS request (cert.c),
- * before any token: -1 with a 401 when a certificate was presented and
- * refused, or none was and one is required; 1 when the certificate is the
- * identity (no token was sent; rq->who is its DN with the role user,
- * rq->account what the DN maps to, or -1 with a 403 naming the DN when it
- * maps to none); 0 when the token decides. */
+/* Authentication, in this order (route.c):
+ *  1. On HTTPS, the client certificate is checked first: one presented
+ *     and refused, or none where one is required, is a 401 whatever else
+ *     the request carries.
+ *  2. A bearer token wins over a certificate: a JWT of an outside issuer
+ *     (grid/) acts as a gateway of identity ISSUER,SUBJECT, limited by its
+ *     scopes and mapped by the SCITOKENS and GROUP lines; a Loom token
+ *     acts with its roles, its subject mapped by the LOOM lines.
+ *  3. Without a token, a verified certificate's DN acts as a user, mapped
+ *     by the DN lines of the accounts file.
+ *  4. Otherwise, a 401.
+ * api_cert_auth does steps 1 and 3 (cert.c): -1 with a 401 (step 1, or
+ * step 4 on a connection that asked for a certificate); 1 when the
+ * certificate is the identity (no token was sent: rq->who is its DN, with
+ * the role user, for the caller to map); 0 when a token decides. */
 int api_cert_auth(struct http_req *rq, int has_token, struct loom_error *err);
+
+/* The VO of a grid request: the group whose GROUP line mapped it, else
+ * the first of its token's groups; NULL for none. Borrowed from rq. */
+const char *api_vo(const struct http_req *rq);
+/* Audit a denial (401, 403, 429) of a grid request: a grid token's
+ * (verified, or claimed: its claimed iss and sub, unverified) or a gateway
+ * token's; others are not audited here. */
+struct grid_claimed;
+void api_audit_denial(const struct http_req *rq,
+                      const struct grid_claimed *claimed,
+                      const struct loom_error *err);
 
 /* Post a command with a reply slot to a thread and wait for the answer
  * (its body and Location go to rs); a time-out is a 503. data is taken. */
 void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
               struct http_resp *rs);
 
-/* What a reader may see of a job of owner (privacy, [loomd]
- * private_data): admins and operators all of every job; users and
- * gateways all of their own and nothing of another's (with private_data
- * false: all but its private fields); the other roles every job without
- * its private fields (command, script, env, output). */
+/* What a reader may see of job v (privacy, [loomd] private_data): admins
+ * and operators all of every job; users and gateways all of their own
+ * (they own it, or submitted it for its owner) and nothing of another's
+ * (with private_data false: all but its private fields); the other roles
+ * every job without its private fields (command, script, env, directives,
+ * output). */
 enum api_see { API_SEE_NOTHING, API_SEE_PUBLIC, API_SEE_ALL };
-enum api_see api_job_see(const struct http_req *rq, const char *owner);
+enum api_see api_job_see(const struct http_req *rq, const struct jview *v);
 
 /* What a query parameter's value may be. */
 enum api_qdom {

@@ -1,47 +1,13 @@
 /* cert.c - authentication by client certificate: on HTTPS, the verified
  * certificate's DN is the identity of a request without a token, a user
- * submitting for itself (as in a grid-mapfile), mapped to its account by
- * the DN lines of the accounts file. */
+ * submitting for itself (as in a grid-mapfile); route.c maps it to its
+ * account by the DN lines of the accounts file. */
 /* SPDX-License-Identifier: MIT */
 #include "core/api/api.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-#include "core/accounts.h"
-
-#define ACCOUNT_CACHE_S 10 /* as route.c's for tokens */
-
-/* The last DN each connection thread mapped, and what it mapped to. */
-static _Thread_local struct {
-    char dn[LOOM_TOKEN_SUBJECT_MAX + 1];
-    unsigned gen;
-    time_t at;
-    int ok;
-    struct loom_error err;
-    char account[sizeof(((struct http_req *)0)->account)];
-} last;
-
-static int map_dn(struct http_req *rq, time_t now, struct loom_error *err)
-{
-    unsigned gen = accounts_generation();
-
-    if (strcmp(last.dn, rq->cert_dn) != 0 || last.gen != gen ||
-        now - last.at >= ACCOUNT_CACHE_S) {
-        snprintf(last.dn, sizeof(last.dn), "%s", rq->cert_dn);
-        last.gen = gen;
-        last.at = now;
-        last.ok = accounts_map("DN", rq->cert_dn, last.account,
-                               sizeof(last.account), &last.err) == 0;
-    }
-    if (!last.ok) {
-        *err = last.err;
-        return -1;
-    }
-    memcpy(rq->account, last.account, sizeof(rq->account));
-    return 0;
-}
 
 int api_cert_auth(struct http_req *rq, int has_token, struct loom_error *err)
 {
@@ -63,15 +29,15 @@ int api_cert_auth(struct http_req *rq, int has_token, struct loom_error *err)
                                     "(Authorization: Bearer <token>) or a "
                                     "client certificate is required")
                    : 0;
-    if (strlen(rq->cert_dn) > LOOM_TOKEN_SUBJECT_MAX)
+    if (strlen(rq->cert_dn) > LOOM_IDENTITY_MAX)
         return loom_error_set(err, LOOM_EPERM, "certificate DN '%.200s' is "
                               "longer than %d characters, the longest "
                               "identity Loom takes", rq->cert_dn,
-                              LOOM_TOKEN_SUBJECT_MAX);
+                              LOOM_IDENTITY_MAX);
     memset(&rq->who, 0, sizeof(rq->who));
     snprintf(rq->who.subject, sizeof(rq->who.subject), "%s", rq->cert_dn);
     rq->who.roles = LOOM_ROLE_USER;
     rq->who.issued = rq->who.expires = now;
     rq->account[0] = rq->no_account[0] = '\0';
-    return map_dn(rq, now, err) < 0 ? -1 : 1;
+    return 1;
 }

@@ -34,14 +34,18 @@ struct command {
 };
 
 static const char submit_more[] =
-    "  --name NAME            job name (default: the script's or the "
-    "program's\n"
-    "                         file name)\n"
+    "  --name NAME            job name (default: the name the script's "
+    "directives\n"
+    "                         give, else the script's or the program's "
+    "file name)\n"
     "  --nodes N              number of nodes\n"
     "  --cpus-per-node N      CPUs on each node\n"
     "  --mem MB               memory in MiB\n"
     "  --gpus N               GPUs\n"
-    "  --time SECONDS         walltime limit\n"
+    "  --time TIME            walltime limit in Slurm's formats: MM, "
+    "MM:SS,\n"
+    "                         HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS\n"
+    "  --time-s SECONDS       walltime limit in seconds\n"
     "  --cluster C            run on cluster C only\n"
     "  --queue Q              run in queue Q\n"
     "  --env NAME=VALUE       set a variable in the job's environment "
@@ -51,7 +55,16 @@ static const char submit_more[] =
     "job\n"
     "  --json                 print the new job as JSON, not only its id\n"
     "SCRIPT's text is the job's script ('-' reads standard input); the "
-    "words\nafter -- are its command and arguments, run without a shell.\n";
+    "words\nafter -- are its command and arguments, run without a shell.\n"
+    "loomd reads the script's #SBATCH, #$ or #PBS directives; the options "
+    "given\nhere win over them.\n";
+
+static const char export_more[] =
+    "The directives say the job's name, nodes, cpus, memory, time, queue,\n"
+    "features and GPUs (Grid Engine: -pe smp, h_vmem and gpu per slot; a\n"
+    "job of several nodes has no Grid Engine form). The job's env follows\n"
+    "as export lines, then its script without its own directive lines, or\n"
+    "exec and its command. Submitted again, the script asks for the same.\n";
 
 static const char goal_more[] =
     "NODE is CLUSTER/NAME. goal set replaces the node's whole goal with\n"
@@ -100,6 +113,9 @@ static const struct command commands[] = {
     { "submit", cmd_submit,
       "submit [OPTIONS] SCRIPT | submit [OPTIONS] -- COMMAND [ARG...]",
       "submit a job to the fabric; prints its id", submit_more },
+    { "export", cmd_export, "export --format slurm|gridengine|pbs JOBID",
+      "write a job as a native batch script: directives, then its script "
+      "or command", export_more },
     { "cancel", cmd_job_action, "cancel JOBID...", "cancel jobs", NULL },
     { "suspend", cmd_job_action, "suspend JOBID...", "suspend jobs", NULL },
     { "resume", cmd_job_action, "resume JOBID...", "resume suspended jobs",

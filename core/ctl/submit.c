@@ -13,7 +13,9 @@
 
 #include "core/ctl/client.h"
 #include "core/ctl/loomctl.h"
+#include "core/directives.h"
 #include "core/limits.h"
+#include "core/timefmt.h"
 #include "core/timeutil.h"
 #include "core/token.h"
 
@@ -30,7 +32,8 @@ struct submit {
 
 enum {
     OPT_NAME = 256, OPT_NODES, OPT_CPUS, OPT_MEM, OPT_GPUS, OPT_TIME,
-    OPT_CLUSTER, OPT_QUEUE, OPT_ENV, OPT_PRIORITY, OPT_IDEM, OPT_JSON,
+    OPT_TIME_S, OPT_CLUSTER, OPT_QUEUE, OPT_ENV, OPT_PRIORITY, OPT_IDEM,
+    OPT_JSON,
 };
 
 /* The option handlers below return -1 to go on, or the exit status to end
@@ -46,6 +49,18 @@ static int set_number(json_t *obj, const char *key, const char *opt,
         return ctl_usage("submit", "--%s needs a whole number from %ld to "
                          "%ld, not '%s'", opt, min, max, text);
     json_object_set_new(obj, key, json_integer(v));
+    return -1;
+}
+
+/* --time in Slurm's formats (a bare number is minutes). */
+static int set_time(json_t *r, const char *text)
+{
+    struct loom_error err;
+    long s;
+
+    if (timefmt_slurm(text, &s, &err) < 0)
+        return ctl_usage("submit", "--time: %s", err.message);
+    json_object_set_new(r, "walltime_s", json_integer(s));
     return -1;
 }
 
@@ -121,7 +136,9 @@ static int submit_option(struct ctl *ctl, struct submit *s, int c,
     case OPT_GPUS:
         return set_number(r, "gpus", "gpus", optarg, 0, LOOM_JOB_GPUS_MAX);
     case OPT_TIME:
-        return set_number(r, "walltime_s", "time", optarg, 1,
+        return set_time(r, optarg);
+    case OPT_TIME_S:
+        return set_number(r, "walltime_s", "time-s", optarg, 1,
                           LOOM_JOB_WALLTIME_MAX_S);
     case OPT_CLUSTER:
         return set_text(r, "cluster", "cluster", optarg);
@@ -151,6 +168,7 @@ static int submit_options(struct ctl *ctl, struct submit *s, int argc,
         { "mem", required_argument, NULL, OPT_MEM },
         { "gpus", required_argument, NULL, OPT_GPUS },
         { "time", required_argument, NULL, OPT_TIME },
+        { "time-s", required_argument, NULL, OPT_TIME_S },
         { "cluster", required_argument, NULL, OPT_CLUSTER },
         { "queue", required_argument, NULL, OPT_QUEUE },
         { "env", required_argument, NULL, OPT_ENV },
@@ -219,13 +237,34 @@ static int add_command(struct submit *s, int argc, char **argv)
     return -1;
 }
 
-/* Without --name a job is named after its script or program. */
+/* Does a directive of the script name the job (#SBATCH -J, #$ -N, #PBS
+ * -N)? loomd reads them; this only asks, as sbatch does, whether the
+ * script's file name is the job's name. */
+static int script_names_job(const json_t *job)
+{
+    json_t *copy = json_deep_copy(job), *rec = NULL, *warn = NULL;
+    struct loom_error err;
+    int named;
+
+    if (!copy)
+        return 0;
+    directives_apply(copy, DIRECTIVES_WARN, &rec, &warn, &err);
+    named = json_object_get(copy, "name") != NULL;
+    json_decref(rec);
+    json_decref(warn);
+    json_decref(copy);
+    return named;
+}
+
+/* Without --name a job is named after its script or program, unless the
+ * script's directives name it. */
 static void default_name(struct submit *s, const char *path)
 {
     const char *base = strrchr(path, '/');
 
     base = base ? base + 1 : path;
-    if (!s->named && *base && strcmp(path, "-") != 0)
+    if (!s->named && *base && strcmp(path, "-") != 0 &&
+        !script_names_job(s->job))
         json_object_set_new(s->job, "name", json_string(base));
 }
 
@@ -233,7 +272,7 @@ static void default_name(struct submit *s, const char *path)
 static int submit_payload(struct submit *s, int argc, char **argv)
 {
     int dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
-    int rest = argc - optind;
+    int rest = argc - optind, rc;
 
     if (dashdash) {
         if (rest < 1 || !*argv[optind])
@@ -246,8 +285,10 @@ static int submit_payload(struct submit *s, int argc, char **argv)
     if (rest > 1)
         return ctl_usage("submit", "give one script, or -- before a command "
                          "and its arguments");
+    if ((rc = add_script(s, argv[optind])) >= 0)
+        return rc;
     default_name(s, argv[optind]);
-    return add_script(s, argv[optind]);
+    return -1;
 }
 
 static int submit_send(struct ctl *ctl, const struct submit *s)

@@ -227,9 +227,12 @@ t_is "$RC" 2 "node-state local/n1 sideways: a usage error" || ctl_diag
 t_like "$ERR" "'sideways' is not a state a node can be set to; the states a node can be set to are up, drain and down" \
     "... naming the states"
 # The limits are loomd's (core/limits.h): no more, no less.
-ctl submit --time 99999999999 -- /bin/true
-t_is "$RC" 2 "submit --time 99999999999: a usage error" || ctl_diag
-t_like "$ERR" "--time needs a whole number from 1 to 31622400, not '99999999999'" "... naming the limit"
+ctl submit --time-s 99999999999 -- /bin/true
+t_is "$RC" 2 "submit --time-s 99999999999: a usage error" || ctl_diag
+t_like "$ERR" "--time-s needs a whole number from 1 to 31622400, not '99999999999'" "... naming the limit"
+ctl submit --time 367-00 -- /bin/true
+t_is "$RC" 2 "submit --time 367-00: a usage error" || ctl_diag
+t_like "$ERR" "--time: '367-00' is longer than Loom's limit of 366 days" "... naming the limit"
 ctl submit --nodes 1000000 -- /bin/true
 t_is "$RC" 2 "submit --nodes 1000000: a usage error" || ctl_diag
 t_like "$ERR" "--nodes needs a whole number from 1 to 100000, not '1000000'" "... naming the limit"
@@ -242,7 +245,7 @@ t_like "$ERR" "from -1000000 to 1000000" "... naming the limits"
 ctl reserve simA --count 1 --not-before 2031-01-01T00:00:00Z --duration 31622401
 t_is "$RC" 2 "reserve --duration 31622401: a usage error" || ctl_diag
 t_like "$ERR" "--duration takes a whole number from 1 to 31622400" "... naming the limit"
-ctl submit --cluster simA --nodes 4 --cpus-per-node 8 --mem 8192 --time 31622400 \
+ctl submit --cluster simA --nodes 4 --cpus-per-node 8 --mem 8192 --time 366-00 \
     --priority 1000000 --env LOOM_SIM_RUNTIME_S=1 -- /bin/true
 t_is "$RC" 0 "submit at loomctl's largest values: loomd takes it too" || ctl_diag
 MAXJOB=$OUT
@@ -250,7 +253,7 @@ wait_for '[ "$(job_state "$MAXJOB")" = completed ]' 30
 t_is "$(job_state "$MAXJOB")" completed "... and it runs"
 
 # ---- jobs --cluster: also the waiting jobs that asked for the cluster ----------
-ctl submit --cluster simA --nodes 4 --cpus-per-node 8 --time 31622400 \
+ctl submit --cluster simA --nodes 4 --cpus-per-node 8 --time-s 31622400 \
     --env LOOM_SIM_RUNTIME_S=31622400 -- /bin/true
 BIG1=$OUT
 wait_for '[ "$(job_state "$BIG1")" = running ]' 30

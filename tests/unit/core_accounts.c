@@ -1,5 +1,7 @@
-/* core_accounts.c - the accounts file: DN lines, quoted identities,
- * grid-mapfile lines, and what each maps or refuses. */
+/* core_accounts.c - the accounts file: LOOM, SCITOKENS, GROUP and DN lines,
+ * quoted identities, grid-mapfile lines, the first match, cluster= lines,
+ * and what each maps or refuses. Maps to accounts every system has
+ * (nobody, daemon, bin, root). */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +10,8 @@
 
 #include "core/accounts.h"
 #include "tests/lib/tap.h"
+
+#define ISS "https://iam.example.org/atlas"
 
 static char path[] = "/tmp/loom-accounts-XXXXXX";
 
@@ -40,9 +44,74 @@ static const char *map(const char *method, const char *id)
     return out;
 }
 
+static int map_grid(const char *sub, const char *const *groups, size_t n,
+                    struct accounts_map *m, struct loom_error *err)
+{
+    struct accounts_who w = {.iss = ISS, .sub = sub, .groups = groups,
+                             .n_groups = n};
+
+    return accounts_map_who(&w, m, err);
+}
+
+static void t_grid(void)
+{
+    static const char *const atlas[] = {"/atlas"};
+    static const char *const two[] = {"/cms", "/atlas/prod"};
+    static const char *const none[] = {"/lhcb"};
+    struct loom_error err;
+    struct accounts_map m;
+    struct accounts_who w = {.subject = "alice"};
+
+    ok(install("# METHOD IDENTITY ACCOUNT [cluster=...]\n"
+               "LOOM alice nobody\n"
+               "SCITOKENS " ISS ",pilot-1 daemon\n"
+               "SCITOKENS /^https://iam\\.example\\.org/atlas,user-([a-z]+)$/ "
+               "\\1\n"
+               "GROUP " ISS ",/atlas/prod bin cluster=slurm-a,ge-b\n"
+               "GROUP /^" ISS ",/(atlas|cms)$/ nobody\n"
+               "GROUP " ISS ",/lhcb lhcbpool cluster=slurm-a\n", &err) == 0,
+       "an accounts file with grid lines reads (%s)", err.message);
+    is_int(accounts_map_who(&w, &m, &err), 0, "LOOM alice");
+    is_str(m.account, "nobody", "... maps to nobody");
+    is_int(map_grid("pilot-1", atlas, 1, &m, &err), 0, "SCITOKENS literal");
+    is_str(m.account, "daemon", "... ISS,pilot-1 maps to daemon");
+    is_str(m.group, "", "... no group mapped it");
+    is_int(map_grid("user-bin", NULL, 0, &m, &err), 0, "SCITOKENS regex");
+    is_str(m.account, "bin", "... \\1 is the captured name");
+    is_int(map_grid("u-9", atlas, 1, &m, &err), 0, "GROUP regex");
+    is_str(m.account, "nobody", "... /atlas maps to nobody");
+    is_str(m.group, "/atlas", "... the group that mapped");
+    is_int(m.n_clusters, 0, "... on every cluster");
+    is_int(map_grid("u-9", two, 2, &m, &err), 0,
+           "two groups, the second of which a cluster= line names");
+    is_str(m.group, "/atlas/prod", "... the first line that matched "
+                                   "decides the group");
+    is_str(m.account, "nobody", "... elsewhere: /cms's line");
+    is_int(m.n_clusters, 2, "... two clusters of their own");
+    is_str(accounts_on(&m, "slurm-a"), "bin", "... slurm-a: bin");
+    is_str(accounts_on(&m, "ge-b"), "bin", "... ge-b: bin");
+    is_str(accounts_on(&m, "local"), "nobody", "... local: nobody");
+    is_str(accounts_on(&m, NULL), "nobody", "... not placed: nobody");
+    is_int(map_grid("u-9", none, 1, &m, &err), 0,
+           "a group mapped only on one cluster");
+    is_str(m.account, "", "... no account elsewhere");
+    ok(accounts_on(&m, "local") == NULL, "... none on local");
+    is_str(accounts_on(&m, "slurm-a"), "lhcbpool",
+           "... lhcbpool on slurm-a (not looked up here)");
+    ok(map_grid("u-9", NULL, 0, &m, &err) < 0 && err.kind == LOOM_EPERM &&
+           strstr(err.message, "identity '" ISS ",u-9' maps to no local "
+                               "account (no line of "),
+       "no line matches: %s", err.message);
+    is_str(map("SCITOKENS", ISS ",pilot-1"), "!identity method 'SCITOKENS' "
+           "is not mapped by accounts_map", "accounts_map takes no grid "
+           "identity (it has groups): accounts_map_who does");
+}
+
 static void t_dn(void)
 {
     struct loom_error err;
+    struct accounts_map m;
+    struct accounts_who w = {.method = "DN"};
     char want[600];
 
     ok(install("# DNs hold blanks: quoted\n"
@@ -50,8 +119,11 @@ static void t_dn(void)
                "\"/DC=org/DC=example/CN=Eve \\\"Q\\\" Jones\"\troot\n"
                "DN /\\/DC=org\\/DC=ops\\/CN=.*/ daemon\n"
                "LOOM \"alice smith\" nobody\n"
-               "DN \"/CN=/x/\" root\n", &err) == 0,
-       "DN lines, a grid-mapfile line, a quoted LOOM identity: taken (%s)",
+               "DN \"/CN=/x/\" root\n"
+               "\"/DC=org/CN=Carol\" bin cluster=slurm-a\n"
+               "DN \"/DC=org/CN=Carol\" daemon\n"
+               "DN \"/DC=org/CN=Dan\" dpool cluster=ge-b\n", &err) == 0,
+       "DN lines, grid-mapfile lines, a quoted LOOM identity: taken (%s)",
        err.message);
     is_str(map("DN", "/DC=org/DC=example/CN=Bob Smith"), "nobody",
            "a quoted DN maps to its account");
@@ -72,6 +144,31 @@ static void t_dn(void)
            "a quoted LOOM identity with a blank");
     is_str(map("LOOM", "nobody"), "nobody",
            "a LOOM subject no line maps: the account of its own name");
+    snprintf(want, sizeof(want), "!identity 'nobodynobodynobodynobodynobody"
+             "nobody' maps to no local account (no line of %s matches and "
+             "there is no account nobodynobodynobodynobodynobodynobody)",
+             path);
+    is_str(map("LOOM", "nobodynobodynobodynobodynobodynobody"), want,
+           "a subject longer than an account name is no account, not one "
+           "cut short");
+
+    /* a grid-mapfile line takes cluster= as any other */
+    w.identity = "/DC=org/CN=Carol";
+    is_int(accounts_map_who(&w, &m, &err), 0, "a DN with a cluster= "
+           "grid-mapfile line (%s)", err.message);
+    is_str(accounts_on(&m, "slurm-a"), "bin", "... slurm-a: bin");
+    is_str(accounts_on(&m, "ge-b"), "daemon", "... elsewhere: daemon");
+    is_str(map("DN", "/DC=org/CN=Carol"), "daemon",
+           "accounts_map: the account of every other cluster");
+    w.identity = "/DC=org/CN=Dan";
+    is_int(accounts_map_who(&w, &m, &err), 0, "a DN only a cluster= line "
+           "maps (%s)", err.message);
+    is_str(accounts_on(&m, "ge-b"), "dpool", "... ge-b: dpool (not looked "
+           "up here)");
+    ok(accounts_on(&m, NULL) == NULL, "... none elsewhere");
+    ok(strstr(map("DN", "/DC=org/CN=Dan"), "!identity '/DC=org/CN=Dan' "
+              "has accounts only on the clusters of cluster= lines") != NULL,
+       "accounts_map: no account of every cluster, said so");
 }
 
 static void t_bounded_regex(void)
@@ -97,14 +194,34 @@ static void t_refused(void)
         {"DN \"/CN=Bob\"x nobody\n", ":1: a blank must follow a closing quote"},
         {"DN \"/CN=Bob\" a,b\n", ":1: account 'a,b': a list of accounts is "
                                  "not taken; give one"},
-        {"\"/CN=Bob\" nobody extra\n", ":1: expected METHOD IDENTITY ACCOUNT "
-                                       "(or \"DN\" ACCOUNT), got 3 fields"},
+        {"\"/CN=Bob\" nobody extra\n", ":1: unknown option 'extra' (known: "
+                                       "cluster=NAME[,NAME...])"},
+        {"\"/CN=Bob\" nobody cluster=a extra\n",
+         ":1: expected METHOD IDENTITY ACCOUNT [cluster=NAME,...] (or \"DN\" "
+         "ACCOUNT), got 4 fields"},
+        {"\"/CN=Bob\"\n", ":1: expected METHOD IDENTITY ACCOUNT "
+                          "[cluster=NAME,...] (or \"DN\" ACCOUNT), got 1 "
+                          "field"},
         {"X509 \"/CN=Bob\" nobody\n", ":1: unknown method 'X509' (known: LOOM, "
-                                      "DN)"},
-        {"\n# c\nDN \"/CN=Bob\"\n", ":3: expected METHOD IDENTITY ACCOUNT, got "
-                                    "2 fields"},
+                                      "SCITOKENS, GROUP, DN)"},
+        {"DNS a nobody\n", ":1: unknown method 'DNS' (known: LOOM, SCITOKENS, "
+                           "GROUP, DN)"},
+        {"\n# c\nDN \"/CN=Bob\"\n", ":3: expected METHOD IDENTITY ACCOUNT "
+                                    "[cluster=NAME,...], got 2 fields"},
+        {"LOOM a nobody cluster=x extra\n", ":1: expected METHOD IDENTITY "
+                                            "ACCOUNT [cluster=NAME,...], got "
+                                            "5 fields"},
         {"DN \"/CN=(x)\" \\1\n", ":1: account '\\1' names a group, but "
                                  "'/CN=(x)' is not a regular expression"},
+        {"SCITOKENS nocomma nobody\n", ":1: a SCITOKENS identity is "
+                                       "ISSUER,SUBJECT"},
+        {"GROUP \"/atlas/\" nobody\n", ":1: a GROUP identity is ISSUER,GROUP "
+                                       "(or a /regular expression/), not "
+                                       "'/atlas/'"},
+        {"GROUP a,/x nobody clusters=a\n", ":1: unknown option 'clusters=a' "
+                                           "(known: cluster=NAME[,NAME...])"},
+        {"GROUP a,/x nobody cluster=a,,b\n", "a cluster name is 1 to 63 "
+                                             "characters"},
         /* what would take glibc's regcomp unbounded memory or regexec
          * unbounded time */
         {"LOOM /^o++++++++++++++++++++++++++++++ps$/ x\n",
@@ -117,6 +234,8 @@ static void t_refused(void)
         {"LOOM /a{2}{3}/ x\n", ": a repetition follows a repetition"},
         {"LOOM /(a*)*\\1/ x\n", ": back-references (\\1 to \\9) are not "
                                   "taken"},
+        {"GROUP /(a|b)*\\1/ x cluster=c\n", ": back-references (\\1 to \\9) "
+                                            "are not taken"},
     };
     struct loom_error err;
 
@@ -128,6 +247,31 @@ static void t_refused(void)
     }
 }
 
+/* accounts_parse: the same parser over text in memory, NUL bytes and
+ * all. */
+static void t_parse(void)
+{
+    static const char text[] = "DN \"/CN=A\" nobody cluster=x\n"
+                               "\"/CN=B\" daemon\n";
+    struct loom_error err;
+    struct accounts *a;
+
+    a = accounts_parse("mem", text, sizeof(text) - 1, NULL, &err);
+    ok(a != NULL, "accounts_parse takes what accounts_read takes");
+    accounts_destroy(a);
+    a = accounts_parse("mem", "LOOM a\0b nobody\n", 16, NULL, &err);
+    ok(!a && !strcmp(err.message, "mem:1: a NUL byte in the line"),
+       "a NUL byte in a line is refused: %s", a ? "taken" : err.message);
+    accounts_destroy(a);
+    a = accounts_parse("mem", "LOOM a nobody\nLOOM b\0", 21, NULL, &err);
+    ok(!a && !strcmp(err.message, "mem:2: a NUL byte in the line"),
+       "... the last line's too: %s", a ? "taken" : err.message);
+    accounts_destroy(a);
+    a = accounts_parse("mem", "", 0, NULL, &err);
+    ok(a != NULL, "an empty text is an empty map");
+    accounts_destroy(a);
+}
+
 int main(void)
 {
     int fd = mkstemp(path);
@@ -135,9 +279,11 @@ int main(void)
     if (fd < 0)
         return 1;
     close(fd);
+    t_grid();
     t_dn();
     t_bounded_regex();
     t_refused();
+    t_parse();
     accounts_shutdown();
     unlink(path);
     return done_testing();

@@ -55,6 +55,12 @@ static void t_bad(void)
         {"[loomd\n", "t.conf:1: bad section header"},
         {"[loomd]\njust words\n", "t.conf:2: expected 'key = value'"},
         {"[loomd]\n= 3\n", "t.conf:2: empty key"},
+        {"[issuer]\n", "t.conf:1: [issuer NAME] needs a name"},
+        {"[limits vo=atlas]\n", "t.conf:1: [limits vo=atlas]: give an "
+                                 "account name"},
+        {"[limits vo=/atlas/]\n", "vo=GROUP (a group such as /atlas)"},
+        {"[limits gateway=]\n", "t.conf:1: [limits gateway=]"},
+        {"[limits a/b]\n", "t.conf:1: [limits a/b]"},
     };
     struct loom_error err;
 
@@ -64,6 +70,27 @@ static void t_bad(void)
            err.message);
         conf_destroy(c);
     }
+}
+
+/* The sections of grid access: issuers, and limits by VO and gateway. */
+static void t_grid_sections(void)
+{
+    struct loom_error err;
+    struct conf *c = parse("[issuer atlas]\nurl = https://a.example\n"
+                           "[limits vo=/atlas/prod]\n"
+                           "[limits gateway=https://a.example,ce-1]\n"
+                           "[limits alice]\n", &err);
+
+    ok(c != NULL, "issuer and limits sections parse (%s)",
+       c ? "" : err.message);
+    if (!c)
+        return;
+    ok(conf_section(c, "issuer", "atlas") != NULL, "[issuer atlas]");
+    ok(conf_section(c, "limits", "vo=/atlas/prod") != NULL,
+       "[limits vo=/atlas/prod] is named vo=/atlas/prod");
+    ok(conf_section(c, "limits", "gateway=https://a.example,ce-1") != NULL,
+       "[limits gateway=...] keeps the identity whole");
+    conf_destroy(c);
 }
 
 static void t_typed(void)
@@ -97,6 +124,7 @@ static void t_settings(void)
     ok(settings_read(c, &set, &err) == 0, "minimal [loomd] (%s)", err.message);
     is_str(set.listen, "127.0.0.1:8470", "default listen");
     is_int(set.max_body_bytes, 1 << 20, "default body limit 1 MiB");
+    is_int(set.directives, DIRECTIVES_STRICT, "directives strict by default");
     ok(conf_section(c, "cluster", "local") && conf_section(c, "cluster",
                                                            "sim1000"),
        "no cluster: the embedded default fabric is added");
@@ -113,12 +141,24 @@ static void t_settings(void)
        "database is required");
     settings_fini(&set);
     conf_destroy(c);
+    c = parse("[loomd]\ndatabase = x\ndirectives = warn\n", &err);
+    ok(settings_read(c, &set, &err) == 0 && set.directives == DIRECTIVES_WARN,
+       "directives = warn");
+    settings_fini(&set);
+    conf_destroy(c);
+    c = parse("[loomd]\ndatabase = x\ndirectives = lax\n", &err);
+    ok(settings_read(c, &set, &err) < 0, "directives = lax stops start-up");
+    is_str(err.message, "t.conf: directives must be strict or warn (got "
+           "'lax')", "... naming the values");
+    settings_fini(&set);
+    conf_destroy(c);
 }
 
 int main(void)
 {
     t_good();
     t_bad();
+    t_grid_sections();
     t_typed();
     t_settings();
     return done_testing();

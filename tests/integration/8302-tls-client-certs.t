@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 8202-tls-client-certs.t - client certificates on HTTPS, with a CA of the
+# 8302-tls-client-certs.t - client certificates on HTTPS, with a CA of the
 # test's own: a certificate whose DN maps to a test account (a
 # grid-mapfile line) submits a job that records the DN as its owner and
 # runs as that account; its RFC 3820 proxy acts as the same DN; another

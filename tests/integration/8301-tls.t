@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 8201-tls.t - HTTPS on listen_tls, with a CA of the test's own (a root, an
+# 8301-tls.t - HTTPS on listen_tls, with a CA of the test's own (a root, an
 # intermediate, a server certificate for 127.0.0.1 and localhost): the API
 # over HTTPS beside plain HTTP; TLS 1.1 and a CBC cipher refused; renewed
 # certificate files picked up by SIGHUP and by POST /v1/runtime/reload
