@@ -281,6 +281,8 @@ struct scluster *infra_build(const struct infra_desc *d,
                   "unpinned_jobs", !d->pinned_only, "state", d->state,
                   "nodes", (int)nodes->n, "last_poll",
                   d->last_poll ? stamp : NULL, "error", d->error);
+    if (o && d->info)
+        json_object_update(o, (json_t *)d->info);
     c->json = o ? render(o) : NULL;
     if (!c->json || join_nodes(c) < 0)
         goto error;

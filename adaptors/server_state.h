@@ -26,6 +26,7 @@ struct srv_cluster {
     int preference;
     int hold_for_loom;
     int pinned_only;     /* takes only jobs that name it */
+    json_t *info;        /* what describe() added to its object, or NULL */
     int fails;
     char *error;
     unsigned long polls;

@@ -10,6 +10,7 @@
 #include "core/domain.h"
 #include "core/jsonx.h"
 #include "core/limits.h"
+#include "core/outpath.h"
 #include "core/timeutil.h"
 
 /* The states' names are the API's, kept in core/domain.c. */
@@ -99,6 +100,9 @@ void job_destroy(struct job *j)
     strv_fini(&j->command);
     free(j->script);
     strv_fini(&j->env);
+    free(j->workdir);
+    free(j->output);
+    free(j->error);
     free(j->directives);
     free(j->cluster);
     free(j->native_id);
@@ -116,6 +120,9 @@ static const struct jx_field body_fields[] = {
     {"command", JX_ARRAY | JX_NULLABLE, 0},
     {"script", JX_STRING | JX_NULLABLE, 0},
     {"env", JX_OBJECT, 0},
+    {"workdir", JX_STRING | JX_NULLABLE, 0},
+    {"output", JX_STRING | JX_NULLABLE, 0},
+    {"error", JX_STRING | JX_NULLABLE, 0},
     {"priority", JX_INT, 0},
     {NULL, 0, 0},
 };
@@ -244,6 +251,24 @@ static int env_in(struct job *j, json_t *env, struct loom_error *err)
     return 0;
 }
 
+/* workdir, output and error: paths the job's account will use. */
+static int paths_in(struct job *j, json_t *body, struct loom_error *err)
+{
+    static const char *const keys[] = {"workdir", "output", "error"};
+    char **fields[] = {&j->workdir, &j->output, &j->error};
+
+    for (int i = 0; i < 3; i++) {
+        const char *v = jx_str(body, keys[i], NULL);
+        if (!v)
+            continue;
+        if (outpath_check(v, keys[i], i == 0, err) < 0)
+            return -1;
+        if (job_set_str(fields[i], v) < 0)
+            return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    }
+    return 0;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -275,6 +300,8 @@ static int body_in(struct job *j, json_t *body, struct loom_error *err)
         return -1;
     if (j->env.n)
         qsort(j->env.v, j->env.n, sizeof(char *), cmp_str);
+    if (paths_in(j, body, err) < 0)
+        return -1;
     if (jx_int_range(body, "", "priority", 0, -LOOM_JOB_PRIORITY_MAX,
                      LOOM_JOB_PRIORITY_MAX, &prio, err) < 0)
         return -1;

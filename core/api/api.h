@@ -65,6 +65,8 @@ enum api_qdom {
     API_Q_MAINT_STATE,
     API_Q_LIMIT,       /* 1 to LOOM_LIST_LIMIT_MAX */
     API_Q_AFTER,       /* a job id, or 0 */
+    API_Q_STREAM,      /* stdout or stderr */
+    API_Q_OFFSET,      /* a byte offset: 0 or more */
 };
 
 /* A query parameter a route takes (route.c has a table per route). */
@@ -107,6 +109,11 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a);
 void api_jobs_op(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a);
+/* GET /v1/jobs/{id}/output (output.c): what the job wrote, read as its
+ * account; to those who see all of the job (api_job_see: its owner and
+ * the gateway that submitted it, operators, admins); 404 to anyone else. */
+void api_jobs_output(struct http_req *rq, struct http_resp *rs,
+                     const struct api_route_args *a);
 void api_node_state(struct http_req *rq, struct http_resp *rs,
                     const struct api_route_args *a);
 void api_runtime_get(struct http_req *rq, struct http_resp *rs,

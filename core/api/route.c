@@ -38,6 +38,8 @@ static const struct api_param q_jobs[] = {
     {"owner", API_Q_TEXT},      {"account", API_Q_TEXT},
     {"limit", API_Q_LIMIT},     {"after", API_Q_AFTER},
     {NULL, 0}};
+static const struct api_param q_output[] = {
+    {"stream", API_Q_STREAM}, {"offset", API_Q_OFFSET}, {NULL, 0}};
 static const struct api_param q_resv[] = {
     {"cluster", API_Q_CLUSTER}, {"state", API_Q_RESV_STATE},
     {"owner", API_Q_TEXT},      {"purpose", API_Q_PURPOSE},
@@ -64,6 +66,7 @@ static const struct route routes[] = {
     {"GET", "queues", 2, 3, ANY_ROLE, q_none, api_queues},
     {"GET", "jobs", 1, 1, ANY_ROLE, q_jobs, api_jobs_get},
     {"GET", "jobs", 2, 2, ANY_ROLE, q_none, api_jobs_get},
+    {"GET", "jobs", 3, 3, ANY_ROLE, q_output, api_jobs_output},
     {"POST", "jobs", 1, 1, SUBMITTERS, q_none, api_jobs_submit},
     {"DELETE", "jobs", 2, 2, ANY_ROLE, q_none, api_jobs_op},
     {"POST", "jobs", 3, 3, ANY_ROLE, q_none, api_jobs_op},

@@ -50,6 +50,12 @@ static const char submit_more[] =
     "  --queue Q              run in queue Q\n"
     "  --env NAME=VALUE       set a variable in the job's environment "
     "(repeatable)\n"
+    "  --chdir DIR            run in DIR (default: the current directory)\n"
+    "  --output NAME          the job's output file (default loom-%j.out;\n"
+    "                         relative to its directory; %j %u %x %A %a %N)\n"
+    "  --error NAME           its error file (default: the output file)\n"
+    "  --export ALL|NONE      ALL: the job gets this environment too\n"
+    "                         (default NONE: only --env and Loom's)\n"
     "  --priority N           priority within the fabric queue\n"
     "  --idempotency-key K    a retry with the same key returns the same "
     "job\n"
@@ -113,6 +119,9 @@ static const struct command commands[] = {
     { "submit", cmd_submit,
       "submit [OPTIONS] SCRIPT | submit [OPTIONS] -- COMMAND [ARG...]",
       "submit a job to the fabric; prints its id", submit_more },
+    { "output", cmd_output, "output [--stream stdout|stderr] [--follow] "
+      "JOBID", "print a job's output (--follow: until it has ended)",
+      NULL },
     { "export", cmd_export, "export --format slurm|gridengine|pbs JOBID",
       "write a job as a native batch script: directives, then its script "
       "or command", export_more },

@@ -92,6 +92,8 @@ ctl_cmd_f cmd_clusters, cmd_nodes, cmd_queues, cmd_jobs, cmd_reservations,
     cmd_status, cmd_job_action, cmd_node_state, cmd_runtime;
 /* loomctl_submit.c */
 ctl_cmd_f cmd_submit, cmd_token;
+/* output.c */
+ctl_cmd_f cmd_output;
 /* export.c */
 ctl_cmd_f cmd_export;
 /* loomctl_resv.c */

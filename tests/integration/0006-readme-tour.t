@@ -9,9 +9,10 @@
 # run times (0:02), loomd's port (shown as 8470), the clone's directory
 # (shown as $PWD), uptime, cycle and comparison counts and timings, and the
 # width of the blanks that align a table. Ids, states, nodes, messages and
-# everything else must match. A command that only reads (loomctl's lists
-# and show, cat, a curl GET) is run again until its output matches, for up
-# to 60 s: the README shows the state the fabric reaches, not how fast.
+# everything else must match. A command that only reads (loomctl's lists,
+# show and output, cat, a curl GET) is run again until its output matches,
+# for up to 60 s: the README shows the state the fabric reaches, not how
+# fast.
 # A mismatch prints a diff (-README +loomd).
 #
 # After a mismatch the fabric is not where the README expects it, so the
@@ -148,7 +149,7 @@ tour_norm() {
 # tour_is_read CMD: the command only reads, so it may run again.
 tour_is_read() {
     local first=${1%%$'\n'*}
-    [[ $first =~ ^loomctl\ (clusters|nodes|queues|jobs|show|reservations|diff|status)(\ |$) ]] && return 0
+    [[ $first =~ ^loomctl\ (clusters|nodes|queues|jobs|show|reservations|diff|status|output)(\ |$) ]] && return 0
     [[ $first =~ ^loomctl\ maintenance(\ list)?(\ --[a-z]|\ \||$) ]] && return 0
     [[ $first =~ ^cat\  ]] && return 0
     [[ $first =~ ^curl\  ]] && ! [[ $1 =~ \ (-d|-X|--data)\  ]] && return 0

@@ -259,16 +259,34 @@ t_cleanup() {
 
 # t_sweep: SIGKILL the strays that provably belong to this test: processes
 # whose working directory is in $T (local jobs and their supervisors run in
-# $T/state, e.g. after loomd_kill9). The test's own shell is spared.
+# $T/state, e.g. after loomd_kill9), and processes in the cgroups of this
+# test's local clusters (listed in $T/state/clusters/*/cgroups), which it
+# then removes. The test's own shell is spared.
 t_sweep() {
-    local p pids=
+    local p pids= f d
     for p in $(find /proc/[0-9]*/cwd -maxdepth 0 \( -lname "$T" -o \
         -lname "$T/*" \) 2>/dev/null | cut -d/ -f3); do
         [ "$p" = "$$" ] || [ "$p" = "$BASHPID" ] || pids="$pids $p"
     done
-    [ -n "$pids" ] || return 0
-    echo "# killing strays of this test:$pids" >&2
-    kill -KILL $pids 2>/dev/null
+    for f in "$T"/state/clusters/*/cgroups; do
+        [ -f "$f" ] || continue
+        while read -r _ d; do
+            pids="$pids $(cat "$d"/*/cgroup.procs 2>/dev/null | tr '\n' ' ')"
+        done <"$f"
+    done
+    pids=$(echo $pids)
+    if [ -n "$pids" ]; then
+        echo "# killing strays of this test: $pids" >&2
+        kill -KILL $pids 2>/dev/null
+    fi
+    for f in "$T"/state/clusters/*/cgroups; do
+        [ -f "$f" ] || continue
+        while read -r _ d; do
+            [ -d "$d" ] || continue
+            wait_for "rmdir \"\$d\"/*/ 2>/dev/null; rmdir \"\$d\" 2>/dev/null; [ ! -d \"\$d\" ]" 10
+        done <"$f"
+    done
+    return 0
 }
 
 t_harness_cleanup() {
