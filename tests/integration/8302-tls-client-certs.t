@@ -8,8 +8,12 @@
 # revoked after start (the reload reads the CRL again), a proxy once
 # tls_proxy_certs = no; an unmapped DN is 403 naming it; with
 # tls_client_cert = require a token alone is 401 over HTTPS, a token with
-# a certificate acts as the token; loomctl and libdrmaa (Debian's
-# python3-drmaa) with a certificate over HTTPS.
+# a certificate acts as the token; a DN only a cluster= line maps runs
+# there as that account; a grid token (an outside issuer's) with a
+# certificate acts as the grid token, a refused grid token is 401 though
+# the certificate is good, and a good grid token with a revoked
+# certificate is 401; loomctl and libdrmaa (Debian's python3-drmaa) with a
+# certificate over HTTPS.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/pki.sh"
@@ -46,10 +50,26 @@ pki_user "$P" bob "Bob Smith" && pki_user "$P" dave "Dave" &&
     pki_user "$P" old "Old Timer" -startdate 20200101000000Z \
         -enddate 20210101000000Z &&
     pki_user "$P" carol "Carol" && pki_revoke "$P" carol &&
-    pki_proxy "$P" bobproxy bob && pki_other_user "$P" mallory "Mallory" ||
+    pki_proxy "$P" bobproxy bob && pki_other_user "$P" mallory "Mallory" &&
+    pki_user "$P" frank "Frank" ||
     t_bail "cannot make the test's certificates"
 BOB_DN="/DC=org/DC=loom-test/CN=Bob Smith"
 DAVE_DN="/DC=org/DC=loom-test/CN=Dave"
+
+# An outside issuer of grid tokens (tests/integration/jwt_sign signs them).
+SIGN=$LOOM_TOP_BUILDDIR/tests/integration/jwt_sign
+ISS=https://iam.example.org/test
+AUD=https://loom.example.org
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 \
+    -out "$T/ec.pem" 2>/dev/null &&
+    openssl pkey -in "$T/ec.pem" -pubout -out "$T/ec.pub" 2>/dev/null ||
+    t_bail "openssl genpkey failed"
+NOW=$(date +%s)
+# grid_token SUB SCOPE [EXP_OFFSET]: a token of the issuer.
+grid_token() {
+    "$SIGN" sign "$T/ec.pem" ES256 - "$(printf '{"iss":"%s","sub":"%s","aud":"%s","iat":%d,"exp":%d,"wlcg.ver":"1.0","scope":"%s"}' \
+        "$ISS" "$1" "$AUD" $((NOW - 10)) $((NOW + ${3:-3600})) "$2")"
+}
 
 pg_start || t_bail "PostgreSQL did not start"
 TPORT=$(free_port)
@@ -62,8 +82,15 @@ LOOM loomctl nobody
 DN   "$DAVE_DN"   $DAVE_U
 DN "/DC=org/DC=loom-test/CN=Carol" $DAVE_U
 DN "/DC=org/DC=loom-test/CN=Old Timer" $DAVE_U
+# only on cluster local
+"/DC=org/DC=loom-test/CN=Frank" $DAVE_U cluster=local
+SCITOKENS $ISS,pilot $DAVE_U
 EOF
 loomd_conf <<EOF
+[issuer test]
+url = $ISS
+audiences = $AUD
+pem_file = $T/ec.pub
 [cluster local]
 adaptor = local
 nodes = 2
@@ -160,6 +187,44 @@ t_is "$STATUS/$(jget "$(cat "$T/x.body")" .error.message)" \
     "neither token nor certificate: 401 naming both"
 t_like "$(cat "$T/loomd.log")" 'refused client certificate /DC=org/DC=loom-test/CN=Carol: certificate revoked' \
     "the log says which certificate was refused and why"
+
+# ---- a DN with cluster= lines; a grid token with a certificate ----------------
+as frank POST /v1/jobs "$JOBREQ"
+t_is "$STATUS/$(jget "$BODY" .account)" "201/$DAVE_U" \
+    "Frank's DN, mapped only on cluster local (a grid-mapfile line with cluster=): runs there as $DAVE_U"
+as frank POST /v1/jobs '{"command":["/bin/true"]}'
+err_is 403 forbidden "... a job of Frank's that names no cluster"
+t_like "$(jget "$BODY" .error.message)" \
+    "identity '/DC=org/DC=loom-test/CN=Frank' has an account only on some clusters" \
+    "... saying the DN has accounts only on some clusters"
+# grid CURL_ARGS...: a request over HTTPS with the curl arguments given.
+grid() {
+    STATUS=$(curl -s -o "$T/g.body" -w '%{http_code}' --max-time 30 \
+        --cacert "$P/root.pem" -H 'Content-Type: application/json' "$@") || true
+    BODY=$(cat "$T/g.body" 2>/dev/null)
+}
+GRID=$(grid_token pilot "compute.create compute.read")
+[ -n "$GRID" ] || t_bail "jwt_sign made no token"
+grid -H "Authorization: Bearer $GRID" --cert "$P/bob.pem" --key "$P/bob.key" \
+    --data-binary "$JOBREQ" "$HTTPS/v1/jobs"
+t_is "$STATUS/$(jget "$BODY" .owner)/$(jget "$BODY" .source)/$(jget "$BODY" .account)" \
+    "201/$ISS,pilot/grid/$DAVE_U" \
+    "a grid token with Bob's certificate: the token wins (its identity, source grid, its SCITOKENS line's account)"
+GRID_JOB=$(jget "$BODY" .id)
+as bob GET "/v1/jobs/$GRID_JOB"
+err_is 404 not_found "... the job is not Bob's"
+grid -H "Authorization: Bearer $(grid_token pilot compute.read)" \
+    --cert "$P/bob.pem" --key "$P/bob.key" --data-binary "$JOBREQ" "$HTTPS/v1/jobs"
+err_is 403 forbidden "a grid token without compute.create, with Bob's certificate: its scopes hold"
+grid -H "Authorization: Bearer $(grid_token pilot compute.create -20)" \
+    --cert "$P/bob.pem" --key "$P/bob.key" "$HTTPS/v1/jobs"
+err_is 401 unauthenticated "an expired grid token with Bob's good certificate: the token decides"
+t_like "$(jget "$BODY" .error.message)" '^token expired' "... saying the token expired"
+grid -H "Authorization: Bearer $GRID" --cert "$P/carol.pem" --key "$P/carol.key" \
+    "$HTTPS/v1/jobs"
+err_is 401 unauthenticated "a good grid token with Carol's revoked certificate"
+t_like "$(jget "$BODY" .error.message)" 'CN=Carol: certificate revoked' \
+    "... the certificate is checked first"
 
 # ---- revoked after start: the reload reads the CRL again ---------------------
 pki_revoke "$P" dave || t_bail "cannot revoke Dave's certificate"
