@@ -183,8 +183,9 @@ static int claims_ok(const struct token_claims *c, time_t now,
 }
 
 /* rq->account (and rq->map) from who the request is, cached per thread:
- * the same subject or grid identity, the same accounts file, recently. */
-static void map_account(struct http_req *rq, time_t now)
+ * the same subject, grid identity or certificate DN (by_cert), the same
+ * accounts file, recently. */
+static void map_account(struct http_req *rq, int by_cert, time_t now)
 {
     unsigned gen = accounts_generation();
     struct accounts_who who = {0};
@@ -192,7 +193,10 @@ static void map_account(struct http_req *rq, time_t now)
     char groups[sizeof(last.groups)] = "";
     size_t o = 0;
 
-    if (rq->grid) /* never the same key as a Loom subject's */
+    /* never the same key as a Loom subject's */
+    if (by_cert)
+        snprintf(groups, sizeof(groups), "dn\n");
+    else if (rq->grid)
         o = (size_t)snprintf(groups, sizeof(groups), "grid\n");
     for (size_t i = 0; rq->grid && i < rq->grid->n_groups; i++)
         o += (size_t)snprintf(groups + o, o < sizeof(groups)
@@ -208,7 +212,10 @@ static void map_account(struct http_req *rq, time_t now)
         last.mapped_at = now;
         last.mapped = 1;
         last.no_account[0] = '\0';
-        if (rq->grid) {
+        if (by_cert) {
+            who.method = "DN";
+            who.identity = rq->who.subject;
+        } else if (rq->grid) {
             who.iss = rq->grid->iss;
             who.sub = rq->grid->sub;
             who.groups = rq->grid->groups;
@@ -327,10 +334,14 @@ static const char *reason_of(const struct loom_error *err)
     return "invalid";
 }
 
-/* The kind of credential of an authenticated request. */
+/* The kind of credential of an authenticated request: a certificate is
+ * the identity only of a request without a token (api_cert_auth). */
 static const char *kind_of(const struct http_req *rq)
 {
-    return rq->grid ? "issuer" : "loom";
+    if (rq->grid)
+        return "issuer";
+    return rq->cert_dn && !http_header(rq, "Authorization") ? "certificate"
+                                                             : "loom";
 }
 
 static void count_denial(const char *kind, const char *reason)
@@ -360,11 +371,12 @@ static int verified(const char *kind, int ok, const struct loom_error *err)
     return ok ? 0 : -1;
 }
 
-static int authenticate(struct http_req *rq, const unsigned char *key,
-                        size_t key_len, struct loom_error *err)
+/* The bearer token h (the Authorization header, or NULL) into rq->who: a
+ * JWT of an outside issuer, or a Loom token. 0, or -1 with a 401. */
+static int auth_token(struct http_req *rq, const char *h,
+                      const unsigned char *key, size_t key_len, time_t now,
+                      struct loom_error *err)
 {
-    const char *h = http_header(rq, "Authorization");
-    time_t now = time(NULL);
     int ok;
 
     if (!h || strncasecmp(h, "Bearer ", 7) != 0) {
@@ -395,7 +407,31 @@ static int authenticate(struct http_req *rq, const unsigned char *key,
         return -1;
     }
     verified(kind_of(rq), 1, NULL);
-    map_account(rq, now);
+    return 0;
+}
+
+/* Who the request is, in the order of api.h: its client certificate
+ * checked, then a token (which wins), else the certificate's DN. A
+ * certificate presented is counted as checked, ok or not. */
+static int authenticate(struct http_req *rq, const unsigned char *key,
+                        size_t key_len, struct loom_error *err)
+{
+    const char *h = http_header(rq, "Authorization");
+    time_t now = time(NULL);
+    int presented = rq->cert_dn || rq->cert_error;
+    int by_cert = api_cert_auth(rq, h != NULL, err);
+
+    if (presented)
+        verified("certificate", !rq->cert_error, err);
+    if (by_cert < 0) {
+        if (!rq->cert_error) /* none where one is needed, or a DN too long */
+            count_denial(presented ? "certificate" : "none",
+                         presented ? "invalid" : "missing");
+        return -1;
+    }
+    if (!by_cert && auth_token(rq, h, key, key_len, now, err) < 0)
+        return -1;
+    map_account(rq, by_cert, now);
     /* users and gateways act as their account: without one, nothing */
     if (!rq->map && (rq->who.roles & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY))) {
         loom_error_set(err, LOOM_EPERM, "%s", rq->no_account);
