@@ -10,17 +10,21 @@
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
+# make as if from a shell: not with the flags and variables of the make
+# check that runs this test (TESTS=..., -w, the jobserver)
+mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory "$@"; }
+
 [ "$(id -u)" = 0 ] || t_bail "this test installs loom-runas setuid root: run it as root"
 getent passwd loom >/dev/null || t_bail "no account loom (the service account)"
 
 ROOT=$T/root
-make -s -C "$LOOM_TOP_BUILDDIR" install DESTDIR="$ROOT" >"$T/install.out" 2>&1
+mk -s -C "$LOOM_TOP_BUILDDIR" install DESTDIR="$ROOT" >"$T/install.out" 2>&1
 t_is $? 0 "make install DESTDIR=$ROOT" || t_bail "make install failed: $(tail -n 30 "$T/install.out")"
 
 # The directories of this build (configure's), as make sees them.
 dir() {
     printf 'print:\n\t@echo $(%s)\n' "$1" |
-        make -s -C "$LOOM_TOP_BUILDDIR" -f Makefile -f - print
+        mk -s -C "$LOOM_TOP_BUILDDIR" -f Makefile -f - print
 }
 SBIN=$(dir sbindir) BIN=$(dir bindir) LIBEXEC=$(dir pkglibexecdir)
 DATA=$(dir pkgdatadir) DOC=$(dir docdir) MAN=$(dir mandir)
@@ -112,7 +116,7 @@ t_ok $? "/metrics counts the job"
 loomd_stop
 t_is $? 0 "the installed loomd stops with status 0"
 
-make -s -C "$LOOM_TOP_BUILDDIR" uninstall DESTDIR="$ROOT" >"$T/uninstall.out" 2>&1
+mk -s -C "$LOOM_TOP_BUILDDIR" uninstall DESTDIR="$ROOT" >"$T/uninstall.out" 2>&1
 t_is $? 0 "make uninstall DESTDIR=$ROOT"
 t_is "$(find "$ROOT" -type f | sed "s|^$ROOT||" | head -n 5)" "" "... leaves no file behind"
 t_done

@@ -10,11 +10,15 @@
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
+# make as if from a shell: not with the flags and variables of the make
+# check that runs this test (TESTS=..., -w, the jobserver)
+mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory "$@"; }
+
 mkdir -p "$T/build"
 cd "$T/build" || t_bail "no $T/build"
 "$LOOM_TOP_SRCDIR/configure" -q >"$T/configure.out" 2>&1
 t_is $? 0 "configure in $T/build" || t_bail "$(tail -n 20 "$T/configure.out")"
-make -j2 distcheck >"$T/distcheck.out" 2>&1
+mk -j2 distcheck >"$T/distcheck.out" 2>&1
 t_is $? 0 "make distcheck" || t_diag "$(grep -vE '^(PASS|ok) ' "$T/distcheck.out" | tail -n 60)"
 t_like "$(grep -A1 'archives ready for distribution' "$T/distcheck.out" | tail -n 1)" \
     'loom-[0-9.]+\.tar\.gz' "... the tarball is ready for distribution"

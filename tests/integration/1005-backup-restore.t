@@ -22,12 +22,18 @@ submit '{"name": "done", "command": ["/bin/true"], "env": {"LOOM_SIM_RUNTIME_S":
 DONE=$JOB
 submit '{"name": "failed", "command": ["/bin/true"], "env": {"LOOM_SIM_RUNTIME_S": "1", "LOOM_SIM_EXIT_CODE": "3"}}'
 FAILED=$JOB
-submit '{"name": "held", "command": ["/bin/true"]}'
+# a job that waits for the whole cluster while a long one runs: held
+submit '{"name": "long", "command": ["/bin/true"], "env": {"LOOM_SIM_RUNTIME_S": "100000"}}'
+LONG=$JOB
+wait_for '[ "$(job_state "$LONG")" = running ]' 60
+submit '{"name": "held", "command": ["/bin/true"], "request": {"nodes": 4, "cpus_per_node": 32}, "env": {"LOOM_SIM_RUNTIME_S": "1"}}'
 HELD=$JOB
 api POST "/v1/jobs/$HELD/hold" >/dev/null
-wait_for 'ended "$DONE" && ended "$FAILED"' 60
-t_is "$(job_state "$DONE")/$(job_state "$FAILED")/$(job_state "$HELD")" \
-    completed/failed/held "three jobs: completed, failed, held"
+t_is "$STATUS" 200 "the wide job is held while it waits"
+api DELETE "/v1/jobs/$LONG" >/dev/null
+wait_for 'ended "$DONE" && ended "$FAILED" && ended "$LONG"' 60
+t_is "$(job_state "$DONE")/$(job_state "$FAILED")/$(job_state "$HELD")/$(job_state "$LONG")" \
+    completed/failed/held/cancelled "four jobs: completed, failed, held, cancelled"
 api POST /v1/reservations '{"cluster": "sim", "nodes": ["sim/n4"], "start": "2031-01-01T00:00:00Z", "duration_s": 600, "reason": "kept"}' >/dev/null
 t_is "$STATUS" 201 "a reservation"
 RESV=$(jget "$BODY" .id)

@@ -332,6 +332,13 @@ except drmaa.errors.DrmaaException as e:
 t_like "$OUT" 'cannot verify the server at https://127\.0\.0\.1' \
     "libdrmaa without the test's CA: drmaa_init fails, saying it cannot verify the server"
 
+# /metrics counts the certificates checked, and those refused
+curl -s "$LOOM_URL/metrics" >"$T/metrics"
+t_like "$(sed -n 's/^loom_auth_verifications_total{kind="certificate",result="ok"} //p' "$T/metrics")" \
+    '^[1-9][0-9]*$' "/metrics: the certificates that verified are counted"
+t_like "$(sed -n 's/^loom_auth_verifications_total{kind="certificate",result="denied"} //p' "$T/metrics")" \
+    '^[1-9][0-9]*$' "/metrics: ... and those refused"
+
 loomd_stop
 t_is "$?" 0 "loomd stops cleanly (exit 0)"
 t_done
