@@ -5,6 +5,8 @@
 #   . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 # make check exports LOOM_TOP_SRCDIR and LOOM_TOP_BUILDDIR; run by hand, a
 # test may set them itself (they default to the tree this file is in).
+# LOOM_SERVICE_USER is loomd's account (loom; make check passes configure's
+# --with-service-user).
 #
 # TAP:      t_plan N, t_ok STATUS NAME, t_is GOT WANT NAME, t_isnt GOT
 #           UNWANTED NAME, t_like GOT ERE NAME, t_diag MSG, t_skip NAME
@@ -63,7 +65,8 @@ if [ -z "${LOOM_TOP_SRCDIR:-}" ]; then
     LOOM_TOP_SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 fi
 LOOM_TOP_BUILDDIR=${LOOM_TOP_BUILDDIR:-$LOOM_TOP_SRCDIR}
-export LOOM_TOP_SRCDIR LOOM_TOP_BUILDDIR
+LOOM_SERVICE_USER=${LOOM_SERVICE_USER:-loom}
+export LOOM_TOP_SRCDIR LOOM_TOP_BUILDDIR LOOM_SERVICE_USER
 
 if [ -x /usr/bin/python3 ]; then
     python3() { /usr/bin/python3 "$@"; }
