@@ -70,7 +70,8 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
         conf_get_long(sec, "max_body_bytes", 1 << 20, 1024, 64L << 20,
                       &s->max_body_bytes, err) < 0 ||
         conf_get_bool(sec, "scheduler", 1, &s->scheduler_enabled, err) < 0 ||
-        conf_get_str(sec, "log_level", "info", &s->log_level, err) < 0)
+        conf_get_str(sec, "log_level", "info", &s->log_level, err) < 0 ||
+        conf_get_str(sec, "user", LOOM_SERVICE_USER, &s->user, err) < 0)
         return -1;
     if (log_level_parse(s->log_level) < 0)
         return loom_error_set(err, LOOM_EINVAL, "%s: log_level must be err, "

@@ -15,6 +15,7 @@ struct settings {
     long max_body_bytes;
     int scheduler_enabled;
     const char *log_level;
+    const char *user; /* the account loomd runs as */
     char *key_file_buf;
 };
 

@@ -97,8 +97,9 @@ PY
 pg_start || t_bail "PostgreSQL did not start"
 PORT=$(free_port) || t_bail "no free port"
 LOOM_URL=http://127.0.0.1:$PORT
-mkdir -p "$T/var/state" "$T/build"
-demo_conf_text "$PORT" "$LOOM_PG_CONNINFO" "$T/var" >"$T/var/loom.conf"
+mkdir -p "$T/build"
+demo_conf_write "$PORT" "$LOOM_PG_CONNINFO" "$T/var" ||
+    t_bail "cannot write the demo's loom.conf"
 ln -s var/loom.conf "$T/loom.conf"
 ln -s "$LOOM_TOP_BUILDDIR" "$T/build/release"
 loomd_start || t_bail "loomd did not start"

@@ -118,11 +118,11 @@ t_is "$(file_of "$ENV2" stdout)" "ID=$ENV2" "LOOM_JOB_ID cannot be overridden by
 # ---- a busy 1-cpu node ------------------------------------------------------------
 # The first job runs until the test lets it end (the file busy.go; 50 s at
 # most).
-submit "{\"name\": \"busy\", \"command\": [\"/bin/sh\", \"-c\", \"i=0; while [ ! -e $T/busy.go ] && [ \$i -lt 250 ]; do sleep 0.2; i=\$((i + 1)); done; date +%s.%N > $T/busy.end\"]}"
+submit "{\"name\": \"busy\", \"command\": [\"/bin/sh\", \"-c\", \"i=0; while [ ! -e $T/busy.go ] && [ \$i -lt 250 ]; do sleep 0.2; i=\$((i + 1)); done; date +%s.%N > $T_OUT/busy.end\"]}"
 BUSY=$JOB
 wait_for '[ "$(job_state "$BUSY")" = running ]' 30
 t_is "$(job_state "$BUSY")" running "the first job runs on the only cpu"
-submit "{\"name\": \"waiter\", \"command\": [\"/bin/sh\", \"-c\", \"date +%s.%N > $T/waiter.start\"]}"
+submit "{\"name\": \"waiter\", \"command\": [\"/bin/sh\", \"-c\", \"date +%s.%N > $T_OUT/waiter.start\"]}"
 WAITER=$JOB
 api GET "/v1/jobs/$WAITER" >/dev/null
 t_is "$(jget "$BODY" .state)" pending "the second job is pending"
@@ -141,7 +141,7 @@ t_is "$(field "$WAITER" .state)/$(field "$WAITER" .reason)" "pending/waiting for
 touch "$T/busy.go"
 wait_for 'ended "$WAITER"' 30
 t_is "$(job_state "$WAITER")" completed "once the node is free, it runs"
-t_ok "$(python3 -c 'import sys; sys.exit(0 if float(open(sys.argv[1]).read()) <= float(open(sys.argv[2]).read()) else 1)' "$T/busy.end" "$T/waiter.start" 2>/dev/null; echo $?)" \
+t_ok "$(python3 -c 'import sys; sys.exit(0 if float(open(sys.argv[1]).read()) <= float(open(sys.argv[2]).read()) else 1)' "$T_OUT/busy.end" "$T_OUT/waiter.start" 2>/dev/null; echo $?)" \
     "it started after the first one ended"
 
 alive "$LOOMD_PID"

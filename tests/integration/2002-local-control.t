@@ -30,13 +30,13 @@ loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 
 # Whatever a failed run leaves: kill the process groups the jobs made.
-t_cleanup 'for f in "$T"/*.pids; do [ -f "$f" ] && read -r s c <"$f" && kill -KILL -- "-$s" 2>/dev/null; done'
+t_cleanup 'for f in "$T_OUT"/*.pids; do [ -f "$f" ] && read -r s c <"$f" && kill -KILL -- "-$s" 2>/dev/null; done'
 
 # ---- cancel kills the whole group ------------------------------------------------
-submit "$(family_job cancelme "$T/cancel.pids")"
+submit "$(family_job cancelme "$T_OUT/cancel.pids")"
 CANCEL=$JOB
-wait_for '[ "$(job_state "$CANCEL")" = running ] && [ -s "$T/cancel.pids" ]' 30
-read -r SH CHILD <"$T/cancel.pids"
+wait_for '[ "$(job_state "$CANCEL")" = running ] && [ -s "$T_OUT/cancel.pids" ]' 30
+read -r SH CHILD <"$T_OUT/cancel.pids"
 t_like "$SH $CHILD" '^[0-9]+ [0-9]+$' "the job wrote its shell and child pids"
 t_ok "$(alive "$CHILD" && alive "$SH"; echo $?)" "the shell and its child run"
 t_is "$(awk '{print $5}' "/proc/$CHILD/stat" 2>/dev/null)" "$SH" \
@@ -51,10 +51,10 @@ wait_dead "$SH" 50
 t_ok $? "the job's shell is gone"
 
 # ---- suspend and resume -------------------------------------------------------------
-submit "$(family_job suspendme "$T/suspend.pids")"
+submit "$(family_job suspendme "$T_OUT/suspend.pids")"
 SUS=$JOB
-wait_for '[ "$(job_state "$SUS")" = running ] && [ -s "$T/suspend.pids" ]' 30
-read -r SH CHILD <"$T/suspend.pids"
+wait_for '[ "$(job_state "$SUS")" = running ] && [ -s "$T_OUT/suspend.pids" ]' 30
+read -r SH CHILD <"$T_OUT/suspend.pids"
 api POST "/v1/jobs/$SUS/suspend" '{}' >/dev/null
 t_is "$STATUS" 202 "POST suspend: 202" || t_diag "$BODY"
 wait_for '[ "$(pstate "$CHILD")" = T ] && [ "$(pstate "$SH")" = T ]' 30
@@ -78,10 +78,10 @@ wait_dead "$CHILD" 50
 t_ok $? "its child is gone too"
 
 # ---- a suspended job can be cancelled --------------------------------------------
-submit "$(family_job stopped "$T/stopped.pids")"
+submit "$(family_job stopped "$T_OUT/stopped.pids")"
 STOPPED=$JOB
-wait_for '[ "$(job_state "$STOPPED")" = running ] && [ -s "$T/stopped.pids" ]' 30
-read -r SH CHILD <"$T/stopped.pids"
+wait_for '[ "$(job_state "$STOPPED")" = running ] && [ -s "$T_OUT/stopped.pids" ]' 30
+read -r SH CHILD <"$T_OUT/stopped.pids"
 api POST "/v1/jobs/$STOPPED/suspend" '{}' >/dev/null
 wait_for '[ "$(job_state "$STOPPED")" = suspended ]' 30
 api DELETE "/v1/jobs/$STOPPED" >/dev/null
@@ -109,7 +109,7 @@ submit "$(family_job fill2 "$T/fill2.pids")"
 F2=$JOB
 wait_for '[ "$(job_state "$F1")" = running ] && [ "$(job_state "$F2")" = running ]' 30
 t_is "$(job_state "$F1")/$(job_state "$F2")" running/running "two fillers take both cpus"
-submit "{\"name\": \"holdme\", \"command\": [\"/bin/sh\", \"-c\", \"echo ran >> $T/held.ran\"], \"request\": {\"cluster\": \"local\"}}"
+submit "{\"name\": \"holdme\", \"command\": [\"/bin/sh\", \"-c\", \"echo ran >> $T_OUT/held.ran\"], \"request\": {\"cluster\": \"local\"}}"
 H=$JOB
 t_is "$(job_state "$H")" pending "a third job is pending"
 api POST "/v1/jobs/$H/hold" '{}' >/dev/null
@@ -126,12 +126,12 @@ AH=$JOB
 wait_for '[ "$(job_state "$AH")" = completed ]' 30
 t_is "$(job_state "$AH")/$(job_state "$H")" completed/held \
     "with a cpu free a later job runs, and the held job stays held"
-t_ok "$([ ! -e "$T/held.ran" ]; echo $?)" "and did not run"
+t_ok "$([ ! -e "$T_OUT/held.ran" ]; echo $?)" "and did not run"
 api POST "/v1/jobs/$H/release" '{}' >/dev/null
 t_is "$STATUS" 200 "POST release" || t_diag "$BODY"
 wait_for '[ "$(job_state "$H")" = completed ]' 30
 t_is "$(job_state "$H")" completed "released, it runs"
-t_is "$(cat "$T/held.ran" 2>/dev/null)" ran "once"
+t_is "$(cat "$T_OUT/held.ran" 2>/dev/null)" ran "once"
 api DELETE "/v1/jobs/$F2" >/dev/null
 wait_for '[ "$(job_state "$F2")" = cancelled ]' 30
 t_is "$(job_state "$F2")" cancelled "the second filler is cancelled"

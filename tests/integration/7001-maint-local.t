@@ -157,7 +157,7 @@ EOF
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 MON=$(token_for nagios monitor) && [ -n "$MON" ] || t_bail "no monitor token"
-printf '%s\n' "$MON" >"$TF" && chmod 0600 "$TF"
+printf '%s\n' "$MON" >"$TF" && chmod 0600 "$TF" && loom_owns "$T/maint"
 OPER=$(token_for olga operator)
 USERT=$(token_for bob user)
 READER=$(token_for rita reader)

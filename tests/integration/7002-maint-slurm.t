@@ -97,7 +97,7 @@ EOF2
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no token"
 MON=$(token_for nagios monitor) && [ -n "$MON" ] || t_bail "no monitor token"
-printf '%s\n' "$MON" >"$TF" && chmod 0600 "$TF"
+printf '%s\n' "$MON" >"$TF" && chmod 0600 "$TF" && loom_owns "$T/maint"
 wait_for 'api GET /v1/clusters/slurm >/dev/null; [ "$(jget "$BODY" .state)/$(jget "$BODY" .nodes)" = up/4 ]' 30
 t_is "$(jget "$BODY" .state)/$(jget "$BODY" .nodes)" up/4 "the Slurm cluster is up with 4 nodes"
 

@@ -6,7 +6,14 @@
 #   demo_conf_text PORT DATABASE VAR
 #                                 print the demo's loom.conf: loomd on
 #                                 127.0.0.1:PORT, its state and token key in
-#                                 VAR, the default fabric's three clusters
+#                                 VAR/state, the default fabric's three
+#                                 clusters
+#   demo_conf_write PORT DATABASE VAR
+#                                 write it to VAR/loom.conf (mode 0600) and
+#                                 make VAR/state (0700), both loomd's
+#                                 account's ($LOOM_SERVICE_USER, default
+#                                 loom) when run as root: loomd switches to
+#                                 that account and must read and write them
 #   demo_admin_token FILE CTL...  write an admin token (subject admin, 24 h)
 #                                 to FILE, mode 0600; CTL... runs loomctl
 #                                 with the demo's loom.conf
@@ -21,7 +28,7 @@ demo_conf_text() {
 [loomd]
 listen = 127.0.0.1:$port
 database = $database
-token_key_file = $var/token.key
+token_key_file = $var/state/token.key
 state_dir = $var/state
 
 [cluster local]
@@ -44,6 +51,15 @@ cpus_per_node = 32
 memory_mb = 131072
 speed = 10
 EOF
+}
+
+demo_conf_write() {
+    local var=$3 user=${LOOM_SERVICE_USER:-loom}
+    mkdir -p "$var/state" && chmod 0700 "$var/state" &&
+        (umask 077 && demo_conf_text "$@" >"$var/loom.conf") &&
+        chmod 0600 "$var/loom.conf" || return 1
+    [ "$(id -u)" = 0 ] || return 0
+    chown -R "$user:" "$var/state" "$var/loom.conf"
 }
 
 demo_admin_token() {

@@ -17,8 +17,10 @@
 #           is not installed"). ./bootstrap check counts any other skip as
 #           a failure. A test of a real system (Slurm, Grid Engine,
 #           PostgreSQL) that cannot start it fails with t_bail, saying why.
-# Temp dir: $T, made per test (mktemp -d, mode 0755 so that postgres can
-#           traverse it); removed at exit unless LOOM_KEEP_TMP=1.
+# Temp dir: $T, made per test (mktemp -d, mode 0755 so that postgres and
+#           loom can traverse it); removed at exit unless LOOM_KEEP_TMP=1.
+#           Jobs run as other accounts than the test's: the files they are
+#           to write go into $T_OUT ($T/out, mode 1777, as /tmp).
 # Postgres: pg_start, pg_stop, pg_kill, pg_restart_same; LOOM_PG_DIR,
 #           LOOM_PG_CONNINFO, pg_sql SQL (psql -tA, one value per line).
 # loomd:    free_port, loomd_conf [SECTIONS] (or a heredoc on stdin; sets
@@ -26,6 +28,13 @@
 #           loomd's exit status), loomd_kill9, loomctl ARGS (with -c
 #           $T/loom.conf), admin_token (sets TOKEN), token_for SUBJECT ROLE
 #           [TTL] (prints the token).
+#           loomd runs as its own account, $LOOM_SERVICE_USER: started as
+#           root, it switches to it. $T/loom.conf (mode 0600) and $T/state
+#           (0700, the key in it) are that account's; loom_owns PATH...
+#           gives it more (a directory an action writes to, a token file it
+#           reads).
+#           The private PostgreSQL's socket directory is postgres:loom 0750.
+#           loomd_start makes the build tree's loom-runas root:loom 4750.
 # Processes: alive PID (a zombie counts as dead), wait_dead PID TENTHS,
 #           t_sleep SECS.
 # HTTP:     api METHOD PATH [JSON|-] [curl args...]: prints the body and sets
@@ -243,7 +252,9 @@ t_sleep() {
 
 T=$(mktemp -d /tmp/loom-test.XXXXXX) || t_bail "cannot make a temp dir"
 chmod 0755 "$T"
-export T
+T_OUT=$T/out
+mkdir -m 1777 "$T_OUT" || t_bail "cannot make $T_OUT"
+export T T_OUT
 # Tests run in their temp dir, so that what a CMS writes in the current
 # directory (sbatch's slurm-N.out, say) never lands in the source tree.
 LOOM_TOP_SRCDIR=$(cd "$LOOM_TOP_SRCDIR" && pwd -P)
@@ -345,8 +356,13 @@ pg_start() {
     PG_BIN=$(pg_bindir) || { t_diag "PostgreSQL server binaries not found"; return 1; }
     LOOM_PG_DIR=$T/pg
     mkdir -p "$LOOM_PG_DIR"
-    [ "$(id -u)" = 0 ] && chown postgres: "$LOOM_PG_DIR"
-    chmod 0700 "$LOOM_PG_DIR"
+    # The socket's directory: loomd's account may connect, others not.
+    if [ "$(id -u)" = 0 ]; then
+        chown "postgres:$LOOM_SERVICE_USER" "$LOOM_PG_DIR" || return 1
+        chmod 0750 "$LOOM_PG_DIR"
+    else
+        chmod 0700 "$LOOM_PG_DIR"
+    fi
     if ! as_pg "$PG_BIN/initdb" -D "$LOOM_PG_DIR/data" -U postgres -A trust \
         -E UTF8 --locale=C -N >"$T/initdb.log" 2>&1; then
         t_diag "initdb failed:" "$(tail -n 20 "$T/initdb.log")"
@@ -421,34 +437,61 @@ print(s.getsockname()[1])' && return 0
     return 1
 }
 
+# loom_owns PATH...: give each PATH (and what is in it) to loomd's
+# account, as an installation would; nothing when the test is not root.
+loom_owns() {
+    [ "$(id -u)" = 0 ] || return 0
+    chown -R "$LOOM_SERVICE_USER:" "$@"
+}
+
 # loomd_conf [SECTIONS]: write $T/loom.conf for a free port ($PORT when
 # set); the cluster sections come as the argument or on stdin (a heredoc).
 # Stdin is read only when it has something ready, so a bare call never
-# hangs on an idle inherited pipe.
+# hangs on an idle inherited pipe. The file (0600) and state_dir (0700,
+# with the token key) belong to loomd's account.
 loomd_conf() {
     PORT=${PORT:-$(free_port)}
     LOOM_URL=http://127.0.0.1:$PORT
     export PORT LOOM_URL
     mkdir -p "$T/state"
-    {
-        echo "[loomd]"
-        echo "listen = 127.0.0.1:$PORT"
-        echo "database = $LOOM_PG_CONNINFO"
-        echo "token_key_file = $T/token.key"
-        echo "state_dir = $T/state"
-        echo
-        if [ $# -gt 0 ]; then
-            printf '%s\n' "$@"
-        elif [ ! -t 0 ] && read -r -t 0 2>/dev/null; then
-            cat
-        fi
-    } >"$T/loom.conf"
+    chmod 0700 "$T/state"
+    loom_owns "$T/state" || return 1
+    (
+        umask 077
+        {
+            echo "[loomd]"
+            echo "listen = 127.0.0.1:$PORT"
+            echo "database = $LOOM_PG_CONNINFO"
+            echo "token_key_file = $T/state/token.key"
+            echo "state_dir = $T/state"
+            echo
+            if [ $# -gt 0 ]; then
+                printf '%s\n' "$@"
+            elif [ ! -t 0 ] && read -r -t 0 2>/dev/null; then
+                cat
+            fi
+        } >"$T/loom.conf"
+    ) || return 1
+    chmod 0600 "$T/loom.conf"
+    loom_owns "$T/loom.conf"
+}
+
+# loom_runas_setuid: the build tree's loom-runas as make install leaves it
+# (root:loom 4750), changed only when it is not so already: a test running
+# beside this one may be using it.
+loom_runas_setuid() {
+    local r=$LOOM_TOP_BUILDDIR/loom-runas
+    [ "$(id -u)" = 0 ] && [ -f "$r" ] || return 0
+    [ "$(stat -c '%u:%G %a' "$r")" = "0:$LOOM_SERVICE_USER 4750" ] && return 0
+    chown "root:$LOOM_SERVICE_USER" "$r" && chmod 4750 "$r"
 }
 
 # loomd_start [ARGS...]: start loomd on $T/loom.conf in the foreground mode,
 # log in $T/loomd.log; wait up to 60 s for /healthz.
 loomd_start() {
     local end=$((SECONDS + 60))
+    loom_runas_setuid || { t_diag "cannot make loom-runas setuid"; return 1; }
+    (umask 077 && : >>"$T/loomd.log") # the log is loomd's (and root's) only
     LOOM_LIBEXECDIR=$LOOM_TOP_BUILDDIR \
         LOOM_SCRIPTS_DIR=${LOOM_SCRIPTS_DIR:-$LOOM_TOP_SRCDIR/adaptors/scripts} \
         "$LOOM_TOP_BUILDDIR/loomd" \
