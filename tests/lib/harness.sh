@@ -37,6 +37,14 @@
 #           loomd_start makes the build tree's loom-runas root:loom 4750.
 # Processes: alive PID (a zombie counts as dead), wait_dead PID TENTHS,
 #           t_sleep SECS.
+# Accounts: t_account VAR NAME makes a Unix account NAME-<6 random
+#           letters and digits> for this test run (its own group, shell
+#           /bin/sh, uid >= 1000, home $T/home/<account> mode 0700) and
+#           sets VAR to its name; useradd is tried again while another
+#           test holds /etc/passwd's lock. The clean-up kills every
+#           process of the account, then removes it and its home. Jobs
+#           run as such accounts: a test that runs one says as whom.
+#           Tokens for them: token_for "$ALICE" user, admin_token "$ADM".
 # HTTP:     api METHOD PATH [JSON|-] [curl args...]: prints the body and sets
 #           STATUS and BODY. Call it as `api GET /v1/x >/dev/null` to keep
 #           STATUS and BODY; inside $(...) they are lost with the subshell,
@@ -283,6 +291,71 @@ t_sweep() {
     kill -KILL $pids 2>/dev/null
 }
 
+# ---- accounts ----------------------------------------------------------------
+
+T_ACCOUNTS=()
+
+# t_passwd_retry CMD...: CMD (useradd, userdel), again while another
+# process holds a lock of /etc/passwd or /etc/group ("cannot lock ...;
+# try again later") or the account still runs a process (userdel: 8); 30 s
+# at most. CMD's last status; its output in $T/passwd.out.
+t_passwd_retry() {
+    local i rc
+    for ((i = 0; i < 300; i++)); do
+        "$@" >"$T/passwd.out" 2>&1
+        rc=$?
+        [ "$rc" = 8 ] || grep -q 'cannot lock' "$T/passwd.out" ||
+            return "$rc"
+        sleep "0.$((RANDOM % 2))$((RANDOM % 10))"
+    done
+    return "$rc"
+}
+
+# t_account VAR NAME: see the header.
+t_account() {
+    local var=$1 base=$2 name i rc
+    [ "$(id -u)" = 0 ] || t_bail "t_account: making accounts needs root"
+    mkdir -p "$T/home" && chmod 0755 "$T/home" || t_bail "cannot make $T/home"
+    for ((i = 0; i < 20; i++)); do
+        name=$base-$(tr -dc 'a-z0-9' </dev/urandom | head -c 6)
+        getent passwd "$name" >/dev/null && continue
+        t_passwd_retry useradd --user-group --no-create-home \
+            --home-dir "$T/home/$name" --shell /bin/sh \
+            --comment "Loom test $(basename "$0")" "$name"
+        rc=$?
+        [ "$rc" = 9 ] && continue # taken meanwhile
+        [ "$rc" = 0 ] || t_bail "useradd $name failed ($rc): $(cat "$T/passwd.out")"
+        T_ACCOUNTS+=("$name")
+        install -d -m 0700 -o "$name" -g "$name" "$T/home/$name" ||
+            t_bail "cannot make the home of $name"
+        printf -v "$var" '%s' "$name"
+        return 0
+    done
+    t_bail "t_account: no free account name $base-XXXXXX"
+}
+
+# t_account_kill NAME: SIGKILL every process of the account, until none.
+t_account_kill() {
+    local i pids
+    for ((i = 0; i < 50; i++)); do
+        pids=$(ps -o pid= -u "$1" 2>/dev/null | tr -d ' ')
+        [ -n "$pids" ] || return 0
+        # shellcheck disable=SC2086 # one pid a word
+        kill -KILL $pids 2>/dev/null
+        sleep 0.1
+    done
+}
+
+t_accounts_remove() {
+    local a
+    for a in "${T_ACCOUNTS[@]}"; do
+        t_account_kill "$a"
+        t_passwd_retry userdel --remove "$a" ||
+            echo "# userdel $a failed: $(cat "$T/passwd.out")" >&2
+    done
+    T_ACCOUNTS=()
+}
+
 t_harness_cleanup() {
     local rc=$? c
     trap - EXIT INT TERM HUP
@@ -304,6 +377,7 @@ t_harness_cleanup() {
         wait_dead "$LOOM_PG_PID" 30 || kill -KILL "$LOOM_PG_PID" 2>/dev/null
     fi
     cd / && t_sweep
+    t_accounts_remove
     if [ "${LOOM_KEEP_TMP:-0}" = 1 ]; then
         echo "# kept $T" >&2
     else
@@ -551,9 +625,10 @@ token_for() {
     loomctl token create --subject "$1" --role "$2" --ttl "${3:-3600}"
 }
 
-# admin_token: set TOKEN to a new admin token. 0 or 1.
+# admin_token [SUBJECT]: set TOKEN to a new admin token (subject admin,
+# or SUBJECT: a test account, for a test whose jobs must run as one).
 admin_token() {
-    TOKEN=$(token_for admin admin) && [ -n "$TOKEN" ]
+    TOKEN=$(token_for "${1:-admin}" admin) && [ -n "$TOKEN" ]
 }
 
 # ---- HTTP and JSON -----------------------------------------------------------
