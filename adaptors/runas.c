@@ -18,9 +18,12 @@
  *       file descriptors 0-9 are passed on as they are; the protocol of
  *       loom-supervise is in local_job.h. On a refusal the reason is
  *       written to fd 3 as "error: ..." (the ready pipe) and to stderr.
- *   loom-runas run ACCOUNT [-C DIR] -- PROGRAM [ARG...]
+ *   loom-runas run ACCOUNT [-C DIR] [-t SECONDS] -- PROGRAM [ARG...]
  *       PROGRAM as the account (HOME, USER, LOGNAME and SHELL set, the
- *       rest of the environment as given), in DIR or the account's home.
+ *       rest of the environment as given), in DIR or the account's home;
+ *       standard input, output and error as given. With -t, SIGALRM ends
+ *       PROGRAM after SECONDS (1 to 86400): once it is the account, its
+ *       caller (loomd's account) can no longer signal it.
  *   loom-runas signal ACCOUNT SIGNAL CGROUP | -g PGID
  *       As the account: the signal to every process in CGROUP (again
  *       until none is left, for KILL), or to the process group PGID.
@@ -84,7 +87,8 @@ static void usage(void) __attribute__((noreturn));
 static void usage(void)
 {
     fputs("usage: loom-runas start ACCOUNT RUNDIR [CGROUP...]\n"
-          "       loom-runas run ACCOUNT [-C DIR] -- PROGRAM [ARG...]\n"
+          "       loom-runas run ACCOUNT [-C DIR] [-t SECONDS] -- PROGRAM "
+          "[ARG...]\n"
           "       loom-runas signal ACCOUNT SIGNAL CGROUP | -g PGID\n"
           "       loom-runas read ACCOUNT PATH OFFSET MAX\n"
           "       loom-runas cgroups\n", stderr);
@@ -260,14 +264,24 @@ static int verb_start(int argc, char **argv)
 static int verb_run(int argc, char **argv)
 {
     const char *cwd = NULL;
+    unsigned limit = 0;
     struct passwd pw;
     int i = 3;
 
     if (argc < 5)
         usage();
     pw = target(argv[2]);
-    if (!strcmp(argv[i], "-C") && i + 1 < argc) {
-        cwd = argv[i + 1];
+    while (i + 1 < argc && (!strcmp(argv[i], "-C") || !strcmp(argv[i], "-t"))) {
+        if (argv[i][1] == 'C') {
+            cwd = argv[i + 1];
+        } else {
+            char *end;
+            long t = strtol(argv[i + 1], &end, 10);
+            if (*end || end == argv[i + 1] || t < 1 || t > 86400)
+                runas_fail("-t: expected seconds from 1 to 86400, not '%s'",
+                           argv[i + 1]);
+            limit = (unsigned)t;
+        }
         i += 2;
     }
     if (i >= argc || strcmp(argv[i], "--") || i + 1 >= argc)
@@ -277,6 +291,10 @@ static int verb_run(int argc, char **argv)
     if (chdir(cwd ? cwd : pw.pw_dir) < 0 && (cwd || chdir("/") < 0))
         runas_fail("%s cannot enter %s: %s", pw.pw_name, cwd ? cwd : pw.pw_dir,
              strerror(errno));
+    /* The timer outlives exec; SIGALRM's default action ends the program. */
+    signal(SIGALRM, SIG_DFL);
+    if (limit)
+        alarm(limit);
     execvp(argv[i + 1], argv + i + 1);
     fprintf(stderr, "loom-runas: %s: %s\n", argv[i + 1], strerror(errno));
     return 127;
