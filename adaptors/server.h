@@ -21,7 +21,7 @@ enum server_msg {
 struct server_start {
     char *cluster;
     int64_t loom_id;
-    char *name, *owner, *script, *queue;
+    char *name, *owner, *account, *script, *queue;
     struct strv command, env, nodes;
     int cpus_per_node, gpus;
     long memory_mb, walltime_s;

@@ -36,6 +36,7 @@ static void do_start(struct server_start *s)
     struct sched_started *st = calloc(1, sizeof(*st));
     struct start_req req = {
         .loom_id = s->loom_id, .name = s->name, .owner = s->owner,
+        .account = s->account,
         .command = s->command.n ? (const char *const *)s->command.v : NULL,
         .script = s->script, .nodes = (const char *const *)s->nodes.v,
         .n_nodes = s->nodes.n, .cpus_per_node = s->cpus_per_node,
@@ -325,6 +326,7 @@ void server_start_free(void *p)
     free(s->cluster);
     free(s->name);
     free(s->owner);
+    free(s->account);
     free(s->script);
     free(s->queue);
     free(s->native_id);

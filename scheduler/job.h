@@ -85,6 +85,11 @@ int job_state_final(enum job_state s);
 int job_state_active(enum job_state s); /* starting, running, suspended */
 /* Does the job hold its nodes: active, or held inside its cluster? */
 int job_holds_nodes(const struct job *j);
+/* The local account the job runs as (borrowed). */
+static inline const char *job_account(const struct job *j)
+{
+    return j->owner; /* account: the job's own field, once the record has it */
+}
 
 /* A new pending job from a POST /v1/jobs body (borrowed). Unknown fields,
  * wrong types and out-of-range values fail with a 400 naming the field. */

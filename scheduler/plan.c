@@ -265,9 +265,26 @@ const struct plan_queue *plan_queue_of(const struct plan_cluster *c,
     return NULL;
 }
 
+int plan_cluster_runs_as(const struct plan_cluster *cl,
+                         const struct plan_job *j)
+{
+    return !cl->single_account ||
+           (j->account && !strcmp(cl->single_account, j->account));
+}
+
+void plan_why_account(const struct plan_cluster *cl, const struct plan_job *j,
+                      char *why, size_t why_len)
+{
+    snprintf(why, why_len, "cluster %s runs every job as %s "
+             "(single_account); this job is %s's", cl->name,
+             cl->single_account, j->account ? j->account : "nobody");
+}
+
 int plan_cluster_takes(const struct plan_cluster *cl,
                        const struct plan_job *j)
 {
+    if (!plan_cluster_runs_as(cl, j))
+        return 0;
     if (j->cluster)
         return !strcmp(j->cluster, cl->name);
     return !cl->pinned_only || j->reservation;

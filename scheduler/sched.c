@@ -198,6 +198,7 @@ void sched_start_later(struct job *j, int adopt)
     s->loom_id = j->id;
     s->name = dup_or_null(j->name);
     s->owner = dup_or_null(j->owner);
+    s->account = dup_or_null(job_account(j));
     s->script = dup_or_null(j->script);
     s->queue = dup_or_null(j->req.queue);
     if (copy_strv(&s->command, &j->command) < 0 ||

@@ -39,7 +39,7 @@ int fabric_build(struct fabric *f)
         f->cl[c] = (struct plan_cluster){sc->name, sc->preference,
                                          &f->nodes[k], sc->n_nodes,
                                          &f->queues[q], sc->n_queues,
-                                         sc->pinned_only};
+                                         sc->pinned_only, sc->single_account};
         for (size_t i = 0; i < sc->n_nodes; i++, k++) {
             const struct snode *n = &sc->nodes[i];
             f->nodes[k] = (struct plan_node){
@@ -132,7 +132,8 @@ void fabric_job(const struct job *j, struct plan_job *out)
         .walltime_s = j->req.walltime_s,
         .features = (const char *const *)j->req.features.v,
         .n_features = j->req.features.n, .cluster = j->req.cluster,
-        .queue = j->req.queue, .reservation = j->req.reservation};
+        .queue = j->req.queue, .reservation = j->req.reservation,
+        .account = job_account(j)};
 }
 
 /* What a job holds (h) on its nodes, until start + walltime. */
