@@ -81,7 +81,10 @@ timeout.jobs = 2
 max_output_bytes = 1048576
 EOF
 loomd_start || t_bail "loomd did not start"
-admin_token || t_bail "no token"
+# The jobs run as a test account, the admin token's subject.
+t_account ALICE alice
+admin_token "$ALICE" || t_bail "no token"
+t_diag "the jobs of this test run as $ALICE"
 
 cluster_state slurm
 t_is "$STATE" up "the Slurm cluster (pack $T/pack) is up"

@@ -88,7 +88,10 @@ timeout.start = 20
 timeout.cancel = 15
 EOF
 loomd_start || t_bail "loomd did not start"
-admin_token || t_bail "no token"
+# The jobs run as a test account, the admin token's subject.
+t_account ALICE alice
+admin_token "$ALICE" || t_bail "no token"
+t_diag "the jobs of this test run as $ALICE"
 : >"$T_OUT/marks" && chmod 0666 "$T_OUT/marks" # its jobs append to it
 cluster_state slurm
 t_is "$STATE" up "the Slurm cluster is up"
