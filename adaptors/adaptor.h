@@ -3,6 +3,7 @@
 #ifndef LOOM_ADAPTORS_ADAPTOR_H
 #define LOOM_ADAPTORS_ADAPTOR_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -89,10 +90,15 @@ struct start_req {
     int64_t loom_id;
     const char *name;
     const char *owner;
-    const char *account;        /* the local account the job runs as */
+    const char *account;        /* the local account it runs as, or NULL
+                                   (a record from before accounts) */
     const char *const *command; /* argv, NULL-terminated, or NULL */
     const char *script;         /* script text, or NULL */
     const char *const *env;     /* "NAME=value", NULL-terminated */
+    const char *workdir;        /* absolute, or NULL: the account's home */
+    const char *output, *error; /* file names as asked (patterns of
+                                   core/outpath.h, relative to workdir),
+                                   or NULL: the cluster's default */
     const char *const *nodes;   /* node names chosen by the scheduler */
     size_t n_nodes;
     int cpus_per_node;
@@ -124,7 +130,7 @@ void start_result_fini(struct start_result *r);
 
 /* What an instance tells loomd of itself: describe() starts from its
  * type's caps and model, pinned_only and runs_as_user 0, single_account
- * NULL. */
+ * and info NULL. */
 struct adaptor_desc {
     unsigned caps;            /* LOOM_CAP_* */
     enum adaptor_model model;
@@ -138,6 +144,10 @@ struct adaptor_desc {
                                    the cluster takes only its jobs; NULL:
                                    any account's. Borrowed from the
                                    instance, which outlives the cluster */
+    json_t *info;             /* NULL, or a new object whose members the
+                                 cluster's object in /v1/clusters shows too
+                                 (the local executor's confinement); the
+                                 caller owns it */
 };
 
 /* What every adaptor instance is given at creation. */

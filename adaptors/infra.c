@@ -285,6 +285,8 @@ struct scluster *infra_build(const struct infra_desc *d,
                   d->runs_as_user, "single_account", d->single_account,
                   "state", d->state, "nodes", (int)nodes->n, "last_poll",
                   d->last_poll ? stamp : NULL, "error", d->error);
+    if (o && d->info)
+        json_object_update(o, (json_t *)d->info);
     c->json = o ? render(o) : NULL;
     if (!c->json || join_nodes(c) < 0)
         goto error;

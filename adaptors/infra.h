@@ -3,6 +3,8 @@
 #ifndef LOOM_ADAPTORS_INFRA_H
 #define LOOM_ADAPTORS_INFRA_H
 
+#include <jansson.h>
+
 #include "adaptors/adaptor.h"
 #include "core/snapshot.h"
 
@@ -19,6 +21,7 @@ struct infra_desc {
     const char *state;  /* up|degraded|unreachable */
     const char *error;  /* or NULL */
     time_t last_poll;
+    const json_t *info; /* members added to the cluster's object, or NULL */
 };
 
 /* A new cluster part (one reference) with every node and queue rendered.

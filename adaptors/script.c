@@ -1,9 +1,6 @@
 /* script.c - the script adaptor: one pack executable per operation. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <fcntl.h>
-#include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "adaptors/script.h"
+#include "core/directives.h"
+#include "core/outpath.h"
 
 /* The job's directory under workdir and its job file, mode 0700: loomd's
  * alone (a pack that submits as the job's account hands it to the CMS on
@@ -65,36 +67,59 @@ static int push_env(struct strv *e, const char *name, const char *fmt, ...)
     return strv_push(e, kv);
 }
 
-/* Where a job that runs as its account works and writes: that account's
- * home, and loom-ID.out in it (standard error too, as Slurm does). A
- * pack that submits as loomd's account, and a native job the cluster
- * holds for Loom (it has its own): the job's directory. */
+/* name relative to dir, as an absolute path (new string, or NULL). */
+static char *absolute(const char *dir, const char *name)
+{
+    return name[0] == '/' ? strdup(name) : script_path_join(dir, name);
+}
+
+/* Where the job works and writes, as the job record shows it: the
+ * request's workdir, else, for a pack that submits as the job's account,
+ * that account's home, else (it runs as loomd's account) the job's
+ * directory; its output and error names (core/outpath.h: patterns
+ * expanded, relative to the working directory; output loom-%j.out unless
+ * asked, error the output's file unless asked). A native job the cluster
+ * holds for Loom has its own: the job's directory, stdout and stderr. */
 static int job_paths(struct script *s, const struct start_req *req,
                      const char *jobdir, char **dir, char **out, char **errf,
                      struct loom_error *err)
 {
-    char name[48], buf[4096];
+    struct outpath_vars v = {req->loom_id, req->account, req->name, 0,
+                             req->n_nodes ? req->nodes[0] : NULL};
+    char buf[4096], *o = NULL, *e = NULL;
     struct passwd pw, *p = NULL;
 
-    if (!s->runs_as_user || req->native_id) {
+    if (req->native_id) {
         *dir = strdup(jobdir);
         *out = script_path_join(jobdir, "stdout");
         *errf = script_path_join(jobdir, "stderr");
         return *dir && *out && *errf ? 0 : loom_error_set(err, LOOM_EINTERNAL,
                                                           "out of memory");
     }
-    if (!req->account || getpwnam_r(req->account, &pw, buf, sizeof(buf),
-                                    &p) != 0 || !p || !p->pw_dir ||
-        !*p->pw_dir)
-        return loom_error_set(err, LOOM_EINVAL, "cluster %s: job %lld runs "
-                              "as account '%s', which this host does not "
-                              "know (no home directory to work in)",
-                              s->cluster, (long long)req->loom_id,
-                              req->account ? req->account : "");
-    snprintf(name, sizeof(name), "loom-%lld.out", (long long)req->loom_id);
-    *dir = strdup(p->pw_dir);
-    *out = script_path_join(p->pw_dir, name);
-    *errf = script_path_join(p->pw_dir, name);
+    if (req->workdir) {
+        *dir = strdup(req->workdir);
+    } else if (!s->runs_as_user) {
+        *dir = strdup(jobdir);
+    } else {
+        if (!req->account || getpwnam_r(req->account, &pw, buf, sizeof(buf),
+                                        &p) != 0 || !p || !p->pw_dir ||
+            !*p->pw_dir)
+            return loom_error_set(err, LOOM_EINVAL, "cluster %s: job %lld "
+                                  "runs as account '%s', which this host "
+                                  "does not know (no home directory to work "
+                                  "in; the request names no workdir)",
+                                  s->cluster, (long long)req->loom_id,
+                                  req->account ? req->account : "");
+        *dir = strdup(p->pw_dir);
+    }
+    o = outpath_expand(req->output ? req->output : LOOM_OUTPUT_DEFAULT, &v);
+    e = req->error ? outpath_expand(req->error, &v) : NULL;
+    if (*dir && o && (!req->error || e)) {
+        *out = absolute(*dir, o);
+        *errf = absolute(*dir, e ? e : o);
+    }
+    free(o);
+    free(e);
     return *dir && *out && *errf ? 0 : loom_error_set(err, LOOM_EINTERNAL,
                                                       "out of memory");
 }
@@ -134,10 +159,16 @@ static json_t *start_input(const struct start_req *req, const char *dir,
                      "stderr", errf, "native_id", req->native_id);
 }
 
-int script_start(void *self, const struct start_req *req,
-                        struct start_result *res, struct loom_error *err)
+/* The cluster system gets the script with the directives Loom read
+ * neutralised (core/directives.h): Loom applied them through the request,
+ * in the CMS's terms; sbatch or qsub must not apply them again. */
+int script_start(void *self, const struct start_req *asked,
+                 struct start_result *res, struct loom_error *err)
 {
     struct script *s = self;
+    struct start_req copy = *asked, *req = &copy;
+    char *neutral = asked->script ? directives_neutralise(asked->script)
+                                  : NULL;
     char *jobdir = NULL, *dir = NULL, *file = NULL, *out = NULL, *errf = NULL;
     char nodes[4096] = "", id[32];
     struct strv extra = {0};
@@ -147,6 +178,11 @@ int script_start(void *self, const struct start_req *req,
     int rc = -1;
 
     snprintf(id, sizeof(id), "%lld", (long long)req->loom_id);
+    copy.script = neutral;
+    if (asked->script && !neutral) {
+        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        goto out;
+    }
     if (s->single_account && !req->native_id &&
         (!req->account || strcmp(req->account, s->single_account))) {
         loom_error_set(err, LOOM_EINVAL, "cluster %s runs every job as %s "
@@ -208,6 +244,6 @@ out:
     free(file);
     free(out);
     free(errf);
+    free(neutral);
     return rc;
 }
-

@@ -7,9 +7,11 @@
 #include <string.h>
 
 #include "adaptors/infra.h"
+#include "adaptors/local_job.h"
 #include "adaptors/server_state.h"
 #include "core/log.h"
 #include "core/opstats.h"
+#include "core/runas_call.h"
 #include "core/timeutil.h"
 #include "scheduler/sched.h"
 
@@ -42,7 +44,7 @@ void server_publish(struct srv_cluster *c)
         .single_account = c->single_account,
         .state = c->fails == 0 ? "up"
                  : c->fails < FAILS_UNREACHABLE ? "degraded" : "unreachable",
-        .error = c->error, .last_poll = c->last_poll};
+        .error = c->error, .last_poll = c->last_poll, .info = c->info};
     struct scluster *sc = infra_build(&d, &c->nodes, &c->queues);
 
     if (sc)
@@ -233,6 +235,7 @@ static int cluster_create(struct srv_cluster *c, struct conf_section *sec,
     c->pinned_only = d.pinned_only;
     c->runs_as_user = d.runs_as_user;
     c->single_account = d.single_account;
+    c->info = d.info;
     c->wq = msgq_create();
     if (!c->wq)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
@@ -247,6 +250,8 @@ int server_start(struct conf *cf, const char *state_dir,
 
     V.state_dir = strdup(state_dir);
     V.libexec = strdup(libexec && *libexec ? libexec : LOOM_LIBEXECDIR);
+    if (V.libexec)
+        runas_call_set_dir(V.libexec); /* the output endpoint's reads */
     V.q = msgq_create();
     for (size_t i = 0; i < cf->n_sections; i++)
         n += strcmp(cf->sections[i].kind, "cluster") == 0;
@@ -311,6 +316,7 @@ void server_fini(void)
         cl_node_list_fini(&c->nodes);
         cl_queue_list_fini(&c->queues);
         msgq_destroy(c->wq);
+        json_decref(c->info);
         free(c->name);
         free(c->error);
     }
@@ -324,4 +330,10 @@ void server_fini(void)
 struct msgq *server_queue(void)
 {
     return V.q;
+}
+
+int server_run_dir(const char *cluster, int64_t id, char *buf, size_t size)
+{
+    return V.state_dir ? local_run_dir(V.state_dir, cluster, id, buf, size)
+                       : -1;
 }

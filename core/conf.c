@@ -9,6 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/domain.h"
+#include "core/limits.h"
+
 #define CONF_MAX_BYTES (4 << 20)
 
 static char *trim(char *s)
@@ -66,6 +69,24 @@ static int valid_name(const char *n)
     return 1;
 }
 
+/* The name of a [limits] section: an account, vo=GROUP or gateway=NAME
+ * (a gateway's identity: printable, no blanks). */
+static int valid_limits_name(const char *n)
+{
+    if (!strncmp(n, "vo=", 3))
+        return domain_group_valid(n + 3);
+    if (!strncmp(n, "gateway=", 8)) {
+        n += 8;
+        if (!*n || strlen(n) > LOOM_GRID_IDENTITY_MAX)
+            return 0;
+        for (; *n; n++)
+            if ((unsigned char)*n <= ' ' || (unsigned char)*n >= 0x7f)
+                return 0;
+        return 1;
+    }
+    return valid_name(n);
+}
+
 static int add_section(struct conf *c, char *hdr, int line,
                        struct loom_error *err)
 {
@@ -83,8 +104,18 @@ static int add_section(struct conf *c, char *hdr, int line,
             return loom_error_set(err, LOOM_EINVAL,
                                   "%s:%d: [%s] takes no name", c->file, line,
                                   kind);
+    } else if (strcmp(kind, "limits") == 0) {
+        /* [limits] for every account, [limits ACCOUNT] for one, and
+         * [limits vo=GROUP] or [limits gateway=NAME] */
+        if (*name && !valid_limits_name(name))
+            return loom_error_set(err, LOOM_EINVAL,
+                                  "%s:%d: [limits %s]: give an account "
+                                  "name of letters, digits, '-', '_' or '.', "
+                                  "vo=GROUP (a group such as /atlas) or "
+                                  "gateway=NAME (a gateway's identity, "
+                                  "without blanks)", c->file, line, name);
     } else if (strcmp(kind, "cluster") == 0 || strcmp(kind, "action") == 0 ||
-               strcmp(kind, "rule") == 0) {
+               strcmp(kind, "rule") == 0 || strcmp(kind, "issuer") == 0) {
         if (!valid_name(name))
             return loom_error_set(err, LOOM_EINVAL,
                                   "%s:%d: [%s NAME] needs a name of "

@@ -12,6 +12,7 @@ static void vfill(struct loom_error *err, enum loom_err_kind kind,
     if (!err)
         return;
     err->kind = kind;
+    err->retry_after = 0;
     vsnprintf(err->message, sizeof(err->message), fmt, ap);
     snprintf(err->field, sizeof(err->field), "%s", field ? field : "");
 }
@@ -72,6 +73,7 @@ int loom_error_status(enum loom_err_kind kind)
     case LOOM_ETOOBIG: return 413;
     case LOOM_EMEDIA: return 415;
     case LOOM_EIMPOSSIBLE: return 422;
+    case LOOM_ELIMIT: return 429;
     case LOOM_ENOTSUP: return 501;
     case LOOM_EUNAVAIL:
     case LOOM_ETEMP: return 503;
@@ -92,6 +94,7 @@ const char *loom_error_code(enum loom_err_kind kind)
     case LOOM_ETOOBIG: return "too_large";
     case LOOM_EMEDIA: return "unsupported_media_type";
     case LOOM_EIMPOSSIBLE: return "unprocessable";
+    case LOOM_ELIMIT: return "too_many_requests";
     case LOOM_ENOTSUP: return "not_supported";
     case LOOM_EUNAVAIL: return "unavailable";
     case LOOM_ETEMP: return "temporary_failure";

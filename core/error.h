@@ -17,12 +17,15 @@ enum loom_err_kind {
     LOOM_ENOTSUP,      /* 501 not_supported by this cluster system */
     LOOM_EINTERNAL,    /* 500 internal */
     LOOM_ETEMP,        /* 503 temporary failure of a cluster operation */
+    LOOM_ELIMIT,       /* 429 too_many_requests: over a limit for now;
+                          retry_after says when to try again */
 };
 
 struct loom_error {
     enum loom_err_kind kind;
     char message[512];
     char field[96]; /* JSON path of the field at fault, or "" */
+    int retry_after; /* seconds (LOOM_ELIMIT), or 0 */
 };
 
 /* Fill err (may be NULL) and return -1, so an error path is one line. */

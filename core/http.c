@@ -1,4 +1,6 @@
-/* http.c - libmicrohttpd glue: body limits, content type, replies. */
+/* http.c - libmicrohttpd glue: body limits, content type, replies; a pool
+ * of threads on epoll (an idle connection costs no thread), limits on
+ * connections in all and per address. */
 /* SPDX-License-Identifier: MIT */
 #include "core/http.h"
 
@@ -16,7 +18,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "core/http_conn.h"
 #include "core/log.h"
+
+/* Threads that serve connections. A handler may wait up to 30 s for a
+ * busy thread's answer, holding its pool thread and the connections on
+ * it: enough threads that a few slow calls leave most clients served. */
+#define POOL_THREADS 16
 
 struct ctx {
     char *target; /* the request target as sent */
@@ -25,6 +33,8 @@ struct ctx {
     size_t len, cap;
     int too_big;
     int bad_type;
+    int bad_length; /* Content-Length headers that disagree */
+    const char *length; /* the first Content-Length seen (borrowed) */
 };
 
 #define DRAIN_S 10
@@ -58,6 +68,8 @@ void http_error(struct http_resp *rs, const struct loom_error *err)
     free(rs->body);
     rs->status = loom_error_status(err->kind);
     rs->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    if (err->retry_after > 0)
+        rs->retry_after = err->retry_after;
     if (rs->status == 503 && !rs->retry_after)
         rs->retry_after = 1;
     json_decref(o);
@@ -121,12 +133,28 @@ static void *target_seen(void *cls, const char *uri,
     return c;
 }
 
+/* Every Content-Length header: do they all say the same? */
+static enum MHD_Result same_length(void *cls, enum MHD_ValueKind kind,
+                                   const char *key, const char *value)
+{
+    struct ctx *c = cls;
+
+    (void)kind;
+    if (strcasecmp(key, "Content-Length") != 0)
+        return MHD_YES;
+    if (c->length && strcmp(c->length, value ? value : "") != 0)
+        c->bad_length = 1;
+    c->length = value ? value : "";
+    return MHD_YES;
+}
+
 /* First call of a request: look at its headers before any body. */
 static void begin(struct MHD_Connection *conn, struct ctx *c)
 {
     const char *cl, *ct;
 
     c->begun = 1;
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, same_length, c);
     cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
     if (cl && strtoull(cl, NULL, 10) > cfg_.max_body)
         c->too_big = 1;
@@ -165,6 +193,15 @@ static void take_body(struct ctx *c, const char *data, size_t n)
     c->body[c->len] = '\0';
 }
 
+/* The watch of a connection (its socket context). */
+static struct http_conn *conn_of(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *i =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+    return i ? i->socket_context : NULL;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
                                const char *url, const char *method,
                                const char *version, const char *upload,
@@ -181,13 +218,22 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
         return MHD_NO; /* out of memory: the connection is closed */
     if (!c->begun) {
         begin(conn, c);
-        return MHD_YES;
+        if (!c->bad_length)
+            return MHD_YES;
+        /* which length holds is not known: answer now, read no body */
+        loom_error_set(&err, LOOM_EINVAL, "the request has Content-Length "
+                       "headers that differ");
+        http_error(&rs, &err);
+        ret = send_resp(conn, &rs);
+        free(rs.body);
+        return ret;
     }
     if (*upload_size) {
         take_body(c, upload, *upload_size);
         *upload_size = 0;
         return MHD_YES;
     }
+    http_conn_handling(conn_of(conn));
     if (c->too_big) {
         loom_error_set(&err, LOOM_ETOOBIG, "the request body is larger than "
                        "%zu bytes", cfg_.max_body);
@@ -223,12 +269,30 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
     struct ctx *c = *con_cls;
 
+    http_conn_answered(conn_of(conn));
     if (c) {
         free(c->target);
         free(c->body);
         free(c);
         *con_cls = NULL;
         atomic_fetch_sub(&inflight, 1);
+    }
+}
+
+/* A connection opens or closes: watch it, or stop (before its socket is
+ * closed, so that the watchdog never shuts down a reused fd). */
+static void notify(void *cls, struct MHD_Connection *conn, void **sc,
+                   enum MHD_ConnectionNotificationCode code)
+{
+    const union MHD_ConnectionInfo *i;
+
+    (void)cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        *sc = i ? http_conn_open(i->connect_fd) : NULL;
+    } else {
+        http_conn_close(*sc);
+        *sc = NULL;
     }
 }
 
@@ -298,22 +362,38 @@ int http_start(const struct http_config *cfg, struct loom_error *err)
                                                : listen_tcp(cfg->listen, err);
     if (fd < 0)
         return -1;
+    if (http_conn_start(cfg->request_timeout_s ? cfg->request_timeout_s : 10,
+                        err) < 0) {
+        close(fd);
+        return -1;
+    }
+    /* A unix socket has no address to limit per: the total limit holds. */
     daemon_ = MHD_start_daemon(
-        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-            MHD_USE_POLL | MHD_USE_ITC,
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC,
         0, NULL, NULL, handler, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)POOL_THREADS,
         MHD_OPTION_URI_LOG_CALLBACK, target_seen, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024,
+        MHD_OPTION_NOTIFY_CONNECTION, notify, NULL,
+        MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)(cfg->max_conns ? cfg->max_conns : 4096),
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)(strncmp(cfg->listen, "unix:", 5) == 0
+                       ? 0 : cfg->max_per_address ? cfg->max_per_address
+                                                  : 64),
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);
     if (!daemon_) {
+        http_conn_stop();
         close(fd);
         return loom_error_set(err, LOOM_EINTERNAL, "cannot start the HTTP "
                               "server on %s", cfg->listen);
     }
     info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
     port_ = info ? info->port : 0;
-    log_info("serving the API on %s", cfg->listen);
+    log_info("serving the API on %s (%u threads; at most %u connections, "
+             "%u from one address; a request must arrive within %u s)",
+             cfg->listen, POOL_THREADS, cfg->max_conns, cfg->max_per_address,
+             cfg->request_timeout_s);
     return 0;
 }
 
@@ -336,6 +416,7 @@ void http_stop(void)
                  atomic_load(&inflight), DRAIN_S);
     MHD_stop_daemon(daemon_);
     daemon_ = NULL;
+    http_conn_stop();
 }
 
 int http_port(void)

@@ -9,6 +9,9 @@
 #include "core/snapshot.h"
 #include "core/token.h"
 
+struct accounts_map;
+struct grid_who;
+
 #define HTTP_QUERY_MAX 32 /* query parameters kept of one request */
 
 /* One query parameter as sent, %-decoded ('+' is a space). A %00 in it
@@ -39,6 +42,13 @@ struct http_req {
     size_t len;
     int authed;
     struct token_claims who;
+    char account[33];   /* the local account who maps to, or "" */
+    char no_account[512]; /* why there is none (when account is "") */
+    const struct accounts_map *map; /* all that who maps to (accounts of
+                                       clusters, a group), or NULL */
+    struct grid_who *grid; /* a grid token's verified identity (who's
+                              subject is then "ISSUER,SUBJECT", its role
+                              gateway), or NULL */
 };
 
 /* The answer a handler fills. */
@@ -84,6 +94,10 @@ struct http_config {
     size_t max_body;      /* bytes */
     const unsigned char *key; /* token key, borrowed for the server's life */
     size_t key_len;
+    unsigned max_conns;       /* connections at once, in all */
+    unsigned max_per_address; /* connections at once from one address */
+    unsigned request_timeout_s; /* a request's headers and body must have
+                                   come within this */
 };
 
 /* Start serving. Start-up errors (address in use, bad listen value) end

@@ -50,9 +50,36 @@ static const char *level_name(int level)
     return "debug";
 }
 
+/* The line with its control characters written out: \n, \r, \t, and
+ * \xNN for the other bytes below 0x20 and 0x7f (a backslash stays as it
+ * is), so that nothing a client or a cluster says can end a line and
+ * forge the next one. out has room for 4 bytes per byte of in. */
+static void escape(const char *in, char *out, size_t size)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+
+    for (; *in && o + 5 < size; in++) {
+        unsigned char c = (unsigned char)*in;
+        if (c >= 0x20 && c != 0x7f) {
+            out[o++] = (char)c;
+            continue;
+        }
+        out[o++] = '\\';
+        if (c == '\n' || c == '\r' || c == '\t') {
+            out[o++] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+            continue;
+        }
+        out[o++] = 'x';
+        out[o++] = hex[c >> 4];
+        out[o++] = hex[c & 15];
+    }
+    out[o] = '\0';
+}
+
 void log_msg(int level, const char *fmt, ...)
 {
-    char line[2048], stamp[32];
+    char line[2048], text[2048], stamp[32];
     struct timespec ts;
     struct tm tm;
     va_list ap;
@@ -66,8 +93,9 @@ void log_msg(int level, const char *fmt, ...)
     n = snprintf(line, sizeof(line), "%s.%03ldZ %s thread=%s ", stamp,
                  ts.tv_nsec / 1000000, level_name(level), thread_name);
     va_start(ap, fmt);
-    vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    escape(text, line + n, sizeof(line) - (size_t)n);
     /* One write per line so lines from threads never interleave. */
     fprintf(stderr, "%s\n", line);
 }

@@ -11,7 +11,8 @@ void log_thread_name(const char *name);
 void log_set_level(int level);
 /* The level of "err", "warning", "notice", "info" or "debug"; -1 else. */
 int log_level_parse(const char *name);
-/* Write one line to stderr, e.g.
+/* Write one line to stderr; control characters in the message are written
+ * out (\n, \t, \xNN), so it stays one line. E.g.
  * 2026-11-21T20:00:00.123Z info thread=server cluster=a: polled 4 nodes */
 void log_msg(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -1,5 +1,6 @@
 /* loomd.c - the daemon: start-up list, runtime loop, the list reversed. */
 /* SPDX-License-Identifier: MIT */
+#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -10,8 +11,10 @@
 #include <unistd.h>
 
 #include "adaptors/server.h"
+#include "core/accounts.h"
 #include "core/api/api.h"
 #include "core/conf.h"
+#include "core/directives.h"
 #include "core/http.h"
 #include "core/log.h"
 #include "core/runtime.h"
@@ -19,6 +22,7 @@
 #include "core/settings.h"
 #include "core/store.h"
 #include "core/token.h"
+#include "grid/grid.h"
 #include "maintenance/maint.h"
 #include "maintenance/maint_conf.h"
 #include "scheduler/sched.h"
@@ -184,6 +188,8 @@ int main(int argc, char **argv)
     unsigned char *key = NULL;
     size_t key_len = 0;
     struct store *st;
+    struct accounts *accts;
+    struct grid_issuers *issuers;
     struct conf *cf;
     int fg = 0, opt;
 
@@ -200,7 +206,13 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    /* Start-up: any failure here ends the daemon with one clear line. */
+    /* Start-up: any failure here ends the daemon with one clear line.
+     * libcurl's global set-up is not thread-safe: once, before any
+     * thread of ours uses it (issuers' key fetches, API adaptors). */
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        fprintf(stderr, "loomd: libcurl cannot be initialised\n");
+        return 1;
+    }
     /* Read as whoever started loomd; then become [loomd] user before
      * anything else is opened or created. */
     cf = conf_load_private(conf_path, &err);
@@ -211,6 +223,12 @@ int main(int argc, char **argv)
         conf_readable(conf_path, &err) < 0)
         die(&err);
     log_set_level(log_level_parse(set.log_level));
+    directives_mode_set(set.directives);
+    if (!(accts = accounts_read(set.accounts_file, &set.policy, &err)) ||
+        !(issuers = grid_issuers_read(cf, &err)))
+        die(&err);
+    accounts_install(accts);
+    grid_issuers_install(issuers);
     if (state_dir_make(set.state_dir, &err) < 0 ||
         token_key_load(set.token_key_file, 1, &key, &key_len, &err) < 0)
         die(&err);
@@ -226,13 +244,17 @@ int main(int argc, char **argv)
         die(&err);
     if (server_start(cf, set.state_dir, &err) < 0 ||
         sched_start(st, set.scheduler_enabled, &sconf, &err) < 0 ||
-        server_run(&err) < 0 || maint_start(&mconf, set.database, &err) < 0)
+        server_run(&err) < 0 || maint_start(&mconf, set.database, &err) < 0 ||
+        grid_start(set.database, &err) < 0)
         die(&err);
     hc.listen = set.listen;
     hc.handle = api_handle;
     hc.max_body = (size_t)set.max_body_bytes;
     hc.key = key;
     hc.key_len = key_len;
+    hc.max_conns = (unsigned)set.max_connections;
+    hc.max_per_address = (unsigned)set.max_connections_per_address;
+    hc.request_timeout_s = (unsigned)set.request_timeout_s;
     if (http_start(&hc, &err) < 0)
         die(&err);
     ready(set.state_dir);
@@ -243,15 +265,18 @@ int main(int argc, char **argv)
     /* The same list reversed: requests in flight finish first. */
     log_info("stopping: finishing requests in flight");
     http_stop();
+    grid_stop();
     maint_stop();
     server_stop();
     sched_stop();
     server_fini();
     snapshot_shutdown();
     runtime_fini();
+    accounts_shutdown();
     token_key_free(key, key_len);
     settings_fini(&set);
     conf_destroy(cf);
+    curl_global_cleanup();
     log_info("loomd stopped");
     return 0;
 }

@@ -8,10 +8,13 @@
 #include <string.h>
 
 #include "adaptors/server.h"
+#include "core/accounts.h"
 #include "core/conf.h"
+#include "core/directives.h"
 #include "core/log.h"
 #include "core/settings.h"
 #include "core/timeutil.h"
+#include "grid/grid.h"
 #include "maintenance/maint.h"
 #include "maintenance/maint_conf.h"
 #include "scheduler/sched.h"
@@ -84,17 +87,25 @@ static void reload(struct reply *asker)
     struct conf *cf = conf_load_private(R.conf_path, &err);
     struct sched_conf *sc = calloc(1, sizeof(*sc));
     struct maint_conf *mc = calloc(1, sizeof(*mc));
+    struct accounts *accts = NULL;
+    struct grid_issuers *issuers = NULL;
+    enum directives_mode dirs = DIRECTIVES_STRICT;
     int level = -1;
 
     if (!sc || !mc)
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
     else if (cf && settings_read(cf, &set, &err) == 0 &&
              sched_conf_read(cf, sc, &err) == 0 &&
-             maint_conf_read(cf, set.listen, mc, &err) == 0)
+             maint_conf_read(cf, set.listen, mc, &err) == 0 &&
+             (accts = accounts_read(set.accounts_file, &set.policy, &err)) &&
+             (issuers = grid_issuers_read(cf, &err)))
         level = log_level_parse(set.log_level);
+    dirs = set.directives;
     settings_fini(&set);
     if (!cf || level < 0 || !r) {
         log_err("reload refused: %s", err.message);
+        accounts_destroy(accts);
+        grid_issuers_free(issuers);
         conf_destroy(cf);
         reply_unref(r);
         free(sc);
@@ -115,6 +126,11 @@ static void reload(struct reply *asker)
             reply_send_error(asker, &r->err);
     } else {
         log_set_level(level);
+        directives_mode_set(dirs);
+        accounts_install(accts);
+        accts = NULL;
+        grid_issuers_install(issuers);
+        issuers = NULL;
         msgq_post(sched_queue(), msg_create(SCHED_CONFIG, sc, free, NULL));
         msgq_post(maint_queue(), msg_create(MAINT_CONFIG, mc, maint_conf_free,
                                             NULL));
@@ -127,6 +143,8 @@ static void reload(struct reply *asker)
         }
     }
     reply_unref(r);
+    accounts_destroy(accts);
+    grid_issuers_free(issuers);
     free(sc);
     maint_conf_free(mc);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/token.h"
 
 static const char default_fabric[] =
     "[cluster local]\n"
@@ -55,7 +56,7 @@ static int add_default_fabric(struct conf *c, struct loom_error *err)
 int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
 {
     struct conf_section *sec = conf_section(c, "loomd", NULL);
-    const char *key;
+    const char *key, *dirs;
     size_t n;
 
     memset(s, 0, sizeof(*s));
@@ -71,8 +72,29 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
                       &s->max_body_bytes, err) < 0 ||
         conf_get_bool(sec, "scheduler", 1, &s->scheduler_enabled, err) < 0 ||
         conf_get_str(sec, "log_level", "info", &s->log_level, err) < 0 ||
-        conf_get_str(sec, "user", LOOM_SERVICE_USER, &s->user, err) < 0)
+        conf_get_str(sec, "user", LOOM_SERVICE_USER, &s->user, err) < 0 ||
+        conf_get_str(sec, "accounts_file", NULL, &s->accounts_file,
+                     err) < 0 ||
+        conf_get_long(sec, "min_uid", 1000, 0, 4294967294L,
+                      &s->policy.min_uid, err) < 0 ||
+        conf_get_bool(sec, "allow_root_jobs", 0, &s->policy.allow_root_jobs,
+                      err) < 0 ||
+        conf_get_bool(sec, "private_data", 1, &s->policy.private_data,
+                      err) < 0 ||
+        conf_get_long(sec, "max_token_ttl_s", LOOM_TOKEN_TTL_DEFAULT_MAX, 60,
+                      LOOM_TOKEN_TTL_MAX, &s->policy.max_token_ttl_s,
+                      err) < 0 ||
+        conf_get_long(sec, "max_connections", 4096, 16, 1000000,
+                      &s->max_connections, err) < 0 ||
+        conf_get_long(sec, "max_connections_per_address", 64, 1, 1000000,
+                      &s->max_connections_per_address, err) < 0 ||
+        conf_get_long(sec, "request_timeout_s", 10, 1, 3600,
+                      &s->request_timeout_s, err) < 0 ||
+        conf_get_str(sec, "directives", "strict", &dirs, err) < 0)
         return -1;
+    if (directives_mode_parse(dirs, &s->directives) < 0)
+        return loom_error_set(err, LOOM_EINVAL, "%s: directives must be "
+                              "strict or warn (got '%s')", c->file, dirs);
     if (log_level_parse(s->log_level) < 0)
         return loom_error_set(err, LOOM_EINVAL, "%s: log_level must be err, "
                               "warning, notice, info or debug (got '%s')",

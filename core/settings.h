@@ -5,7 +5,9 @@
 
 #include <stddef.h>
 
+#include "core/accounts.h"
 #include "core/conf.h"
+#include "core/directives.h"
 
 struct settings {
     const char *listen;         /* borrowed from the conf */
@@ -16,6 +18,12 @@ struct settings {
     int scheduler_enabled;
     const char *log_level;
     const char *user; /* the account loomd runs as */
+    const char *accounts_file;  /* or NULL */
+    struct accounts_policy policy;
+    long max_connections;       /* at once, from all addresses */
+    long max_connections_per_address;
+    long request_timeout_s;     /* for a request's headers and body */
+    enum directives_mode directives; /* of scripts: strict or warn */
     char *key_file_buf;
 };
 

@@ -26,7 +26,9 @@ struct jobtab {
 };
 
 struct jview *jview_create(int64_t id, const char *state, const char *owner,
-                           const char *cluster, char *json_take)
+                           const char *submitted_by, const char *account,
+                           const char *cluster, char *json_take,
+                           const size_t priv[2])
 {
     struct jview *v = calloc(1, sizeof(*v));
 
@@ -36,10 +38,18 @@ struct jview *jview_create(int64_t id, const char *state, const char *owner,
     v->id = id;
     strncpy(v->state, state, sizeof(v->state) - 1);
     v->owner = strdup(owner ? owner : "");
+    v->submitted_by = strdup(submitted_by ? submitted_by : v->owner ?
+                                                              v->owner : "");
+    v->account = strdup(account ? account : "");
     v->cluster = cluster ? strdup(cluster) : NULL;
     v->json = json_take;
     v->len = strlen(json_take);
-    if (!v->owner || (cluster && !v->cluster)) {
+    if (priv && priv[0] + priv[1] <= v->len) {
+        v->priv_off = priv[0];
+        v->priv_len = priv[1];
+    }
+    if (!v->owner || !v->submitted_by || !v->account ||
+        (cluster && !v->cluster)) {
         jview_unref(v);
         return NULL;
     }
@@ -61,9 +71,25 @@ void jview_unref(struct jview *v)
     if (!v || atomic_fetch_sub(&v->refs, 1) != 1)
         return;
     free(v->owner);
+    free(v->submitted_by);
+    free(v->account);
     free(v->cluster);
     free(v->json);
     free(v);
+}
+
+char *jview_redacted(const struct jview *v, size_t *len)
+{
+    char *out = malloc(v->len - v->priv_len + 1);
+
+    if (!out)
+        return NULL;
+    memcpy(out, v->json, v->priv_off);
+    memcpy(out + v->priv_off, v->json + v->priv_off + v->priv_len,
+           v->len - v->priv_off - v->priv_len);
+    *len = v->len - v->priv_len;
+    out[*len] = '\0';
+    return out;
 }
 
 static void chunk_unref(struct jchunk *c)

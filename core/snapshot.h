@@ -17,14 +17,26 @@ struct jview {
     int64_t id;
     char state[12];
     char *owner;
+    char *submitted_by; /* the owner, or the gateway that submitted for it */
+    char *account; /* "" when not known */
     char *cluster; /* where it runs or ran, else the one it asked for,
                       or NULL: what GET /v1/jobs?cluster= matches */
     char *json;    /* the job object as the API shows it */
     size_t len;
+    /* json[priv_off .. priv_off + priv_len) holds the fields only its
+     * owner, operators and admins see (command, script, env): the JSON
+     * without it is the job without them */
+    size_t priv_off, priv_len;
 };
-/* Takes json; copies the rest. NULL on no memory (json freed). */
+/* Takes json; copies the rest; priv: the private span (see above; NULL:
+ * none). NULL on no memory (json freed). */
 struct jview *jview_create(int64_t id, const char *state, const char *owner,
-                           const char *cluster, char *json_take);
+                           const char *submitted_by, const char *account,
+                           const char *cluster, char *json_take,
+                           const size_t priv[2]);
+/* The view without its private span: a new string of *len bytes, or NULL
+ * when out of memory. */
+char *jview_redacted(const struct jview *v, size_t *len);
 struct jview *jview_ref(struct jview *v);
 /* Every job up to this id is committed (the committer says so, after each
  * batch); jobtab_get shows no job above it. Any thread. */

@@ -28,6 +28,25 @@ static void env_out(struct jw *w, const struct strv *env)
     jw_close(w, '}');
 }
 
+/* {"CLUSTER": "ACCOUNT"} of the entries "CLUSTER=ACCOUNT". */
+static void cluster_accounts_out(struct jw *w, const struct strv *ca)
+{
+    jw_key(w, "cluster_accounts");
+    jw_open(w, '{');
+    for (size_t i = 0; i < ca->n; i++) {
+        const char *eq = strchr(ca->v[i], '=');
+        char name[128];
+        size_t n = eq ? (size_t)(eq - ca->v[i]) : 0;
+        if (!eq || n >= sizeof(name))
+            continue;
+        memcpy(name, ca->v[i], n);
+        name[n] = '\0';
+        jw_key(w, name);
+        jw_str(w, eq + 1);
+    }
+    jw_close(w, '}');
+}
+
 /* What the last cycle said: planned start and cluster, place in the queue,
  * and the priority factors. */
 static void plan_out(struct jw *w, const struct job_plan *p)
@@ -55,7 +74,7 @@ static void plan_out(struct jw *w, const struct job_plan *p)
 
 /* The job as the API shows it and the store keeps it, written straight to
  * text: it is rendered on every change, so it skips the jansson tree. */
-char *job_render(const struct job *j)
+char *job_render(const struct job *j, size_t priv[2])
 {
     struct jw w;
     char id[24];
@@ -66,7 +85,21 @@ char *job_render(const struct job *j)
     jw_kv_str(&w, "id", id);
     jw_kv_str(&w, "name", j->name);
     jw_kv_str(&w, "owner", j->owner);
+    jw_kv_str(&w, "account", j->account);
+    cluster_accounts_out(&w, &j->cluster_accounts);
     jw_kv_str(&w, "source", j->source);
+    jw_kv_str(&w, "submitted_by",
+              j->submitted_by ? j->submitted_by : j->owner);
+    jw_key(&w, "grid_identity");
+    if (j->grid_issuer) {
+        jw_open(&w, '{');
+        jw_kv_str(&w, "issuer", j->grid_issuer);
+        jw_kv_str(&w, "subject", j->grid_subject);
+        jw_close(&w, '}');
+    } else {
+        jw_null(&w);
+    }
+    jw_kv_str(&w, "vo", j->vo);
     jw_kv_str(&w, "state", job_state_name(j->state));
     jw_key(&w, "request");
     jw_open(&w, '{');
@@ -87,6 +120,12 @@ char *job_render(const struct job *j)
         jw_null(&w);
     }
     jw_close(&w, '}');
+    jw_kv_str(&w, "workdir", j->workdir);
+    jw_kv_str(&w, "output", j->output);
+    jw_kv_str(&w, "error", j->error);
+    /* the private fields, one span: a redacted copy leaves it out */
+    if (priv)
+        priv[0] = w.len;
     if (j->command.n) {
         jw_kv_strs(&w, "command", j->command.v, j->command.n);
     } else {
@@ -95,6 +134,10 @@ char *job_render(const struct job *j)
     }
     jw_kv_str(&w, "script", j->script);
     env_out(&w, &j->env);
+    jw_key(&w, "directives");
+    jw_raw(&w, j->directives ? j->directives : "[]");
+    if (priv)
+        priv[1] = w.len - priv[0];
     jw_kv_int(&w, "priority", j->priority);
     jw_kv_str(&w, "cluster", j->cluster);
     jw_kv_str(&w, "native_id", j->native_id);
@@ -168,9 +211,32 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
     j->held_for_loom = json_is_true(json_object_get(doc, "held_for_loom"));
     bad |= job_set_str(&j->name, jx_str(doc, "name", "job"));
     bad |= job_set_str(&j->owner, jx_str(doc, "owner", "?"));
+    bad |= job_set_str(&j->account, jx_str(doc, "account", NULL));
     bad |= job_set_str(&j->source, jx_str(doc, "source", "local"));
+    bad |= job_set_str(&j->submitted_by, jx_str(doc, "submitted_by",
+                                                 j->owner));
+    v = json_object_get(doc, "grid_identity");
+    bad |= job_set_str(&j->grid_issuer, jx_str(v, "issuer", NULL));
+    bad |= job_set_str(&j->grid_subject, jx_str(v, "subject", NULL));
+    bad |= job_set_str(&j->vo, jx_str(doc, "vo", NULL));
+    env = json_object_get(doc, "cluster_accounts");
+    json_object_foreach(env, k, v) {
+        size_t n = strlen(k) + strlen(jx_str(env, k, "")) + 2;
+        char *kv = malloc(n);
+        if (!kv) {
+            bad = 1;
+            break;
+        }
+        snprintf(kv, n, "%s=%s", k, jx_str(env, k, ""));
+        bad |= strv_push(&j->cluster_accounts, kv);
+        free(kv);
+    }
     bad |= strv_in(json_object_get(doc, "command"), &j->command);
     bad |= job_set_str(&j->script, jx_str(doc, "script", NULL));
+    v = json_object_get(doc, "directives");
+    if (json_array_size(v) &&
+        !(j->directives = json_dumps(v, JSON_COMPACT)))
+        bad = 1;
     env = json_object_get(doc, "env");
     json_object_foreach(env, k, v) {
         size_t n = strlen(k) + strlen(jx_str(env, k, "")) + 2;
@@ -183,6 +249,9 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
         bad |= strv_push(&j->env, kv);
         free(kv);
     }
+    bad |= job_set_str(&j->workdir, jx_str(doc, "workdir", NULL));
+    bad |= job_set_str(&j->output, jx_str(doc, "output", NULL));
+    bad |= job_set_str(&j->error, jx_str(doc, "error", NULL));
     j->priority = (int)jx_int(doc, "priority", 0);
     j->requeues = (int)jx_int(doc, "requeues", 0);
     bad |= job_set_str(&j->cluster, jx_str(doc, "cluster", NULL));

@@ -29,6 +29,7 @@ void plan_work_free(struct plan_work *w)
         plan_out_fini(w->out, w->n);
     plan_destroy(w->p);
     fabric_fini(&w->f);
+    free(w->cfg.room);
     free(w);
 }
 

@@ -64,8 +64,9 @@ int sched_job_add(struct job *j)
     if (j->id >= S.next_id)
         S.next_id = j->id + 1;
     if (j->idem_key) {
-        char key[512];
-        snprintf(key, sizeof(key), "%s\x1f%s", j->owner, j->idem_key);
+        char key[1024];
+        snprintf(key, sizeof(key), "%s\x1f%s",
+                 j->submitted_by ? j->submitted_by : j->owner, j->idem_key);
         if (hmap_put(&S.idem, key, (void *)(intptr_t)j->id) < 0)
             return -1;
     }
@@ -80,7 +81,7 @@ int sched_job_add(struct job *j)
 }
 
 /* Keep the job's flags: what a cycle reads instead of the record. */
-static void flags_of(const struct job *j)
+static void flags_of(struct job *j)
 {
     uint8_t *f = &S.jf[j->id - 1];
     uint8_t was = *f;
@@ -90,6 +91,7 @@ static void flags_of(const struct job *j)
                    (job_holds_nodes(j) ? JF_HOLDS : 0));
     if (*f & JF_HOLDS)
         held_note(j);
+    sched_acct_count(j);
     if ((was & JF_QUEUED) && (was & JF_PENDING) && !(*f & JF_PENDING))
         S.wq.n_left++;
     else if ((was & JF_QUEUED) && !(was & JF_PENDING) && (*f & JF_PENDING))
@@ -100,9 +102,12 @@ void sched_view(struct job *j)
 {
     /* ?cluster= finds a job where it runs or ran, or before placement
      * on the cluster it asked for */
+    size_t priv[2] = {0, 0};
+    char *json = job_render(j, priv);
     struct jview *v = jview_create(j->id, job_state_name(j->state), j->owner,
+                                   j->submitted_by, j->account,
                                    j->cluster ? j->cluster : j->req.cluster,
-                                   job_render(j));
+                                   json, priv);
 
     flags_of(j);
     if (!v) {
@@ -198,9 +203,12 @@ void sched_start_later(struct job *j, int adopt)
     s->loom_id = j->id;
     s->name = dup_or_null(j->name);
     s->owner = dup_or_null(j->owner);
-    s->account = dup_or_null(job_account(j));
+    s->account = dup_or_null(j->account);
     s->script = dup_or_null(j->script);
     s->queue = dup_or_null(j->req.queue);
+    s->workdir = dup_or_null(j->workdir);
+    s->output = dup_or_null(j->output);
+    s->error = dup_or_null(j->error);
     if (copy_strv(&s->command, &j->command) < 0 ||
         copy_strv(&s->env, &j->env) < 0 || copy_strv(&s->nodes, &j->nodes) < 0)
         goto error;
@@ -473,6 +481,7 @@ int sched_start(struct store *st, int enabled, const struct sched_conf *conf,
     S.q = msgq_create();
     hmap_init(&S.idem);
     hmap_init(&S.native);
+    hmap_init(&S.accts.ix);
     usage_init(&S.usage);
     jobtab_builder_init(&S.tab);
     if (!S.q || !S.tab.work)
@@ -529,6 +538,7 @@ void sched_stop(void)
     free(S.lazy);
     hmap_fini(&S.idem);
     hmap_fini(&S.native);
+    sched_acct_fini();
     usage_fini(&S.usage);
     jobtab_builder_fini(&S.tab);
     msgq_destroy(S.q); /* a cycle's answer left in it borrows the queue */

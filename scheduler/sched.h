@@ -34,6 +34,7 @@ struct sched_resv_op {
     struct resv_req rq;
     int64_t id;
     char *subject;
+    unsigned roles; /* of who asks (LOOM_ROLE_*); 0: Loom itself */
     int start_now, end_now;
 };
 void sched_resv_op_free(void *op);

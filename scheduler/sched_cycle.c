@@ -14,6 +14,8 @@
 
 void sched_assign(struct job *j, const char *cluster, struct strv *nodes)
 {
+    /* its identity's account on that cluster, where it has one of its own */
+    sched_acct_move(j, job_account_on(j, cluster));
     j->state = JOB_STARTING;
     job_set_str(&j->cluster, cluster);
     strv_fini(&j->nodes);
@@ -89,6 +91,7 @@ int sched_cycle(void)
         goto out;
     w->n = S.wq.n;
     w->cfg = S.conf.plan;
+    w->cfg.room = sched_acct_room(&w->cfg.n_room);
     w->resv_gen = S.resv_gen;
     w->pj = S.wq.pj;
     w->ids = S.wq.ids;
@@ -133,12 +136,19 @@ static int show_entry(const struct plan_work *w, size_t i, int position,
                                                          : NULL;
     const char *cl = o->planned ? w->f.cl[o->cluster].name : NULL;
     const char *reason = o->beyond ? beyond : o->reason;
-    struct waitq_shown now = {o->beyond ? beyond_text
-                                        : waitq_text(o->reason, cl),
-                              o->planned ? (time_t)o->planned_start : 0,
-                              position, pf != NULL, pf ? pf->total : 0};
+    char limited[160];
+    struct waitq_shown now;
     struct job *j;
     int was_changed;
+
+    if (o->limited) { /* a running limit: its account's, VO's, gateway's */
+        sched_acct_why(o->limited, limited, sizeof(limited));
+        reason = limited;
+    }
+    now = (struct waitq_shown){o->beyond ? beyond_text
+                                         : waitq_text(reason, cl),
+                              o->planned ? (time_t)o->planned_start : 0,
+                              position, pf != NULL, pf ? pf->total : 0};
 
     if (sh->text == now.text && sh->planned_start == now.planned_start &&
         sh->position == now.position && sh->has_factors == now.has_factors &&

@@ -40,6 +40,8 @@ static struct job *native_new(const char *cluster, const struct cl_job *c,
         bad |= job_set_str(&j->req.cluster, cluster);
     bad |= job_set_str(&j->name, c->name ? c->name : c->native_id);
     bad |= job_set_str(&j->owner, c->owner ? c->owner : "?");
+    /* the cluster runs it as the user it names */
+    bad |= job_set_str(&j->account, c->owner);
     bad |= job_set_str(&j->source, "cluster");
     bad |= job_set_str(&j->cluster, cluster);
     bad |= job_set_str(&j->native_id, c->native_id);

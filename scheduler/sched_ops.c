@@ -3,14 +3,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/accounts.h"
 #include "core/log.h"
 #include "core/store_jobs.h"
 #include "core/token.h"
 #include "scheduler/sched_state.h"
 
+/* An Idempotency-Key is its submitter's (a gateway's for all it submits
+ * for others). */
 static void idem_key_of(const struct job *j, char *key, size_t n)
 {
-    snprintf(key, n, "%s\x1f%s", j->owner, j->idem_key);
+    snprintf(key, n, "%s\x1f%s", j->submitted_by ? j->submitted_by : j->owner,
+             j->idem_key);
 }
 
 /* A replay of a known key: the same job (200), or 409 for another body.
@@ -19,7 +23,7 @@ static int idem_replay(struct msg *m, struct job *j)
 {
     struct loom_error err;
     struct job *old;
-    char key[512];
+    char key[1024];
 
     if (!j->idem_key)
         return 0;
@@ -57,7 +61,8 @@ void sched_submit(struct msg *m)
         msg_destroy(m);
         return;
     }
-    if (sched_feasible(j, &err) < 0) {
+    if (sched_acct_submit_check(j, &err) < 0 ||
+        sched_feasible(j, &err) < 0) {
         reply_send_error(m->reply, &err);
         msg_destroy(m);
         return;
@@ -88,7 +93,7 @@ int sched_insert_later(int64_t id, struct msg *m)
 /* Drop a job that was never acknowledged from the table and the view. */
 static void forget(struct job *j)
 {
-    char key[512];
+    char key[1024];
 
     if (j->idem_key) {
         idem_key_of(j, key, sizeof(key));
@@ -100,6 +105,7 @@ static void forget(struct job *j)
     }
     if (job_holds_nodes(j)) /* placed at submit: free its nodes */
         sched_release(j);
+    sched_acct_forget(j);
     S.jobs[j->id - 1] = NULL;
     S.jf[j->id - 1] = 0; /* never queued: it was not committed */
     jview_unref(S.views[j->id - 1]);
@@ -131,12 +137,28 @@ void sched_insert_done(struct ins *in, int ok, const struct loom_error *cerr)
     msg_destroy(in->m);
 }
 
-/* The owner and an admin control a job; the scheduler role starts any
- * job (an external scheduler steers the whole fabric). */
+/* Its owner or the gateway that submitted it for the owner. */
+static int owns(const struct job *j, const struct sched_job_op *op)
+{
+    return !strcmp(op->subject, j->owner) ||
+           (j->submitted_by && !strcmp(op->subject, j->submitted_by));
+}
+
+/* The owner (or its gateway) and an admin control a job; the scheduler
+ * role starts any job (an external scheduler steers the whole fabric). */
 static int may_control(const struct job *j, const struct sched_job_op *op)
 {
-    return (op->roles & LOOM_ROLE_ADMIN) || !strcmp(op->subject, j->owner) ||
+    return (op->roles & LOOM_ROLE_ADMIN) || owns(j, op) ||
            (!strcmp(op->op, "start") && (op->roles & LOOM_ROLE_SCHEDULER));
+}
+
+/* Users and gateways do not see others' jobs (private_data): for them
+ * another's job does not exist. */
+static int hidden_from(const struct job *j, const struct sched_job_op *op)
+{
+    return !(op->roles & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR)) &&
+           (op->roles & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)) &&
+           !owns(j, op) && accounts_policy().private_data;
 }
 
 static void to_server(struct msg *m, struct job *j, const char *op)
@@ -187,7 +209,11 @@ static int do_start(struct msg *m, struct job *j, struct sched_job_op *op,
                     struct loom_error *err)
 {
     struct strv nodes = {0};
+    char why[160];
 
+    if (!sched_acct_may_start(j, why, sizeof(why)))
+        return loom_error_set(err, LOOM_ECONFLICT, "cannot start job %lld: "
+                              "%s", (long long)j->id, why);
     if (sched_check_start(j, op->cluster, &op->nodes, err) < 0)
         return -1;
     for (size_t i = 0; i < op->nodes.n; i++)
@@ -215,6 +241,9 @@ static int job_op(struct msg *m, struct job *j, struct sched_job_op *op,
                                   (long long)j->id, st);
         return do_start(m, j, op, err);
     }
+    if (!may_control(j, op) && hidden_from(j, op))
+        return loom_error_set(err, LOOM_ENOENT, "no job %lld",
+                              (long long)j->id); /* as if there were none */
     if (!may_control(j, op))
         return loom_error_set(err, LOOM_EPERM, "job %lld belongs to %s",
                               (long long)j->id, j->owner);

@@ -8,6 +8,7 @@
 
 #include "core/log.h"
 #include "core/store_resv.h"
+#include "core/token.h"
 #include "core/timeutil.h"
 #include "scheduler/sched_plan.h"
 #include "scheduler/sched_state.h"
@@ -356,6 +357,33 @@ void sched_resv_adjust(struct msg *m)
     sched_ack_body_later(m->reply, 200, resv_render(r));
 }
 
+/* A maintenance request's reservation ends with its request; admins and
+ * operators cancel any other; the scheduler role only those it made, and
+ * never a maintenance one. */
+static int may_cancel(const struct resv *r, const struct sched_resv_op *op,
+                      struct loom_error *err)
+{
+    if (!op->roles) /* the maintenance thread ends its own */
+        return 0;
+    if (r->maint)
+        return loom_error_set(err, LOOM_ECONFLICT, "reservation %lld serves "
+                              "maintenance request %lld: it ends with that "
+                              "request (DELETE /v1/maintenance/%lld)",
+                              (long long)r->id, (long long)r->maint,
+                              (long long)r->maint);
+    if (op->roles & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR))
+        return 0;
+    if (!strcmp(r->purpose, "maintenance"))
+        return loom_error_set(err, LOOM_EPERM, "reservation %lld is a "
+                              "maintenance reservation: only an operator or "
+                              "admin may cancel it", (long long)r->id);
+    if (strcmp(r->owner, op->subject) != 0)
+        return loom_error_set(err, LOOM_EPERM, "reservation %lld belongs to "
+                              "%s: %s may cancel only its own",
+                              (long long)r->id, r->owner, op->subject);
+    return 0;
+}
+
 void sched_resv_cancel(struct msg *m)
 {
     struct sched_resv_op *op = m->data;
@@ -371,6 +399,10 @@ void sched_resv_cancel(struct msg *m)
     if (r->state == RESV_DONE) {
         loom_error_set(&err, LOOM_ECONFLICT, "reservation %lld is done",
                        (long long)r->id);
+        reply_send_error(m->reply, &err);
+        return;
+    }
+    if (may_cancel(r, op, &err) < 0) {
         reply_send_error(m->reply, &err);
         return;
     }

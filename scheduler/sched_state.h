@@ -45,6 +45,15 @@ struct lazy {
     double since;
 };
 
+/* One account's jobs (sched_acct.c): counted as they change. */
+struct sched_acct {
+    char *name;
+    long waiting; /* pending and held */
+    long running; /* starting, running, suspended */
+    double *times; /* the last submits (time_mono), a ring */
+    size_t head, n_times, cap_times;
+};
+
 struct sched {
     struct msgq *q;
     pthread_t thread;
@@ -81,6 +90,11 @@ struct sched {
     size_t n_ins, cap_ins;
     struct hmap native; /* "cluster\x1fnative id" -> id of a cluster job */
     struct hmap idem; /* "owner\x1fkey" -> id (intptr_t) */
+    struct {
+        struct hmap ix; /* name -> index + 1 */
+        struct sched_acct *a;
+        size_t n, cap;
+    } accts;
     struct usage usage;
     struct jobtab_builder tab;
     int views_changed;
@@ -200,6 +214,31 @@ int sched_check_start(const struct job *j, const char *cluster,
 void sched_assign(struct job *j, const char *cluster, struct strv *nodes_take);
 /* Charge a finished job's use to its owner's fair share. */
 void sched_charge(const struct job *j);
+
+/* sched_acct.c */
+/* Count j for its account as it is now (called with every change). */
+void sched_acct_count(struct job *j);
+/* j leaves the table: count it no more. */
+void sched_acct_forget(struct job *j);
+/* j runs as account from now on (placed on a cluster where its identity
+ * has another account, or back to waiting): counted for it. */
+void sched_acct_move(struct job *j, const char *account);
+/* May j be submitted: its priority within max_user_priority (unless
+ * staff), its account, VO and gateway under max_pending_jobs and
+ * max_submits_per_minute? 0 (the submit is counted), or -1 with a 403 or a
+ * 429 (retry_after set). */
+int sched_acct_submit_check(struct job *j, struct loom_error *err);
+/* Running jobs each account may still start, by account index (a new
+ * array of *n; the caller frees it), or NULL when no account has a
+ * running limit. */
+int *sched_acct_room(size_t *n);
+/* May j start now under the running limits of its account, VO and
+ * gateway? 1, or 0 with the reason in why. */
+int sched_acct_may_start(const struct job *j, char *why, size_t size);
+/* The reason a job waits for the running limit of entry ix (its index +
+ * 1: an account, a VO or a gateway). */
+void sched_acct_why(uint32_t ix, char *why, size_t size);
+void sched_acct_fini(void);
 
 /* sched_resv_why.c */
 struct fabric;

@@ -88,6 +88,7 @@ void sched_to_pending(struct job *j, const char *why)
     job_set_str(&j->cluster, NULL);
     strv_fini(&j->nodes);
     job_set_str(&j->reason, why);
+    sched_acct_move(j, job_account_on(j, NULL)); /* every cluster's again */
     sched_pending_push(j->id);
 }
 
@@ -149,7 +150,8 @@ void sched_place_now(struct job *j)
     struct strv nodes = {0};
     char why[256];
 
-    if (!S.enabled || waitq_waiting(&S.wq) || S.n_resv_open || j->req.reservation) {
+    if (!S.enabled || waitq_waiting(&S.wq) || S.n_resv_open ||
+        j->req.reservation || !sched_acct_may_start(j, why, sizeof(why))) {
         S.need_cycle = 1;
         return;
     }

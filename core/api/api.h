@@ -11,10 +11,30 @@
 void api_handle(struct http_req *rq, struct http_resp *rs,
                 const unsigned char *key, size_t key_len);
 
+/* The VO of a grid request: the group whose GROUP line mapped it, else
+ * the first of its token's groups; NULL for none. Borrowed from rq. */
+const char *api_vo(const struct http_req *rq);
+/* Audit a denial (401, 403, 429) of a grid request: a grid token's
+ * (verified, or claimed: its claimed iss and sub, unverified) or a gateway
+ * token's; others are not audited here. */
+struct grid_claimed;
+void api_audit_denial(const struct http_req *rq,
+                      const struct grid_claimed *claimed,
+                      const struct loom_error *err);
+
 /* Post a command with a reply slot to a thread and wait for the answer
  * (its body and Location go to rs); a time-out is a 503. data is taken. */
 void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
               struct http_resp *rs);
+
+/* What a reader may see of job v (privacy, [loomd] private_data): admins
+ * and operators all of every job; users and gateways all of their own
+ * (they own it, or submitted it for its owner) and nothing of another's
+ * (with private_data false: all but its private fields); the other roles
+ * every job without its private fields (command, script, env, directives,
+ * output). */
+enum api_see { API_SEE_NOTHING, API_SEE_PUBLIC, API_SEE_ALL };
+enum api_see api_job_see(const struct http_req *rq, const struct jview *v);
 
 /* What a query parameter's value may be. */
 enum api_qdom {
@@ -28,6 +48,8 @@ enum api_qdom {
     API_Q_MAINT_STATE,
     API_Q_LIMIT,       /* 1 to LOOM_LIST_LIMIT_MAX */
     API_Q_AFTER,       /* a job id, or 0 */
+    API_Q_STREAM,      /* stdout or stderr */
+    API_Q_OFFSET,      /* a byte offset: 0 or more */
 };
 
 /* A query parameter a route takes (route.c has a table per route). */
@@ -70,6 +92,11 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a);
 void api_jobs_op(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a);
+/* GET /v1/jobs/{id}/output (output.c): what the job wrote, read as its
+ * account; to those who see all of the job (api_job_see: its owner and
+ * the gateway that submitted it, operators, admins); 404 to anyone else. */
+void api_jobs_output(struct http_req *rq, struct http_resp *rs,
+                     const struct api_route_args *a);
 void api_node_state(struct http_req *rq, struct http_resp *rs,
                     const struct api_route_args *a);
 void api_runtime_get(struct http_req *rq, struct http_resp *rs,
@@ -88,6 +115,11 @@ void api_resv_cancel(struct http_req *rq, struct http_resp *rs,
  * that id; what names the kind of item in a 404. */
 void api_list_text(const struct api_route_args *a, struct http_resp *rs,
                    enum snap_text which, const char *id, const char *what);
+/* As api_list_text, showing only the items of owner (NULL: all): another's
+ * item is as one that does not exist. */
+void api_list_text_of(const struct api_route_args *a, struct http_resp *rs,
+                      enum snap_text which, const char *id, const char *what,
+                      const char *owner);
 void api_maint_get(struct http_req *rq, struct http_resp *rs,
                    const struct api_route_args *a);
 void api_maint_post(struct http_req *rq, struct http_resp *rs,

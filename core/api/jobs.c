@@ -1,57 +1,18 @@
-/* jobs.c - submit, cancel, job control, start, node state. */
+/* jobs.c - cancel, job control, start, node state. */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "adaptors/server.h"
+#include "core/accounts.h"
 #include "core/api/api.h"
 #include "core/domain.h"
 #include "core/jsonx.h"
 #include "core/limits.h"
+#include "core/token.h"
+#include "grid/grid.h"
 #include "scheduler/sched.h"
-
-static void bad(struct http_resp *rs, enum loom_err_kind kind,
-                const char *field, const char *msg)
-{
-    struct loom_error err;
-
-    loom_error_field(&err, kind, field, "%s", msg);
-    http_error(rs, &err);
-}
-
-void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
-                     const struct api_route_args *a)
-{
-    const char *key = http_header(rq, "Idempotency-Key");
-    const char *source = (rq->who.roles & LOOM_ROLE_GATEWAY) &&
-                                 !(rq->who.roles & LOOM_ROLE_USER)
-                             ? "grid" : "local";
-    struct loom_error err;
-    struct job *j;
-    json_t *body;
-
-    if (key && (!*key || strlen(key) > LOOM_IDEM_KEY_MAX)) {
-        bad(rs, LOOM_EINVAL, "Idempotency-Key", "Idempotency-Key must be 1 "
-            "to 255 characters");
-        return;
-    }
-    body = jx_parse_object(rq->body, rq->len, &err);
-    j = body ? job_from_request(body, rq->who.subject, source, &err) : NULL;
-    if (!j) {
-        json_decref(body);
-        http_error(rs, &err);
-        return;
-    }
-    if (key) {
-        job_set_str(&j->idem_key, key);
-        job_body_hash(body, j->idem_hash);
-    }
-    json_decref(body);
-    /* a 201 comes with its Location from the committer */
-    api_call(sched_queue(), SCHED_SUBMIT, j, (void (*)(void *))job_destroy,
-             rs);
-}
 
 static const struct jx_field start_fields[] = {
     {"cluster", JX_STRING, 0},
@@ -96,6 +57,44 @@ out:
     return rc;
 }
 
+/* Audit the cancel of a grid job, or a cancel by a grid token: the job
+ * as the answer shows it. Denials are audited where they are made. */
+static void audit_cancel(const struct http_req *rq, const struct http_resp *rs)
+{
+    json_t *job = rs->status < 300 && rs->body
+                      ? json_loads(rs->body, 0, NULL) : NULL;
+    struct grid_audit a = {.kind = "cancel", .verified = 1};
+    const char *source = jx_str(job, "source", "");
+
+    if (rs->status >= 300) {
+        struct loom_error err;
+        json_t *e = rs->body ? json_loads(rs->body, 0, NULL) : NULL;
+        if (rs->status == 403) {
+            loom_error_set(&err, LOOM_EPERM, "%s",
+                           jx_str(json_object_get(e, "error"), "message",
+                                  "refused"));
+            api_audit_denial(rq, NULL, &err);
+        }
+        json_decref(e);
+        return;
+    }
+    if (rq->grid || !strcmp(source, "grid")) {
+        a.identity = rq->who.subject;
+        a.iss = rq->grid ? rq->grid->iss : NULL;
+        a.sub = rq->grid ? rq->grid->sub : NULL;
+        a.vo = jx_str(job, "vo", NULL);
+        a.account = jx_str(job, "account", NULL);
+        a.gateway = strcmp(jx_str(job, "submitted_by", ""),
+                           jx_str(job, "owner", "")) != 0
+                        ? jx_str(job, "submitted_by", NULL) : NULL;
+        a.job = strtoll(jx_str(job, "id", "0"), NULL, 10);
+        a.method = rq->method;
+        a.path = rq->path;
+        grid_audit(&a);
+    }
+    json_decref(job);
+}
+
 /* DELETE /v1/jobs/{id} and POST /v1/jobs/{id}/{op}. */
 void api_jobs_op(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a)
@@ -132,6 +131,8 @@ void api_jobs_op(struct http_req *rq, struct http_resp *rs,
             goto error;
     }
     api_call(sched_queue(), SCHED_JOB_OP, op, sched_job_op_free, rs);
+    if (!strcmp(name, "cancel"))
+        audit_cancel(rq, rs);
     return;
 error:
     sched_job_op_free(op);

@@ -80,6 +80,13 @@ static void no_such(struct http_resp *rs, const char *what, const char *id)
 void api_list_text(const struct api_route_args *a, struct http_resp *rs,
                    enum snap_text which, const char *id, const char *what)
 {
+    api_list_text_of(a, rs, which, id, what, NULL);
+}
+
+void api_list_text_of(const struct api_route_args *a, struct http_resp *rs,
+                      enum snap_text which, const char *id, const char *what,
+                      const char *owner)
+{
     struct snapshot *s = snapshot_get();
     struct stext *t = s ? s->text[which] : NULL;
     struct loom_error err;
@@ -98,6 +105,9 @@ void api_list_text(const struct api_route_args *a, struct http_resp *rs,
     for (int k = 0; !id && a->params[k].name; k++)
         if (a->value[k])
             bad |= want_add(&w, a->params[k].name, a->value[k]) < 0;
+    /* the reader's own only: added to (never replacing) its filters */
+    if (owner)
+        bad |= want_add(&w, "owner", owner) < 0;
     if (bad)
         goto nomem;
     if (!w.n) { /* the common case: the text as it is */

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "core/accounts.h"
 #include "core/api/api.h"
 #include "core/domain.h"
 #include "core/limits.h"
@@ -208,10 +209,30 @@ static void query_param(char *out, size_t n, const char *name,
     out[off < n ? off : n - 1] = '\0';
 }
 
-static void jobs_one(struct http_resp *rs, const char *idstr)
+enum api_see api_job_see(const struct http_req *rq, const struct jview *v)
+{
+    unsigned r = rq->who.roles;
+
+    if (r & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR))
+        return API_SEE_ALL;
+    if (r & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)) {
+        /* its owner's, and the gateway's that submitted it */
+        if (!strcmp(v->owner, rq->who.subject) ||
+            !strcmp(v->submitted_by, rq->who.subject))
+            return API_SEE_ALL;
+        return accounts_policy().private_data ? API_SEE_NOTHING
+                                              : API_SEE_PUBLIC;
+    }
+    return API_SEE_PUBLIC; /* scheduler, monitor, reader */
+}
+
+static void jobs_one(struct http_req *rq, struct http_resp *rs,
+                     const char *idstr)
 {
     struct snapshot *s;
     struct jview *v;
+    enum api_see see;
+    size_t len;
     int64_t id;
 
     if (domain_id_parse(idstr, &id) < 0) {
@@ -220,10 +241,16 @@ static void jobs_one(struct http_resp *rs, const char *idstr)
     }
     s = snapshot_get();
     v = s ? jobtab_get(s->jobs, id) : NULL;
-    if (v) {
+    see = v ? api_job_see(rq, v) : API_SEE_NOTHING;
+    if (see == API_SEE_ALL) {
         rs->status = 200;
         rs->view = jview_ref(v); /* sent without a copy */
-    } else {
+    } else if (see == API_SEE_PUBLIC) {
+        if ((rs->body = jview_redacted(v, &len)))
+            rs->status = 200;
+        else
+            not_found(rs, "job", idstr); /* out of memory */
+    } else { /* another's, to a user: as if there were none */
         not_found(rs, "job", idstr);
     }
     snapshot_put(s);
@@ -234,14 +261,14 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
 {
     const char *fc = api_param(a, "cluster"), *fs = api_param(a, "state"),
                *fo = api_param(a, "owner"), *al = api_param(a, "limit"),
-               *aa = api_param(a, "after");
+               *aa = api_param(a, "after"), *fa = api_param(a, "account");
     int64_t limit = LOOM_LIST_LIMIT_DEFAULT, after = 0, last = 0, n = 0, max;
     struct snapshot *s;
     struct buf b = {0};
     int first = 1;
 
     if (a->n == 2) {
-        jobs_one(rs, a->seg[1]);
+        jobs_one(rq, rs, a->seg[1]);
         return;
     }
     /* checked against the route's table: a limit, a job id or 0 */
@@ -254,12 +281,24 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
     puts_(&b, "{\"items\":[");
     for (int64_t id = after + 1; id <= max && n < limit; id++) {
         struct jview *v = jobtab_get(s->jobs, id);
+        enum api_see see;
         /* v->cluster: where it runs or ran, else the one it asked for */
         if (!v || (fs && strcmp(fs, v->state) != 0) ||
             (fo && strcmp(fo, v->owner) != 0) ||
+            (fa && strcmp(fa, v->account) != 0) ||
             (fc && (!v->cluster || strcmp(fc, v->cluster) != 0)))
             continue;
-        item(&b, &first, v->json, v->len);
+        /* a filter narrows what the reader may see, never widens it */
+        see = api_job_see(rq, v);
+        if (see == API_SEE_NOTHING)
+            continue;
+        if (see == API_SEE_ALL) {
+            item(&b, &first, v->json, v->len);
+        } else { /* the text around the private span */
+            item(&b, &first, v->json, v->priv_off);
+            put(&b, v->json + v->priv_off + v->priv_len,
+                v->len - v->priv_off - v->priv_len);
+        }
         last = id;
         n++;
     }
@@ -273,6 +312,7 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
         query_param(next, sizeof(next), "cluster", fc);
         query_param(next, sizeof(next), "state", fs);
         query_param(next, sizeof(next), "owner", fo);
+        query_param(next, sizeof(next), "account", fa);
         js = json_string(next);
         enc = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
         puts_(&b, ",\"next\":");

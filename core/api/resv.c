@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/accounts.h"
 #include "core/api/api.h"
 #include "core/domain.h"
 #include "core/jsonx.h"
@@ -17,8 +18,13 @@
 void api_resv_get(struct http_req *rq, struct http_resp *rs,
                   const struct api_route_args *a)
 {
-    api_list_text(a, rs, SNAP_RESV, a->n == 2 ? a->seg[1] : NULL,
-                  "reservation");
+    unsigned r = rq->who.roles;
+    int own_only = !(r & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR)) &&
+                   (r & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)) &&
+                   accounts_policy().private_data;
+
+    api_list_text_of(a, rs, SNAP_RESV, a->n == 2 ? a->seg[1] : NULL,
+                     "reservation", own_only ? rq->who.subject : NULL);
 }
 
 /* POST /v1/reservations. */
@@ -65,6 +71,7 @@ void api_resv_cancel(struct http_req *rq, struct http_resp *rs,
         http_error(rs, &err);
         return;
     }
+    op->roles = rq->who.roles;
     if (domain_id_parse(a->seg[1], &op->id) < 0) {
         sched_resv_op_free(op);
         loom_error_set(&err, LOOM_ENOENT, "there is no reservation '%s'",

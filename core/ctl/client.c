@@ -417,7 +417,9 @@ static int parse_reply(struct client *c, const struct reply_buf *out,
         i++;
     if (i == out->len)
         return 0; /* an empty answer, as for 204 */
-    *reply = json_loadb(out->data, out->len, JSON_DECODE_ANY, &je);
+    /* a job's output may hold NUL bytes (\u0000) */
+    *reply = json_loadb(out->data, out->len, JSON_DECODE_ANY | JSON_ALLOW_NUL,
+                        &je);
     if (!*reply)
         return loom_error_set(err, LOOM_EINTERNAL,
                               "the answer from %s is not JSON: %s", c->url,

@@ -34,24 +34,43 @@ struct command {
 };
 
 static const char submit_more[] =
-    "  --name NAME            job name (default: the script's or the "
-    "program's\n"
-    "                         file name)\n"
+    "  --name NAME            job name (default: the name the script's "
+    "directives\n"
+    "                         give, else the script's or the program's "
+    "file name)\n"
     "  --nodes N              number of nodes\n"
     "  --cpus-per-node N      CPUs on each node\n"
     "  --mem MB               memory in MiB\n"
     "  --gpus N               GPUs\n"
-    "  --time SECONDS         walltime limit\n"
+    "  --time TIME            walltime limit in Slurm's formats: MM, "
+    "MM:SS,\n"
+    "                         HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS\n"
+    "  --time-s SECONDS       walltime limit in seconds\n"
     "  --cluster C            run on cluster C only\n"
     "  --queue Q              run in queue Q\n"
     "  --env NAME=VALUE       set a variable in the job's environment "
     "(repeatable)\n"
+    "  --chdir DIR            run in DIR (default: the current directory)\n"
+    "  --output NAME          the job's output file (default loom-%j.out;\n"
+    "                         relative to its directory; %j %u %x %A %a %N)\n"
+    "  --error NAME           its error file (default: the output file)\n"
+    "  --export ALL|NONE      ALL: the job gets this environment too\n"
+    "                         (default NONE: only --env and Loom's)\n"
     "  --priority N           priority within the fabric queue\n"
     "  --idempotency-key K    a retry with the same key returns the same "
     "job\n"
     "  --json                 print the new job as JSON, not only its id\n"
     "SCRIPT's text is the job's script ('-' reads standard input); the "
-    "words\nafter -- are its command and arguments, run without a shell.\n";
+    "words\nafter -- are its command and arguments, run without a shell.\n"
+    "loomd reads the script's #SBATCH, #$ or #PBS directives; the options "
+    "given\nhere win over them.\n";
+
+static const char export_more[] =
+    "The directives say the job's name, nodes, cpus, memory, time, queue,\n"
+    "features and GPUs (Grid Engine: -pe smp, h_vmem and gpu per slot; a\n"
+    "job of several nodes has no Grid Engine form). The job's env follows\n"
+    "as export lines, then its script without its own directive lines, or\n"
+    "exec and its command. Submitted again, the script asks for the same.\n";
 
 static const char goal_more[] =
     "NODE is CLUSTER/NAME. goal set replaces the node's whole goal with\n"
@@ -100,6 +119,12 @@ static const struct command commands[] = {
     { "submit", cmd_submit,
       "submit [OPTIONS] SCRIPT | submit [OPTIONS] -- COMMAND [ARG...]",
       "submit a job to the fabric; prints its id", submit_more },
+    { "output", cmd_output, "output [--stream stdout|stderr] [--follow] "
+      "JOBID", "print a job's output (--follow: until it has ended)",
+      NULL },
+    { "export", cmd_export, "export --format slurm|gridengine|pbs JOBID",
+      "write a job as a native batch script: directives, then its script "
+      "or command", export_more },
     { "cancel", cmd_job_action, "cancel JOBID...", "cancel jobs", NULL },
     { "suspend", cmd_job_action, "suspend JOBID...", "suspend jobs", NULL },
     { "resume", cmd_job_action, "resume JOBID...", "resume suspended jobs",
@@ -426,7 +451,7 @@ static int key_from_conf(const char *path, struct conf_section *loomd,
 }
 
 int ctl_signing_key(struct ctl *ctl, unsigned char **key, size_t *len,
-                    struct loom_error *err)
+                    long *max_ttl, struct loom_error *err)
 {
     const char *path = ctl->conf_path ? ctl->conf_path : env("LOOM_CONF");
     struct conf_section *loomd;
@@ -440,7 +465,11 @@ int ctl_signing_key(struct ctl *ctl, unsigned char **key, size_t *len,
     path = path ? path : CTL_CONF_DEFAULT;
     if (!(c = conf_open(path, &loomd, err)))
         return -1;
-    rc = key_from_conf(path, loomd, key, len, err);
+    rc = max_ttl ? conf_get_long(loomd, "max_token_ttl_s",
+                                 LOOM_TOKEN_TTL_DEFAULT_MAX, 60,
+                                 LOOM_TOKEN_TTL_MAX, max_ttl, err) : 0;
+    if (rc == 0)
+        rc = key_from_conf(path, loomd, key, len, err);
     conf_destroy(c);
     return rc;
 }

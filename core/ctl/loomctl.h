@@ -78,9 +78,11 @@ ssize_t ctl_read_fd(int fd, char *buf, size_t max);
  * environment or loom.conf (see loomctl(1)); NULL after printing why. */
 struct client *ctl_client(struct ctl *ctl);
 /* Load the token key named by loom.conf (the -c file, $LOOM_CONF or the
- * default) for signing: *key and *len as token_key_load gives them.
- * Returns 0 or -1 with err. */
+ * default) for signing: *key and *len as token_key_load gives them, and
+ * (max_ttl non-NULL) its [loomd] max_token_ttl_s. Returns 0 or -1 with
+ * err. */
 int ctl_signing_key(struct ctl *ctl, unsigned char **key, size_t *len,
+                    long *max_ttl,
                     struct loom_error *err);
 
 /* loomctl_cmd.c */
@@ -89,6 +91,10 @@ ctl_cmd_f cmd_clusters, cmd_nodes, cmd_queues, cmd_jobs, cmd_reservations,
     cmd_status, cmd_job_action, cmd_node_state, cmd_runtime;
 /* loomctl_submit.c */
 ctl_cmd_f cmd_submit, cmd_token;
+/* output.c */
+ctl_cmd_f cmd_output;
+/* export.c */
+ctl_cmd_f cmd_export;
 /* loomctl_resv.c */
 ctl_cmd_f cmd_reserve, cmd_unreserve;
 /* loomctl_maint.c */

@@ -13,7 +13,9 @@
 
 #include "core/ctl/client.h"
 #include "core/ctl/loomctl.h"
+#include "core/directives.h"
 #include "core/limits.h"
+#include "core/timefmt.h"
 #include "core/timeutil.h"
 #include "core/token.h"
 
@@ -25,12 +27,15 @@ struct submit {
     json_t *request; /* borrowed from job */
     json_t *env;     /* borrowed from job */
     const char *idem;
+    const char *chdir; /* --chdir, or NULL: the current directory */
+    int export_all;    /* --export ALL */
     int named;
 };
 
 enum {
     OPT_NAME = 256, OPT_NODES, OPT_CPUS, OPT_MEM, OPT_GPUS, OPT_TIME,
-    OPT_CLUSTER, OPT_QUEUE, OPT_ENV, OPT_PRIORITY, OPT_IDEM, OPT_JSON,
+    OPT_TIME_S, OPT_CLUSTER, OPT_QUEUE, OPT_ENV, OPT_PRIORITY, OPT_IDEM,
+    OPT_JSON, OPT_CHDIR, OPT_OUTPUT, OPT_ERROR, OPT_EXPORT,
 };
 
 /* The option handlers below return -1 to go on, or the exit status to end
@@ -46,6 +51,18 @@ static int set_number(json_t *obj, const char *key, const char *opt,
         return ctl_usage("submit", "--%s needs a whole number from %ld to "
                          "%ld, not '%s'", opt, min, max, text);
     json_object_set_new(obj, key, json_integer(v));
+    return -1;
+}
+
+/* --time in Slurm's formats (a bare number is minutes). */
+static int set_time(json_t *r, const char *text)
+{
+    struct loom_error err;
+    long s;
+
+    if (timefmt_slurm(text, &s, &err) < 0)
+        return ctl_usage("submit", "--time: %s", err.message);
+    json_object_set_new(r, "walltime_s", json_integer(s));
     return -1;
 }
 
@@ -121,7 +138,9 @@ static int submit_option(struct ctl *ctl, struct submit *s, int c,
     case OPT_GPUS:
         return set_number(r, "gpus", "gpus", optarg, 0, LOOM_JOB_GPUS_MAX);
     case OPT_TIME:
-        return set_number(r, "walltime_s", "time", optarg, 1,
+        return set_time(r, optarg);
+    case OPT_TIME_S:
+        return set_number(r, "walltime_s", "time-s", optarg, 1,
                           LOOM_JOB_WALLTIME_MAX_S);
     case OPT_CLUSTER:
         return set_text(r, "cluster", "cluster", optarg);
@@ -137,6 +156,19 @@ static int submit_option(struct ctl *ctl, struct submit *s, int c,
     case OPT_JSON:
         ctl->json = 1;
         return -1;
+    case OPT_CHDIR:
+        s->chdir = optarg;
+        return set_text(s->job, "workdir", "chdir", optarg);
+    case OPT_OUTPUT:
+        return set_text(s->job, "output", "output", optarg);
+    case OPT_ERROR:
+        return set_text(s->job, "error", "error", optarg);
+    case OPT_EXPORT:
+        if (strcmp(optarg, "ALL") && strcmp(optarg, "NONE"))
+            return ctl_usage("submit", "--export takes ALL or NONE, not "
+                             "'%s'", optarg);
+        s->export_all = !strcmp(optarg, "ALL");
+        return -1;
     }
     return ctl_opt_error("submit", c, argv);
 }
@@ -151,12 +183,17 @@ static int submit_options(struct ctl *ctl, struct submit *s, int argc,
         { "mem", required_argument, NULL, OPT_MEM },
         { "gpus", required_argument, NULL, OPT_GPUS },
         { "time", required_argument, NULL, OPT_TIME },
+        { "time-s", required_argument, NULL, OPT_TIME_S },
         { "cluster", required_argument, NULL, OPT_CLUSTER },
         { "queue", required_argument, NULL, OPT_QUEUE },
         { "env", required_argument, NULL, OPT_ENV },
         { "priority", required_argument, NULL, OPT_PRIORITY },
         { "idempotency-key", required_argument, NULL, OPT_IDEM },
         { "json", no_argument, NULL, OPT_JSON },
+        { "chdir", required_argument, NULL, OPT_CHDIR },
+        { "output", required_argument, NULL, OPT_OUTPUT },
+        { "error", required_argument, NULL, OPT_ERROR },
+        { "export", required_argument, NULL, OPT_EXPORT },
         { NULL, 0, NULL, 0 },
     };
     int c, rc;
@@ -219,13 +256,34 @@ static int add_command(struct submit *s, int argc, char **argv)
     return -1;
 }
 
-/* Without --name a job is named after its script or program. */
+/* Does a directive of the script name the job (#SBATCH -J, #$ -N, #PBS
+ * -N)? loomd reads them; this only asks, as sbatch does, whether the
+ * script's file name is the job's name. */
+static int script_names_job(const json_t *job)
+{
+    json_t *copy = json_deep_copy(job), *rec = NULL, *warn = NULL;
+    struct loom_error err;
+    int named;
+
+    if (!copy)
+        return 0;
+    directives_apply(copy, DIRECTIVES_WARN, &rec, &warn, &err);
+    named = json_object_get(copy, "name") != NULL;
+    json_decref(rec);
+    json_decref(warn);
+    json_decref(copy);
+    return named;
+}
+
+/* Without --name a job is named after its script or program, unless the
+ * script's directives name it. */
 static void default_name(struct submit *s, const char *path)
 {
     const char *base = strrchr(path, '/');
 
     base = base ? base + 1 : path;
-    if (!s->named && *base && strcmp(path, "-") != 0)
+    if (!s->named && *base && strcmp(path, "-") != 0 &&
+        !script_names_job(s->job))
         json_object_set_new(s->job, "name", json_string(base));
 }
 
@@ -233,7 +291,7 @@ static void default_name(struct submit *s, const char *path)
 static int submit_payload(struct submit *s, int argc, char **argv)
 {
     int dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
-    int rest = argc - optind;
+    int rest = argc - optind, rc;
 
     if (dashdash) {
         if (rest < 1 || !*argv[optind])
@@ -246,8 +304,65 @@ static int submit_payload(struct submit *s, int argc, char **argv)
     if (rest > 1)
         return ctl_usage("submit", "give one script, or -- before a command "
                          "and its arguments");
+    if ((rc = add_script(s, argv[optind])) >= 0)
+        return rc;
     default_name(s, argv[optind]);
-    return add_script(s, argv[optind]);
+    return -1;
+}
+
+/* workdir: --chdir made absolute, or the directory loomctl runs in (as
+ * sbatch does). */
+static int set_workdir(struct submit *s)
+{
+    char cwd[4096], *abs = NULL;
+    int rc;
+
+    if (s->chdir && s->chdir[0] == '/')
+        return -1;
+    if (!getcwd(cwd, sizeof(cwd)))
+        return ctl_fail("cannot tell the current directory (%s): give "
+                        "--chdir", strerror(errno));
+    if (s->chdir && asprintf(&abs, "%s/%s", cwd, s->chdir) < 0)
+        return ctl_fail("out of memory");
+    rc = set_text(s->job, "workdir", "chdir", abs ? abs : cwd);
+    free(abs);
+    return rc;
+}
+
+extern char **environ;
+
+/* --export ALL: loomctl's whole environment, under what --env set. What
+ * loomd could not take is left out, and said. */
+static int export_env(struct submit *s)
+{
+    for (char **e = environ; s->export_all && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t n = eq ? (size_t)(eq - *e) : 0;
+        char name[256];
+        json_t *v;
+
+        if (!eq || !n || n >= sizeof(name))
+            continue;
+        memcpy(name, *e, n);
+        name[n] = '\0';
+        if (json_object_get(s->env, name))
+            continue; /* --env wins */
+        if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                         "0123456789_") != n || (name[0] >= '0' &&
+                                                  name[0] <= '9') ||
+            !(v = json_string(eq + 1))) {
+            fprintf(stderr, "loomctl: --export ALL: %s is not exported (not "
+                    "a variable name, or its value is not UTF-8)\n", name);
+            continue;
+        }
+        if (json_object_size(s->env) == LOOM_JOB_ENV_MAX) {
+            json_decref(v);
+            return ctl_fail("--export ALL: more than %d variables",
+                            LOOM_JOB_ENV_MAX);
+        }
+        json_object_set_new(s->env, name, v);
+    }
+    return -1;
 }
 
 static int submit_send(struct ctl *ctl, const struct submit *s)
@@ -297,6 +412,10 @@ int cmd_submit(struct ctl *ctl, int argc, char **argv)
     rc = submit_options(ctl, &s, argc, argv);
     if (rc < 0)
         rc = submit_payload(&s, argc, argv);
+    if (rc < 0)
+        rc = set_workdir(&s);
+    if (rc < 0)
+        rc = export_env(&s);
     if (rc < 0 && !json_object_size(s.env))
         json_object_del(s.job, "env");
     if (rc < 0)
@@ -415,6 +534,7 @@ int cmd_token(struct ctl *ctl, int argc, char **argv)
     struct loom_error err = { 0 };
     unsigned char *key;
     time_t now = time(NULL);
+    long max_ttl = 0;
     size_t len;
     char *tok;
     int rc;
@@ -427,8 +547,13 @@ int cmd_token(struct ctl *ctl, int argc, char **argv)
     rc = token_options(ctl, argc - 1, argv + 1, &t);
     if (rc >= 0)
         return rc;
-    if (ctl_signing_key(ctl, &key, &len, &err) < 0)
+    if (ctl_signing_key(ctl, &key, &len, &max_ttl, &err) < 0)
         return ctl_fail("%s", err.message);
+    if (t.ttl > max_ttl) { /* loomd would refuse it */
+        token_key_free(key, len);
+        return ctl_usage("token", "--ttl %ld is longer than the daemon's "
+                         "max_token_ttl_s %ld", t.ttl, max_ttl);
+    }
     tok = token_create(key, len, t.subject, t.roles, t.ttl, now, &err);
     token_key_free(key, len);
     if (!tok)

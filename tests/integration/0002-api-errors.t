@@ -48,6 +48,8 @@ cpus_per_node = 1
 memory_mb = 1024
 poll_s = 0.2
 EOF
+# the users' jobs run as the test's account, $T_USER (no privilege)
+for u in alice bob sam; do map_account "$u" "$T_USER"; done
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 ADMIN=$TOKEN
@@ -97,12 +99,19 @@ api POST /v1/jobs '{"command": ["/bin/sleep", "300"]}' >/dev/null
 t_is "$STATUS" 201 "alice submits a job" || t_diag "$BODY"
 ALICE_JOB=$(jget "$BODY" .id)
 TOKEN=$BOB
+# another's job is, to a user, one that does not exist (private_data)
 api DELETE "/v1/jobs/$ALICE_JOB" >/dev/null
-err_is 403 forbidden "bob cancels alice's job"
+err_is 404 not_found "bob cancels alice's job"
+t_is "$(jget "$BODY" .error.message)" "no job $ALICE_JOB" \
+    "... with the message of a job that does not exist"
 api POST "/v1/jobs/$ALICE_JOB/hold" '{}' >/dev/null
-err_is 403 forbidden "bob holds alice's job"
+err_is 404 not_found "bob holds alice's job"
+t_is "$(jget "$BODY" .error.message)" "no job $ALICE_JOB" \
+    "... with the message of a job that does not exist"
 api POST "/v1/jobs/$ALICE_JOB/suspend" '{}' >/dev/null
-err_is 403 forbidden "bob suspends alice's job"
+err_is 404 not_found "bob suspends alice's job"
+t_is "$(jget "$BODY" .error.message)" "no job $ALICE_JOB" \
+    "... with the message of a job that does not exist"
 api POST "/v1/jobs/$ALICE_JOB/start" '{"cluster": "local", "nodes": ["n2"]}' >/dev/null
 err_is 403 forbidden "a user calls the scheduler's start"
 api PUT /v1/nodes/local/n1/state '{"state": "drain", "reason": "bob"}' >/dev/null
@@ -201,7 +210,7 @@ api GET '/v1/jobs?state=%00' >/dev/null
 err_names 400 invalid_request "?state=%00" 'query parameter state has a control character' state
 api GET '/v1/jobs?stat=running' >/dev/null
 err_names 400 invalid_request "an unknown parameter ?stat=" \
-    "unknown query parameter 'stat': GET /v1/jobs takes cluster, state, owner, limit and after" stat
+    "unknown query parameter 'stat': GET /v1/jobs takes cluster, state, owner, account, limit and after" stat
 api GET '/v1/jobs?state=running&state=pending' >/dev/null
 err_names 400 invalid_request "a repeated parameter" 'query parameter state is given twice' state
 api GET '/v1/jobs?owner=' >/dev/null

@@ -40,6 +40,8 @@ memory_mb = 8192
 speed = 1000
 poll_s = 0.2
 EOF
+# the users' jobs run as the test's account, $T_USER (no privilege)
+for u in carol; do map_account "$u" "$T_USER"; done
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 
@@ -93,16 +95,21 @@ ctl unreserve 2
 t_like "$RC $OUT" '^0 2 cancelled ' "loomctl unreserve 2: cancelled" || ctl_diag
 
 # ---- submit, jobs, show ------------------------------------------------------
+# A job runs where loomctl is run, as the account its identity maps to
+# ($T_USER): from a directory that account may write in.
+mkdir -m 1777 "$T/work" && cd "$T/work" || t_bail "cannot make $T/work"
 ctl submit --cluster local -- /bin/echo hi
 t_is "$RC" 0 "loomctl submit -- /bin/echo hi" || ctl_diag
 ECHO=$OUT
 t_like "$ECHO" '^[0-9]+$' "submit prints the job id"
 wait_for '[ "$(job_state "$ECHO")" = completed ]' 30
 api GET "/v1/jobs/$ECHO" >/dev/null
-t_is "$(py '[d["state"], d["command"], d["name"], d["owner"]]' "$BODY")" \
-    '["completed", ["/bin/echo", "hi"], "echo", "loomctl"]' \
-    "the job ran /bin/echo hi, named echo, as the -c admin"
+t_is "$(py '[d["state"], d["command"], d["name"], d["owner"], d["workdir"]]' "$BODY")" \
+    "[\"completed\", [\"/bin/echo\", \"hi\"], \"echo\", \"loomctl\", \"$T/work\"]" \
+    "the job ran /bin/echo hi, named echo, as the -c admin, in the directory loomctl ran in"
 t_is "$(cat "$(jget "$BODY" .stdout)" 2>/dev/null)" hi "its stdout holds hi"
+ctl output "$ECHO"
+t_is "$RC/$OUT" 0/hi "loomctl output ID prints it" || ctl_diag
 
 ctl jobs
 t_is "$RC" 0 "loomctl jobs" || ctl_diag
@@ -225,9 +232,12 @@ t_is "$RC" 2 "node-state local/n1 sideways: a usage error" || ctl_diag
 t_like "$ERR" "'sideways' is not a state a node can be set to; the states a node can be set to are up, drain and down" \
     "... naming the states"
 # The limits are loomd's (core/limits.h): no more, no less.
-ctl submit --time 99999999999 -- /bin/true
-t_is "$RC" 2 "submit --time 99999999999: a usage error" || ctl_diag
-t_like "$ERR" "--time needs a whole number from 1 to 31622400, not '99999999999'" "... naming the limit"
+ctl submit --time-s 99999999999 -- /bin/true
+t_is "$RC" 2 "submit --time-s 99999999999: a usage error" || ctl_diag
+t_like "$ERR" "--time-s needs a whole number from 1 to 31622400, not '99999999999'" "... naming the limit"
+ctl submit --time 367-00 -- /bin/true
+t_is "$RC" 2 "submit --time 367-00: a usage error" || ctl_diag
+t_like "$ERR" "--time: '367-00' is longer than Loom's limit of 366 days" "... naming the limit"
 ctl submit --nodes 1000000 -- /bin/true
 t_is "$RC" 2 "submit --nodes 1000000: a usage error" || ctl_diag
 t_like "$ERR" "--nodes needs a whole number from 1 to 100000, not '1000000'" "... naming the limit"
@@ -240,7 +250,7 @@ t_like "$ERR" "from -1000000 to 1000000" "... naming the limits"
 ctl reserve simA --count 1 --not-before 2031-01-01T00:00:00Z --duration 31622401
 t_is "$RC" 2 "reserve --duration 31622401: a usage error" || ctl_diag
 t_like "$ERR" "--duration takes a whole number from 1 to 31622400" "... naming the limit"
-ctl submit --cluster simA --nodes 4 --cpus-per-node 8 --mem 8192 --time 31622400 \
+ctl submit --cluster simA --nodes 4 --cpus-per-node 8 --mem 8192 --time 366-00 \
     --priority 1000000 --env LOOM_SIM_RUNTIME_S=1 -- /bin/true
 t_is "$RC" 0 "submit at loomctl's largest values: loomd takes it too" || ctl_diag
 MAXJOB=$OUT
@@ -248,7 +258,7 @@ wait_for '[ "$(job_state "$MAXJOB")" = completed ]' 30
 t_is "$(job_state "$MAXJOB")" completed "... and it runs"
 
 # ---- jobs --cluster: also the waiting jobs that asked for the cluster ----------
-ctl submit --cluster simA --nodes 4 --cpus-per-node 8 --time 31622400 \
+ctl submit --cluster simA --nodes 4 --cpus-per-node 8 --time-s 31622400 \
     --env LOOM_SIM_RUNTIME_S=31622400 -- /bin/true
 BIG1=$OUT
 wait_for '[ "$(job_state "$BIG1")" = running ]' 30

@@ -28,6 +28,8 @@ poll_s = 0.2
 EOF
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
+# The jobs run as the account the admin token maps to ($T_USER): they
+# write in $T_OUT.
 
 # A job that failed with exit code 3 before the crash.
 submit '{"name": "three", "command": ["/bin/sh", "-c", "exit 3"], "request": {"cluster": "local"}}'

@@ -1,15 +1,11 @@
 #!/usr/bin/env bash
 # 2002-local-control.t - job control on the local executor, checked in
-# /proc: cancel kills the whole process group, suspend stops it (T),
-# resume continues it, walltime ends a job, hold and release.
+# /proc and the jobs' cgroups: cancel kills every process of the job,
+# suspend freezes its cgroup, resume thaws it, walltime ends a job, hold and
+# release. The jobs run as the account the harness maps the admin token to.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
-
-# pstate PID: the one-letter state in /proc, or "gone".
-pstate() {
-    awk '/^State:/{print $2; f=1} END{if (!f) print "gone"}' "/proc/$1/status" 2>/dev/null ||
-        echo gone
-}
+. "$LOOM_TOP_SRCDIR/tests/lib/local.sh"
 
 # A job whose shell starts a child and waits: pids in FILE ("SH CHILD").
 family_job() {
@@ -55,18 +51,23 @@ submit "$(family_job suspendme "$T_OUT/suspend.pids")"
 SUS=$JOB
 wait_for '[ "$(job_state "$SUS")" = running ] && [ -s "$T_OUT/suspend.pids" ]' 30
 read -r SH CHILD <"$T_OUT/suspend.pids"
+t_is "$(frozen "$SH") $(frozen "$CHILD")" "0 0" "before: their cgroup is not frozen"
 api POST "/v1/jobs/$SUS/suspend" '{}' >/dev/null
 t_is "$STATUS" 202 "POST suspend: 202" || t_diag "$BODY"
-wait_for '[ "$(pstate "$CHILD")" = T ] && [ "$(pstate "$SH")" = T ]' 30
-t_is "$(pstate "$SH") $(pstate "$CHILD")" "T T" "the shell and its child are stopped (T)"
+wait_for '[ "$(frozen "$CHILD")" = 1 ] && [ "$(frozen "$SH")" = 1 ]' 30
+t_is "$(frozen "$SH") $(frozen "$CHILD")" "1 1" "the shell and its child are frozen (their cgroup)"
+# a frozen task sleeps in the freezer: /proc shows S (v2) or D (v1), never R
+t_like "$(pstate "$SH") $(pstate "$CHILD")" '^[SD] [SD]$' \
+    "... /proc shows them asleep ($(pstate "$SH") $(pstate "$CHILD"))"
 wait_for '[ "$(job_state "$SUS")" = suspended ]' 30
 t_is "$(job_state "$SUS")" suspended "the job shows suspended"
 api POST "/v1/jobs/$SUS/suspend" '{}' >/dev/null
 t_is "$STATUS" 409 "suspend of a suspended job: 409"
 api POST "/v1/jobs/$SUS/resume" '{}' >/dev/null
 t_is "$STATUS" 202 "POST resume: 202" || t_diag "$BODY"
-wait_for '[[ $(pstate "$CHILD") == [SR] && $(pstate "$SH") == [SR] ]]' 30
-t_like "$(pstate "$SH") $(pstate "$CHILD")" '^[SR] [SR]$' "both run again (S or R)"
+wait_for '[ "$(frozen "$CHILD")" = 0 ] && [ "$(frozen "$SH")" = 0 ]' 30
+t_is "$(frozen "$SH") $(frozen "$CHILD")" "0 0" "both are thawed"
+t_like "$(pstate "$SH") $(pstate "$CHILD")" '^[SR] [SR]$' "... and run again (S or R)"
 wait_for '[ "$(job_state "$SUS")" = running ]' 30
 t_is "$(job_state "$SUS")" running "the job shows running again"
 api POST "/v1/jobs/$SUS/resume" '{}' >/dev/null
@@ -103,9 +104,9 @@ t_ok "$([ "$WS" != - ] && [ "$WE" != - ] && ((WE - WS >= 1 && WE - WS < 30)) && 
 t_is "$(jget "$BODY" .reason 2>/dev/null)" "walltime exceeded" "the reason says the walltime was exceeded"
 
 # ---- hold and release -----------------------------------------------------------------
-submit "$(family_job fill1 "$T/fill1.pids")"
+submit "$(family_job fill1 "$T_OUT/fill1.pids")"
 F1=$JOB
-submit "$(family_job fill2 "$T/fill2.pids")"
+submit "$(family_job fill2 "$T_OUT/fill2.pids")"
 F2=$JOB
 wait_for '[ "$(job_state "$F1")" = running ] && [ "$(job_state "$F2")" = running ]' 30
 t_is "$(job_state "$F1")/$(job_state "$F2")" running/running "two fillers take both cpus"

@@ -154,6 +154,8 @@ cpus_per_node = 2
 memory_mb = 1024
 poll_s = 1
 EOF
+# the users' jobs run as the test's account, $T_USER (no privilege)
+for u in bob; do map_account "$u" "$T_USER"; done
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 MON=$(token_for nagios monitor) && [ -n "$MON" ] || t_bail "no monitor token"

@@ -35,6 +35,14 @@
 #           reads).
 #           The private PostgreSQL's socket directory is postgres:loom 0750.
 #           loomd_start makes the build tree's loom-runas root:loom 4750.
+#           loom.conf names the accounts file $T/accounts; unless the test
+#           wrote one before, loomd_conf writes it mapping admin and loomctl
+#           (the subjects of admin_token and of loomctl -c) to $T_USER, an
+#           account of this test run (t_account T_USER user): the jobs of a
+#           test that does not care run as that unprivileged account.
+#           map_account IDENTITY ACCOUNT adds a line (loomd reads the file at
+#           start and on SIGHUP); accounts_default writes the default lines
+#           (and makes $T_USER) into a file the test begins itself.
 # Processes: alive PID (a zombie counts as dead), wait_dead PID TENTHS,
 #           t_sleep SECS.
 # Accounts: t_account VAR NAME makes a Unix account NAME-<6 random
@@ -45,6 +53,9 @@
 #           process of the account, then removes it and its home. Jobs
 #           run as such accounts: a test that runs one says as whom.
 #           Tokens for them: token_for "$ALICE" user, admin_token "$ADM".
+#           Call t_account in the test's shell, not in $(...): the removal
+#           is registered there. account_procs NAME: the pids of NAME's
+#           processes, one a line.
 # HTTP:     api METHOD PATH [JSON|-] [curl args...]: prints the body and sets
 #           STATUS and BODY. Call it as `api GET /v1/x >/dev/null` to keep
 #           STATUS and BODY; inside $(...) they are lost with the subshell,
@@ -279,16 +290,34 @@ t_cleanup() {
 
 # t_sweep: SIGKILL the strays that provably belong to this test: processes
 # whose working directory is in $T (local jobs and their supervisors run in
-# $T/state, e.g. after loomd_kill9). The test's own shell is spared.
+# $T/state, e.g. after loomd_kill9), and processes in the cgroups of this
+# test's local clusters (listed in $T/state/clusters/*/cgroups), which it
+# then removes. The test's own shell is spared.
 t_sweep() {
-    local p pids=
+    local p pids= f d
     for p in $(find /proc/[0-9]*/cwd -maxdepth 0 \( -lname "$T" -o \
         -lname "$T/*" \) 2>/dev/null | cut -d/ -f3); do
         [ "$p" = "$$" ] || [ "$p" = "$BASHPID" ] || pids="$pids $p"
     done
-    [ -n "$pids" ] || return 0
-    echo "# killing strays of this test:$pids" >&2
-    kill -KILL $pids 2>/dev/null
+    for f in "$T"/state/clusters/*/cgroups; do
+        [ -f "$f" ] || continue
+        while read -r _ d; do
+            pids="$pids $(cat "$d"/*/cgroup.procs 2>/dev/null | tr '\n' ' ')"
+        done <"$f"
+    done
+    pids=$(echo $pids)
+    if [ -n "$pids" ]; then
+        echo "# killing strays of this test: $pids" >&2
+        kill -KILL $pids 2>/dev/null
+    fi
+    for f in "$T"/state/clusters/*/cgroups; do
+        [ -f "$f" ] || continue
+        while read -r _ d; do
+            [ -d "$d" ] || continue
+            wait_for "rmdir \"\$d\"/*/ 2>/dev/null; rmdir \"\$d\" 2>/dev/null; [ ! -d \"\$d\" ]" 10
+        done <"$f"
+    done
+    return 0
 }
 
 # ---- accounts ----------------------------------------------------------------
@@ -334,11 +363,15 @@ t_account() {
     t_bail "t_account: no free account name $base-XXXXXX"
 }
 
+account_procs() {
+    ps -o pid= -u "$1" 2>/dev/null | tr -d ' '
+}
+
 # t_account_kill NAME: SIGKILL every process of the account, until none.
 t_account_kill() {
     local i pids
     for ((i = 0; i < 50; i++)); do
-        pids=$(ps -o pid= -u "$1" 2>/dev/null | tr -d ' ')
+        pids=$(account_procs "$1")
         [ -n "$pids" ] || return 0
         # shellcheck disable=SC2086 # one pid a word
         kill -KILL $pids 2>/dev/null
@@ -530,6 +563,8 @@ loomd_conf() {
     mkdir -p "$T/state"
     chmod 0700 "$T/state"
     loom_owns "$T/state" || return 1
+    # the admin token's subject runs its jobs as an unprivileged account
+    [ -e "$T/accounts" ] || accounts_default </dev/null
     (
         umask 077
         {
@@ -538,6 +573,7 @@ loomd_conf() {
             echo "database = $LOOM_PG_CONNINFO"
             echo "token_key_file = $T/state/token.key"
             echo "state_dir = $T/state"
+            echo "accounts_file = $T/accounts"
             echo
             if [ $# -gt 0 ]; then
                 printf '%s\n' "$@"
@@ -558,6 +594,22 @@ loom_runas_setuid() {
     [ "$(id -u)" = 0 ] && [ -f "$r" ] || return 0
     [ "$(stat -c '%u:%G %a' "$r")" = "0:$LOOM_SERVICE_USER 4750" ] && return 0
     chown "root:$LOOM_SERVICE_USER" "$r" && chmod 4750 "$r"
+}
+
+# accounts_default: the lines every test's accounts file begins with:
+# admin and loomctl run their jobs as $T_USER, made (t_account T_USER user)
+# when the test has not made it yet. To $T/accounts, appended.
+accounts_default() {
+    [ -n "${T_USER:-}" ] || t_account T_USER user
+    printf 'LOOM admin %s\nLOOM loomctl %s\n' "$T_USER" "$T_USER" \
+        >>"$T/accounts"
+}
+
+# map_account IDENTITY ACCOUNT: a line of $T/accounts (after the default
+# lines, which it writes first when the file is not there yet).
+map_account() {
+    [ -e "$T/accounts" ] || accounts_default
+    printf 'LOOM %s %s\n' "$1" "$2" >>"$T/accounts"
 }
 
 # loomd_start [ARGS...]: start loomd on $T/loom.conf in the foreground mode,

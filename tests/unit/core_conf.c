@@ -59,6 +59,12 @@ static void t_bad(void)
         {"[loomd\n", "t.conf:1: bad section header"},
         {"[loomd]\njust words\n", "t.conf:2: expected 'key = value'"},
         {"[loomd]\n= 3\n", "t.conf:2: empty key"},
+        {"[issuer]\n", "t.conf:1: [issuer NAME] needs a name"},
+        {"[limits vo=atlas]\n", "t.conf:1: [limits vo=atlas]: give an "
+                                 "account name"},
+        {"[limits vo=/atlas/]\n", "vo=GROUP (a group such as /atlas)"},
+        {"[limits gateway=]\n", "t.conf:1: [limits gateway=]"},
+        {"[limits a/b]\n", "t.conf:1: [limits a/b]"},
     };
     struct loom_error err;
 
@@ -68,6 +74,27 @@ static void t_bad(void)
            err.message);
         conf_destroy(c);
     }
+}
+
+/* The sections of grid access: issuers, and limits by VO and gateway. */
+static void t_grid_sections(void)
+{
+    struct loom_error err;
+    struct conf *c = parse("[issuer atlas]\nurl = https://a.example\n"
+                           "[limits vo=/atlas/prod]\n"
+                           "[limits gateway=https://a.example,ce-1]\n"
+                           "[limits alice]\n", &err);
+
+    ok(c != NULL, "issuer and limits sections parse (%s)",
+       c ? "" : err.message);
+    if (!c)
+        return;
+    ok(conf_section(c, "issuer", "atlas") != NULL, "[issuer atlas]");
+    ok(conf_section(c, "limits", "vo=/atlas/prod") != NULL,
+       "[limits vo=/atlas/prod] is named vo=/atlas/prod");
+    ok(conf_section(c, "limits", "gateway=https://a.example,ce-1") != NULL,
+       "[limits gateway=...] keeps the identity whole");
+    conf_destroy(c);
 }
 
 static void t_typed(void)
@@ -103,6 +130,7 @@ static void t_settings(void)
     is_int(set.max_body_bytes, 1 << 20, "default body limit 1 MiB");
     is_str(set.user, LOOM_SERVICE_USER, "default user: the service account "
            "(" LOOM_SERVICE_USER ")");
+    is_int(set.directives, DIRECTIVES_STRICT, "directives strict by default");
     ok(conf_section(c, "cluster", "local") && conf_section(c, "cluster",
                                                            "sim1000"),
        "no cluster: the embedded default fabric is added");
@@ -117,6 +145,17 @@ static void t_settings(void)
     c = parse("[loomd]\nlisten = x\n", &err);
     ok(settings_read(c, &set, &err) < 0 && strstr(err.message, "database"),
        "database is required");
+    settings_fini(&set);
+    conf_destroy(c);
+    c = parse("[loomd]\ndatabase = x\ndirectives = warn\n", &err);
+    ok(settings_read(c, &set, &err) == 0 && set.directives == DIRECTIVES_WARN,
+       "directives = warn");
+    settings_fini(&set);
+    conf_destroy(c);
+    c = parse("[loomd]\ndatabase = x\ndirectives = lax\n", &err);
+    ok(settings_read(c, &set, &err) < 0, "directives = lax stops start-up");
+    is_str(err.message, "t.conf: directives must be strict or warn (got "
+           "'lax')", "... naming the values");
     settings_fini(&set);
     conf_destroy(c);
 }
@@ -162,6 +201,7 @@ int main(void)
 {
     t_good();
     t_bad();
+    t_grid_sections();
     t_typed();
     t_settings();
     t_private();

@@ -9,7 +9,8 @@
 static struct job *from(const char *text, struct loom_error *err)
 {
     json_t *o = json_loads(text, 0, NULL);
-    struct job *j = o ? job_from_request(o, "alice", "local", err) : NULL;
+    struct job *j = o ? job_from_request(o, "alice", "alice-acct", "local",
+                                            err) : NULL;
 
     json_decref(o);
     return j;
@@ -23,8 +24,9 @@ static void t_valid(void)
                          "{\"nodes\":2,\"features\":[\"ib\"],\"cluster\":"
                          "\"c\"}}", &err);
     struct job *back;
-    json_t *doc;
-    char *text;
+    json_t *doc, *red;
+    size_t priv[2] = {0, 0};
+    char *text, *cut;
 
     ok(j != NULL, "a good request is accepted (%s)", j ? "" : err.message);
     if (!j)
@@ -34,14 +36,32 @@ static void t_valid(void)
     is_int(j->req.walltime_s, 3600, "walltime defaults to 1 h");
     is_str(j->env.v[0], "A=1", "env sorted by name");
     is_str(j->owner, "alice", "owner is the token's subject");
+    is_str(j->account, "alice-acct", "account is the one it maps to");
     j->id = 42;
     j->state = JOB_FAILED;
     j->has_exit_code = 1;
     j->exit_code = 3;
     j->submit_time = 1795000000;
-    text = job_render(j);
+    text = job_render(j, priv);
     doc = text ? json_loads(text, 0, NULL) : NULL;
     ok(doc != NULL, "the rendered job is valid JSON");
+    /* the private span cut out leaves valid JSON without those fields */
+    cut = text ? malloc(strlen(text) + 1) : NULL;
+    if (cut) {
+        memcpy(cut, text, priv[0]);
+        snprintf(cut + priv[0], strlen(text) + 1 - priv[0], "%s",
+                 text + priv[0] + priv[1]);
+    }
+    red = cut ? json_loads(cut, 0, NULL) : NULL;
+    ok(red != NULL, "the job without its private span is valid JSON");
+    ok(red && !json_object_get(red, "command") &&
+           !json_object_get(red, "script") && !json_object_get(red, "env"),
+       "without its private span it has no command, script or env");
+    ok(red && json_object_get(red, "priority") &&
+           json_object_get(red, "request") && json_object_get(red, "state"),
+       "without its private span it keeps request, state and priority");
+    json_decref(red);
+    free(cut);
     back = job_from_doc(doc, &err);
     ok(back != NULL, "the stored document reads back");
     if (back) {
@@ -52,6 +72,7 @@ static void t_valid(void)
         is_str(back->req.cluster, "c", "pinned cluster kept");
         is_str(back->command.v[1], "hi", "command kept");
         is_str(back->env.v[1], "B=2", "env kept");
+        is_str(back->account, "alice-acct", "account kept");
     }
     json_decref(doc);
     free(text);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 3003-single-account.t - a cluster whose pack does not submit jobs as
+# 3004-single-account.t - a cluster whose pack does not submit jobs as
 # their own accounts (pack.json without "runs_as_user": true; here a copy
 # of the slurm pack that says false and submits as loomd's account, on a
 # real Slurm): loomd refuses to

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 0008-service-account.t - loomd runs as its own unprivileged account:
+# 0009-service-account.t - loomd runs as its own unprivileged account:
 # started as root it becomes [loomd] user (loom) for good before it opens
 # anything; it refuses a loom.conf that others may read, a state_dir that
 # is not its own or that others may enter, and an account that does not
@@ -29,9 +29,10 @@ status_field() {
     awk -v k="$2:" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "/proc/$1/status"
 }
 
-# as_nobody CMD...: CMD as an account that is neither root nor loom.
-as_nobody() {
-    setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
+# as_other CMD...: CMD as an account that is neither root nor loom: the
+# test's own, $T_USER (loomd_conf makes it).
+as_other() {
+    setpriv --reuid="$T_USER" --regid="$T_USER" --clear-groups -- "$@"
 }
 
 pg_start || t_bail "PostgreSQL did not start"
@@ -63,17 +64,17 @@ admin_token || t_bail "no admin token"
 api GET /v1/clusters >/dev/null
 t_is "$STATUS" 200 "as $U it serves the API from its PostgreSQL (socket directory postgres:$U 0750)"
 
-# Another account reaches none of it.
-as_nobody cat "$T/loom.conf" >/dev/null 2>&1
+# Another account ($T_USER) reaches none of it.
+as_other cat "$T/loom.conf" >/dev/null 2>&1
 t_isnt "$?" 0 "another account cannot read loom.conf (it holds the database connection)"
-as_nobody ls "$T/state" >/dev/null 2>&1
+as_other ls "$T/state" >/dev/null 2>&1
 t_isnt "$?" 0 "... nor list state_dir"
-as_nobody cat "$T/loomd.log" >/dev/null 2>&1
+as_other cat "$T/loomd.log" >/dev/null 2>&1
 t_isnt "$?" 0 "... nor read loomd's log"
-OUT=$(as_nobody "$PG_BIN/psql" -X -tA -h "$LOOM_PG_DIR" -U postgres -d loom \
+OUT=$(as_other "$PG_BIN/psql" -X -tA -h "$LOOM_PG_DIR" -U postgres -d loom \
     -c 'SELECT 1' 2>&1)
 t_like "$OUT" "Permission denied" "... nor reach PostgreSQL's socket (permission denied)"
-as_nobody kill -0 "$P" 2>/dev/null
+as_other kill -0 "$P" 2>/dev/null
 t_isnt "$?" 0 "... nor signal loomd"
 
 loomd_stop

@@ -1,0 +1,208 @@
+/* directives_pbs.c - #PBS: the qsub options of PBS Pro, OpenPBS and
+ * Torque that Loom reads. */
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/directives_table.h"
+#include "core/limits.h"
+#include "core/timefmt.h"
+
+/* PBS sizes: bytes, or b, w (8 bytes), kb, kw, mb, mw, gb, gw, tb, tw
+ * (1024s). */
+static const struct dir_unit size_units[] = {
+    {"", 1.0},           {"b", 1.0},           {"w", 8.0},
+    {"kb", 1024.0},      {"kw", 8192.0},       {"mb", 1048576.0},
+    {"mw", 8388608.0},   {"gb", 1073741824.0}, {"gw", 8589934592.0},
+    {"tb", 1099511627776.0}, {"tw", 8796093022208.0}, {NULL, 0},
+};
+#define SIZE_FORMS "bytes, or a number with b, kb, mb, gb, tb or w, kw, mw, " \
+                   "gw, tw"
+
+static int size_in(enum dir_slot slot, const char *what, const char *val,
+                   struct dir_ctx *ctx, struct loom_error *err)
+{
+    long mb;
+
+    if (dir_size_mb(val, size_units, what, SIZE_FORMS, &mb, err) < 0)
+        return -1;
+    return dir_put_num(ctx, slot, mb, err);
+}
+
+/* A count of a chunk or node spec (name: "ncpus"). */
+static int count_in(enum dir_slot slot, const char *name, const char *val,
+                    long min, long max, struct dir_ctx *ctx,
+                    struct loom_error *err)
+{
+    long v;
+
+    if (dir_count(val, name, min, max, &v, err) < 0)
+        return -1;
+    return dir_put_num(ctx, slot, v, err);
+}
+
+/* One part of a select chunk or a nodes spec: NAME=VALUE (ppn and gpus
+ * of Torque, ncpus, mem and ngpus of PBS Pro), or a feature (Torque's
+ * bare property, PBS Pro's NAME=true). */
+static int read_part(struct dir_ctx *ctx, char *part, int torque,
+                     struct loom_error *err)
+{
+    char *eq = strchr(part, '=');
+    const char *val = eq ? eq + 1 : NULL;
+
+    if (eq)
+        *eq = '\0';
+    if (!eq && torque && dir_name_ok(part))
+        return dir_put_feature(ctx, part, 0, err);
+    if (eq && torque && !strcmp(part, "ppn"))
+        return count_in(DS_CPUS_PER_NODE, "ppn", val, 1, LOOM_JOB_CPUS_MAX,
+                        ctx, err);
+    if (eq && !strcmp(part, torque ? "gpus" : "ngpus"))
+        return count_in(DS_GPUS, part, val, 0, LOOM_JOB_GPUS_MAX, ctx, err);
+    if (eq && !torque && !strcmp(part, "ncpus"))
+        return count_in(DS_CPUS_PER_NODE, "ncpus", val, 1, LOOM_JOB_CPUS_MAX,
+                        ctx, err);
+    if (eq && !torque && !strcmp(part, "mem"))
+        return size_in(DS_MEM_PER_NODE, "mem", val, ctx, err);
+    if (eq && !torque && dir_name_ok(part) && !strcasecmp(val, "true"))
+        return dir_put_feature(ctx, part, 0, err);
+    return loom_error_set(err, LOOM_EINVAL, "'%.64s' is not supported by "
+                          "Loom in %s (it takes %s)", part,
+                          torque ? "nodes=" : "select=",
+                          torque ? "N:ppn=C:gpus=G and features"
+                                 : "N:ncpus=C:mem=M:ngpus=G and NAME=true");
+}
+
+/* select=[N:]chunk (PBS Pro) or nodes=N[:part...] (Torque): one kind of
+ * chunk, N nodes of it. */
+static int read_chunks(struct dir_ctx *ctx, const char *spec, int torque,
+                       struct loom_error *err)
+{
+    char *copy, *p, *next = NULL;
+    long n = 1;
+    int rc = 0;
+
+    if (strchr(spec, '+'))
+        return loom_error_set(err, LOOM_EINVAL, "chunks of several kinds "
+                              "(+) are not supported by Loom: give one");
+    if (!(p = copy = strdup(spec)))
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    if (*p >= '0' && *p <= '9') {
+        if ((next = strchr(p, ':')))
+            *next++ = '\0';
+        rc = dir_count(p, torque ? "the node count" : "the chunk count", 1,
+                       LOOM_JOB_NODES_MAX, &n, err);
+        p = next;
+    } else if (torque) {
+        rc = loom_error_set(err, LOOM_EINVAL, "naming hosts is not supported "
+                            "by Loom: give a node count, not '%.64s'", spec);
+    }
+    if (rc == 0)
+        rc = dir_put_num(ctx, DS_NODES, n, err);
+    for (; p && rc == 0; p = next) {
+        if ((next = strchr(p, ':')))
+            *next++ = '\0';
+        rc = read_part(ctx, p, torque, err);
+    }
+    free(copy);
+    return rc;
+}
+
+/* One resource of -l. */
+static int read_resource(struct dir_ctx *ctx, const char *name,
+                         const char *val, struct loom_error *err)
+{
+    long v;
+
+    if (!strcmp(name, "select") || !strcmp(name, "nodes"))
+        return read_chunks(ctx, val, name[0] == 'n', err);
+    if (!strcmp(name, "walltime")) {
+        if (timefmt_hms(val, &v, err) < 0)
+            return loom_error_prefix(err, "walltime");
+        return dir_put_num(ctx, DS_TIME, v, err);
+    }
+    if (!strcmp(name, "mem"))
+        return size_in(DS_MEM_TOTAL, "mem", val, ctx, err);
+    if (!strcmp(name, "pmem"))
+        return size_in(DS_MEM_PER_CPU, "pmem", val, ctx, err);
+    if (!strcmp(name, "ncpus"))
+        return count_in(DS_CPUS_PER_NODE, "ncpus", val, 1, LOOM_JOB_CPUS_MAX,
+                        ctx, err);
+    if (!strcmp(name, "place") && strstr(val, "excl"))
+        return dir_put_num(ctx, DS_EXCLUSIVE, 1, err);
+    return loom_error_set(err, LOOM_EINVAL, "the resource %.64s is not "
+                          "supported by Loom (it takes select, nodes, "
+                          "walltime, mem, pmem and ncpus)", name);
+}
+
+/* -l NAME=VALUE[,NAME=VALUE...] */
+static int read_resources(struct dir_ctx *ctx, const char *arg,
+                          const char *arg2, struct loom_error *err)
+{
+    return dir_each_kv(ctx, arg, read_resource, err);
+}
+
+/* -W depend=...: a dependency. */
+static int read_attr(struct dir_ctx *ctx, const char *name, const char *val,
+                     struct loom_error *err)
+{
+    if (!strcmp(name, "depend"))
+        return dir_put_text(ctx, DS_DEPEND, val, err);
+    return loom_error_set(err, LOOM_EINVAL, "the attribute %.64s is not "
+                          "supported by Loom", name);
+}
+
+static int read_attrs(struct dir_ctx *ctx, const char *arg, const char *arg2,
+                      struct loom_error *err)
+{
+    return dir_each_kv(ctx, arg, read_attr, err);
+}
+
+static int read_queue(struct dir_ctx *ctx, const char *arg, const char *arg2,
+                      struct loom_error *err)
+{
+    if (!dir_name_ok(arg))
+        return loom_error_set(err, LOOM_EINVAL, "Loom takes a queue by its "
+                              "name (letters, digits, '.', '_', '-'), not "
+                              "'%.64s'", arg);
+    return dir_put_text(ctx, DS_QUEUE, arg, err);
+}
+
+/* -j oe|eo|n: n is what Loom does anyway. */
+static int read_join(struct dir_ctx *ctx, const char *arg, const char *arg2,
+                     struct loom_error *err)
+{
+    if (!strcmp(arg, "n"))
+        return 0;
+    if (!strcmp(arg, "oe") || !strcmp(arg, "eo"))
+        return dir_put_num(ctx, DS_JOIN, 1, err);
+    return loom_error_set(err, LOOM_EINVAL, "-j takes oe, eo or n, not "
+                          "'%.64s'", arg);
+}
+
+static const struct dir_opt pbs_opts[] = {
+    {'N', NULL, DA_ONE, DS_NAME, dir_read_name},
+    {'l', NULL, DA_ONE, DS_N, read_resources},
+    {'q', NULL, DA_ONE, DS_QUEUE, read_queue},
+    {'o', NULL, DA_ONE, DS_OUTPUT, NULL},
+    {'e', NULL, DA_ONE, DS_ERROR, NULL},
+    {'j', NULL, DA_ONE, DS_JOIN, read_join},
+    {'d', NULL, DA_ONE, DS_WORKDIR, NULL},
+    {'w', NULL, DA_ONE, DS_WORKDIR, NULL},
+    {'V', NULL, DA_NONE, DS_EXPORT, NULL},
+    {'v', NULL, DA_ONE, DS_EXPORT, NULL},
+    {'J', NULL, DA_ONE, DS_ARRAY, NULL},
+    {'t', NULL, DA_ONE, DS_ARRAY, NULL},
+    {'W', NULL, DA_ONE, DS_N, read_attrs},
+    {'h', NULL, DA_NONE, DS_HOLD, NULL},
+    {0, NULL, DA_NONE, DS_N, NULL},
+};
+
+const struct dir_system dir_pbs = {
+    .prefix = "#PBS",
+    .name = "PBS",
+    .style = DIR_GETOPT_SHORT,
+    .opts = pbs_opts,
+};

@@ -1,0 +1,341 @@
+/* directives_req.c - the slots the directives of a script filled into
+ * the request's fields, and the record of what each directive did. */
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/directives_table.h"
+#include "core/limits.h"
+
+/* ---- slots into the request ---------------------------------------------- */
+
+/* What became of each slot. */
+enum use { U_NONE, U_APPLIED, U_GIVEN, U_OTHER };
+
+struct fill {
+    struct dir_set *set;
+    json_t *body, *req; /* req: body's request object, or NULL */
+    enum use use[DS_N];
+    const char *also[DS_N]; /* a second field a slot set */
+    struct loom_error *err;
+};
+
+/* Does the body give field ("name", "request.x") itself? */
+static int given(const struct fill *f, const char *field)
+{
+    json_t *v;
+
+    if (!strncmp(field, "request.", 8))
+        v = f->req ? json_object_get(f->req, field + 8) : NULL;
+    else
+        v = json_object_get(f->body, field);
+    return v && !json_is_null(v);
+}
+
+/* Set field to v (taken). 0, or -1 when out of memory. */
+static int put(struct fill *f, const char *field, json_t *v)
+{
+    json_t *obj = f->body;
+
+    if (!strncmp(field, "request.", 8)) {
+        if (!f->req) {
+            f->req = json_object();
+            if (!f->req || json_object_set_new(f->body, "request", f->req)) {
+                f->req = NULL;
+                json_decref(v);
+                return loom_error_set(f->err, LOOM_EINTERNAL, "out of "
+                                      "memory");
+            }
+        }
+        obj = f->req;
+        field += 8;
+    }
+    if (!v || json_object_set_new(obj, field, v) < 0)
+        return loom_error_set(f->err, LOOM_EINTERNAL, "out of memory");
+    return 0;
+}
+
+/* The body's value of a request number, or def. */
+static long given_num(const struct fill *f, const char *key, long def)
+{
+    json_t *v = f->req ? json_object_get(f->req, key) : NULL;
+
+    return json_is_integer(v) ? (long)json_integer_value(v) : def;
+}
+
+/* A value computed from the directive that filled slot, out of Loom's
+ * range: a 400 naming it. */
+static int too_much(struct fill *f, enum dir_slot slot, const char *what,
+                    long v, long max)
+{
+    const struct dir_one *d = &f->set->d[f->set->last[slot] - 1];
+
+    return loom_error_field(f->err, LOOM_EINVAL, "script", "line %d: %.200s: "
+                            "makes %ld %s, more than Loom's limit of %ld",
+                            d->line, d->text, v, what, max);
+}
+
+/* Of the slots in mask that directives filled, the one filled last
+ * (DS_N: none). */
+static enum dir_slot latest(const struct fill *f, unsigned long long mask)
+{
+    enum dir_slot best = DS_N;
+
+    for (int s = 0; s < DS_N; s++)
+        if ((mask & DIR_BIT(s)) && f->set->last[s] &&
+            (best == DS_N || f->set->last[s] > f->set->last[best]))
+            best = (enum dir_slot)s;
+    return best;
+}
+
+/* The slots of mask that directives filled: given (the body has field),
+ * or to be applied (1 returned; the one that wins is the caller's). */
+static int claim(struct fill *f, unsigned long long mask, const char *field)
+{
+    int any = 0, giv = given(f, field);
+
+    for (int s = 0; s < DS_N; s++)
+        if ((mask & DIR_BIT(s)) && f->set->last[s]) {
+            f->use[s] = giv ? U_GIVEN : U_OTHER;
+            any = 1;
+        }
+    return any && !giv;
+}
+
+/* Text and flag slots, and the plain numbers: nodes, walltime. */
+static int fill_simple(struct fill *f)
+{
+    static const enum dir_slot plain[] = {DS_NODES, DS_TIME};
+
+    for (int s = 0; s < DS_N; s++) {
+        const struct dir_slot_def *sd = &dir_slot_defs[s];
+        json_t *v;
+        if (sd->kind == SK_NUM || !sd->field ||
+            !claim(f, DIR_BIT(s), sd->field))
+            continue;
+        v = sd->kind == SK_TEXT ? json_string(f->set->text[s]) : json_true();
+        if (put(f, sd->field, v) < 0)
+            return -1;
+        f->use[s] = U_APPLIED;
+    }
+    for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+        enum dir_slot s = plain[i];
+        if (!claim(f, DIR_BIT(s), dir_slot_defs[s].field))
+            continue;
+        if (put(f, dir_slot_defs[s].field, json_integer(f->set->num[s])) < 0)
+            return -1;
+        f->use[s] = U_APPLIED;
+    }
+    return 0;
+}
+
+#define CPU_SLOTS                                                            \
+    (DIR_BIT(DS_NTASKS) | DIR_BIT(DS_TASKS_PER_NODE) |                       \
+     DIR_BIT(DS_CPUS_PER_TASK) | DIR_BIT(DS_CPUS_PER_NODE))
+#define MEM_SLOTS                                                            \
+    (DIR_BIT(DS_MEM_PER_NODE) | DIR_BIT(DS_MEM_PER_CPU) |                    \
+     DIR_BIT(DS_MEM_TOTAL))
+#define GPU_SLOTS                                                            \
+    (DIR_BIT(DS_GPUS) | DIR_BIT(DS_GPUS_PER_CPU) | DIR_BIT(DS_GPUS_TOTAL))
+
+/* cpus_per_node: Grid Engine's and PBS's cpus on a node, or Slurm's tasks
+ * per node (--ntasks-per-node, or --ntasks over the nodes) times cpus per
+ * task. Slurm's --ntasks with --ntasks-per-node and no node count asks
+ * for as many nodes as the tasks need. */
+static int fill_cpus(struct fill *f)
+{
+    const struct dir_set *set = f->set;
+    long nodes, tpn, c;
+    enum dir_slot by = DS_CPUS_PER_NODE;
+
+    if (set->last[DS_NTASKS] && set->last[DS_TASKS_PER_NODE] &&
+        !set->last[DS_NODES] && !given(f, "request.nodes")) {
+        nodes = (set->num[DS_NTASKS] + set->num[DS_TASKS_PER_NODE] - 1) /
+                set->num[DS_TASKS_PER_NODE];
+        if (nodes > LOOM_JOB_NODES_MAX)
+            return too_much(f, DS_NTASKS, "nodes", nodes, LOOM_JOB_NODES_MAX);
+        if (put(f, "request.nodes", json_integer(nodes)) < 0)
+            return -1;
+        f->also[DS_NTASKS] = "request.nodes";
+    }
+    if (!claim(f, CPU_SLOTS, "request.cpus_per_node"))
+        return 0;
+    nodes = given_num(f, "nodes", 1);
+    if (set->last[DS_CPUS_PER_NODE]) {
+        c = set->num[DS_CPUS_PER_NODE];
+    } else {
+        tpn = set->last[DS_TASKS_PER_NODE] ? set->num[DS_TASKS_PER_NODE]
+              : set->last[DS_NTASKS] ? (set->num[DS_NTASKS] + nodes - 1) / nodes
+                                     : 1;
+        c = tpn * (set->last[DS_CPUS_PER_TASK] ? set->num[DS_CPUS_PER_TASK]
+                                               : 1);
+        by = latest(f, CPU_SLOTS);
+    }
+    for (int s = 0; s < DS_N; s++)
+        if ((CPU_SLOTS & DIR_BIT(s)) && set->last[s])
+            f->use[s] = U_APPLIED;
+    if (c > LOOM_JOB_CPUS_MAX)
+        return too_much(f, by, "cpus per node", c, LOOM_JOB_CPUS_MAX);
+    return put(f, "request.cpus_per_node", json_integer(c));
+}
+
+/* memory_mb: per node, per cpu times the cpus, or the job's over its
+ * nodes (rounded up); the directive filled last wins. */
+static int fill_mem(struct fill *f)
+{
+    enum dir_slot by = latest(f, MEM_SLOTS);
+    long nodes = given_num(f, "nodes", 1), v, mb;
+
+    if (!claim(f, MEM_SLOTS, "request.memory_mb"))
+        return 0;
+    v = f->set->num[by];
+    mb = by == DS_MEM_PER_NODE ? v
+         : by == DS_MEM_PER_CPU ? v * given_num(f, "cpus_per_node", 1)
+                                : (v + nodes - 1) / nodes;
+    f->use[by] = U_APPLIED;
+    if (mb > LOOM_JOB_MEMORY_MB_MAX)
+        return too_much(f, by, "MiB per node", mb, LOOM_JOB_MEMORY_MB_MAX);
+    return put(f, "request.memory_mb", json_integer(mb));
+}
+
+/* gpus: per node, per cpu times the cpus, or the job's over its nodes
+ * (which must divide them). */
+static int fill_gpus(struct fill *f)
+{
+    enum dir_slot by = latest(f, GPU_SLOTS);
+    long nodes = given_num(f, "nodes", 1), v, g;
+    const struct dir_one *d;
+
+    if (!claim(f, GPU_SLOTS, "request.gpus"))
+        return 0;
+    v = f->set->num[by];
+    d = &f->set->d[f->set->last[by] - 1];
+    if (by == DS_GPUS_TOTAL && nodes > 0 && v % nodes)
+        return loom_error_field(f->err, LOOM_EINVAL, "script", "line %d: "
+                                "%.200s: %ld GPUs do not divide evenly over "
+                                "%ld nodes (Loom's gpus are per node)",
+                                d->line, d->text, v, nodes);
+    g = by == DS_GPUS ? v
+        : by == DS_GPUS_PER_CPU ? v * given_num(f, "cpus_per_node", 1)
+                                : v / (nodes > 0 ? nodes : 1);
+    f->use[by] = U_APPLIED;
+    if (g > LOOM_JOB_GPUS_MAX)
+        return too_much(f, by, "GPUs per node", g, LOOM_JOB_GPUS_MAX);
+    return put(f, "request.gpus", json_integer(g));
+}
+
+static int fill_features(struct fill *f)
+{
+    const struct strv *ft = &f->set->features;
+    json_t *a;
+
+    if (!claim(f, DIR_BIT(DS_FEATURES), "request.features"))
+        return 0;
+    if (ft->n > LOOM_JOB_FEATURES_MAX)
+        return too_much(f, DS_FEATURES, "features", (long)ft->n,
+                        LOOM_JOB_FEATURES_MAX);
+    if (!(a = json_array()))
+        return put(f, "request.features", NULL);
+    for (size_t i = 0; i < ft->n; i++)
+        json_array_append_new(a, json_string(ft->v[i]));
+    f->use[DS_FEATURES] = U_APPLIED;
+    return put(f, "request.features", a);
+}
+
+/* ---- the record ---------------------------------------------------------- */
+
+/* Did directive i apply slot s? */
+static int applied(const struct fill *f, size_t i, int s)
+{
+    if (f->use[s] != U_APPLIED)
+        return 0;
+    if (s == DS_FEATURES)
+        return i >= f->set->features_from;
+    return f->set->last[s] == (int)i + 1;
+}
+
+/* Why directive i applied its slot s not, into why. */
+static void why_not(const struct fill *f, size_t i, int s, char *why,
+                    size_t n)
+{
+    const struct dir_set *set = f->set;
+    const char *field = dir_slot_defs[s].field;
+
+    if (f->use[s] == U_GIVEN) {
+        snprintf(why, n, "the request gives %s", field);
+    } else if (s == DS_FEATURES || set->last[s] != (int)i + 1) {
+        size_t by = s == DS_FEATURES ? set->features_from
+                                     : (size_t)set->last[s] - 1;
+        snprintf(why, n, "line %d gives the %s again", set->d[by].line,
+                 dir_slot_defs[s].what);
+    } else {
+        for (int t = 0; t < DS_N; t++)
+            if (f->use[t] == U_APPLIED && dir_slot_defs[t].field &&
+                !strcmp(dir_slot_defs[t].field, field))
+                snprintf(why, n, "line %d gives the %s another way",
+                         set->d[set->last[t] - 1].line, dir_slot_defs[t].what);
+    }
+}
+
+static void add_field(json_t *fields, const char *field)
+{
+    size_t i;
+    json_t *v;
+
+    json_array_foreach(fields, i, v)
+        if (!strcmp(json_string_value(v), field))
+            return;
+    json_array_append_new(fields, json_string(field));
+}
+
+static int record_of(const struct fill *f, json_t **record)
+{
+    const struct dir_set *set = f->set;
+    json_t *arr = json_array(), *o, *fields;
+    char why[256];
+
+    for (size_t i = 0; arr && i < set->n; i++) {
+        const struct dir_one *d = &set->d[i];
+        snprintf(why, sizeof(why), "%s", d->ignored ? d->ignored : "");
+        fields = json_array();
+        for (int s = 0; fields && s < DS_N; s++) {
+            if (!(d->slots & DIR_BIT(s)))
+                continue;
+            if (applied(f, i, s)) {
+                add_field(fields, dir_slot_defs[s].field);
+                if (f->also[s])
+                    add_field(fields, f->also[s]);
+            } else if (!why[0]) {
+                why_not(f, i, s, why, sizeof(why));
+            }
+        }
+        o = json_pack("{s:i, s:s, s:o*}", "line", d->line, "directive",
+                      d->text, "fields", fields);
+        if (o && !json_array_size(fields) && why[0])
+            json_object_set_new(o, "ignored", json_string(why));
+        if (!o || json_array_append_new(arr, o) < 0) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    }
+    if (!arr)
+        return loom_error_set(f->err, LOOM_EINTERNAL, "out of memory");
+    *record = arr;
+    return 0;
+}
+
+int dir_request(struct dir_set *set, json_t *body, json_t **record,
+                struct loom_error *err)
+{
+    struct fill f = {.set = set, .body = body, .err = err};
+    json_t *r = json_object_get(body, "request");
+
+    if (r && !json_is_object(r))
+        return 0; /* the request's own check refuses it */
+    f.req = r;
+    if (fill_simple(&f) < 0 || fill_cpus(&f) < 0 || fill_mem(&f) < 0 ||
+        fill_gpus(&f) < 0 || fill_features(&f) < 0)
+        return -1;
+    return record_of(&f, record);
+}

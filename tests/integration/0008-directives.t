@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# 0008-directives.t - scripts with #SBATCH, #$ and #PBS directives through
+# the API and loomctl: the request they make, options that win over them,
+# the 400 of a directive Loom cannot apply, directives = warn (after a
+# reload), loomctl --time in Slurm's formats, and loomctl export round
+# trips in all three formats.
+# SPDX-License-Identifier: MIT
+. "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+
+LOOMCTL=$LOOM_TOP_BUILDDIR/loomctl
+[ -x "$LOOMCTL" ] || t_bail "$LOOMCTL is not built"
+
+# ctl ARGS...: run loomctl; OUT, ERR, RC.
+ctl() {
+    "$LOOMCTL" -c "$T/loom.conf" "$@" >"$T/ctl.out" 2>"$T/ctl.err"
+    RC=$?
+    OUT=$(cat "$T/ctl.out")
+    ERR=$(cat "$T/ctl.err")
+}
+ctl_diag() {
+    t_diag "loomctl exit $RC" "stdout: $OUT" "stderr: $ERR"
+}
+
+# The sim cluster runs nothing: jobs of any size are planned there, and no
+# job of this test waits for a real node.
+CLUSTERS='[cluster sim]
+adaptor = sim
+nodes = 4
+cpus_per_node = 8
+memory_mb = 16384
+gpus = 4
+features = bigmem,ssd
+unpinned_jobs = yes
+speed = 1
+poll_s = 0.2'
+
+pg_start || t_bail "PostgreSQL did not start"
+loomd_conf "$CLUSTERS"
+loomd_start || t_bail "loomd did not start"
+admin_token || t_bail "no admin token"
+
+# submit_script FILE [REQUEST]: POST /v1/jobs with the file's text as
+# script (and REQUEST as request); JOB, STATUS, BODY.
+submit_script() {
+    local body
+    body=$(python3 -c 'import json, sys
+b = {"script": open(sys.argv[1]).read()}
+if len(sys.argv) > 2:
+    b["request"] = json.loads(sys.argv[2])
+print(json.dumps(b))' "$@")
+    JOB=
+    api POST /v1/jobs "$body" >/dev/null
+    [[ $BODY =~ \"id\":\"([0-9]+)\" ]] && JOB=${BASH_REMATCH[1]}
+}
+
+# req ID: "name nodes cpus memory gpus walltime queue features" of a job.
+req() {
+    job "$1"
+    py '"%s %s %s %s %s %s %s %s" % (d["name"], d["request"]["nodes"],
+        d["request"]["cpus_per_node"], d["request"]["memory_mb"],
+        d["request"]["gpus"], d["request"]["walltime_s"], d["request"]["queue"],
+        ",".join(d["request"]["features"]))' "$BODY"
+}
+
+# ---- Slurm: the example script, through the API and through loomctl ---------
+cat >"$T/job.sh" <<'EOF'
+#!/bin/bash
+#SBATCH --job-name=sbtest
+#SBATCH --nodes=2
+#SBATCH --time=00:05:00
+echo hello
+EOF
+submit_script "$T/job.sh"
+t_is "$STATUS" 201 "a #SBATCH script is accepted" || t_diag "$BODY"
+SB=$JOB
+t_is "$(req "$JOB")" "sbtest 2 1 100 0 300 None " \
+    "#SBATCH: name sbtest, 2 nodes, 300 s"
+t_is "$(jget "$BODY" .script)" "$(cat "$T/job.sh")" \
+    "the script is kept as it was sent"
+t_is "$(py '[x["fields"] for x in d["directives"]]' "$BODY")" \
+    '[["name"], ["request.nodes"], ["request.walltime_s"]]' \
+    "the job's directives say what each set"
+t_is "$(py 'd["directives"][1]["line"], d["directives"][1]["directive"]' "$BODY")" \
+    '[3, "#SBATCH --nodes=2"]' "... with its line and text"
+
+ctl submit "$T/job.sh"
+t_is "$RC" 0 "loomctl submit job.sh" || ctl_diag
+t_is "$(req "$OUT")" "sbtest 2 1 100 0 300 None " \
+    "through loomctl: name sbtest (not job.sh), 2 nodes, 300 s"
+
+# ---- options given win over directives ---------------------------------------
+submit_script "$T/job.sh" '{"nodes": 1, "walltime_s": 60}'
+t_is "$(req "$JOB")" "sbtest 1 1 100 0 60 None " \
+    "the request's nodes and walltime win over the directives"
+t_is "$(py '[x.get("ignored") for x in d["directives"]]' "$BODY")" \
+    '[null, "the request gives request.nodes", "the request gives request.walltime_s"]' \
+    "... and the job's directives say so"
+ctl submit --name cli --nodes 1 --time 10 "$T/job.sh"
+t_is "$(req "$OUT")" "cli 1 1 100 0 600 None " \
+    "loomctl's --name, --nodes and --time win"
+
+# ---- Grid Engine and PBS --------------------------------------------------------
+cat >"$T/ge.sh" <<'EOF'
+#!/bin/sh
+#$ -N getest
+#$ -pe smp 4
+#$ -l h_rt=0:05:00,h_vmem=1G
+#$ -l bigmem=true
+date
+EOF
+ctl submit "$T/ge.sh"
+t_is "$RC" 0 "loomctl submit of a #\$ script" || ctl_diag
+GE_JOB=$OUT
+t_is "$(req "$GE_JOB")" "getest 1 4 4096 0 300 None bigmem" \
+    "#\$: name, -pe smp 4, h_rt, h_vmem per slot, a boolean feature"
+cat >"$T/pbs.sh" <<'EOF'
+#!/bin/sh
+#PBS -N pbstest
+#PBS -l select=2:ncpus=2:mem=2gb:ngpus=1
+#PBS -l walltime=00:05:00
+hostname
+EOF
+submit_script "$T/pbs.sh"
+t_is "$STATUS" 201 "a #PBS script is accepted" || t_diag "$BODY"
+t_is "$(req "$JOB")" "pbstest 2 2 2048 1 300 None " \
+    "#PBS: name, select=2:ncpus=2:mem=2gb:ngpus=1, walltime"
+
+# ---- what Loom cannot apply: 400 naming line and directive ---------------------------
+cat >"$T/out.sh" <<'EOF'
+#!/bin/bash
+#SBATCH --job-name=sbtest
+#SBATCH --nodes=2
+#SBATCH --time=00:05:00
+#SBATCH --output=myout-%j.txt
+echo hello
+EOF
+MSG_OUT='line 5: #SBATCH --output=myout-%j.txt: not supported by Loom: the job request has no output file'
+submit_script "$T/out.sh"
+t_is "$STATUS" 400 "--output is refused (the request has no output file)"
+t_is "$(jget "$BODY" .error.message)/$(jget "$BODY" .error.field)" \
+    "$MSG_OUT/script" "... naming line, directive and why"
+printf '#!/bin/sh\n#SBATCH -N 1\n#SBATCH --mail-type=END\ntrue\n' >"$T/mail.sh"
+submit_script "$T/mail.sh"
+t_is "$STATUS/$(jget "$BODY" .error.message)" \
+    "400/line 3: #SBATCH --mail-type=END: not supported by Loom" \
+    "an unknown directive is a 400 naming line and directive"
+ctl submit "$T/mail.sh"
+t_is "$RC/$ERR" "1/loomctl: line 3: #SBATCH --mail-type=END: not supported by Loom (field script)" \
+    "loomctl says the same"
+printf '#!/bin/sh\n#SBATCH --time=1:75:00\ntrue\n' >"$T/bad.sh"
+submit_script "$T/bad.sh"
+t_is "$STATUS/$(jget "$BODY" .error.message)" \
+    "400/line 2: #SBATCH --time=1:75:00: '1:75:00': the minutes must be 0 to 59" \
+    "a bad value is a 400 saying what is wrong"
+
+# ---- loomctl --time: Slurm's formats; --time-s: seconds -----------------------------
+for pair in 5:30=330 90=5400 1:00:00=3600 2-03=183600 1-00:00:01=86401; do
+    ctl submit --time "${pair%=*}" -- true
+    t_is "$(field "$OUT" .request.walltime_s)" "${pair#*=}" \
+        "loomctl --time ${pair%=*}: ${pair#*=} s"
+done
+ctl submit --time-s 45 -- true
+t_is "$(field "$OUT" .request.walltime_s)" 45 "loomctl --time-s 45: 45 s"
+ctl submit --time 00:00:00 -- true
+t_is "$RC/$(head -n 1 <<<"$ERR")" "2/loomctl: --time: '00:00:00' asks for no time limit, which Loom does not take: give one of at most 366 days" \
+    "--time 00:00:00 is a usage error saying why"
+
+# ---- directives = warn, after a reload ------------------------------------------------
+loomd_conf "$CLUSTERS"
+sed -i 's/^\[loomd\]$/[loomd]\ndirectives = warn/' "$T/loom.conf"
+api POST /v1/runtime/reload '{}' >/dev/null
+t_is "$STATUS" 200 "reload with directives = warn" || t_diag "$BODY"
+submit_script "$T/out.sh"
+t_is "$STATUS" 201 "warn: the script with --output is accepted" || t_diag "$BODY"
+t_is "$(py 'd["warnings"]' "$BODY")" "[\"$MSG_OUT\"]" \
+    "... with the warning in the answer"
+t_is "$(req "$JOB")" "sbtest 2 1 100 0 300 None " "... and the rest applied"
+t_is "$(py 'd["directives"][3].get("ignored")' "$BODY")" \
+    "not supported by Loom: the job request has no output file" \
+    "the job's directives show the one ignored"
+job "$JOB"
+t_is "$STATUS/$(py '"warnings" in d' "$BODY")" 200/false \
+    "GET of the job has no warnings"
+ctl submit "$T/out.sh"
+t_is "$RC" 0 "loomctl submit of it, in warn mode" || ctl_diag
+sed -i '/^directives = warn$/d' "$T/loom.conf"
+api POST /v1/runtime/reload '{}' >/dev/null
+submit_script "$T/out.sh"
+t_is "$STATUS" 400 "back to strict by reload: refused again"
+
+# ---- export: the same request, in each format ----------------------------------------------
+ctl submit --name "round trip" --nodes 2 --cpus-per-node 3 --mem 3000 \
+    --gpus 2 --time 1-02:03:04 --env GREETING="it's me" "$T/ge.sh"
+RT=$OUT
+t_is "$(req "$RT")" "round trip 2 3 3000 2 93784 None bigmem" \
+    "a job of options and a directive"
+for fmt in slurm pbs; do
+    ctl export --format $fmt "$RT"
+    t_is "$RC" 0 "export --format $fmt" || ctl_diag
+    printf '%s\n' "$OUT" >"$T/exp-$fmt.sh"
+    ctl submit "$T/exp-$fmt.sh"
+    t_is "$RC" 0 "... submitted again" || { ctl_diag; cat "$T/exp-$fmt.sh"; }
+    t_is "$(req "$OUT")" "$(req "$RT")" "... asks for the same ($fmt)"
+    t_like "$(field "$OUT" .script)" "export GREETING='it'\\\\''s me'" \
+        "... with the job's env"
+done
+t_like "$(cat "$T/exp-slurm.sh")" $'^#!/bin/sh\n#SBATCH --job-name="round trip"\n#SBATCH --nodes=2\n' \
+    "the Slurm script begins with the #! line and its directives"
+t_like "$(cat "$T/exp-pbs.sh")" $'\n#PBS -l select=2:ncpus=3:mem=3000mb:ngpus=2:bigmem=true\n#PBS -l walltime=26:03:04\n' \
+    "the PBS script's select and walltime"
+t_like "$(cat "$T/exp-slurm.sh")" $'\ndate\n*$' "... then the script's body"
+ctl export --format gridengine "$RT"
+t_is "$RC/$ERR" "1/loomctl: job $RT asks for 2 nodes: a Grid Engine script has no node count (-pe smp puts its slots on one node)" \
+    "gridengine: a job of 2 nodes is refused, saying why"
+ctl export --format gridengine "$GE_JOB"
+t_is "$RC" 0 "export --format gridengine" || ctl_diag
+printf '%s\n' "$OUT" >"$T/exp-ge.sh"
+ctl submit "$T/exp-ge.sh"
+t_is "$(req "$OUT")" "$(req "$GE_JOB")" "... submitted again it asks for the same"
+t_like "$(cat "$T/exp-ge.sh")" $'#\\$ -pe smp 4\n#\\$ -l h_rt=00:05:00\n#\\$ -l h_vmem=1024M\n' \
+    "... -pe smp, h_rt and h_vmem per slot"
+ctl submit --cpus-per-node 3 -- /bin/echo "a b"
+CMD=$OUT
+ctl export --format slurm "$CMD"
+t_like "$OUT" $'\nexec \'/bin/echo\' \'a b\'$' "a command is exported as exec of its words"
+printf '%s\n' "$OUT" >"$T/exp-cmd.sh"
+ctl submit "$T/exp-cmd.sh"
+t_is "$(req "$OUT")" "$(req "$CMD")" "... and asks for the same (name echo too)"
+ctl export --format lsf "$CMD"
+t_is "$RC/$(head -n 1 <<<"$ERR")" "2/loomctl: --format is slurm, gridengine or pbs, not 'lsf'" \
+    "an unknown format is a usage error naming the formats" || ctl_diag
+
+# ---- the record is stored ---------------------------------------------------------------
+job "$SB"
+BEFORE=$(py 'd["directives"]' "$BODY")
+loomd_stop
+t_is $? 0 "loomd stops with status 0"
+loomd_start || t_bail "loomd did not start again"
+job "$SB"
+t_is "$(py 'd["directives"]' "$BODY")" "$BEFORE" \
+    "the job's directives are the same after a restart"
+loomd_stop
+t_is $? 0 "loomd stops with status 0"
+t_done

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# 3003-directives-cms.t - job scripts with directives on the real cluster
+# systems, through one loomd: a #$ script runs on Slurm and a #SBATCH
+# script on Grid Engine, each with its directives applied through Loom's
+# request (squeue and qstat show them in the CMS's own terms); and a
+# script whose directives loomctl's options override runs as Loom chose,
+# the CMS not applying the script's own lines again (they reach it as
+# #LOOM-SBATCH and #LOOM-$).
+# SPDX-License-Identifier: MIT
+. "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+. "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
+. "$LOOM_TOP_SRCDIR/tests/lib/gridengine.sh"
+
+slurm_available || t_bail "no Slurm: $SLURM_WHY"
+ge_available || t_bail "no Grid Engine: $GE_WHY"
+slurm_start 2 || t_bail "Slurm did not start"
+ge_start 0 || t_bail "Grid Engine did not start"
+pg_start || t_bail "no PostgreSQL"
+loomd_conf <<EOF2
+[cluster slurm]
+adaptor = script
+pack = slurm
+env.SLURM_CONF = $SLURM_CONF
+poll_s = 0.5
+[cluster ge]
+adaptor = script
+pack = gridengine
+$GE_ENV
+poll_s = 0.5
+EOF2
+loomd_start || t_bail "loomd did not start"
+admin_token || t_bail "no token"
+
+# ctl ARGS...: loomctl; OUT, ERR, RC.
+ctl() {
+    loomctl "$@" >"$T/ctl.out" 2>"$T/ctl.err"
+    RC=$?
+    OUT=$(cat "$T/ctl.out")
+    ERR=$(cat "$T/ctl.err")
+}
+# job_file ID CLUSTER: the script the cluster system was given.
+job_file() {
+    cat "$T/state/clusters/$2/jobs/$1/job.sh" 2>/dev/null
+}
+# ge_job NATIVE FIELD: the value of FIELD in qstat -j (e.g. "hard
+# resource_list:"), "" when it has none.
+ge_job() {
+    qstat -j "$1" 2>/dev/null | awk -v f="$2" 'index($0, f) == 1 {
+        sub(/^[^:]*:[ \t]*/, ""); print; exit }'
+}
+
+# ---- a #$ script on Slurm ------------------------------------------------------
+cat >"$T/ge.sh" <<'EOF'
+#!/bin/sh
+#$ -N getest
+#$ -pe smp 2
+#$ -l h_rt=0:05:00
+echo "getest on $SLURMD_NODENAME with $SLURM_CPUS_PER_TASK cpus"
+EOF
+ctl submit --cluster slurm "$T/ge.sh"
+t_is "$RC" 0 "loomctl submit of a #\$ script to Slurm" || t_diag "$ERR"
+J1=$OUT
+wait_for '[ "$(field "$J1" .state)" = completed ]' 60
+job "$J1"
+t_is "$(jget "$BODY" .state)/$(jget "$BODY" .name)/$(jget "$BODY" .request.cpus_per_node)/$(jget "$BODY" .request.walltime_s)" \
+    "completed/getest/2/300" "it completes: name getest, 2 cpus, 300 s from its directives"
+N1=$(jget "$BODY" .native_id)
+t_is "$(squeue -h -t all -j "$N1" -o '%j|%C|%l' 2>/dev/null)" "getest|2|5:00" \
+    "squeue: name getest, 2 cpus, time limit 5:00"
+t_like "$(cat "$(jget "$BODY" .stdout)" 2>/dev/null)" "^getest on n[0-9]+ with 2 cpus$" \
+    "... and the job saw them"
+
+# ---- a #SBATCH script on Grid Engine ------------------------------------------------
+cat >"$T/sb.sh" <<'EOF'
+#!/bin/sh
+#SBATCH --job-name=sbtest
+#SBATCH --cpus-per-task=2
+#SBATCH --time=00:05:00
+echo "sbtest in $NSLOTS slots"
+sleep 30
+EOF
+ctl submit --cluster ge "$T/sb.sh"
+t_is "$RC" 0 "loomctl submit of a #SBATCH script to Grid Engine" || t_diag "$ERR"
+J2=$OUT
+wait_for '[ "$(field "$J2" .state)" = running ]' 60
+job "$J2"
+t_is "$(jget "$BODY" .state)/$(jget "$BODY" .name)/$(jget "$BODY" .request.cpus_per_node)/$(jget "$BODY" .request.walltime_s)" \
+    "running/sbtest/2/300" "it runs: name sbtest, 2 cpus, 300 s from its directives"
+N2=$(jget "$BODY" .native_id)
+t_like "$(ge_job "$N2" "hard resource_list:")" "(^|,)h_rt=300(,|$)" \
+    "qstat -j: h_rt=300"
+t_like "$(ge_job "$N2" "parallel environment:")" "^smp range: 2$" \
+    "qstat -j: parallel environment smp, 2 slots"
+t_like "$(ge_job "$N2" "context:")" "loom_name=sbtest" \
+    "qstat -j: the Loom name in its context"
+t_like "$(job_file "$J2" ge)" $'\n#LOOM-SBATCH --job-name=sbtest\n' \
+    "Grid Engine got the script with its directives neutralised"
+wait_for '[ "$(field "$J2" .state)" = completed ]' 90
+t_is "$(field "$J2" .state)" completed "... and it completes"
+t_is "$(head -n 1 "$(field "$J2" .stdout)" 2>/dev/null)" "sbtest in 2 slots" \
+    "... in 2 slots"
+
+# ---- options win; the CMS does not apply the script's lines again -------------------
+cat >"$T/over.sh" <<'EOF'
+#!/bin/sh
+#SBATCH --job-name=fromscript
+#SBATCH --nodes=2
+#SBATCH --time=10
+sleep 60
+EOF
+ctl submit --cluster slurm --nodes 1 --time 3 "$T/over.sh"
+J3=$OUT
+wait_for '[ "$(field "$J3" .state)" = running ]' 60
+N3=$(field "$J3" .native_id)
+t_is "$(squeue -h -j "$N3" -o '%j|%D|%l' 2>/dev/null)" "fromscript|1|3:00" \
+    "squeue: 1 node and 3:00 as loomctl said, not the script's 2 and 10:00"
+t_like "$(job_file "$J3" slurm)" $'\n#LOOM-SBATCH --nodes=2\n#LOOM-SBATCH --time=10\n' \
+    "sbatch got the script's lines as #LOOM-SBATCH"
+ctl cancel "$J3"
+cat >"$T/over-ge.sh" <<'EOF'
+#!/bin/sh
+#$ -pe smp 2
+#$ -l h_rt=600
+sleep 60
+EOF
+ctl submit --cluster ge --cpus-per-node 1 --time 2 "$T/over-ge.sh"
+J4=$OUT
+wait_for '[ "$(field "$J4" .state)" = running ]' 60
+N4=$(field "$J4" .native_id)
+t_like "$(ge_job "$N4" "hard resource_list:")" "(^|,)h_rt=120(,|$)" \
+    "qstat -j: h_rt=120 as loomctl said, not the script's 600"
+t_is "$(ge_job "$N4" "parallel environment:")" "" \
+    "qstat -j: no parallel environment (1 cpu), not the script's -pe smp 2"
+t_like "$(job_file "$J4" ge)" $'\n#LOOM-\\$ -pe smp 2\n#LOOM-\\$ -l h_rt=600\n' \
+    "qsub got the script's lines as #LOOM-\$"
+ctl cancel "$J4"
+wait_for '[ "$(field "$J3" .state)" = cancelled ] && [ "$(field "$J4" .state)" = cancelled ]' 60
+t_is "$(field "$J3" .state)/$(field "$J4" .state)" cancelled/cancelled \
+    "both are cancelled"
+
+loomd_stop
+t_is $? 0 "loomd stops with status 0"
+t_done
