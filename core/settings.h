@@ -20,6 +20,7 @@ struct settings {
     int scheduler_enabled;
     const char *log_level;
     int log_format;             /* enum log_format */
+    const char *user; /* the account loomd runs as */
     const char *accounts_file;  /* or NULL */
     struct accounts_policy policy;
     long max_connections;       /* at once, from all addresses */

@@ -41,6 +41,8 @@ SJ=$JOB
 wait_for 'ended "$LJ" && ended "$SJ"' 30
 t_is "$(field "$LJ" .state)/$(field "$SJ" .state)" completed/completed \
     "a local and a sim job completed"
+t_is "$(field "$LJ" .account)/$(field "$SJ" .account)" "$T_USER/$T_USER" \
+    "... as $T_USER, the account the admin maps to (loom_jobs' account label)"
 # a job that waits for the one node: a scheduling cycle starts it
 submit '{"name": "w1", "command": ["/bin/sleep", "1"], "request": {"cluster": "local"}}'
 W1=$JOB
@@ -119,9 +121,9 @@ t_is "$(grep -oE '^\| `loom_[a-z_]+`' "$LOOM_TOP_SRCDIR/docs/api.md" | tr -d '|`
 m() { grep -E "^$1 " "$T/metrics" | awk '{print $NF}'; }
 t_is "$(m 'loom_adaptor_op_seconds_count\{cluster="local",op="start"\}')" 3 \
     "three starts on local"
-t_is "$(m 'loom_jobs\{state="completed",cluster="local",source="local",account="nobody"\}')/$(m 'loom_jobs\{state="completed",cluster="sim",source="local",account="nobody"\}')" \
+t_is "$(m "loom_jobs\\{state=\"completed\",cluster=\"local\",source=\"local\",account=\"$T_USER\"\\}")/$(m "loom_jobs\\{state=\"completed\",cluster=\"sim\",source=\"local\",account=\"$T_USER\"\\}")" \
     3/1 "loom_jobs: the completed jobs of each cluster, by source and account"
-t_is "$(m 'loom_jobs\{state="pending",cluster="local",source="local",account="nobody"\}')" 0 \
+t_is "$(m "loom_jobs\\{state=\"pending\",cluster=\"local\",source=\"local\",account=\"$T_USER\"\\}")" 0 \
     "loom_jobs: every state, zeros included"
 t_is "$(m 'loom_nodes\{cluster="sim",state="idle"\}')" 4 "loom_nodes: the sim cluster's 4 idle nodes"
 t_like "$(m 'loom_sched_cycle_seconds_count')" '^[1-9][0-9]*$' "scheduling cycles counted"

@@ -21,8 +21,10 @@ TOKEN= api GET /openapi.json >/dev/null
 t_is "$STATUS" 200 "GET /openapi.json without a token: 200"
 t_ok "$(cmp -s "$T/api.body" "$LOOM_TOP_SRCDIR/docs/openapi.json"; echo $?)" \
     "... docs/openapi.json, byte for byte"
-t_is "$(jget "$BODY" .openapi)" 3.1.0 "... OpenAPI 3.1"
-t_is "$(jget "$BODY" .info.version)" \
+# (py, not jget: the document is past what one argument of a program
+# may hold, 128 KiB)
+t_is "$(py 'd["openapi"]' "$BODY")" 3.1.0 "... OpenAPI 3.1"
+t_is "$(py 'd["info"]["version"]' "$BODY")" \
     "$("$LOOM_TOP_BUILDDIR/loomd" -V | awk '{print $2}')" "... of loomd's version"
 TOKEN= api POST /openapi.json >/dev/null
 t_is "$STATUS" 400 "POST /openapi.json: 400, a method the path does not take"

@@ -29,6 +29,7 @@ R3=$(rid POST /v1/reservations '{"cluster": "local", "nodes": ["local/n2"], "sta
 submit '{"name": "echo", "command": ["/bin/echo", "hi"], "request": {"cluster": "local"}}'
 wait_for '[ "$(job_state "$JOB")" = completed ]' 30
 t_is "$(job_state "$JOB")" completed "a job ran"
+t_is "$(field "$JOB" .account)" "$T_USER" "... as $T_USER, the account the admin maps to"
 wait_for "grep -q 'job=$JOB' '$T/loomd.log'" 10
 
 python3 - "$T/loomd.log" "$R1" "$R3" "$JOB" >"$T/check.out" 2>&1 <<'PY'

@@ -71,14 +71,21 @@ LOOM_URL=http://127.0.0.1:$PORT
 mkdir -p "$T/etc" "$T/var" "$T/jobs"
 install -d -o loom -g loom -m 0700 "$T/var/loom"
 chmod 1777 "$T/jobs"
-cp "$ROOT$DOC/examples/accounts.example" "$T/etc/accounts"
-printf 'LOOM admin nobody\n' >>"$T/etc/accounts"
+# the first line that matches wins: loomctl's and admin's jobs run as an
+# account of this run, ahead of the example's lines
+t_account T_USER user
+printf 'LOOM loomctl %s\nLOOM admin %s\n' "$T_USER" "$T_USER" >"$T/etc/accounts"
+cat "$ROOT$DOC/examples/accounts.example" >>"$T/etc/accounts"
 sed -e "s|^listen = .*|listen = 127.0.0.1:$PORT|" \
     -e "s|^database = .*|database = $LOOM_PG_CONNINFO|" \
     -e "s|^state_dir = .*|state_dir = $T/var/loom|" \
     -e "s|^accounts_file = .*|accounts_file = $T/etc/accounts|" \
     "$ROOT$DOC/examples/loom.conf.example" >"$T/etc/loom.conf"
-chmod 0644 "$T/etc/loom.conf" "$T/etc/accounts"
+# loom.conf holds the database connection: loom's, mode 0600, as the
+# operator guide installs it
+chown loom:loom "$T/etc/loom.conf"
+chmod 0600 "$T/etc/loom.conf"
+chmod 0644 "$T/etc/accounts"
 t_is "$(grep -cE "^(listen = 127.0.0.1:$PORT|state_dir = $T/var/loom)$" "$T/etc/loom.conf")" 2 \
     "a loom.conf made from the installed example"
 
@@ -99,18 +106,21 @@ t_is "$(stat -c %U "$T/var/loom/token.key")" loom "its key was made, loom's"
 
 lctl() { as_loom "$ROOT$BIN/loomctl" -c "$T/etc/loom.conf" "$@"; }
 t_like "$(lctl clusters 2>&1)" $'\nlocal +local +up ' "the installed loomctl, as loom: loomctl clusters"
-J=$(cd "$T/jobs" && lctl submit --chdir "$T/jobs" --name hello -- /bin/echo hello from the installed loom 2>&1)
+J=$(cd "$T/jobs" && lctl submit --chdir "$T/jobs" --name hello -- \
+    /bin/sh -c 'echo hello from the installed loom, as $(id -un)' 2>&1)
 t_like "$J" '^[0-9]+$' "loomctl submit: job $J"
 wait_for '[ "$(lctl show job "$J" 2>/dev/null | awk "/^state:/ {print \$2}")" = completed ]' 60
 t_ok $? "the job completed (run through the installed loom-runas)" ||
     t_diag "$(lctl show job "$J" 2>&1 | grep -E '^(state|reason)')" "$(tail -n 20 "$T/loomd.log")"
-t_is "$(lctl output "$J" 2>&1)" "hello from the installed loom" "loomctl output: what it wrote"
-t_is "$(lctl show job "$J" | awk '/^account:/ {print $2}')" nobody "... as nobody, as the accounts file maps loomctl"
+t_is "$(lctl output "$J" 2>&1)" "hello from the installed loom, as $T_USER" \
+    "loomctl output: what it wrote, as $T_USER"
+t_is "$(lctl show job "$J" | awk '/^account:/ {print $2}')" "$T_USER" \
+    "... the job's account, as the accounts file maps loomctl"
 
 TOKEN=$(lctl token create --subject admin --role admin --ttl 600)
 api GET /v1/clusters >/dev/null
 t_is "$STATUS" 200 "an admin token made by the installed loomctl is taken"
-curl -s "$LOOM_URL/metrics" | grep -q '^loom_jobs{state="completed",cluster="local",source="local",account="nobody"} 1$'
+curl -s "$LOOM_URL/metrics" | grep -q '^loom_jobs{state="completed",cluster="local",source="local",account="'"$T_USER"'"} 1$'
 t_ok $? "/metrics counts the job"
 
 loomd_stop

@@ -5,7 +5,8 @@
 # STATUS= while it starts, READY=1 once it serves, RELOADING=1 with
 # MONOTONIC_USEC= and READY=1 again around a reload (SIGHUP, and a refused
 # one), STOPPING=1 on SIGTERM; loomd removes NOTIFY_SOCKET from its
-# environment, so that no job inherits it.
+# environment, so that no job inherits it. loomd runs as loom, so the
+# path socket is loom's.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -25,7 +26,10 @@ while True:
 ' "$1" "$2" &
     LISTENER=$!
     t_cleanup "kill $LISTENER 2>/dev/null"
-    wait_for "[ -e '$2.ready' ]" 30
+    wait_for "[ -e '$2.ready' ]" 30 || return 1
+    # loomd sends as its account, loom: a path socket must be its to
+    # write to, as systemd's /run/systemd/notify is everyone's
+    case $1 in @*) ;; *) loom_owns "$1" ;; esac
 }
 
 # notices OUT: the datagrams so far, one a line, their lines joined by ",".
@@ -52,6 +56,8 @@ wait_for '[ "$(job_state "$JOB")" = completed ]' 30
 api GET "/v1/jobs/$JOB/output" >/dev/null
 t_like "$(jget "$BODY" .data)" 'LOOM_JOB_ID=' "a job's environment is shown"
 t_is "$(jget "$BODY" .data | grep -c '^NOTIFY_SOCKET=')" 0 "... without NOTIFY_SOCKET"
+t_is "$(jget "$BODY" .data | grep -x "USER=$T_USER")" "USER=$T_USER" \
+    "... of a job that ran as $T_USER, the admin's account"
 
 n=$(notices "$T/notices" | wc -l)
 kill -HUP "$LOOMD_PID"

@@ -42,7 +42,7 @@ t_is "$STATUS" 200 "a goal"
 wait_for 'api GET /v1/state/diff >/dev/null; [ "$(jlen "$BODY" .items)" = 1 ]' 30
 t_is "$(jget "$BODY" .items.0.attribute)" kernel "... and its mismatch"
 api GET /v1/jobs >/dev/null
-BEFORE=$(py '[(j["id"], j["state"], j["name"]) for j in d["items"]]' "$BODY")
+BEFORE=$(py '[(j["id"], j["state"], j["name"], j["account"]) for j in d["items"]]' "$BODY")
 
 # ---- the backup, while loomd runs ---------------------------------------
 "$PG_BIN/pg_dump" -h "$LOOM_PG_DIR" -U postgres -Fc -f "$T/loom.dump" loom 2>"$T/pg_dump.err"
@@ -62,8 +62,10 @@ t_is "$(grep -c 'migration applied' "$T/loomd.log")" 4 \
     "no migration runs again on the restored database (only the first start's 4)"
 
 api GET /v1/jobs >/dev/null
-t_is "$(py '[(j["id"], j["state"], j["name"]) for j in d["items"]]' "$BODY")" "$BEFORE" \
-    "every job, with its id, state and name"
+t_is "$(py '[(j["id"], j["state"], j["name"], j["account"]) for j in d["items"]]' "$BODY")" "$BEFORE" \
+    "every job, with its id, state, name and account"
+t_is "$(py 'sorted(set(j["account"] for j in d["items"]))' "$BODY")" "[\"$T_USER\"]" \
+    "... $T_USER, the account the admin maps to, for each"
 t_is "$(job_state "$HELD")" held "the held job is still held"
 t_is "$(field "$FAILED" .exit_code)" 3 "the failed job keeps its exit code"
 api GET "/v1/reservations/$RESV" >/dev/null
