@@ -4,7 +4,9 @@
 # standby on the same database and state_dir takes over. The clients retry
 # each submit with its Idempotency-Key at the other loomd: no acknowledged
 # job is lost, none is doubled (in PostgreSQL), and no local job ran twice
-# (each one's process writes its id once). The takeover time is printed.
+# (each one's process writes its id once). Both loomd run as loomd's
+# account, the jobs as the admin token's test account. The takeover time
+# is printed.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/standby.sh"
@@ -15,7 +17,8 @@ N=$((CLIENTS * PER_CLIENT))
 N_LOCAL=$((N / 10)) # every tenth body is a local job
 KILL_AT=$((N * 3 / 10))
 
-# The jobs run as nobody: they write their ids in $W.
+# The jobs run as the test account the admin token maps to: they write
+# their ids and who they ran as in $W.
 W=$T/w
 mkdir -m 1777 "$W"
 
@@ -39,6 +42,8 @@ admin_token || t_bail "no admin token"
 printf '%s' "$TOKEN" >"$T/token"
 peer_start b || t_bail "loomd b did not start"
 B=${PEER_URL[b]}
+t_is "$(ps -o user= -p "$LOOMD_PID")/$(ps -o user= -p "${PEER_PID[b]}")" \
+    "$LOOM_SERVICE_USER/$LOOM_SERVICE_USER" "a and b run as $LOOM_SERVICE_USER"
 wait_for 'role "$B" >/dev/null; [ "$ROLE/$ACTIVE_URL" = "standby/$LOOM_URL" ]' 30
 role "$B" >/dev/null
 t_is "$ROLE/$ACTIVE_URL" "standby/$LOOM_URL" "b stands by and names a, the active one"
@@ -46,7 +51,7 @@ t_is "$ROLE/$ACTIVE_URL" "standby/$LOOM_URL" "b stands by and names a, the activ
 python3 -c 'import json, sys
 w = sys.argv[1]
 local = {"name": "storm-local", "command": ["/bin/sh", "-c",
-         "echo $LOOM_JOB_ID >> " + w + "/starts"],
+         "echo $LOOM_JOB_ID $(id -un) >> " + w + "/starts"],
          "request": {"cluster": "local", "walltime_s": 120}}
 sim = {"name": "storm-sim", "command": ["/bin/true"],
        "env": {"LOOM_SIM_RUNTIME_S": "1"},
@@ -114,9 +119,12 @@ wait_for '[ "$(done_in local)" = $N_LOCAL ] && [ "$(done_in sim)" = $((N - N_LOC
 t_is "$(done_in local)/$(done_in sim)" "$N_LOCAL/$((N - N_LOCAL))" \
     "every job completed: $N_LOCAL local, $((N - N_LOCAL)) simulated"
 t_is "$(wc -l <"$W/starts")" "$N_LOCAL" "$N_LOCAL local processes ran"
-t_is "$(sort "$W/starts" | uniq -d | wc -l)" 0 "no local job ran twice"
+t_is "$(cut -d' ' -f2 "$W/starts" | sort -u)" "$T_USER" \
+    "they ran as $T_USER, the admin token's account"
+cut -d' ' -f1 "$W/starts" | sort >"$T/started"
+t_is "$(uniq -d "$T/started" | wc -l)" 0 "no local job ran twice"
 pg_sql "SELECT id FROM jobs WHERE doc->'request'->>'cluster' = 'local'" | sort >"$T/local.ids"
-t_is "$(sort "$W/starts" | comm -3 - "$T/local.ids" | wc -l)" 0 \
+t_is "$(comm -3 "$T/started" "$T/local.ids" | wc -l)" 0 \
     "the processes are those of the local jobs, one each"
 
 peer_stop b

@@ -7,8 +7,10 @@
 # others have a name of their own:
 #
 # peer_start NAME      write $T/loom-NAME.conf ($T/loom.conf on a port of
-#                      its own), start loomd -f on it, logging to
-#                      $T/loomd-NAME.log; wait up to 60 s for /healthz.
+#                      its own; 0600, loomd's account's), start loomd -f
+#                      on it as loomd_start does (it becomes that account),
+#                      logging to $T/loomd-NAME.log; wait up to 60 s for
+#                      /healthz.
 #                      Sets PEER_PID[NAME] and PEER_URL[NAME]. 0 or 1.
 # peer_stop NAME       SIGTERM, wait (30 s, then SIGKILL); loomd's status.
 # peer_kill9 NAME      SIGKILL.
@@ -25,8 +27,10 @@ declare -gA PEER_PID PEER_URL
 peer_start() {
     local name=$1 port end=$((SECONDS + 60))
     port=$(free_port) || return 1
-    sed "s|^listen = .*|listen = 127.0.0.1:$port|" "$T/loom.conf" \
-        >"$T/loom-$name.conf"
+    (umask 077 &&
+        sed "s|^listen = .*|listen = 127.0.0.1:$port|" "$T/loom.conf" \
+            >"$T/loom-$name.conf" && : >>"$T/loomd-$name.log") || return 1
+    loom_owns "$T/loom-$name.conf" || return 1
     PEER_URL[$name]=http://127.0.0.1:$port
     LOOM_LIBEXECDIR=$LOOM_TOP_BUILDDIR \
         LOOM_SCRIPTS_DIR=${LOOM_SCRIPTS_DIR:-$LOOM_TOP_SRCDIR/adaptors/scripts} \
@@ -92,7 +96,8 @@ print(d.get("role", "-"), a.get("identity") or "-", a.get("url") or "-")')
 }
 
 wait_role() {
-    wait_for '[ "$(role "$1")" = "$2" ]' "${3:-60}" 0.05
+    local wr_url=$1 wr_role=$2
+    wait_for '[ "$(role "$wr_url")" = "$wr_role" ]' "${3:-60}" 0.05
 }
 
 now_s() {
