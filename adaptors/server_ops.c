@@ -5,6 +5,7 @@
 
 #include "adaptors/server_state.h"
 #include "core/conf.h"
+#include "core/leader.h"
 #include "core/log.h"
 #include "core/timeutil.h"
 
@@ -53,6 +54,8 @@ static void do_start(struct server_start *s)
     if (!c)
         loom_error_set(&st->err, LOOM_EINVAL, "no cluster named %s",
                        s->cluster);
+    else if (leader_check("start", &st->err) < 0) /* not the active one */
+        ;
     else if (server_timed(c, "start", c->type->start(c->inst, &req, &st->res,
                                                      &st->err)) == 0)
         st->ok = 1;
@@ -76,6 +79,8 @@ static void do_job_op(struct msg *m)
 
     if (!op || !c) {
         loom_error_set(&err, LOOM_EINTERNAL, "job operation lost its cluster");
+        rc = -1;
+    } else if (leader_check(op->op, &err) < 0) { /* not the active one */
         rc = -1;
     } else if (!strcmp(op->op, "cancel")) {
         rc = server_timed(c, "cancel", c->type->cancel(c->inst, op->native_id,
@@ -119,7 +124,8 @@ static void do_node_state(struct msg *m)
         reply_send_error(m->reply, &err);
         return;
     }
-    if (c->type->set_node_state(c->inst, ns->node, ns->state, ns->reason,
+    if (leader_check("node state", &err) < 0 ||
+        c->type->set_node_state(c->inst, ns->node, ns->state, ns->reason,
                                 &err) < 0) {
         char what[96];
         snprintf(what, sizeof(what), "node %s", ns->node);

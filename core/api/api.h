@@ -3,6 +3,8 @@
 #ifndef LOOM_CORE_API_API_H
 #define LOOM_CORE_API_API_H
 
+#include <jansson.h>
+
 #include "core/http.h"
 #include "core/msgq.h"
 #include "core/snapshot.h"
@@ -10,6 +12,22 @@
 /* Answer one request (any libmicrohttpd thread). */
 void api_handle(struct http_req *rq, struct http_resp *rs,
                 const unsigned char *key, size_t key_len);
+
+/* A loomd that is not the active one (standby.c, core/leader.h) answers
+ * itself only /healthz, /metrics, GET /v1/runtime and its own reload and
+ * shutdown; a fenced one also the other GETs, from what it last saw.
+ * Anything else goes to the active loomd: 307 with its URL and the request
+ * target in Location, or 503 with Retry-After while none is known (or
+ * this one is taking over). Returns 1 when rs is the answer, 0 when the
+ * request is to be served as usual. */
+int api_not_active(struct http_req *rq, struct http_resp *rs);
+/* GET /healthz: 200, "status": "ok" and the leader's status. */
+void api_healthz(struct http_resp *rs);
+/* The leader's status (core/leader.h) as a new JSON value. */
+json_t *api_leader_json(void);
+/* GET /v1/runtime while the threads of an epoch do not run: the version,
+ * the uptime and the leader's status. */
+void api_runtime_standby(struct http_resp *rs);
 
 /* Authentication, in this order (route.c):
  *  1. On HTTPS, the client certificate is checked first: one presented

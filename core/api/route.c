@@ -398,8 +398,7 @@ static int unversioned(struct http_req *rq, struct http_resp *rs,
     } else if (!health) {
         api_metrics(rq, rs, a);
     } else {
-        rs->status = 200;
-        rs->body = strdup("{\"status\":\"ok\"}");
+        api_healthz(rs);
     }
     return 0;
 }
@@ -412,7 +411,7 @@ static void handle(struct http_req *rq, struct http_resp *rs,
     char buf[1024], *seg[MAX_SEGS];
     int method_seen = 0, plen;
 
-    if (unversioned(rq, rs, &a) == 0)
+    if (api_not_active(rq, rs) || unversioned(rq, rs, &a) == 0)
         return;
     a.seg = seg;
     a.n = split(rq->path, buf, sizeof(buf), seg);
