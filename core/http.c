@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/http_conn.h"
+#include "core/http_stream.h"
 #include "core/log.h"
 
 /* Threads that serve connections. A handler may wait up to 30 s for a
@@ -86,9 +87,14 @@ static enum MHD_Result send_resp(struct MHD_Connection *conn, struct http_resp *
     enum MHD_Result ret;
     char num[16];
 
-    if (rs->view) {
+    if (rs->stream.next) {
+        r = http_stream_response(conn, &rs->stream);
+    } else if (rs->view) {
         r = MHD_create_response_from_buffer_with_free_callback_cls(
             rs->view->len, rs->view->json, view_free, rs->view);
+    } else if (rs->data) {
+        r = MHD_create_response_from_buffer(rs->data_len, (void *)rs->data,
+                                            MHD_RESPMEM_PERSISTENT);
     } else {
         const char *b = rs->body ? rs->body : "";
         r = MHD_create_response_from_buffer(strlen(b), (void *)b,
@@ -104,6 +110,8 @@ static enum MHD_Result send_resp(struct MHD_Connection *conn, struct http_resp *
     }
     if (rs->location)
         MHD_add_response_header(r, "Location", rs->location);
+    for (int i = 0; i < HTTP_HEADERS_MAX && rs->header[i].name; i++)
+        MHD_add_response_header(r, rs->header[i].name, rs->header[i].value);
     ret = MHD_queue_response(conn, (unsigned)rs->status, r);
     MHD_destroy_response(r);
     return ret;
@@ -368,8 +376,10 @@ int http_start(const struct http_config *cfg, struct loom_error *err)
         return -1;
     }
     /* A unix socket has no address to limit per: the total limit holds. */
+    http_stream_reset();
     daemon_ = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC,
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+            MHD_ALLOW_SUSPEND_RESUME,
         0, NULL, NULL, handler, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)POOL_THREADS,
         MHD_OPTION_URI_LOG_CALLBACK, target_seen, NULL,
@@ -397,8 +407,8 @@ int http_start(const struct http_config *cfg, struct loom_error *err)
     return 0;
 }
 
-/* Stop accepting, let the requests in flight finish (at most DRAIN_S),
- * then close every connection. */
+/* End the streams, stop accepting, let the requests in flight finish (at
+ * most DRAIN_S), then close every connection. */
 void http_stop(void)
 {
     struct timespec tick = {0, 10 * 1000 * 1000};
@@ -406,6 +416,7 @@ void http_stop(void)
 
     if (!daemon_)
         return;
+    http_stream_end_all();
     fd = MHD_quiesce_daemon(daemon_);
     if (fd >= 0)
         close(fd);
