@@ -153,6 +153,7 @@ int main(int argc, char **argv)
     struct grid_issuers *issuers;
     struct conf *cf;
     int fg = 0, opt;
+    const char *web_dir;
 
     while ((opt = getopt(argc, argv, "c:fhV")) != -1) {
         switch (opt) {
@@ -211,7 +212,9 @@ int main(int argc, char **argv)
     hc.max_conns = (unsigned)set.max_connections;
     hc.max_per_address = (unsigned)set.max_connections_per_address;
     hc.request_timeout_s = (unsigned)set.request_timeout_s;
-    if (http_start(&hc, &err) < 0)
+    web_dir = getenv("LOOM_WEB_DIR");
+    api_web_load(web_dir && *web_dir ? web_dir : LOOM_DATADIR "/web");
+    if (api_events_start(&err) < 0 || http_start(&hc, &err) < 0)
         die(&err);
     ready(set.state_dir);
     log_info("loomd ready");
@@ -221,6 +224,8 @@ int main(int argc, char **argv)
     /* The same list reversed: requests in flight finish first. */
     log_info("stopping: finishing requests in flight");
     http_stop();
+    api_events_stop();
+    api_web_free();
     grid_stop();
     maint_stop();
     server_stop();

@@ -135,4 +135,22 @@ void api_actual(struct http_req *rq, struct http_resp *rs,
 void api_metrics(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a);
 
+/* The dashboard (web.c): read the files of dir once, at start-up, before
+ * the server starts (a directory that cannot be read is logged, and / then
+ * answers 404); api_web_free at the end. api_web_path: is path the
+ * dashboard's (/ and /ui/NAME)? api_web answers it, without a token. */
+void api_web_load(const char *dir);
+void api_web_free(void);
+int api_web_path(const char *path);
+void api_web(struct http_req *rq, struct http_resp *rs);
+
+/* GET /v1/events (events.c): a stream of Server-Sent Events, one when
+ * the snapshot changed (at most one a second), with the versions of what
+ * it holds. The thread that renders them: started after the snapshot,
+ * stopped after the HTTP server. */
+int api_events_start(struct loom_error *err);
+void api_events_stop(void);
+void api_events(struct http_req *rq, struct http_resp *rs,
+                const struct api_route_args *a);
+
 #endif
