@@ -7,7 +7,7 @@ import {watchFabric} from './store.js';
 import {h, clear, put, ago, NODE_STATES, NODE_COLORS} from './util.js';
 
 function cellSize(n) {
-    return n <= 64 ? 18 : n <= 1024 ? 10 : 6;
+    return n <= 64 ? 18 : n <= 256 ? 10 : 6;
 }
 
 function counts(nodes) {

@@ -88,7 +88,7 @@ export function mount(root, ctx) {
                         h('td', m ? h('span.badge', {dataset: {state: m.state}}, `${m.id} ${m.state}`) : d.maintenance || '-'));
                 }))) : h('p.muted', 'goal and actual state agree on every node'));
         }
-        if (form && form.querySelector) {
+        if (ops) {
             const p = form.querySelector('.picked');
             p.textContent = picked.size ? `picked: ${[...picked].join(', ')}` : 'no node picked';
             const dl = form.querySelector('datalist');

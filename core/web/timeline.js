@@ -1,5 +1,5 @@
 // timeline.js - the Timeline view: a cluster's nodes on a time axis from
-// an hour ago to 24 hours ahead, with the jobs that run on each (until
+// an hour ago to 2, 6 or 24 hours ahead, with the jobs that run on each (until
 // their walltime), the reservations and maintenance windows that hold it,
 // and a row of the planned starts of the jobs that wait for the cluster:
 // when a node is free, and what a maintenance window waits for.
@@ -7,19 +7,24 @@
 import {watchTimeline} from './store.js';
 import {h, clear, put, epoch, local, ago} from './util.js';
 
-const BEFORE = 3600, AFTER = 24 * 3600, ROW = 18, LABEL = 110, TOP = 24;
+const BEFORE = 3600, ROW = 18, LABEL = 110, TOP = 24;
+const RANGES = {'next 2 h': 2, 'next 6 h': 6, 'next 24 h': 24};
 const COLORS = {job: '#f2994a', planned: '#f2c94c', resv: '#9b8ae6', maint: '#3d5a99', now: '#d64545'};
 
 export function mount(root, ctx, args) {
     const {store} = ctx;
     const names = store.clusters.map(c => c.name);
     let cluster = names.includes(args.query) ? args.query : names[0];
-    let onlyBusy = false;
+    let onlyBusy = false, after = 24 * 3600;
     const pick = h('select', {'aria-label': 'cluster', onchange: ev => {
         cluster = ev.target.value;
         history.replaceState(null, '', `#timeline?${encodeURIComponent(cluster)}`);
         rewatch();
     }}, names.map(n => h('option', {value: n, selected: n === cluster}, n)));
+    const range = h('select', {'aria-label': 'time range', onchange: ev => {
+        after = Number(ev.target.value) * 3600;
+        draw();
+    }}, Object.entries(RANGES).map(([t, v]) => h('option', {value: v, selected: v === 24}, t)));
     const busy = h('label', h('input', {type: 'checkbox', onchange: ev => { onlyBusy = ev.target.checked; draw(); }}),
                    ' only nodes with something on them');
     const canvas = h('canvas.timeline', {role: 'img'});
@@ -28,7 +33,7 @@ export function mount(root, ctx, args) {
                                                 resv: 'reservation', maint: 'maintenance window'})
         .map(([k, t]) => h('span.chip', h('i.swatch', {style: `background:${COLORS[k]}`}), t)));
     const list = h('ul.windows');
-    put(root, h('div.toolbar', pick, busy, key), h('div.scroll', canvas), tip,
+    put(root, h('div.toolbar', pick, range, busy, key), h('div.scroll', canvas), tip,
                        h('h3', 'Reservations and maintenance windows'), list);
     let bars = [];
 
@@ -74,7 +79,7 @@ export function mount(root, ctx, args) {
     }
 
     function draw() {
-        const now = Date.now() / 1000, t0 = now - BEFORE, t1 = now + AFTER;
+        const now = Date.now() / 1000, t0 = now - BEFORE, t1 = now + after;
         const rs = rows();
         const width = Math.max(600, root.clientWidth - 8), plot = width - LABEL;
         const x = t => LABEL + Math.max(0, Math.min(1, (t - t0) / (t1 - t0))) * plot;
@@ -99,7 +104,7 @@ export function mount(root, ctx, args) {
             g.lineTo(xx, height);
             g.stroke();
             const d = new Date(hr * 1000);
-            if (d.getHours() % 3 === 0)
+            if (after <= 6 * 3600 || d.getHours() % 3 === 0)
                 g.fillText(`${String(d.getHours()).padStart(2, '0')}:00`, xx + 2, 12);
         }
         bars = [];

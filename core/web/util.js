@@ -8,7 +8,7 @@ export function h(spec, attrs, ...children) {
     const el = document.createElement(tag || 'div');
     if (classes.length)
         el.className = classes.join(' ');
-    if (attrs && (typeof attrs !== 'object' || attrs instanceof Node || Array.isArray(attrs))) {
+    if (attrs === null || typeof attrs !== 'object' || attrs instanceof Node || Array.isArray(attrs)) {
         children.unshift(attrs);
         attrs = null;
     }
