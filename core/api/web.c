@@ -77,7 +77,8 @@ static int read_file(const char *path, struct wfile *f)
     if (!fp)
         return -1;
     if (fstat(fileno(fp), &st) < 0 || !S_ISREG(st.st_mode) ||
-        st.st_size > WEB_FILE_MAX || !(f->data = malloc((size_t)st.st_size + 1))) {
+        st.st_size > WEB_FILE_MAX ||
+        !(f->data = malloc((size_t)st.st_size + 1))) {
         fclose(fp);
         return -1;
     }
