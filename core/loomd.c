@@ -20,6 +20,7 @@
 #include "core/runtime.h"
 #include "core/settings.h"
 #include "core/store.h"
+#include "core/tls.h"
 #include "core/token.h"
 #include "grid/grid.h"
 #include "maintenance/maint.h"
@@ -151,6 +152,7 @@ int main(int argc, char **argv)
     struct store *st;
     struct accounts *accts;
     struct grid_issuers *issuers;
+    struct tls_conf *tls = NULL;
     struct conf *cf;
     int fg = 0, opt;
     const char *web_dir;
@@ -187,6 +189,8 @@ int main(int argc, char **argv)
         die(&err);
     accounts_install(accts);
     grid_issuers_install(issuers);
+    if (set.tls.listen && !(tls = tls_conf_load(&set.tls, &err)))
+        die(&err);
     if (mkdirs(set.state_dir, &err) < 0 ||
         token_key_load(set.token_key_file, 1, &key, &key_len, &err) < 0)
         die(&err);
@@ -204,7 +208,9 @@ int main(int argc, char **argv)
         server_run(&err) < 0 || maint_start(&mconf, set.database, &err) < 0 ||
         grid_start(set.database, &err) < 0)
         die(&err);
+    tls_install(tls); /* logs the certificate it serves */
     hc.listen = set.listen;
+    hc.listen_tls = set.tls.listen;
     hc.handle = api_handle;
     hc.max_body = (size_t)set.max_body_bytes;
     hc.key = key;
@@ -234,6 +240,7 @@ int main(int argc, char **argv)
     snapshot_shutdown();
     runtime_fini();
     accounts_shutdown();
+    tls_shutdown();
     token_key_free(key, key_len);
     settings_fini(&set);
     conf_destroy(cf);

@@ -8,9 +8,11 @@
 #include "core/accounts.h"
 #include "core/conf.h"
 #include "core/directives.h"
+#include "core/tls.h"
 
 struct settings {
     const char *listen;         /* borrowed from the conf */
+    struct tls_settings tls;    /* listen_tls and the tls_ keys */
     const char *database;
     const char *token_key_file; /* owned copy (may be derived) */
     const char *state_dir;

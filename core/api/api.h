@@ -11,6 +11,23 @@
 void api_handle(struct http_req *rq, struct http_resp *rs,
                 const unsigned char *key, size_t key_len);
 
+/* Authentication, in this order (route.c):
+ *  1. On HTTPS, the client certificate is checked first: one presented
+ *     and refused, or none where one is required, is a 401 whatever else
+ *     the request carries.
+ *  2. A bearer token wins over a certificate: a JWT of an outside issuer
+ *     (grid/) acts as a gateway of identity ISSUER,SUBJECT, limited by its
+ *     scopes and mapped by the SCITOKENS and GROUP lines; a Loom token
+ *     acts with its roles, its subject mapped by the LOOM lines.
+ *  3. Without a token, a verified certificate's DN acts as a user, mapped
+ *     by the DN lines of the accounts file.
+ *  4. Otherwise, a 401.
+ * api_cert_auth does steps 1 and 3 (cert.c): -1 with a 401 (step 1, or
+ * step 4 on a connection that asked for a certificate); 1 when the
+ * certificate is the identity (no token was sent: rq->who is its DN, with
+ * the role user, for the caller to map); 0 when a token decides. */
+int api_cert_auth(struct http_req *rq, int has_token, struct loom_error *err);
+
 /* The VO of a grid request: the group whose GROUP line mapped it, else
  * the first of its token's groups; NULL for none. Borrowed from rq. */
 const char *api_vo(const struct http_req *rq);

@@ -32,6 +32,7 @@ struct ctl {
     const char *conf_path;  /* -c FILE, or NULL */
     const char *url;        /* --url URL, or NULL */
     const char *token_file; /* --token-file FILE, or NULL */
+    struct client_tls tls;  /* --cacert, --capath, --cert, --key */
     struct client *client;  /* opened by ctl_client; main destroys it */
 };
 
