@@ -129,7 +129,8 @@ struct start_result {
 void start_result_fini(struct start_result *r);
 
 /* What an instance tells loomd of itself: describe() starts from its
- * type's caps and model, and pinned_only 0. */
+ * type's caps and model, pinned_only and runs_as_user 0, single_account
+ * and info NULL. */
 struct adaptor_desc {
     unsigned caps;            /* LOOM_CAP_* */
     enum adaptor_model model;
@@ -138,6 +139,11 @@ struct adaptor_desc {
                                  reservations; the scheduler places no other
                                  job there (a simulated cluster runs nothing:
                                  a real job must not land on it by chance) */
+    int runs_as_user;         /* 1: each job runs as its own account */
+    const char *single_account; /* every job runs as this one account, so
+                                   the cluster takes only its jobs; NULL:
+                                   any account's. Borrowed from the
+                                   instance, which outlives the cluster */
     json_t *info;             /* NULL, or a new object whose members the
                                  cluster's object in /v1/clusters shows too
                                  (the local executor's confinement); the

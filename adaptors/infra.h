@@ -16,6 +16,8 @@ struct infra_desc {
     int preference;
     int hold_for_loom;  /* its held native jobs are Loom's to schedule */
     int pinned_only;    /* it takes only jobs that name it */
+    int runs_as_user;   /* each job runs as its own account */
+    const char *single_account; /* or NULL: see struct adaptor_desc */
     const char *state;  /* up|degraded|unreachable */
     const char *error;  /* or NULL */
     time_t last_poll;

@@ -300,6 +300,7 @@ void local_describe(void *self, struct adaptor_desc *d)
     const char *why = cgroups_unconfined(l->ctx.cg);
     json_t *c = cgroups_describe(l->ctx.cg);
 
+    d->runs_as_user = 1; /* through loom-runas, each job as its account */
     d->info = why ? json_pack("{s:n, s:b, s:s}", "confinement", "unconfined",
                               1, "unconfined_reason", why)
                   : json_pack("{s:o, s:b}", "confinement",

@@ -146,6 +146,17 @@ static void supervise(struct sup *s, const sigset_t *set)
             signal_job(s, SIGKILL);
         }
     }
+    /* A cancel signals every process of the job's cgroup, us too: the job
+     * may end of that TERM before we took ours (thawed together after a
+     * suspend, say). It is still a cancel. */
+    if (!s->stopping) {
+        struct timespec zero = {0, 0};
+        int sig;
+
+        while ((sig = sigtimedwait(set, NULL, &zero)) > 0)
+            if (sig == SIGTERM || sig == SIGINT)
+                begin_stop(s, "cancelled", time_mono());
+    }
 }
 
 /* Kill what is left of the job and wait (briefly) until it is gone: in a

@@ -19,10 +19,13 @@
  *       0-4 are passed on as they are; the protocol of loom-supervise is
  *       in local_job.h. On a refusal the reason is written to fd 3 as
  *       "error: ..." (the ready pipe) and to stderr.
- *   loom-runas run ACCOUNT [-t SECONDS] [-C DIR] -- PROGRAM [ARG...]
+ *   loom-runas run ACCOUNT [-C DIR] [-t SECONDS] -- PROGRAM [ARG...]
  *       PROGRAM as the account (HOME, USER, LOGNAME and SHELL set, the
  *       rest of the environment as given), in DIR or the account's home;
- *       with -t, SIGALRM ends it after SECONDS (an alarm survives exec).
+ *       standard input, output and error as given (-C and -t in either
+ *       order). With -t, SIGALRM ends PROGRAM after SECONDS (1 to 86400;
+ *       an alarm survives exec): once it is the account, its caller
+ *       (loomd's account) can no longer signal it.
  *   loom-runas signal ACCOUNT SIGNAL CGROUP | -g PGID
  *       As the account: the signal to every process in CGROUP (again
  *       until none is left, for KILL), or to the process group PGID.
@@ -88,7 +91,7 @@ static void usage(void) __attribute__((noreturn));
 static void usage(void)
 {
     fputs("usage: loom-runas start ACCOUNT RUNDIR [CGROUP...]\n"
-          "       loom-runas run ACCOUNT [-t SECONDS] [-C DIR] -- PROGRAM "
+          "       loom-runas run ACCOUNT [-C DIR] [-t SECONDS] -- PROGRAM "
           "[ARG...]\n"
           "       loom-runas signal ACCOUNT SIGNAL CGROUP | -g PGID\n"
           "       loom-runas read ACCOUNT PATH OFFSET MAX\n"
@@ -274,7 +277,7 @@ static unsigned seconds(const char *text)
     long v = strtol(text, &end, 10);
 
     if (*end || end == text || v < 1 || v > 86400)
-        usage();
+        runas_fail("-t: expected seconds from 1 to 86400, not '%s'", text);
     return (unsigned)v;
 }
 
@@ -288,17 +291,18 @@ static int verb_run(int argc, char **argv)
     if (argc < 5)
         usage();
     pw = target(argv[2]);
-    if (!strcmp(argv[i], "-t") && i + 1 < argc) {
-        timeout = seconds(argv[i + 1]);
-        i += 2;
-    }
-    if (i < argc && !strcmp(argv[i], "-C") && i + 1 < argc) {
-        cwd = argv[i + 1];
+    while (i + 1 < argc && (!strcmp(argv[i], "-C") || !strcmp(argv[i], "-t"))) {
+        if (argv[i][1] == 'C')
+            cwd = argv[i + 1];
+        else
+            timeout = seconds(argv[i + 1]);
         i += 2;
     }
     if (i >= argc || strcmp(argv[i], "--") || i + 1 >= argc)
         usage();
     become(&pw);
+    /* The timer outlives exec; SIGALRM's default action (main() restored
+     * it) ends the program. */
     alarm(timeout);
     set_user_env(&pw);
     if (chdir(cwd ? cwd : pw.pw_dir) < 0 && (cwd || chdir("/") < 0))
@@ -406,6 +410,9 @@ int main(int argc, char **argv)
     if (argc < 2)
         usage();
     check_caller();
+    /* run's and read's alarm must end the program, even when the caller
+     * ignored SIGALRM (an ignored signal stays ignored across exec). */
+    signal(SIGALRM, SIG_DFL);
     if (!strcmp(argv[1], "start"))
         return verb_start(argc, argv);
     if (!strcmp(argv[1], "run"))

@@ -40,7 +40,8 @@ void server_publish(struct srv_cluster *c)
         .name = c->name, .adaptor = c->type->name,
         .model = model_name(c->model), .caps = c->caps,
         .preference = c->preference, .hold_for_loom = c->hold_for_loom,
-        .pinned_only = c->pinned_only,
+        .pinned_only = c->pinned_only, .runs_as_user = c->runs_as_user,
+        .single_account = c->single_account,
         .state = c->fails == 0 ? "up"
                  : c->fails < FAILS_UNREACHABLE ? "degraded" : "unreachable",
         .error = c->error, .last_poll = c->last_poll, .info = c->info};
@@ -226,12 +227,14 @@ static int cluster_create(struct srv_cluster *c, struct conf_section *sec,
     c->preference = (int)pref;
     if (c->type->create(sec, env, &c->inst, err) < 0)
         return server_error_prefix(err, sec->name, NULL);
-    d = (struct adaptor_desc){c->type->caps, c->type->model, 0, NULL};
+    d = (struct adaptor_desc){.caps = c->type->caps, .model = c->type->model};
     if (c->type->describe)
         c->type->describe(c->inst, &d);
     c->caps = d.caps;
     c->model = d.model;
     c->pinned_only = d.pinned_only;
+    c->runs_as_user = d.runs_as_user;
+    c->single_account = d.single_account;
     c->info = d.info;
     c->wq = msgq_create();
     if (!c->wq)

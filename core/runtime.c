@@ -86,7 +86,7 @@ static void reload(struct reply *asker)
     struct reply *r = reply_create();
     struct loom_error err;
     struct settings set = {0};
-    struct conf *cf = conf_load(R.conf_path, &err);
+    struct conf *cf = conf_load_private(R.conf_path, &err);
     struct sched_conf *sc = calloc(1, sizeof(*sc));
     struct maint_conf *mc = calloc(1, sizeof(*mc));
     struct accounts *accts = NULL;

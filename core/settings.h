@@ -19,6 +19,7 @@ struct settings {
     long max_body_bytes;
     int scheduler_enabled;
     const char *log_level;
+    const char *user; /* the account loomd runs as */
     const char *accounts_file;  /* or NULL */
     struct accounts_policy policy;
     long max_connections;       /* at once, from all addresses */

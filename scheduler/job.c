@@ -12,6 +12,7 @@
 #include "core/limits.h"
 #include "core/outpath.h"
 #include "core/timeutil.h"
+#include "scheduler/plan.h"
 
 /* The states' names are the API's, kept in core/domain.c. */
 _Static_assert(JOB_CANCELLED + 1 == DOMAIN_JOB_STATES_N,
@@ -62,17 +63,8 @@ int job_set_str(char **field, const char *value)
 
 const char *job_account_on(const struct job *j, const char *cluster)
 {
-    const char *other = NULL;
-
-    for (size_t i = 0; i < j->cluster_accounts.n; i++) {
-        const char *e = j->cluster_accounts.v[i];
-        size_t n = strcspn(e, "=");
-        if (cluster && n == strlen(cluster) && !strncmp(e, cluster, n))
-            return e + n + 1;
-        if (n == 1 && e[0] == '*')
-            other = e + 2;
-    }
-    return other ? other : j->account;
+    return plan_account_on((const char *const *)j->cluster_accounts.v,
+                           j->cluster_accounts.n, j->account, cluster);
 }
 
 const char *job_gateway(const struct job *j)

@@ -40,8 +40,8 @@ memory_mb = 8192
 speed = 1000
 poll_s = 0.2
 EOF
-# the users' jobs run as nobody (an account with no privilege)
-for u in carol; do map_account "$u" nobody; done
+# the users' jobs run as the test's account, $T_USER (no privilege)
+for u in carol; do map_account "$u" "$T_USER"; done
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 
@@ -96,7 +96,7 @@ t_like "$RC $OUT" '^0 2 cancelled ' "loomctl unreserve 2: cancelled" || ctl_diag
 
 # ---- submit, jobs, show ------------------------------------------------------
 # A job runs where loomctl is run, as the account its identity maps to
-# (nobody): from a directory that account may write in.
+# ($T_USER): from a directory that account may write in.
 mkdir -m 1777 "$T/work" && cd "$T/work" || t_bail "cannot make $T/work"
 ctl submit --cluster local -- /bin/echo hi
 t_is "$RC" 0 "loomctl submit -- /bin/echo hi" || ctl_diag

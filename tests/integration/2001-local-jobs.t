@@ -3,8 +3,8 @@
 # and the reasons that say how a job ended (an exit code, an exec that
 # failed and why, a signal), output files, scripts, the environment (with
 # LOOM_JOB_ID), and a job that waits for a busy 1-cpu node. The jobs run as
-# the account the harness maps the admin token to (nobody: without a home,
-# a job runs in its run directory, and writes its output there).
+# the account the harness maps the admin token to, $T_USER, in its home
+# (the request names no workdir), and write their output there.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -32,11 +32,11 @@ poll_s = 0.2
 EOF
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
-# the account the admin token's jobs run as
+# the account the admin token's jobs run as, and its home
 ACCOUNT=$(awk '$1 == "LOOM" && $2 == "admin" { print $3; exit }' "$T/accounts")
-[ -n "$ACCOUNT" ] || t_bail "no account for admin in $T/accounts"
-# where the jobs, of another account, may write
-mkdir -m 1777 "$T/w"
+t_is "$ACCOUNT" "$T_USER" "the harness maps admin to the test's account, $T_USER"
+HOME_A=$(getent passwd "$ACCOUNT" | cut -d: -f6)
+[ -d "$HOME_A" ] || t_bail "$ACCOUNT has no home"
 
 # ---- exit code and output ------------------------------------------------------
 submit '{"name": "three", "command": ["/bin/sh", "-c", "echo out-marker-1; echo err-marker-1 >&2; exit 3"], "error": "three-%j.err"}'
@@ -47,9 +47,10 @@ t_is "$(py '[d["state"], d["exit_code"], d["cluster"], d["nodes"], d["account"]]
     "[\"failed\", 3, \"one\", [\"n1\"], \"$ACCOUNT\"]" \
     "exit 3: failed with exit_code 3 on one/n1, as $ACCOUNT"
 t_is "$(jget "$BODY" .reason)" "exited with code 3" "... reason: exited with code 3"
-t_like "$(jget "$BODY" .stdout)" "^$T/state/clusters/one/jobs/$THREE/run/loom-$THREE.out\$" \
-    "the job names its stdout file: loom-%j.out in its working directory (the run directory)"
-t_like "$(jget "$BODY" .stderr)" "/run/three-$THREE.err\$" "... and its stderr file, as asked (three-%j.err)"
+t_is "$(jget "$BODY" .stdout)" "$HOME_A/loom-$THREE.out" \
+    "the job names its stdout file: loom-%j.out in its working directory (its account's home)"
+t_is "$(jget "$BODY" .stderr)" "$HOME_A/three-$THREE.err" "... and its stderr file, as asked (three-%j.err)"
+t_is "$(stat -c %U "$HOME_A/loom-$THREE.out")" "$ACCOUNT" "... written as $ACCOUNT"
 t_is "$(file_of "$THREE" stdout)" out-marker-1 "the stdout file holds what it printed"
 t_is "$(file_of "$THREE" stderr)" err-marker-1 "the stderr file holds what it printed there"
 t_like "$(py '[d["start_time"], d["end_time"]]' "$BODY")" \
@@ -132,13 +133,13 @@ wait_for 'ended "$ENV2"' 30
 t_is "$(file_of "$ENV2" stdout)" "ID=$ENV2" "LOOM_JOB_ID cannot be overridden by the request"
 
 # ---- a busy 1-cpu node ------------------------------------------------------------
-# The first job runs until the test lets it end (the file w/busy.go; 50 s
-# at most).
-submit "{\"name\": \"busy\", \"command\": [\"/bin/sh\", \"-c\", \"i=0; while [ ! -e $T/w/busy.go ] && [ \$i -lt 250 ]; do sleep 0.2; i=\$((i + 1)); done; date +%s.%N > $T/w/busy.end\"]}"
+# The first job runs until the test lets it end (the file busy.go; 50 s at
+# most).
+submit "{\"name\": \"busy\", \"command\": [\"/bin/sh\", \"-c\", \"i=0; while [ ! -e $T/busy.go ] && [ \$i -lt 250 ]; do sleep 0.2; i=\$((i + 1)); done; date +%s.%N > $T_OUT/busy.end\"]}"
 BUSY=$JOB
 wait_for '[ "$(job_state "$BUSY")" = running ]' 30
 t_is "$(job_state "$BUSY")" running "the first job runs on the only cpu"
-submit "{\"name\": \"waiter\", \"command\": [\"/bin/sh\", \"-c\", \"date +%s.%N > $T/w/waiter.start\"]}"
+submit "{\"name\": \"waiter\", \"command\": [\"/bin/sh\", \"-c\", \"date +%s.%N > $T_OUT/waiter.start\"]}"
 WAITER=$JOB
 api GET "/v1/jobs/$WAITER" >/dev/null
 t_is "$(jget "$BODY" .state)" pending "the second job is pending"
@@ -154,10 +155,10 @@ t_is "$seen" "$(printf ' running/pending%.0s' 1 2 3 4 5)" "it stays pending whil
 wait_for '[ "$(field "$WAITER" .reason)" != null ]' 30
 t_is "$(field "$WAITER" .state)/$(field "$WAITER" .reason)" "pending/waiting for resources" \
     "a pending job says why it waits" || t_diag "$BODY"
-touch "$T/w/busy.go"
+touch "$T/busy.go"
 wait_for 'ended "$WAITER"' 30
 t_is "$(job_state "$WAITER")" completed "once the node is free, it runs"
-t_ok "$(python3 -c 'import sys; sys.exit(0 if float(open(sys.argv[1]).read()) <= float(open(sys.argv[2]).read()) else 1)' "$T/w/busy.end" "$T/w/waiter.start" 2>/dev/null; echo $?)" \
+t_ok "$(python3 -c 'import sys; sys.exit(0 if float(open(sys.argv[1]).read()) <= float(open(sys.argv[2]).read()) else 1)' "$T_OUT/busy.end" "$T_OUT/waiter.start" 2>/dev/null; echo $?)" \
     "it started after the first one ended"
 
 alive "$LOOMD_PID"

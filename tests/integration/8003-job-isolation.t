@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # 8003-job-isolation.t - a job cannot reach what is not its account's.
-# loomd runs as its own account, loom (setpriv; loom-runas set root:loom
-# 4750 as make install does), with its state_dir, loom.conf and token key
-# its own, and PostgreSQL's socket in a directory loom may enter. alice's
-# job runs with a secret in its environment; mallory's job then tries, each
-# attempt's status and error checked: to read the token key, loom.conf,
-# the state_dir, alice's output and her job's environment, to signal
-# alice's job and loomd, to join alice's cgroup, and to reach its own
-# supervisor's descriptors. Jobs run as alice-XXXXXX and mallory-XXXXXX,
+# loomd runs as its own account, loom (as the harness starts every loomd:
+# loom-runas set root:loom 4750 as make install does), with its state_dir,
+# loom.conf and token key its own, and PostgreSQL's socket in a directory
+# loom may enter. alice's job runs with a secret in its environment;
+# mallory's job then tries, each attempt's status and error checked: to
+# read the token key, loom.conf, the state_dir, alice's output and her
+# job's environment, to signal alice's job and loomd, to join alice's
+# cgroup, and to reach its own supervisor's descriptors. Jobs run as alice-XXXXXX and mallory-XXXXXX,
 # accounts this test makes.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
@@ -18,31 +18,17 @@ ended() {
     return 1
 }
 
-id loom >/dev/null 2>&1 || t_bail "there is no account loom (useradd --system loom)"
-command -v setpriv >/dev/null || t_bail "setpriv (util-linux) is not installed"
-RUNAS=$LOOM_TOP_BUILDDIR/loom-runas
-chown root:loom "$RUNAS" && chmod 4750 "$RUNAS" || t_bail "cannot make $RUNAS setuid"
-
-t_account ALICE alice || t_bail "cannot make an account"
-t_account MALLORY mallory || t_bail "cannot make an account"
+t_account ALICE alice
+t_account MALLORY mallory
 AH=$T/home/$ALICE MH=$T/home/$MALLORY
 
+# loomd runs as loom, as the harness starts it: state_dir, loom.conf and
+# the token key are loom's; PostgreSQL's socket is in a directory loom may
+# enter and the accounts may not
 pg_start || t_bail "PostgreSQL did not start"
-# the socket's directory: loom may enter it, the accounts may not
-chgrp loom "$LOOM_PG_DIR" && chmod 0750 "$LOOM_PG_DIR" || t_bail "cannot open $LOOM_PG_DIR to loom"
-
-PORT=$(free_port)
-LOOM_URL=http://127.0.0.1:$PORT
-STATE=$T/state
-mkdir -m 0700 "$STATE" && chown loom:loom "$STATE"
-printf 'LOOM alice %s\nLOOM mallory %s\nLOOM admin %s\n' "$ALICE" "$MALLORY" "$ALICE" >"$T/accounts"
-cat >"$T/loom.conf" <<EOF
-[loomd]
-listen = 127.0.0.1:$PORT
-database = $LOOM_PG_CONNINFO
-state_dir = $STATE
-accounts_file = $T/accounts
-
+map_account alice "$ALICE"
+map_account mallory "$MALLORY"
+loomd_conf <<EOF
 [cluster one]
 adaptor = local
 nodes = 2
@@ -50,16 +36,13 @@ cpus_per_node = 1
 memory_mb = 1024
 poll_s = 0.2
 EOF
-chown loom:loom "$T/loom.conf" && chmod 0600 "$T/loom.conf"
-LOOM_LIBEXECDIR=$LOOM_TOP_BUILDDIR setpriv --reuid=loom --regid=loom --init-groups -- \
-    "$LOOM_TOP_BUILDDIR/loomd" -c "$T/loom.conf" -f </dev/null >>"$T/loomd.log" 2>&1 &
-LOOMD_PID=$!
-wait_for 'curl -sf -o /dev/null --max-time 1 "$LOOM_URL/healthz"' 60 ||
-    t_bail "loomd did not start: $(tail -n 20 "$T/loomd.log")"
-t_is "$(ps -o user= -p "$LOOMD_PID")" loom "loomd runs as loom"
+loomd_start || t_bail "loomd did not start"
+STATE=$T/state
+L=$LOOM_SERVICE_USER
+t_is "$(ps -o user= -p "$LOOMD_PID")" "$L" "loomd runs as $L"
 KEY=$STATE/token.key
-t_is "$(stat -c '%U %a' "$KEY" "$T/loom.conf" "$STATE" | paste -sd' ')" "loom 600 loom 600 loom 700" \
-    "its token key, loom.conf and state_dir are loom's alone"
+t_is "$(stat -c '%U %a' "$KEY" "$T/loom.conf" "$STATE" | paste -sd' ')" "$L 600 $L 600 $L 700" \
+    "its token key, loom.conf and state_dir are $L's alone"
 TA=$(token_for alice user) && TM=$(token_for mallory user) && TOKEN=$(token_for admin admin) ||
     t_bail "no tokens"
 

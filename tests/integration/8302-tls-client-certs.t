@@ -26,22 +26,8 @@ err_is() {
 }
 
 # Two accounts of our own, unique to this run (uid >= 1000).
-add_user() {
-    local i
-    for ((i = 0; i < 50; i++)); do # another test may hold /etc/passwd's lock
-        useradd -M -N -s /usr/sbin/nologin "$1" 2>/dev/null && return 0
-        id "$1" >/dev/null 2>&1 && return 0
-        sleep 0.2
-    done
-    return 1
-}
-SUF=$(head -c 64 /dev/urandom | tr -dc 'a-z0-9' | head -c 6)
-BOB_U=bob-$SUF
-DAVE_U=dave-$SUF
-add_user "$BOB_U" || t_bail "cannot create account $BOB_U"
-t_cleanup "userdel $BOB_U 2>/dev/null"
-add_user "$DAVE_U" || t_bail "cannot create account $DAVE_U"
-t_cleanup "userdel $DAVE_U 2>/dev/null"
+t_account BOB_U bob
+t_account DAVE_U dave
 
 P=$T/pki
 pki_make "$P" || t_bail "cannot make the test CA"
@@ -74,9 +60,8 @@ grid_token() {
 pg_start || t_bail "PostgreSQL did not start"
 TPORT=$(free_port)
 HTTPS=https://127.0.0.1:$TPORT
-cat >"$T/accounts" <<EOF
-LOOM admin nobody
-LOOM loomctl nobody
+accounts_default # admin and loomctl: $T_USER
+cat >>"$T/accounts" <<EOF
 # a grid-mapfile line, and the DN method
 "$BOB_DN" $BOB_U
 DN   "$DAVE_DN"   $DAVE_U

@@ -1,5 +1,5 @@
 // dashboard.js - drives the dashboard in headless Chromium (Playwright's
-// playwright-core, Debian's chromium) for 0010-dashboard.t: prints "ok -
+// playwright-core, Debian's chromium) for 0017-dashboard.t: prints "ok -
 // NAME", "not ok - NAME" and "# ..." lines that the test turns into TAP.
 // Environment: LOOM_URL, ADMIN (token), READER (token), SHOTS (directory
 // of the screenshots), PROFILE (an empty --user-data-dir), PW (the

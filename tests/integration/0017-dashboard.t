@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 0010-dashboard.t - the web dashboard in a real browser (headless
+# 0017-dashboard.t - the web dashboard in a real browser (headless
 # Chromium driven by Playwright: tests/integration/dashboard.js) against a
 # fabric of a real Slurm (4 nodes) and 16 sim clusters of 1,000 nodes:
 # log in; every cluster and its node grid (the time to fetch and draw the

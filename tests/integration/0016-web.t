@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 0009-web.t - the dashboard's files at / and /ui/NAME (no token, their
+# 0016-web.t - the dashboard's files at / and /ui/NAME (no token, their
 # Content-Type, ETag and 304, CSP, GET and HEAD only, nothing but the
 # files read at start-up) and GET /v1/events: a token, a first event at
 # once with every cluster, another when something changes, at most one a
