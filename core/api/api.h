@@ -52,6 +52,9 @@ void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
  * output). */
 enum api_see { API_SEE_NOTHING, API_SEE_PUBLIC, API_SEE_ALL };
 enum api_see api_job_see(const struct http_req *rq, const struct jview *v);
+/* What the reader may see of a job that is neither its own nor one it
+ * submitted: the answer api_job_see gives for another's job. */
+enum api_see api_others_see(const struct http_req *rq);
 
 /* What a query parameter's value may be. */
 enum api_qdom {

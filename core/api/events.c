@@ -3,9 +3,11 @@
  * thread watches the snapshot's publications and, while streams are open,
  * renders at most once a second what every stream sends: each cluster's
  * state, last poll, error and a version of its nodes, and versions of the
- * jobs, reservations, maintenance requests and mismatches. A comment
- * every 15 s keeps proxies from closing an idle stream and finds closed
- * ones; a stream ends when its token expires. */
+ * jobs, reservations, maintenance requests and mismatches; how many jobs
+ * there are and the highest id only to a reader that sees every job (the
+ * API shows a user with private_data no one else's). A comment every 15 s
+ * keeps proxies from closing an idle stream and finds closed ones; a
+ * stream ends when its token expires. */
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,6 +30,7 @@
 struct estream {
     uint64_t seq, ping;
     time_t expires;
+    int own; /* it sees its own jobs only: no job count, no highest id */
     char *pending;
     size_t len, off;
 };
@@ -38,8 +41,9 @@ static struct {
     int running;
     atomic_int stopping;
     atomic_int fresh;   /* a stream opened: render now, whatever changed */
-    /* under lock: the event every stream sends, and its number */
-    char *text;
+    /* under lock: the event every stream sends (text_own to those that
+     * see their own jobs only), and its number */
+    char *text, *text_own;
     uint64_t seq, ping;
     /* the thread's own */
     struct snapshot *prev;
@@ -48,22 +52,14 @@ static struct {
     uint64_t jobs_v, text_v[SNAP_N_TEXTS];
 } E = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* The versions of s against the last rendered snapshot, as the event's
- * data; NULL when out of memory. */
-static char *render(struct snapshot *s)
+/* The event's data for snapshot s with the nodes' versions nv; with all,
+ * the jobs' count and highest id too. NULL when out of memory. */
+static char *event_data(const struct snapshot *s, const uint64_t *nv,
+                        int all)
 {
-    uint64_t *nv = calloc(s->n_clusters + 1, sizeof(*nv));
-    struct snapshot *p = E.prev;
     struct jw w;
     char v[24];
 
-    if (!nv)
-        return NULL;
-    if (!p || p->jobs != s->jobs)
-        E.jobs_v++;
-    for (int k = 0; k < SNAP_N_TEXTS; k++)
-        if (!p || p->text[k] != s->text[k])
-            E.text_v[k]++;
     jw_init(&w);
     jw_open(&w, '{');
     jw_kv_time(&w, "time", time(NULL));
@@ -71,12 +67,6 @@ static char *render(struct snapshot *s)
     jw_open(&w, '[');
     for (size_t i = 0; i < s->n_clusters; i++) {
         const struct scluster *c = s->clusters[i];
-        if (p && i < E.n_nodes_v && i < p->n_clusters &&
-            p->clusters[i]->nodes_json == c->nodes_json)
-            nv[i] = E.nodes_v[i];
-        else
-            nv[i] = hmap_hash(c->nodes_json ? c->nodes_json : "",
-                              c->nodes_json ? c->nodes_len : 0);
         snprintf(v, sizeof(v), "%016llx", (unsigned long long)nv[i]);
         jw_open(&w, '{');
         jw_kv_str(&w, "name", c->name);
@@ -91,19 +81,60 @@ static char *render(struct snapshot *s)
     jw_key(&w, "jobs");
     jw_open(&w, '{');
     jw_kv_int(&w, "v", (long long)E.jobs_v);
-    jw_kv_int(&w, "max_id", s->jobs ? jobtab_max_id(s->jobs) : 0);
-    jw_kv_int(&w, "count", s->jobs ? (long long)jobtab_count(s->jobs) : 0);
+    if (all) {
+        jw_kv_int(&w, "max_id", s->jobs ? jobtab_max_id(s->jobs) : 0);
+        jw_kv_int(&w, "count",
+                  s->jobs ? (long long)jobtab_count(s->jobs) : 0);
+    }
     jw_close(&w, '}');
     jw_kv_int(&w, "reservations", (long long)E.text_v[SNAP_RESV]);
     jw_kv_int(&w, "maintenance", (long long)E.text_v[SNAP_MAINT]);
     jw_kv_int(&w, "diff", (long long)E.text_v[SNAP_DIFF]);
     jw_close(&w, '}');
+    return jw_finish(&w);
+}
+
+/* The versions of s against the last rendered snapshot: the event's data
+ * (*own: without the jobs' count and highest id); takes s. -1 when out of
+ * memory. */
+static int render(struct snapshot *s, char **text, char **own)
+{
+    uint64_t *nv = calloc(s->n_clusters + 1, sizeof(*nv));
+    struct snapshot *p = E.prev;
+
+    *text = *own = NULL;
+    if (!nv) {
+        snapshot_put(s);
+        return -1;
+    }
+    if (!p || p->jobs != s->jobs)
+        E.jobs_v++;
+    for (int k = 0; k < SNAP_N_TEXTS; k++)
+        if (!p || p->text[k] != s->text[k])
+            E.text_v[k]++;
+    for (size_t i = 0; i < s->n_clusters; i++) {
+        const struct scluster *c = s->clusters[i];
+        if (p && i < E.n_nodes_v && i < p->n_clusters &&
+            p->clusters[i]->nodes_json == c->nodes_json)
+            nv[i] = E.nodes_v[i];
+        else
+            nv[i] = hmap_hash(c->nodes_json ? c->nodes_json : "",
+                              c->nodes_json ? c->nodes_len : 0);
+    }
+    *text = event_data(s, nv, 1);
+    *own = event_data(s, nv, 0);
     free(E.nodes_v);
     E.nodes_v = nv;
     E.n_nodes_v = s->n_clusters;
     snapshot_put(E.prev);
     E.prev = s;
-    return jw_finish(&w);
+    if (!*text || !*own) {
+        free(*text);
+        free(*own);
+        *text = *own = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 static void nap(double s)
@@ -132,19 +163,25 @@ static void *watch(void *arg)
                 continue;
             }
             struct snapshot *s = snapshot_get();
-            char *text = s ? render(s) : NULL; /* takes s */
+            char *text = NULL, *own = NULL;
+            if (s)
+                render(s, &text, &own); /* takes s */
             seen = g;
             last = now;
             pthread_mutex_lock(&E.lock);
+            /* own is text less two fields: it changes only with text */
             if (text && (fresh || !E.text || strcmp(text, E.text) != 0)) {
                 free(E.text);
+                free(E.text_own);
                 E.text = text;
-                text = NULL;
+                E.text_own = own;
+                text = own = NULL;
                 E.seq++;
                 wake = 1;
             }
             pthread_mutex_unlock(&E.lock);
             free(text);
+            free(own);
         } else {
             seen = g;
         }
@@ -184,7 +221,8 @@ void api_events_stop(void)
     E.nodes_v = NULL;
     E.n_nodes_v = 0;
     free(E.text);
-    E.text = NULL;
+    free(E.text_own);
+    E.text = E.text_own = NULL;
 }
 
 /* Copy what is pending of the event being sent into buf. */
@@ -216,11 +254,12 @@ static long stream_next(void *cls, char *buf, size_t max)
         return -1; /* the token expired: the client logs in again */
     pthread_mutex_lock(&E.lock);
     if (es->seq != E.seq && E.text) {
-        size_t len = strlen(E.text) + 64;
+        const char *data = es->own ? E.text_own : E.text;
+        size_t len = strlen(data) + 64;
         if ((es->pending = malloc(len))) {
             es->len = (size_t)snprintf(es->pending, len, "id: %llu\nevent: "
                                        "state\ndata: %s\n\n",
-                                       (unsigned long long)E.seq, E.text);
+                                       (unsigned long long)E.seq, data);
             es->off = 0;
             es->seq = E.seq;
             es->ping = E.ping;
@@ -266,6 +305,7 @@ void api_events(struct http_req *rq, struct http_resp *rs,
         return;
     }
     es->expires = rq->who.expires;
+    es->own = api_others_see(rq) == API_SEE_NOTHING;
     pthread_mutex_lock(&E.lock);
     es->seq = E.seq; /* what it sends first is rendered for it */
     es->ping = E.ping;

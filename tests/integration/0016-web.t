@@ -3,8 +3,11 @@
 # Content-Type, ETag and 304, CSP, GET and HEAD only, nothing but the
 # files read at start-up) and GET /v1/events: a token, a first event at
 # once with every cluster, another when something changes, at most one a
-# second, the end of a stream when its token expires, and loomd stopping
-# cleanly with streams open.
+# second, a user's stream without the count and highest id of everyone's
+# jobs (the API shows it its own only), the end of a stream when its token
+# expires, and loomd stopping cleanly with streams open. loomd runs as
+# loom; the jobs (on a sim cluster, which runs nothing) are the admin's, as
+# $T_USER, and alice's, as an account of her own.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -19,6 +22,8 @@ get() {
     BODY=$(cat "$T/b" 2>/dev/null)
 }
 
+t_account ALICE_U alice
+map_account alice "$ALICE_U"
 pg_start || t_bail "PostgreSQL did not start"
 loomd_conf <<'EOF_CONF'
 [cluster local]
@@ -123,6 +128,22 @@ t_isnt "$(py '[c["nodes_v"] for c in d["clusters"] if c["name"] == "s"][0]' "$LA
     "... and the nodes of its cluster have another version"
 t_ok "$([ "$(grep -c '^data: ' "$T/ev2")" -le 9 ] && echo 0 || echo 1)" \
     "at most one event a second ($(grep -c '^data: ' "$T/ev2") in 8 s)"
+api GET "/v1/jobs/$JOB" >/dev/null
+t_is "$(jget "$BODY" .account)" "$T_USER" "the admin's job is $T_USER's (the admin token's account)"
+
+# privacy: a user's events say nothing of the others' jobs; an admin's do
+ALICE=$(token_for alice user) && [ -n "$ALICE" ] || t_bail "no token for alice"
+TOKEN=$ALICE submit '{"command":["true"],"request":{"cluster":"s"},"env":{"LOOM_SIM_RUNTIME_S":"600"}}' ||
+    t_diag "no job of alice's"
+TOKEN=$ALICE api GET /v1/jobs >/dev/null
+t_is "$(py '[(j["id"], j["account"]) for j in d["items"]]' "$BODY")" "[[\"$JOB\", \"$ALICE_U\"]]" \
+    "the API shows alice her one job, as $ALICE_U"
+TOKEN=$ALICE events_for 2 "$T/ev3"
+t_is "$(py 'sorted(d["jobs"])' "$(ev_data "$T/ev3" 1)")" '["v"]' \
+    "alice's stream has the jobs' version, without their count or highest id"
+events_for 2 "$T/ev3a"
+t_is "$(py '[sorted(d["jobs"]), d["jobs"]["count"], d["jobs"]["max_id"]]' "$(ev_data "$T/ev3a" 1)")" \
+    "[[\"count\", \"max_id\", \"v\"], 2, $JOB]" "the admin's has them: 2 jobs, the highest $JOB"
 
 # a stream ends when its token expires (the sim cluster's polls make an
 # event a second, so the stream is asked for more often; a stream without
