@@ -97,7 +97,9 @@ export function mount(root, ctx, args) {
     // A page: the API's filters, then the browser's over as many pages as
     // it takes to fill one (at most 20 pages read).
     async function load() {
-        const maxId = store.state ? store.state.jobs.max_id : 0;
+        // the highest id comes only to those who see every job; the
+        // others' newest page is their first
+        const maxId = (store.state && store.state.jobs.max_id) || 0;
         let after = cursor === null ? Math.max(0, maxId - PAGE) : cursor;
         const browser = BROWSER.some(k => q[k]);
         const filtered = SERVER.some(k => q[k]);

@@ -85,6 +85,6 @@ export async function nodePanel(panel, ctx, id) {
             : h('p.muted', 'none'),
         h('h3', `Jobs on ${name}`),
         jobs.length ? h('ul.jobs', jobs.map(j => h('li', h('a', {href: `#jobs/${j.id}`}, `job ${j.id}`),
-                                                   ` ${j.name} (${j.owner}, ${j.state})`)))
+                                                   ` ${j.name} (${j.owner} as ${j.account || '-'}, ${j.state})`)))
             : h('p.muted', 'none'));
 }

@@ -48,14 +48,14 @@ export function mount(root, ctx, args) {
                 if (j.planned_start)
                     planned.push({kind: 'planned', from: epoch(j.planned_start),
                                   to: epoch(j.planned_start) + j.request.walltime_s,
-                                  text: `job ${j.id} ${j.name} (${j.owner}), ${j.request.nodes} node(s), planned ${local(j.planned_start)}`});
+                                  text: `job ${j.id} ${j.name} (${j.owner} as ${j.account || '-'}), ${j.request.nodes} node(s), planned ${local(j.planned_start)}`});
                 continue;
             }
             const from = epoch(j.start_time) || now;
             for (const n of j.nodes || [])
                 if (by.has(n))
                     by.get(n).push({kind: 'job', from, to: from + j.request.walltime_s,
-                                    text: `job ${j.id} ${j.name} (${j.owner}) until ${local(new Date((from + j.request.walltime_s) * 1000))} at the latest`});
+                                    text: `job ${j.id} ${j.name} (${j.owner} as ${j.account || '-'}) until ${local(new Date((from + j.request.walltime_s) * 1000))} at the latest`});
         }
         const mreq = new Map(maint.map(m => [m.reservation, m]));
         for (const r of resv) {
