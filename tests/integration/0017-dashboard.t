@@ -6,7 +6,10 @@
 # 16,004 nodes is reported); submit a job and watch it complete; cancel
 # one; schedule maintenance from goal versus actual, see it on the
 # timeline and the node turn maint and back; a reader is offered nothing
-# it may not do. Screenshots go to tests/integration/dashboard-shots/ in
+# it may not do; a user sees its own job only, with its account. loomd
+# runs as loom; the dashboard's jobs run on Slurm as $T_USER (the admin
+# token's account), the user's (on a sim cluster, which runs nothing) is
+# alice's, an account of its own. Screenshots go to tests/integration/dashboard-shots/ in
 # the build directory. Chromium and playwright-core (in the build
 # directory's node_modules) are installed by ./bootstrap check: without
 # them the test fails.
@@ -21,6 +24,8 @@ command -v node >/dev/null || t_bail "no node (apt-get install nodejs; ./bootstr
 [ -f "$PW/package.json" ] ||
     t_bail "no playwright-core in $LOOM_TOP_BUILDDIR/node_modules (npm install playwright-core there; ./bootstrap check does it)"
 slurm_available || t_bail "no Slurm here: $SLURM_WHY"
+t_account ALICE_U alice
+map_account alice "$ALICE_U"
 slurm_start 4 || t_bail "Slurm did not start"
 pg_start || t_bail "no PostgreSQL"
 
@@ -51,6 +56,10 @@ EOF2
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 READER=$(token_for viewer reader) && [ -n "$READER" ] || t_bail "no reader token"
+ALICE=$(token_for alice user) && [ -n "$ALICE" ] || t_bail "no token for alice"
+TOKEN=$ALICE submit '{"name":"alices","command":["true"],"request":{"cluster":"sim01"},"env":{"LOOM_SIM_RUNTIME_S":"3600"}}' ||
+    t_bail "alice cannot submit"
+ALICE_JOB=$JOB
 wait_for 'api GET /v1/clusters/slurm >/dev/null; [ "$(jget "$BODY" .state)/$(jget "$BODY" .nodes)" = up/4 ]' 30
 t_is "$(jget "$BODY" .state)/$(jget "$BODY" .nodes)" up/4 "the Slurm cluster is up with 4 nodes"
 api PUT /v1/goal/nodes/slurm/n2 '{"attributes":{"kernel":"6.1"}}' >/dev/null
@@ -60,8 +69,9 @@ t_is "$STATUS" 200 "... and a report of 5.10"
 
 rm -rf "$SHOTS"
 mkdir -p "$SHOTS" "$T/chrome"
-LOOM_URL=$LOOM_URL ADMIN=$TOKEN READER=$READER SHOTS=$SHOTS PROFILE=$T/chrome \
-    PW=$PW CLUSTERS=17 node "$LOOM_TOP_SRCDIR/tests/integration/dashboard.js" \
+LOOM_URL=$LOOM_URL ADMIN=$TOKEN ADMIN_ACCOUNT=$T_USER READER=$READER \
+    USER=$ALICE USER_JOB=$ALICE_JOB USER_ACCOUNT=$ALICE_U JOBS=$T/browser.jobs \
+    SHOTS=$SHOTS PROFILE=$T/chrome PW=$PW CLUSTERS=17 node "$LOOM_TOP_SRCDIR/tests/integration/dashboard.js" \
     >"$T/browser.out" 2>&1
 RC=$?
 while IFS= read -r line; do
@@ -73,6 +83,16 @@ while IFS= read -r line; do
     esac
 done <"$T/browser.out"
 t_is "$RC" 0 "the browser's run ended well"
-t_ok "$([ "$(ls "$SHOTS"/*.png 2>/dev/null | wc -l)" -ge 12 ] && echo 0 || echo 1)" \
+
+# as whom the dashboard's jobs ran
+{ read -r DONE; read -r GONE; } <"$T/browser.jobs"
+api GET "/v1/jobs/$DONE" >/dev/null
+t_is "$(jget "$BODY" .state)/$(jget "$BODY" .account)" "completed/$T_USER" \
+    "the job submitted in the browser ran as $T_USER, the admin token's account"
+OUT=$(jget "$BODY" .stdout)
+t_is "$(stat -c %U "$OUT" 2>&1)" "$T_USER" "... and its output ($OUT) is that account's file"
+api GET "/v1/jobs/$GONE" >/dev/null
+t_is "$(jget "$BODY" .state)/$(jget "$BODY" .account)" "cancelled/$T_USER" "the one cancelled was $T_USER's too"
+t_ok "$([ "$(ls "$SHOTS"/*.png 2>/dev/null | wc -l)" -ge 13 ] && echo 0 || echo 1)" \
     "the screenshots are in $SHOTS"
 t_done

@@ -1,17 +1,23 @@
 // dashboard.js - drives the dashboard in headless Chromium (Playwright's
 // playwright-core, Debian's chromium) for 0017-dashboard.t: prints "ok -
 // NAME", "not ok - NAME" and "# ..." lines that the test turns into TAP.
-// Environment: LOOM_URL, ADMIN (token), READER (token), SHOTS (directory
-// of the screenshots), PROFILE (an empty --user-data-dir), PW (the
-// playwright-core directory), CLUSTERS (how many clusters the fabric has).
+// Environment: LOOM_URL, ADMIN (token), ADMIN_ACCOUNT (its jobs'
+// account), READER (token), USER (a user's token), USER_JOB (the id of the
+// user's one job), USER_ACCOUNT (its account), SHOTS (directory of the
+// screenshots), PROFILE (an empty --user-data-dir), PW (the
+// playwright-core directory), CLUSTERS (how many clusters the fabric has),
+// JOBS (a file: the ids of the jobs submitted and cancelled are written
+// to it).
 // SPDX-License-Identifier: MIT
 'use strict';
+const fs = require('fs');
 const path = require('path');
 const {chromium} = require(process.env.PW);
 
 const URL_ = process.env.LOOM_URL + '/';
 const SHOTS = process.env.SHOTS;
 const CLUSTERS = Number(process.env.CLUSTERS);
+const {ADMIN_ACCOUNT, USER_JOB, USER_ACCOUNT} = process.env;
 let page, failed = 0;
 
 function ok(cond, name, diag) {
@@ -124,10 +130,12 @@ async function main() {
         await page.click('form.submit button[type=submit]');
         await page.waitForFunction(() => /^#jobs\/\d+$/.test(location.hash), null, {timeout: 20000});
         done = (await page.evaluate(() => location.hash)).split('/')[1];
+        fs.writeFileSync(process.env.JOBS, `${done}\n`);
     });
     await step('... reaches completed without a reload, and its output shows', async () => {
         await waitText('#panel dl.fields', /state\s+completed/, 90000);
         await waitText('#panel pre.output', /dashboard says hi/, 30000);
+        await waitText('#panel dl.fields', new RegExp(`account\\s+${ADMIN_ACCOUNT}(\\s|$)`), 5000);
         await shot('04-job-completed');
     });
     await step('a second job runs, and Cancel cancels it', async () => {
@@ -137,6 +145,7 @@ async function main() {
         await page.waitForFunction(d => /^#jobs\/\d+$/.test(location.hash) && location.hash !== `#jobs/${d}`,
                                    done, {timeout: 20000});
         gone = (await page.evaluate(() => location.hash)).split('/')[1];
+        fs.appendFileSync(process.env.JOBS, `${gone}\n`);
         await waitText('#panel dl.fields', /state\s+running/, 60000);
         await page.click('#panel .actions button:text("Cancel")');
         await waitText('#panel dl.fields', /state\s+cancelled/, 60000);
@@ -226,6 +235,32 @@ async function main() {
         if (await reader.locator('table.diff input[type=checkbox]').count())
             throw new Error('nodes can be picked for maintenance');
         await shot('12-reader');
+    });
+
+    // ---- a user sees its own jobs only, as the API shows them --------------
+    const user = await ctx.newPage();
+    page = user;
+    user.on('pageerror', e => errors.push(e.message));
+    await step('a user logs in in a third tab', async () => {
+        await user.goto(URL_);
+        await user.fill('#token', process.env.USER);
+        await user.click('form.login button');
+        await user.waitForSelector('#view-fabric[data-ready-ms]', {timeout: 60000});
+    });
+    await step(`... its jobs table holds its one job, as ${USER_ACCOUNT}, and none of the admin's`, async () => {
+        await user.click('#nav a[data-view=jobs]');
+        await waitText(`table.jobs tr[data-job="${USER_JOB}"]`, new RegExp(`\\t${USER_ACCOUNT}\\t`), 20000);
+        const ids = await user.evaluate(() => [...document.querySelectorAll('table.jobs tbody tr')]
+            .map(r => r.dataset.job));
+        if (ids.join() !== USER_JOB)
+            throw new Error(`the table holds jobs ${ids.join()}`);
+        if (!await user.locator('details.card summary').count())
+            throw new Error('no submit form is offered to a user');
+    });
+    await step("... and the admin's job is not found for it", async () => {
+        await user.goto(`${URL_}#jobs/${done}`);
+        await waitText('#panel .error', new RegExp(`no job '${done}'`), 20000);
+        await shot('13-user');
     });
     ok(errors.length === 0, 'no errors in the pages', errors.join('\n'));
     await ctx.close();
