@@ -36,6 +36,7 @@ nodes = 100
 EOF_CONF
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
+t_is "$(ps -o user= -p "$LOOMD_PID")" "$LOOM_SERVICE_USER" "loomd runs as $LOOM_SERVICE_USER"
 
 # ---- the files -----------------------------------------------------------------
 get /

@@ -55,6 +55,7 @@ $SIMS
 EOF2
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
+t_is "$(ps -o user= -p "$LOOMD_PID")" "$LOOM_SERVICE_USER" "loomd runs as $LOOM_SERVICE_USER"
 READER=$(token_for viewer reader) && [ -n "$READER" ] || t_bail "no reader token"
 ALICE=$(token_for alice user) && [ -n "$ALICE" ] || t_bail "no token for alice"
 TOKEN=$ALICE submit '{"name":"alices","command":["true"],"request":{"cluster":"sim01"},"env":{"LOOM_SIM_RUNTIME_S":"3600"}}' ||
