@@ -307,6 +307,7 @@ int main(int argc, char **argv)
     struct grid_issuers *issuers;
     struct tls_conf *tls = NULL;
     int fg = 0, opt, why, active;
+    const char *web_dir;
 
     while ((opt = getopt(argc, argv, "c:fhV")) != -1) {
         switch (opt) {
@@ -372,7 +373,9 @@ int main(int argc, char **argv)
     hc.max_conns = (unsigned)c.set.max_connections;
     hc.max_per_address = (unsigned)c.set.max_connections_per_address;
     hc.request_timeout_s = (unsigned)c.set.request_timeout_s;
-    if (http_start(&hc, &err) < 0)
+    web_dir = getenv("LOOM_WEB_DIR");
+    api_web_load(web_dir && *web_dir ? web_dir : LOOM_DATADIR "/web");
+    if (api_events_start(&err) < 0 || http_start(&hc, &err) < 0)
         die(&err);
     own_url(c.set.listen);
     if (active)
@@ -394,6 +397,8 @@ int main(int argc, char **argv)
     /* The same list reversed: requests in flight finish first. */
     log_info("stopping: finishing requests in flight");
     http_stop();
+    api_events_stop();
+    api_web_free();
     if (threads_up) {
         grid_stop();
         maint_stop();
