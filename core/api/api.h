@@ -90,6 +90,8 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a);
 void api_jobs_op(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a);
+void api_jobs_patch(struct http_req *rq, struct http_resp *rs,
+                    const struct api_route_args *a);
 void api_node_state(struct http_req *rq, struct http_resp *rs,
                     const struct api_route_args *a);
 void api_runtime_get(struct http_req *rq, struct http_resp *rs,
