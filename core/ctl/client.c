@@ -241,7 +241,7 @@ nomem:
 static int known_method(const char *m)
 {
     return !strcmp(m, "GET") || !strcmp(m, "POST") || !strcmp(m, "PUT") ||
-           !strcmp(m, "DELETE");
+           !strcmp(m, "PATCH") || !strcmp(m, "DELETE");
 }
 
 static int setup(struct client *c, const char *method, const char *path,
