@@ -287,8 +287,8 @@ void sched_acct_why(uint32_t ix, char *why, size_t size)
     char w[LOOM_LIMITS_NAME_MAX + 16];
 
     if (a->own_limit) {
-        snprintf(why, size, "array %s runs %ld tasks at once, its limit "
-                 "(%%%ld)", a->name + 6, a->running, a->own_limit);
+        snprintf(why, size, "array %s runs %ld tasks, as many as its limit "
+                 "(%%%ld) allows", a->name + 6, a->running, a->own_limit);
         return;
     }
     what(a, w, sizeof(w));

@@ -183,44 +183,43 @@ static void account(const struct plan_work *w)
         S.cycle_max_ms = ms;
 }
 
-/* Start j on the nodes the plan gave it, if they are still free. */
+/* Start j on the nodes the plan gave it, if they are still free; an
+ * array's next task, with a record of its own. */
 static void start_one(const struct plan_work *w, struct job *j, size_t c,
                       const size_t *idx, size_t n)
 {
     struct strv nodes = {0};
+    long ord;
 
-    if (still_fits(w, j, c, idx, n, &nodes) && sched_depend_may_start(j))
-        sched_assign(j, w->f.cl[c].name, &nodes);
-    else
+    if (!still_fits(w, j, c, idx, n, &nodes)) {
         S.need_cycle = 1;
+    } else if (j->array) {
+        if ((ord = sched_array_next(j)) >= 0 && (j = sched_array_split(j,
+                                                                      ord)))
+            sched_assign(j, w->f.cl[c].name, &nodes);
+    } else if (sched_depend_may_start(j)) {
+        sched_assign(j, w->f.cl[c].name, &nodes);
+    }
     strv_fini(&nodes);
 }
 
-/* The tasks of entry i that start, from S.apply_sub on: each gets its
- * record and starts. 1 when all are done, 0 when `most` ran out first. */
+/* The tasks of entry i that start, from S.apply_sub on. 1 when all are
+ * done, 0 when `most` ran out first. */
 static int start_tasks(const struct plan_work *w, size_t i, size_t most,
                        size_t *done)
 {
     const struct plan_out *o = &w->out[i];
-    struct job *a = sched_job(w->ids[i]), *t;
-    size_t want;
+    struct job *a = sched_job(w->ids[i]);
 
     for (; S.apply_sub < o->n_starts; S.apply_sub++) {
         const struct plan_start *st = &o->starts[S.apply_sub];
-        struct strv nodes = {0};
-        long ord;
         if (*done >= most)
             return 0;
         (*done)++;
-        if (!a || !job_ready(a) || (ord = sched_array_next(a)) < 0)
+        if (!a || !job_ready(a))
             continue; /* it changed meanwhile */
-        want = a->req.nodes > 0 ? (size_t)a->req.nodes : 1;
-        if (!still_fits(w, a, st->cluster, st->nodes, want, &nodes)) {
-            S.need_cycle = 1;
-        } else if ((t = sched_array_split(a, ord))) {
-            sched_assign(t, w->f.cl[st->cluster].name, &nodes);
-        }
-        strv_fini(&nodes);
+        start_one(w, a, st->cluster, st->nodes,
+                  a->req.nodes > 0 ? (size_t)a->req.nodes : 1);
     }
     S.apply_sub = 0;
     return 1;
