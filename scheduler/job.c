@@ -347,7 +347,14 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* "array": its tasks; a dependency on a name is not for arrays. */
+int job_field_error(struct loom_error *err, const char *field)
+{
+    if (err->kind == LOOM_EINVAL)
+        snprintf(err->field, sizeof(err->field), "%s", field);
+    return loom_error_prefix(err, "field '%s'", field);
+}
+
+/* "array": its tasks. */
 static int job_array_in(struct job *j, const char *text,
                         struct loom_error *err)
 {
@@ -355,8 +362,7 @@ static int job_array_in(struct job *j, const char *text,
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     j->array->tasks_state = JOB_PENDING;
     if (array_spec_parse(text, &j->array->spec, err) < 0)
-        return loom_error_field(err, err->kind, "array", "field 'array': %s",
-                                err->message);
+        return job_field_error(err, "array");
     return 0;
 }
 
@@ -395,8 +401,7 @@ static int body_in(struct job *j, json_t *body, struct loom_error *err)
         return -1;
     if (jx_str(body, "dependency", NULL) &&
         dep_parse(jx_str(body, "dependency", NULL), &j->deps, err) < 0)
-        return loom_error_field(err, err->kind, "dependency",
-                                "field 'dependency': %s", err->message);
+        return job_field_error(err, "dependency");
     if (strlen(jx_str(body, "name", "")) > LOOM_JOB_NAME_MAX)
         return loom_error_field(err, LOOM_EINVAL, "name", "field 'name' is "
                                 "longer than %d characters",

@@ -186,6 +186,9 @@ void job_request_fini(struct job_request *req);
 /* A copy of src into dst (0, or -1 when out of memory). */
 int job_request_copy(struct job_request *dst, const struct job_request *src);
 void job_array_destroy(struct job_array *a); /* NULL-safe */
+/* The error in err (from reading field's value) as one on field: "field
+ * 'F': ...". Returns -1. */
+int job_field_error(struct loom_error *err, const char *field);
 /* The account of j on cluster (NULL: not placed): its cluster_accounts'
  * entry for it, else the one for every other ("*"), else its account.
  * Borrowed from j. */

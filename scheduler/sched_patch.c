@@ -88,8 +88,7 @@ static int deps_in(const struct job *j, json_t *v, struct change *c,
         return loom_error_field(err, LOOM_EINVAL, "dependency", "field "
                                 "'dependency' must be a string or null");
     if (dep_parse(json_string_value(v), &c->deps, err) < 0)
-        return loom_error_field(err, err->kind, "dependency",
-                                "field 'dependency': %s", err->message);
+        return job_field_error(err, "dependency");
     for (size_t i = 0; j->array && i < c->deps.n; i++)
         if (c->deps.v[i].type == DEP_SINGLETON)
             return loom_error_field(err, LOOM_EINVAL, "dependency",
