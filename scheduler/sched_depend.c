@@ -335,11 +335,14 @@ void sched_depend_eval(struct job *j)
         if (!j->dep_wait)
             return;
         j->dep_wait = 0;
-        if (j->state == JOB_PENDING) {
-            job_set_str(&j->reason, NULL);
+        if (j->state == JOB_PENDING)
             sched_pending_push(j->id);
+        if (j->state == JOB_PENDING && j->reason) {
+            job_set_str(&j->reason, NULL); /* what it waited for */
+            sched_touch_lazy(j);
+        } else {
+            sched_view(j);
         }
-        sched_touch_lazy(j);
         return;
     case WAIT:
         j->dep_wait = 1;
