@@ -49,6 +49,23 @@ printf '#!/bin/sh\n#$ -h\ntrue\n' >"$T/hg.sh"
 ctl submit "$T/hg.sh"
 t_is "$RC/$(job_state "$OUT")" 0/held "#\$ -h: held"
 
+ctl submit --array 1-3%2 --dependency "afterok:$H" --hold --name ad -- true
+t_is "$RC" 0 "loomctl submit --array --dependency --hold" || t_diag "$ERR"
+AD=$OUT
+job "$AD"
+t_is "$(py '[d["array"], d["dependency"], d["state"], d["array_tasks_state"]]' "$BODY")" \
+    "[\"1-3%2\", \"afterok:$H\", \"held\", \"held\"]" "... an array of 3 tasks, 2 at once, waiting for job $H, held"
+ctl submit --array 5-1 -- true
+t_like "$RC/$ERR" "^2/loomctl: --array: the range 5-1 ends before it begins" \
+    "loomctl refuses an array loomd would refuse, saying why"
+ctl submit --dependency afterfoo:1 -- true
+t_is "$RC" 2 "... and a dependency"
+ctl show job "${AD}_2"
+t_like "$RC/$OUT" "^0/.*${AD}_2" "loomctl show job ${AD}_2: one task of it"
+ctl cancel "${AD}_2"
+t_is "$RC/$(job_state "${AD}_2")/$(field "$AD" .array_tasks)" 0/cancelled/1,3 \
+    "loomctl cancel ${AD}_2 cancels that task alone"
+
 # ---- PATCH ------------------------------------------------------------------------------
 api PATCH "/v1/jobs/$H" '{"name": "renamed", "request": {"walltime_s": 120, "nodes": 2}, "priority": -5}' >/dev/null
 t_is "$STATUS" 200 "PATCH of a held job: 200" || t_diag "$BODY"
