@@ -163,7 +163,7 @@ int sched_depend_check(const struct job *j, const struct dep_list *deps,
     return 0;
 }
 
-/* ---- what a dependency sees ------------------------------------------------ */
+/* ---- what a dependency sees ---------------------------------------------- */
 
 static int see(const struct dep *d, struct seen *s)
 {
@@ -295,7 +295,7 @@ static enum verdict judge(const struct job *j, char *why, size_t size)
     return MET;
 }
 
-/* ---- looking at a job ------------------------------------------------------ */
+/* ---- looking at a job ---------------------------------------------------- */
 
 /* Does j still wait for its dependencies to let it start? */
 static int waiting(const struct job *j)
