@@ -98,8 +98,6 @@ void sched_forget(struct job *j)
 {
     char key[1024];
 
-    if (j->array_id) /* a task: its array stands for it again */
-        sched_array_unsplit(j);
     if (j->idem_key) {
         idem_key_of(j, key, sizeof(key));
         hmap_del(&S.idem, key);
@@ -110,6 +108,8 @@ void sched_forget(struct job *j)
     }
     if (job_holds_nodes(j)) /* placed at submit: free its nodes */
         sched_release(j);
+    if (j->array_id) /* a task: its array stands for it again */
+        sched_array_unsplit(j);
     sched_acct_forget(j);
     S.jobs[j->id - 1] = NULL;
     S.jf[j->id - 1] = 0; /* never queued: it was not committed */
