@@ -300,6 +300,11 @@ void sched_array_views_flush(void)
         settle(a);
         sched_view(a);
         sched_depend_note(a);
+        /* tasks it stands for again (a record's insert failed); not
+         * before its own insert is committed */
+        if (a->dirty != 2 && job_ready(a) &&
+            !(S.jf[a->id - 1] & JF_QUEUED))
+            sched_pending_push(a->id);
     }
     S.n_arr_stale = 0;
 }
