@@ -116,6 +116,11 @@ struct start_req {
     /* A native job the cluster holds for Loom: start this one (release it
      * onto the nodes) instead of submitting a new one. NULL otherwise. */
     const char *native_id;
+    /* A task of an array: the array's id and the task's (what an output
+     * name's %A and %a stand for); 0 and -1 for another job. Its variables
+     * (SLURM_ARRAY_TASK_ID, SGE_TASK_ID, ...) are in env already. */
+    int64_t array_id;
+    long array_task;
 };
 
 struct start_result {

@@ -29,6 +29,8 @@ struct server_start {
     int adopt;
     time_t start_time;
     char *native_id; /* a native job held for Loom: release this one */
+    int64_t array_id; /* a task: its array and task ids; else 0 and -1 */
+    long array_task;
 };
 void server_start_free(void *p);
 

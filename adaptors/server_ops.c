@@ -44,7 +44,8 @@ static void do_start(struct server_start *s)
         .n_nodes = s->nodes.n, .cpus_per_node = s->cpus_per_node,
         .memory_mb = s->memory_mb, .gpus = s->gpus,
         .walltime_s = s->walltime_s, .queue = s->queue, .adopt = s->adopt,
-        .start_time = s->start_time, .native_id = s->native_id};
+        .start_time = s->start_time, .native_id = s->native_id,
+        .array_id = s->array_id, .array_task = s->array_task};
     static const char *const no_env[] = {NULL};
 
     if (!st)

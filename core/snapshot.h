@@ -27,6 +27,9 @@ struct jview {
      * owner, operators and admins see (command, script, env): the JSON
      * without it is the job without them */
     size_t priv_off, priv_len;
+    /* not an item of GET /v1/jobs: an array all of whose tasks have
+     * records of their own (they are listed) */
+    int unlisted;
 };
 /* Takes json; copies the rest; priv: the private span (see above; NULL:
  * none). NULL on no memory (json freed). */

@@ -130,6 +130,8 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a);
 void api_jobs_op(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a);
+void api_jobs_patch(struct http_req *rq, struct http_resp *rs,
+                    const struct api_route_args *a);
 /* GET /v1/jobs/{id}/output (output.c): what the job wrote, read as its
  * account; to those who see all of the job (api_job_see: its owner and
  * the gateway that submitted it, operators, admins); 404 to anyone else. */

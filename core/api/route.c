@@ -69,6 +69,7 @@ static const struct route routes[] = {
     {"GET", "jobs", 3, 3, ANY_ROLE, q_output, api_jobs_output},
     {"POST", "jobs", 1, 1, SUBMITTERS, q_none, api_jobs_submit},
     {"DELETE", "jobs", 2, 2, ANY_ROLE, q_none, api_jobs_op},
+    {"PATCH", "jobs", 2, 2, ANY_ROLE, q_none, api_jobs_patch},
     {"POST", "jobs", 3, 3, ANY_ROLE, q_none, api_jobs_op},
     {"GET", "reservations", 1, 1, ANY_ROLE, q_resv, api_resv_get},
     {"GET", "reservations", 2, 2, ANY_ROLE, q_none, api_resv_get},

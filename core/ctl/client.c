@@ -352,7 +352,7 @@ nomem:
 static int known_method(const char *m)
 {
     return !strcmp(m, "GET") || !strcmp(m, "POST") || !strcmp(m, "PUT") ||
-           !strcmp(m, "DELETE");
+           !strcmp(m, "PATCH") || !strcmp(m, "DELETE");
 }
 
 /* Set the handle up for method to path on the daemon, or to the
