@@ -58,12 +58,12 @@ void server_stop(void);
  * and the queue. */
 void server_fini(void);
 struct msgq *server_queue(void);
-/* Any thread: have the cluster's worker render its part again from what
- * it last polled (no adaptor call) and publish it, so that what changed in
- * how it is shown (nodes marked with infra_maint_mark) is seen. The reply
- * (referenced; may be NULL) is answered 200 once the part is published, or
- * 404 when there is no such cluster. It waits behind the operation the
- * worker is carrying out. */
+/* Any thread: have the server thread render the cluster's part again from
+ * what it last polled (no adaptor call) and publish it, so that what
+ * changed in how it is shown (nodes marked with infra_maint_mark) is seen.
+ * The reply (referenced; may be NULL) is answered 200 once the part is
+ * published, or 404 when there is no such cluster. A poll that ends later
+ * renders the marks too. */
 void server_republish(const char *cluster, struct reply *reply);
 
 #endif
