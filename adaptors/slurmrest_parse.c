@@ -472,8 +472,8 @@ int srest_parse_partitions(json_t *doc, const char *only,
         /* v0.0.36 has no state: a partition it lists is taken as up. */
         if (str_of(o, "state", 0, "UP", &state) < 0 ||
             int_of(o, "total_nodes", 0, &nodes) < 0 ||
-            int_of(o, "maximum_time", 0, &max) < 0) {
-            bad(err, "partitions", i, "state, total_nodes or maximum_time",
+            int_of(o, "max_time_limit", 0, &max) < 0) {
+            bad(err, "partitions", i, "state, total_nodes or max_time_limit",
                 "of the wrong type");
             goto error;
         }
@@ -485,8 +485,8 @@ int srest_parse_partitions(json_t *doc, const char *only,
             goto error;
         }
         q->nodes = nodes > 0 && nodes < 10000000 ? (int)nodes : 0;
-        /* minutes; INFINITE is null (or a huge number in older versions) */
-        q->max_walltime_s = max > 0 && max < 0xffffffffLL ? (long)max * 60
+        /* minutes; INFINITE is null or UINT32_MAX (NO_VAL: UINT32_MAX - 1) */
+        q->max_walltime_s = max > 0 && max < 0xfffffffeLL ? (long)max * 60
                                                          : 0;
     }
     return 0;
