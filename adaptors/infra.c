@@ -281,6 +281,14 @@ struct scluster *infra_build(const struct infra_desc *d,
                   "unpinned_jobs", !d->pinned_only, "state", d->state,
                   "nodes", (int)nodes->n, "last_poll",
                   d->last_poll ? stamp : NULL, "error", d->error);
+    if (o && d->via) {
+        json_t *ops = json_object();
+        for (int op = 0; op < LOOM_N_OPS; op++)
+            if (d->via[op])
+                json_object_set_new(ops, adaptor_op_name(op),
+                                    json_string(d->via[op]));
+        json_object_set_new(o, "operations", ops);
+    }
     c->json = o ? render(o) : NULL;
     if (!c->json || join_nodes(c) < 0)
         goto error;

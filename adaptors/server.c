@@ -45,7 +45,15 @@ void server_publish(struct srv_cluster *c)
         .state = c->fails == 0 ? "up"
                  : c->fails < FAILS_UNREACHABLE ? "degraded" : "unreachable",
         .error = c->error, .last_poll = c->last_poll};
-    struct scluster *sc = infra_build(&d, &c->nodes, &c->queues);
+    const char *via[LOOM_N_OPS];
+    struct scluster *sc;
+
+    if (c->type->via) {
+        for (int op = 0; op < LOOM_N_OPS; op++)
+            via[op] = c->type->via(c->inst, op);
+        d.via = via;
+    }
+    sc = infra_build(&d, &c->nodes, &c->queues);
 
     if (sc)
         snapshot_publish_cluster(sc);
