@@ -253,6 +253,7 @@ static int srest_create(struct conf_section *sec,
     if (strcmp(pack, "none") != 0) {
         if (!(s->pack_name = strdup(pack)))
             goto oom;
+        snprintf(s->via_pack, sizeof(s->via_pack), "pack %s", pack);
         if (part && env_cb(s, "LOOM_PARTITION", part, err) < 0)
             goto error;
         if (make_pack(s, sec, env, err) < 0)
@@ -312,7 +313,7 @@ static const char *srest_via(void *self, enum adaptor_op op)
     if (s->vi == 2 && (op == LOOM_OP_NODES || op == LOOM_OP_QUEUES))
         api = 0;
     if (!api)
-        return s->pack ? "pack" : NULL;
+        return s->pack ? s->via_pack : NULL;
     snprintf(s->via, sizeof(s->via), "slurmrestd %s%s", srest_versions[s->vi],
              s->settled || s->fixed ? "" : "?");
     return s->via;

@@ -49,7 +49,7 @@ struct srest {
     unsigned long max_job_id;    /* the highest job id seen */
     struct hmap tried;           /* Loom ids whose start was sent */
     struct sop *ops;             /* operations under way */
-    char via[64];
+    char via[64], via_pack[80];
 };
 
 /* slurmrest_ops.c: the asynchronous form (adaptor_type.call). */
