@@ -88,9 +88,11 @@ static int fail(struct sop *o, int kind, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
+    /* the path without its query: the same failure, the same words */
     return loom_error_set(&o->k->err, kind, "cluster %s: slurmrestd %s: %s "
-                          "%s: %s", o->s->cluster,
-                          srest_versions[o->s->vi], o->method, o->path, why);
+                          "%.*s: %s", o->s->cluster, srest_versions[o->s->vi],
+                          o->method, (int)strcspn(o->path, "?"), o->path,
+                          why);
 }
 
 /* An answer that is not what the op wanted: the error it stands for. */
