@@ -660,6 +660,7 @@ static int script_start(void *self, const struct start_req *asked,
         push_env(&extra, "LOOM_JOB_QUEUE", "%s", req->queue ? req->queue : "") ||
         push_env(&extra, "LOOM_JOB_NATIVE_ID", "%s",
                  req->native_id ? req->native_id : "") ||
+        push_env(&extra, "LOOM_JOB_ADOPT", "%d", req->adopt ? 1 : 0) ||
         push_env(&extra, "LOOM_JOB_SCRIPT", "%s", file) ||
         push_env(&extra, "LOOM_JOB_WORKDIR", "%s", dir) ||
         push_env(&extra, "LOOM_JOB_STDOUT", "%s", out) ||
