@@ -10,6 +10,7 @@
 #include "adaptors/curlloop.h"
 #include "adaptors/script.h"
 #include "adaptors/slurmrest.h"
+#include "core/directives.h"
 #include "core/timeutil.h"
 
 /* Tokens Loom signs live this long and are renewed at half of it. */
@@ -494,15 +495,23 @@ static char *out_path(const struct srest *s, int64_t id, const char *suffix,
     return p;
 }
 
-/* POST job/submit's body: the slurm pack's sbatch, in JSON. */
-static char *submit_body(const struct srest *s, const struct start_req *req)
+/* POST job/submit's body: the slurm pack's sbatch, in JSON. The script's
+ * directives that Loom applied through the request are neutralised, as
+ * the pack's are (slurmrestd reads none, but the script is the same). */
+static char *submit_body(const struct srest *s, const struct start_req *asked)
 {
-    char id[32], comment[40], *script = script_job_file(req), *text = NULL;
+    struct start_req copy = *asked, *req = &copy;
+    char *neutral = asked->script ? directives_neutralise(asked->script)
+                                  : NULL;
+    char id[32], comment[40], *script, *text = NULL;
     char *out = out_path(s, req->loom_id, "out", 1);
     char *errp = out_path(s, req->loom_id, "err", 1);
     json_t *env = json_object(), *job = NULL, *doc = NULL, *nodes;
     char *list;
 
+    copy.script = neutral;
+    script = !asked->script || neutral ? script_job_file(req) : NULL;
+    free(neutral);
     snprintf(id, sizeof(id), "%lld", (long long)req->loom_id);
     snprintf(comment, sizeof(comment), "loom:%s", id);
     list = node_list(req);
@@ -608,6 +617,22 @@ static void submit_then(struct sop *o, const struct answer *a)
     free(id);
 }
 
+/* A job that carries the Loom id is ours when it runs as the job's
+ * account or as the account our requests run as (the slurm pack's jobs):
+ * another user cannot make Loom take a job of theirs for its own by
+ * writing loom:ID into its comment. With rest_auth/local slurmrestd does
+ * not say whom it runs as: any. */
+static int ours(const struct srest *s, const struct start_req *req,
+                const char *owner)
+{
+    const char *self = s->auth == SREST_KEY ? s->user : s->token_user;
+
+    if (s->auth == SREST_LOCAL || !owner) /* v0.0.36 names no owner */
+        return 1;
+    return (req->account && !strcmp(owner, req->account)) ||
+           (self && !strcmp(owner, self));
+}
+
 /* A start of a Loom id seen before: is a job of ours there already? */
 static void adopt_then(struct sop *o, const struct answer *a)
 {
@@ -621,7 +646,8 @@ static void adopt_then(struct sop *o, const struct answer *a)
         return;
     }
     for (size_t i = 0; i < l.n; i++)
-        if (l.v[i].loom_id == o->k->start->loom_id) {
+        if (l.v[i].loom_id == o->k->start->loom_id &&
+            ours(o->s, o->k->start, l.v[i].owner)) {
             int rc = result(o, l.v[i].native_id, 1);
             cl_job_list_fini(&l);
             tried(o->s, o->k->start->loom_id, 0);
