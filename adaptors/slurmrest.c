@@ -235,6 +235,7 @@ static int srest_create(struct conf_section *sec,
                         &s->timeout_s, err) < 0 ||
         conf_get_long(sec, "max_answer_bytes", DEFAULT_MAX_BYTES, 65536,
                       1L << 30, &max, err) < 0 ||
+        conf_get_bool(sec, "conditional_polls", 1, &s->conditional, err) < 0 ||
         conf_each_prefixed(sec, "env.", env_cb, s, err) < 0)
         goto error;
     if (!url) {
@@ -389,8 +390,8 @@ static int b_release(void *s, const char *id, struct loom_error *err)
 
 static const char *const srest_conf_keys[] = {
     "url", "api_version", "jwt_key_file", "user", "token_file", "timeout_s",
-    "max_answer_bytes", "partition", "workdir", "fallback_pack", "env.",
-    NULL,
+    "max_answer_bytes", "partition", "workdir", "fallback_pack",
+    "conditional_polls", "env.", NULL,
 };
 
 const struct adaptor_type adaptor_slurmrest = {

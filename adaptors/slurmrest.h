@@ -42,6 +42,7 @@ struct srest {
     char *pack_name;       /* the fallback pack, or NULL for none */
     const struct adaptor_type *pack_type;
     void *pack;
+    int conditional;             /* conditional_polls: update_time */
     /* Incremental polls: when the last full answer was asked for. */
     time_t jobs_at, jobs_full_at, nodes_at, parts_at;
     struct cl_node_list nodes;   /* the last full answers */

@@ -342,7 +342,7 @@ static int copy_queues(struct cl_queue_list *dst,
 /* "PATH" or "PATH?update_time=T" when a full answer came since. */
 static void list_path(struct sop *o, const char *what, time_t at)
 {
-    if (at && time(NULL) - at < FULL_EVERY_S)
+    if (at && o->s->conditional && time(NULL) - at < FULL_EVERY_S)
         snprintf(o->path, sizeof(o->path), "%s?update_time=%lld", what,
                  (long long)at - 1);
     else
