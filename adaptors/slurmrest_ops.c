@@ -60,10 +60,8 @@ void srest_ops_drop(struct srest *s)
     }
 }
 
-/* The op ended: tell the caller (rc -1: k->err is set). */
-static void done(struct sop *o, int rc)
+static void sop_unlink_free(struct sop *o)
 {
-    struct adaptor_call *k = o->k;
     struct srest *s = o->s;
 
     if (o->prev)
@@ -73,6 +71,14 @@ static void done(struct sop *o, int rc)
     if (o->next)
         o->next->prev = o->prev;
     sop_free(o);
+}
+
+/* The op ended: tell the caller (rc -1: k->err is set). */
+static void done(struct sop *o, int rc)
+{
+    struct adaptor_call *k = o->k;
+
+    sop_unlink_free(o);
     k->rc = rc;
     k->done_cb(k);
 }
@@ -798,7 +804,10 @@ int srest_call(void *self, struct adaptor_call *k)
         o->then = jobs_then;
         break;
     case LOOM_OP_START:
-        return start(s, o);
+        if (start(s, o) == 0)
+            return 0;
+        sop_unlink_free(o); /* handed back: the pack says why */
+        return 1;
     case LOOM_OP_CANCEL:
         snprintf(o->path, sizeof(o->path), "job/%s", k->native_id);
         o->then = cancel_then;
