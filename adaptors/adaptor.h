@@ -201,9 +201,9 @@ void adaptor_call_fini(struct adaptor_call *k);
  * on the cluster's worker thread, one at a time per instance; they may
  * block (a script adaptor up to its timeout), and return plain data: they
  * never touch the database or another room's state. call(), where a type
- * has it, is their asynchronous form, on the server thread. Each returns 0 or -1 with err
- * filled (LOOM_ETEMP for a passing failure, LOOM_ENOTSUP when the system
- * cannot, LOOM_EINVAL / LOOM_ENOENT for a bad request).
+ * has it, is their asynchronous form, on the server thread. Each returns 0
+ * or -1 with err filled (LOOM_ETEMP for a passing failure, LOOM_ENOTSUP
+ * when the system cannot, LOOM_EINVAL / LOOM_ENOENT for a bad request).
  */
 struct adaptor_type {
     const char *name;

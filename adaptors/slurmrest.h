@@ -53,10 +53,58 @@ struct srest {
     char via[64], via_pack[80];
 };
 
-/* slurmrest_ops.c: the asynchronous form (adaptor_type.call). */
-int srest_call(void *self, struct adaptor_call *k);
+/* What a request came to. */
+struct answer {
+    long status;       /* 0: no answer (error says why) */
+    json_t *doc;       /* the JSON body, or NULL */
+    const char *error; /* no answer: why */
+    int timed_out;
+    const char *text;  /* the body as sent */
+};
+
+/* One operation under way: one or more requests in turn. */
+struct sop {
+    struct sop *prev, *next;
+    struct srest *s;
+    struct adaptor_call *k;
+    const char *method;
+    char path[160];    /* after /slurm/VERSION/ */
+    char *body;
+    const char *as_user; /* X-SLURM-USER-NAME of a submit, or NULL */
+    int local;         /* it failed before it was sent (error says why) */
+    time_t asked;
+    char *native;
+    void (*then)(struct sop *o, const struct answer *a);
+};
+
+/* slurmrest_req.c: an operation (linked into s->ops; o->then set by the
+ * caller), sent and ended. srest_send sends o's request (a token added);
+ * then(o, answer) follows from the loop, once per request, even when it
+ * could not be sent. srest_done ends the op: frees o, sets k->rc and calls
+ * k->done_cb. srest_fail sets k->err ("cluster C: slurmrestd V: METHOD
+ * PATH: why") and returns -1; srest_fail_answer does it for an answer that
+ * is not the one wanted (kind from the HTTP status and Slurm's error). */
+struct sop *srest_sop_new(struct srest *s, struct adaptor_call *k,
+                          const char *method,
+                          void (*then)(struct sop *, const struct answer *));
+void srest_send(struct sop *o);
+void srest_done(struct sop *o, int rc);
+/* Unlink and free o without a callback. */
+void srest_sop_free(struct sop *o);
+int srest_fail(struct sop *o, int kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int srest_fail_answer(struct sop *o, const struct answer *a);
 /* Free the operations under way (at the end; no callback). */
 void srest_ops_drop(struct srest *s);
+
+/* slurmrest_start.c: LOOM_OP_START; 0 when started, 1 when handed back
+ * (o is then the caller's to free). */
+int srest_start(struct srest *s, struct sop *o);
+/* A Slurm job id (digits, an array's _), safe in a path. */
+int srest_is_job_id(const char *id);
+
+/* slurmrest_ops.c: the asynchronous form (adaptor_type.call). */
+int srest_call(void *self, struct adaptor_call *k);
 
 /*
  * Parsers of slurmrestd's answers (OpenAPI v0.0.36 to v0.0.38 of Slurm
