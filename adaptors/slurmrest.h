@@ -60,6 +60,7 @@ struct answer {
     const char *error; /* no answer: why */
     int timed_out;
     const char *text;  /* the body as sent */
+    size_t len;
 };
 
 /* One operation under way: one or more requests in turn. */
@@ -72,6 +73,7 @@ struct sop {
     char *body;
     const char *as_user; /* X-SLURM-USER-NAME of a submit, or NULL */
     int local;         /* it failed before it was sent (error says why) */
+    int raw;           /* a 200's body is left unparsed (a->doc NULL) */
     time_t asked;
     char *native;
     void (*then)(struct sop *o, const struct answer *a);
@@ -122,6 +124,15 @@ int srest_parse_nodes(json_t *doc, const char *only, struct cl_node_list *out,
  * id listed (left as it is when none is higher). */
 int srest_parse_jobs(json_t *doc, struct cl_job_list *out,
                      unsigned long *max_id, struct loom_error *err);
+/* The same from the answer's text, reading only what Loom needs
+ * (slurmrest_scan.c): what GET /jobs costs to parse is most of what the
+ * adaptor adds to the request. */
+int srest_scan_jobs(const char *text, size_t len, struct cl_job_list *out,
+                    unsigned long *max_id, struct loom_error *err);
+/* One job (o: the job's object, jobs[i] of the answer) appended to out:
+ * the mapping both read jobs through. */
+int srest_job_from(json_t *o, size_t i, struct cl_job_list *out,
+                   unsigned long *max_id, struct loom_error *err);
 /* GET /partitions: only those in only (a comma list), or all. */
 int srest_parse_partitions(json_t *doc, const char *only,
                            struct cl_queue_list *out, struct loom_error *err);

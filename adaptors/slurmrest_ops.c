@@ -166,8 +166,8 @@ static void jobs_then(struct sop *o, const struct answer *a)
         srest_done(o, srest_fail_answer(o, a));
         return;
     }
-    if (srest_parse_jobs(a->doc, &o->k->jobs, &s->max_job_id,
-                         &o->k->err) < 0) {
+    if (srest_scan_jobs(a->text, a->len, &o->k->jobs, &s->max_job_id,
+                        &o->k->err) < 0) {
         loom_error_prefix(&o->k->err, "cluster %s: GET jobs", s->cluster);
         s->jobs_at = 0;
         srest_done(o, -1);
@@ -232,6 +232,7 @@ int srest_call(void *self, struct adaptor_call *k)
     case LOOM_OP_JOBS:
         list_path(o, "jobs", s->jobs_at);
         o->then = jobs_then;
+        o->raw = 1; /* srest_scan_jobs reads the text */
         break;
     case LOOM_OP_START:
         if (srest_start(s, o) == 0)

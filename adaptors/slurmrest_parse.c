@@ -366,7 +366,7 @@ static void job_request(json_t *o, struct cl_job *j)
         j->req.walltime_s = (long)v * 60;
 }
 
-static int job_one(json_t *o, size_t i, struct cl_job_list *out,
+int srest_job_from(json_t *o, size_t i, struct cl_job_list *out,
                    unsigned long *max_id, struct loom_error *err)
 {
     const char *st, *reason, *name, *user, *nodes, *comment, *sout, *serr;
@@ -444,7 +444,7 @@ int srest_parse_jobs(json_t *doc, struct cl_job_list *out,
     if (!a)
         return -1;
     json_array_foreach(a, i, o)
-        if (job_one(o, i, out, max_id, err) < 0) {
+        if (srest_job_from(o, i, out, max_id, err) < 0) {
             cl_job_list_fini(out);
             return -1;
         }

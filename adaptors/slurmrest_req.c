@@ -231,9 +231,10 @@ static void fetched(void *arg, const struct fetch_result *r)
     }
     if (!r->error)
         s->settled = 1;
-    if (r->len && !r->error)
+    if (r->len && !r->error && !(o->raw && r->status == 200))
         a.doc = json_loadb(r->body, r->len, 0, NULL);
-    if (r->status == 200 && !a.doc) {
+    a.len = r->len;
+    if (r->status == 200 && !a.doc && !o->raw) {
         srest_fail(o, LOOM_ETEMP, "the answer is not JSON: '%.60s'", r->body);
         srest_done(o, -1);
         return;

@@ -181,6 +181,119 @@ static void check_jobs(const char *file)
     json_decref(d);
 }
 
+/* The scanner reads every job as the full parse does. */
+static int same_job(const struct cl_job *a, const struct cl_job *b)
+{
+#define SAME_STR(f) ((!a->f && !b->f) || (a->f && b->f && !strcmp(a->f, b->f)))
+    int same = SAME_STR(native_id) && SAME_STR(name) && SAME_STR(owner) &&
+               SAME_STR(state) && SAME_STR(reason) && SAME_STR(stdout_path) &&
+               SAME_STR(stderr_path) && a->loom_id == b->loom_id &&
+               a->submit_time == b->submit_time &&
+               a->start_time == b->start_time && a->end_time == b->end_time &&
+               a->has_exit_code == b->has_exit_code &&
+               a->exit_code == b->exit_code && a->nodes.n == b->nodes.n &&
+               !memcmp(&a->req, &b->req, sizeof(a->req));
+#undef SAME_STR
+    for (size_t i = 0; same && i < a->nodes.n; i++)
+        same = !strcmp(a->nodes.v[i], b->nodes.v[i]);
+    return same;
+}
+
+static char *slurp(const char *name, size_t *len)
+{
+    char path[4200], *buf;
+    FILE *f;
+    long n;
+
+    snprintf(path, sizeof(path), "%s/%s", fixtures, name);
+    if (!(f = fopen(path, "rb")))
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    rewind(f);
+    buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    *len = (size_t)n;
+    return buf;
+}
+
+static void check_scan(const char *file)
+{
+    struct cl_job_list full = {0}, fast = {0};
+    struct loom_error err = {0};
+    unsigned long m1 = 0, m2 = 0;
+    size_t len = 0, bad_prefix = 0;
+    char *text = slurp(file, &len);
+    json_t *d = load(file);
+    int same = 1;
+
+    ok(text && d && srest_parse_jobs(d, &full, &m1, &err) == 0 &&
+       srest_scan_jobs(text, len, &fast, &m2, &err) == 0,
+       "%s: scanned as well as parsed (%s)", file, err.message);
+    ok(full.n == fast.n && full.n > 0 && m1 == m2, "%s: the same %zu jobs",
+       file, fast.n);
+    for (size_t i = 0; same && i < full.n && i < fast.n; i++)
+        same = same_job(&full.v[i], &fast.v[i]);
+    ok(same, "%s: every field of every job alike", file);
+    cl_job_list_fini(&full);
+    cl_job_list_fini(&fast);
+    /* every prefix cut at a 97th byte fails, cleanly */
+    for (size_t cut = 1; text && cut < len - 2; cut += 97) {
+        if (srest_scan_jobs(text, cut, &fast, &m2, &err) == 0 || fast.n)
+            bad_prefix++;
+        cl_job_list_fini(&fast);
+    }
+    is_int((int)bad_prefix, 0, "%s: a cut answer is refused wherever it is "
+           "cut", file);
+    free(text);
+    json_decref(d);
+}
+
+static void check_scan_bad(void)
+{
+    static const char *const bad[] = {
+        "{\"jobs\": [{\"job_id\": 1, \"job_state\": \"RUNNING\",}]}",
+        "{\"jobs\": [{\"job_id\": 1, \"job_state\": nul}]}",
+        "{\"jobs\": [{\"job_id\": 1, \"job_state\": \"RUN\nNING\"}]}",
+        "{\"jobs\": [{\"job_id\": 1}]} trailing",
+        "{\"jobs\": {}}",
+        "{\"meta\": 1}",
+        "[1, 2]",
+        "",
+    };
+    struct cl_job_list l = {0};
+    struct loom_error err = {0};
+    unsigned long m = 0;
+    const char *esc;
+    char deep[400];
+    int n = 0;
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ok(srest_scan_jobs(bad[i], strlen(bad[i]), &l, &m, &err) < 0 &&
+           l.n == 0 && err.kind == LOOM_ETEMP, "refused: %.40s... (%s)",
+           bad[i], err.message);
+    }
+    n = snprintf(deep, sizeof(deep), "{\"x\": ");
+    for (int i = 0; i < 100; i++)
+        deep[n++] = '[';
+    deep[n] = '\0';
+    ok(srest_scan_jobs(deep, (size_t)n, &l, &m, &err) < 0 &&
+       strstr(err.message, "nesting too deep"), "100 brackets deep: %s",
+       err.message);
+    esc = "{\"jobs\": [{\"job_id\": 3, \"job_state\": \"PEN\\u0044ING\", "
+          "\"name\": \"a\\\"b\"}]}";
+    ok(srest_scan_jobs(esc, strlen(esc), &l, &m, &err) == 0 && l.n == 1 &&
+       !strcmp(l.v[0].state, "pending") && !strcmp(l.v[0].name, "a\"b"),
+       "escapes in a field Loom reads are decoded (%s)", err.message);
+    cl_job_list_fini(&l);
+}
+
 /* ---- partitions, submit, errors --------------------------------------------- */
 
 static void check_partitions(const char *file)
@@ -405,6 +518,10 @@ int main(void)
     check_jobs("v0.0.38-jobs.json");
     check_jobs("v0.0.37-jobs.json");
     check_jobs("v0.0.36-jobs.json");
+    check_scan("v0.0.38-jobs.json");
+    check_scan("v0.0.37-jobs.json");
+    check_scan("v0.0.36-jobs.json");
+    check_scan_bad();
     check_partitions("v0.0.38-partitions.json");
     check_partitions("v0.0.37-partitions.json");
     check_partitions("v0.0.36-partitions.json");
