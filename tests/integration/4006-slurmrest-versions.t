@@ -4,7 +4,8 @@
 # v0.0.37 and v0.0.36 settles on v0.0.37; api_version = v0.0.36 sends nodes
 # and queues to the fallback pack (that version has no node flags), jobs to
 # slurmrestd; and a job the slurm pack started is adopted by the slurmrest
-# adaptor after a restart, and the other way round, never started twice.
+# adaptor after a restart, and the other way round, never started twice;
+# a job its user holds is released by Loom onto its nodes (hold_for_loom).
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
@@ -105,6 +106,29 @@ api DELETE "/v1/jobs/$JP" >/dev/null
 wait_for '[ "$(field "$JR" .state)/$(field "$JP" .state)" = cancelled/cancelled ]' 30
 t_is "$(field "$JR" .state)/$(field "$JP" .state)" cancelled/cancelled \
     "both cancel through the pack"
+loomd_stop
+t_is $? 0 "loomd stops with status 0"
+
+# ---- a job its user holds, Loom's to start (hold_for_loom) ----------------------
+conf "adaptor = slurmrest" "url = $SLURM_RESTD_URL" \
+    "jwt_key_file = $SLURM_JWT_KEY" "hold_for_loom = yes"
+loomd_start || t_bail "loomd did not start with hold_for_loom"
+mkdir -p "$T/native"
+NS=$(sbatch --parsable -H -N 1 -c 2 -t 5 -J held-s -o "$T/native/s.out" \
+    --wrap 'echo ran on $SLURMD_NODENAME')
+loom_id_of() {
+    api GET "/v1/jobs?cluster=slurm" >/dev/null
+    py '" ".join(j["id"] for j in d["items"] if j["native_id"] == "'"$1"'")' "$BODY"
+}
+wait_for '[ -n "$(loom_id_of "$NS")" ]' 30
+JH=$(loom_id_of "$NS")
+t_is "$(field "$JH" .held_for_loom)/$(field "$JH" .request.cpus_per_node)/$(field "$JH" .request.walltime_s)" \
+    "true/2/300" "sbatch -H: held for Loom, with its size from slurmrestd"
+wait_for '[ "$(field "$JH" .state)" = completed ]' 60
+t_is "$(field "$JH" .state)/$(field "$JH" .native_id)" "completed/$NS" \
+    "Loom released it onto its nodes through slurmrestd, and it completed"
+t_like "$(cat "$T/native/s.out" 2>/dev/null)" "^ran on $(field "$JH" .nodes.0)\$" \
+    "it ran on the node Loom chose"
 loomd_stop
 t_is $? 0 "loomd stops with status 0"
 t_done
