@@ -1,5 +1,6 @@
-/* accounts.c - identities mapped to local accounts: the accounts file, its
- * lookups, and the [loomd] rules on the accounts jobs run as. */
+/* accounts.c - identities mapped to local accounts: the installed
+ * accounts file, its lookups, and the [loomd] rules on the accounts jobs
+ * run as. The file itself is read by accounts_file.c. */
 /* SPDX-License-Identifier: MIT */
 #include "core/accounts.h"
 
@@ -7,33 +8,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <pwd.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define LINE_MAX_ 4096
-#define RULES_MAX 10000
-
-/* The kinds of identity a line may map. Grid access adds its methods
- * here (issuer and subject of a SciToken, a certificate's DN). */
-static const char *const methods[] = {"LOOM", NULL};
-
-struct rule {
-    int method;      /* index in methods */
-    char *literal;   /* or NULL: re */
-    regex_t re;
-    char *account;   /* may hold \1..\9 */
-    int line;
-};
-
-struct accounts {
-    char *path;      /* or NULL: no file */
-    struct rule *rules;
-    size_t n;
-    struct accounts_policy pol;
-};
+#include "core/accounts_priv.h"
+#include "core/limits.h"
 
 static struct {
     pthread_rwlock_t lock;
@@ -41,183 +22,8 @@ static struct {
     unsigned gen;
 } A = {PTHREAD_RWLOCK_INITIALIZER, NULL, 0};
 
-static const struct accounts_policy default_policy = {
+const struct accounts_policy accounts_default_policy = {
     1000, 0, 1, LOOM_TOKEN_TTL_DEFAULT_MAX};
-
-void accounts_destroy(struct accounts *a)
-{
-    if (!a)
-        return;
-    for (size_t i = 0; i < a->n; i++) {
-        if (a->rules[i].literal)
-            free(a->rules[i].literal);
-        else
-            regfree(&a->rules[i].re);
-        free(a->rules[i].account);
-    }
-    free(a->rules);
-    free(a->path);
-    free(a);
-}
-
-/* The highest \N in an account template, or -1 for a stray backslash. */
-static int max_group(const char *t)
-{
-    int max = 0;
-
-    for (; *t; t++) {
-        if (*t != '\\')
-            continue;
-        if (t[1] < '1' || t[1] > '9')
-            return -1;
-        if (t[1] - '0' > max)
-            max = t[1] - '0';
-        t++;
-    }
-    return max;
-}
-
-/* One line's three fields into r. */
-static int parse_rule(const char *file, int line, char *text, struct rule *r,
-                      struct loom_error *err)
-{
-    char *f[4] = {0}, *p = text;
-    int n = 0, g, rc;
-
-    /* fields split by blanks */
-    while (n < 4) {
-        p += strspn(p, " \t");
-        if (!*p)
-            break;
-        f[n++] = p;
-        p += strcspn(p, " \t");
-        if (*p)
-            *p++ = '\0';
-    }
-    if (n != 3)
-        return loom_error_set(err, LOOM_EINVAL, "%s:%d: expected METHOD "
-                              "IDENTITY ACCOUNT, got %d field%s", file, line,
-                              n == 4 ? 4 : n, n == 1 ? "" : "s");
-    for (r->method = 0; methods[r->method]; r->method++)
-        if (!strcmp(methods[r->method], f[0]))
-            break;
-    if (!methods[r->method])
-        return loom_error_set(err, LOOM_EINVAL, "%s:%d: unknown method '%s' "
-                              "(known: LOOM)", file, line, f[0]);
-    g = max_group(f[2]);
-    if (g < 0)
-        return loom_error_set(err, LOOM_EINVAL, "%s:%d: account '%s': a "
-                              "backslash must be followed by a group "
-                              "number 1 to 9", file, line, f[2]);
-    r->line = line;
-    if (f[1][0] == '/' && strlen(f[1]) >= 2 && f[1][strlen(f[1]) - 1] == '/') {
-        char pat[LINE_MAX_ + 4];
-        snprintf(pat, sizeof(pat), "^(%.*s)$", (int)strlen(f[1]) - 2,
-                 f[1] + 1);
-        /* the whole identity: wrapped in ^( )$, so \1 is group 2 inside */
-        if ((rc = regcomp(&r->re, pat, REG_EXTENDED)) != 0) {
-            char why[200];
-            regerror(rc, &r->re, why, sizeof(why));
-            return loom_error_set(err, LOOM_EINVAL, "%s:%d: regular "
-                                  "expression %s: %s", file, line, f[1],
-                                  why);
-        }
-        if ((size_t)g + 1 > r->re.re_nsub) {
-            regfree(&r->re);
-            return loom_error_set(err, LOOM_EINVAL, "%s:%d: account '%s' "
-                                  "names group %d, but %s has %zu", file,
-                                  line, f[2], g, f[1], r->re.re_nsub - 1);
-        }
-    } else {
-        if (g > 0)
-            return loom_error_set(err, LOOM_EINVAL, "%s:%d: account '%s' "
-                                  "names a group, but '%s' is not a regular "
-                                  "expression (/.../)", file, line, f[2],
-                                  f[1]);
-        if (!(r->literal = strdup(f[1])))
-            return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    }
-    if (!(r->account = strdup(f[2]))) {
-        if (r->literal)
-            free(r->literal);
-        else
-            regfree(&r->re);
-        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    }
-    return 0;
-}
-
-static int read_file(struct accounts *a, FILE *fp, struct loom_error *err)
-{
-    char buf[LINE_MAX_];
-    int line = 0;
-    size_t cap = 0;
-
-    while (fgets(buf, sizeof(buf), fp)) {
-        char *p = buf, *end;
-        line++;
-        if (!strchr(buf, '\n') && !feof(fp))
-            return loom_error_set(err, LOOM_EINVAL, "%s:%d: line longer "
-                                  "than %d bytes", a->path, line,
-                                  LINE_MAX_ - 2);
-        while (isspace((unsigned char)*p))
-            p++;
-        end = p + strlen(p);
-        while (end > p && isspace((unsigned char)end[-1]))
-            *--end = '\0';
-        if (!*p || *p == '#')
-            continue;
-        if (a->n == RULES_MAX)
-            return loom_error_set(err, LOOM_EINVAL, "%s:%d: more than %d "
-                                  "lines", a->path, line, RULES_MAX);
-        if (a->n == cap) {
-            struct rule *r = realloc(a->rules, (cap ? cap * 2 : 16) *
-                                                   sizeof(*r));
-            if (!r)
-                return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-            a->rules = r;
-            cap = cap ? cap * 2 : 16;
-        }
-        memset(&a->rules[a->n], 0, sizeof(a->rules[a->n]));
-        if (parse_rule(a->path, line, p, &a->rules[a->n], err) < 0)
-            return -1;
-        a->n++;
-    }
-    if (ferror(fp))
-        return loom_error_set(err, LOOM_EINVAL, "cannot read %s: %s",
-                              a->path, strerror(errno));
-    return 0;
-}
-
-struct accounts *accounts_read(const char *path,
-                               const struct accounts_policy *pol,
-                               struct loom_error *err)
-{
-    struct accounts *a = calloc(1, sizeof(*a));
-    FILE *fp;
-
-    if (!a || (path && !(a->path = strdup(path)))) {
-        free(a);
-        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-        return NULL;
-    }
-    a->pol = pol ? *pol : default_policy;
-    if (!path)
-        return a;
-    if (!(fp = fopen(path, "re"))) {
-        loom_error_set(err, LOOM_EINVAL, "accounts_file %s: %s", path,
-                       strerror(errno));
-        accounts_destroy(a);
-        return NULL;
-    }
-    if (read_file(a, fp, err) < 0) {
-        fclose(fp);
-        accounts_destroy(a);
-        return NULL;
-    }
-    fclose(fp);
-    return a;
-}
 
 void accounts_install(struct accounts *a)
 {
@@ -241,7 +47,7 @@ struct accounts_policy accounts_policy(void)
     struct accounts_policy p;
 
     pthread_rwlock_rdlock(&A.lock);
-    p = A.cur ? A.cur->pol : default_policy;
+    p = A.cur ? A.cur->pol : accounts_default_policy;
     pthread_rwlock_unlock(&A.lock);
     return p;
 }
@@ -315,71 +121,216 @@ static int expand(const char *t, const char *id, const regmatch_t *m,
     return 0;
 }
 
-/* The line of a that maps identity: its account expanded into out; the
- * line's number, or 0 when none matches (-1: the result is too long). */
-static int match(const struct accounts *a, int method, const char *identity,
-                 char *out, size_t size)
+/* The identities who has for a line of method meth: into id (size
+ * bytes) the k-th of them; 0 when there is no k-th. */
+static int identity_of(const struct accounts_who *who, int meth, size_t k,
+                       char *id, size_t size)
 {
+    switch (meth) {
+    case ACCOUNTS_M_LOOM:
+        if (!who->subject || k)
+            return 0;
+        snprintf(id, size, "%s", who->subject);
+        return 1;
+    case ACCOUNTS_M_SCITOKENS:
+        if (!who->iss || !who->sub || k)
+            return 0;
+        snprintf(id, size, "%s,%s", who->iss, who->sub);
+        return 1;
+    case ACCOUNTS_M_GROUP:
+        if (!who->iss || k >= who->n_groups)
+            return 0;
+        snprintf(id, size, "%s,%s", who->iss, who->groups[k]);
+        return 1;
+    default: /* a method of one identity, named by who */
+        if (!who->method || k ||
+            strcmp(who->method, accounts_methods[meth].name) != 0)
+            return 0;
+        snprintf(id, size, "%s", who->identity);
+        return 1;
+    }
+}
+
+/* Does rule r match who? 1 with its account expanded into out (and, for
+ * a GROUP line, the group into group), 0, or -1 when the account is too
+ * long. */
+static int rule_match(const struct accounts_rule *r,
+                      const struct accounts_who *who, char *out, size_t size,
+                      char *group, size_t gsize)
+{
+    char id[LOOM_IDENTITY_MAX + 2];
     regmatch_t m[11];
 
-    for (size_t i = 0; a && i < a->n; i++) {
-        const struct rule *r = &a->rules[i];
-        if (r->method != method)
+    for (size_t k = 0; identity_of(who, r->method, k, id, sizeof(id)); k++) {
+        if (r->literal ? strcmp(r->literal, id) != 0
+                       : regexec(&r->re, id, 11, m, 0) != 0)
             continue;
-        if (r->literal) {
-            if (strcmp(r->literal, identity) != 0)
-                continue;
-            snprintf(out, size, "%s", r->account);
-            return r->line;
-        }
-        if (regexec(&r->re, identity, 11, m, 0) != 0)
-            continue;
-        return expand(r->account, identity, m, out, size) < 0 ? -1 : r->line;
+        if (r->literal ? (size_t)snprintf(out, size, "%s", r->account) >= size
+                       : expand(r->account, id, m, out, size) < 0)
+            return -1;
+        if (r->method == ACCOUNTS_M_GROUP)
+            snprintf(group, gsize, "%s", who->groups[k]);
+        return 1;
     }
+    return 0;
+}
+
+/* The lines of a that map who, into out (zeroed first): 0, or -1 when an
+ * account is too long. */
+static int map_rules(const struct accounts *a, const struct accounts_who *who,
+                     struct accounts_map *out)
+{
+    char acc[LOOM_ACCOUNT_MAX + 1], grp[sizeof(out->group)] = "";
+    size_t keep = 0;
+
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; a && i < a->n; i++) {
+        const struct accounts_rule *r = &a->rules[i];
+        int rc = rule_match(r, who, acc, sizeof(acc), grp, sizeof(grp));
+        if (rc < 0)
+            return -1;
+        if (!rc)
+            continue;
+        if (!out->line) { /* the first line that matches */
+            out->line = r->line;
+            snprintf(out->group, sizeof(out->group), "%s", grp);
+        }
+        if (!r->clusters.n) { /* every other cluster: done */
+            snprintf(out->account, sizeof(out->account), "%s", acc);
+            break;
+        }
+        for (size_t c = 0; c < r->clusters.n; c++) {
+            size_t k;
+            for (k = 0; k < out->n_clusters &&
+                        strcmp(out->clusters[k].cluster, r->clusters.v[c]);
+                 k++)
+                ;
+            if (k < out->n_clusters ||
+                out->n_clusters == LOOM_ACCOUNT_CLUSTERS_MAX)
+                continue; /* an earlier line said it */
+            snprintf(out->clusters[k].cluster,
+                     sizeof(out->clusters[k].cluster), "%s", r->clusters.v[c]);
+            snprintf(out->clusters[k].account,
+                     sizeof(out->clusters[k].account), "%s", acc);
+            out->n_clusters++;
+        }
+    }
+    /* a cluster whose account is the one of every cluster is no exception */
+    for (size_t k = 0; k < out->n_clusters; k++)
+        if (strcmp(out->clusters[k].account, out->account) != 0)
+            out->clusters[keep++] = out->clusters[k];
+    out->n_clusters = keep;
+    return 0;
+}
+
+const char *accounts_on(const struct accounts_map *m, const char *cluster)
+{
+    for (size_t k = 0; cluster && k < m->n_clusters; k++)
+        if (!strcmp(m->clusters[k].cluster, cluster))
+            return m->clusters[k].account;
+    return m->account[0] ? m->account : NULL;
+}
+
+/* The method of who's one identity (LOOM for a subject), or -1 for a
+ * grid identity (SCITOKENS and GROUP) or an unknown method. */
+static int method_of(const struct accounts_who *who)
+{
+    if (who->subject)
+        return ACCOUNTS_M_LOOM;
+    return who->method ? accounts_method_find(who->method) : -1;
+}
+
+/* The identity of who, for messages. */
+static void who_text(const struct accounts_who *who, char *buf, size_t size)
+{
+    if (who->subject)
+        snprintf(buf, size, "%s", who->subject);
+    else if (who->iss)
+        snprintf(buf, size, "%s,%s", who->iss, who->sub ? who->sub : "");
+    else
+        snprintf(buf, size, "%s", who->identity ? who->identity : "");
+}
+
+int accounts_map_who(const struct accounts_who *who, struct accounts_map *out,
+                     struct loom_error *err)
+{
+    char file[1024], id[LOOM_IDENTITY_MAX + 2], lines[32] = "line";
+    int rc, ex, meth = method_of(who);
+    int self = meth >= 0 && accounts_methods[meth].self;
+
+    who_text(who, id, sizeof(id));
+    if (meth >= 0 && meth != ACCOUNTS_M_LOOM) /* "no DN line of" */
+        snprintf(lines, sizeof(lines), "%s line",
+                 accounts_methods[meth].name);
+    pthread_rwlock_rdlock(&A.lock);
+    rc = map_rules(A.cur, who, out);
+    snprintf(file, sizeof(file), "%s", A.cur && A.cur->path ? A.cur->path
+                                                            : "");
+    pthread_rwlock_unlock(&A.lock);
+    if (rc < 0)
+        return loom_error_set(err, LOOM_EPERM, "identity '%s' maps to an "
+                              "account name longer than %d characters (%s)",
+                              id, LOOM_ACCOUNT_MAX, file);
+    if (!out->line && !self)
+        return *file ? loom_error_set(err, LOOM_EPERM, "identity '%s'%s "
+                                      "maps to no local account (no %s of "
+                                      "%s matches)", id,
+                                      who->n_groups ? " and its groups" : "",
+                                      lines, file)
+                     : loom_error_set(err, LOOM_EPERM, "identity '%s'%s "
+                                      "maps to no local account (no "
+                                      "accounts_file is configured)", id,
+                                      who->n_groups ? " and its groups" : "");
+    /* the identity itself is the account, if there is one of its name (a
+     * name too long for an account is none) */
+    if (!out->line && strlen(id) <= LOOM_ACCOUNT_MAX)
+        snprintf(out->account, sizeof(out->account), "%s", id);
+    if (out->line && !out->account[0]) /* only cluster= lines: theirs */
+        return 0;
+    ex = out->account[0] ? exists(out->account, NULL) : 0;
+    if (ex < 0)
+        return loom_error_set(err, LOOM_EUNAVAIL, "identity '%s': cannot "
+                              "look up account %s: %s", id, out->account,
+                              strerror(errno));
+    if (!ex && out->line)
+        return loom_error_set(err, LOOM_EPERM, "identity '%s' maps to "
+                              "account '%s' (%s:%d), which does not exist",
+                              id, out->account, file, out->line);
+    if (!ex)
+        return loom_error_set(err, LOOM_EPERM, "identity '%s' maps to no "
+                              "local account (%s%s%s and there is no account "
+                              "%s)", id, *file ? "no line of " : "",
+                              *file ? file : "no accounts_file is "
+                                             "configured",
+                              *file ? " matches" : "", id);
     return 0;
 }
 
 int accounts_map(const char *method, const char *identity, char *account,
                  size_t size, struct loom_error *err)
 {
-    char mapped[LOOM_ACCOUNT_MAX * 4 + 1], file[1024];
-    int meth, line, ex;
+    struct accounts_who who = {0};
+    struct accounts_map m;
+    int meth = accounts_method_find(method);
 
-    for (meth = 0; methods[meth] && strcmp(methods[meth], method); meth++)
-        ;
-    if (!methods[meth])
-        return loom_error_set(err, LOOM_EINTERNAL, "unknown identity method "
-                              "'%s'", method);
-    pthread_rwlock_rdlock(&A.lock);
-    line = match(A.cur, meth, identity, mapped, sizeof(mapped));
-    snprintf(file, sizeof(file), "%s", A.cur && A.cur->path ? A.cur->path
-                                                            : "");
-    pthread_rwlock_unlock(&A.lock);
-    if (line < 0)
-        return loom_error_set(err, LOOM_EPERM, "identity '%s' maps to an "
-                              "account name longer than %d characters (%s)",
-                              identity, LOOM_ACCOUNT_MAX, file);
-    if (!line) /* the subject is the account, if there is one */
-        snprintf(mapped, sizeof(mapped), "%s", identity);
-    ex = exists(mapped, NULL);
-    if (ex < 0)
-        return loom_error_set(err, LOOM_EUNAVAIL, "identity '%s': cannot "
-                              "look up account %s: %s", identity, mapped,
-                              strerror(errno));
-    if (!ex && line)
-        return loom_error_set(err, LOOM_EPERM, "identity '%s' maps to "
-                              "account '%s' (%s:%d), which does not exist",
-                              identity, mapped, file, line);
-    if (!ex)
-        return loom_error_set(err, LOOM_EPERM, "identity '%s' maps to no "
-                              "local account (%s%s%s and there is no account "
-                              "%s)", identity, *file ? "no line of " : "",
-                              *file ? file : "no accounts_file is "
-                                             "configured",
-                              *file ? " matches" : "", identity);
-    if (strlen(mapped) >= size)
+    if (meth < 0 || meth == ACCOUNTS_M_SCITOKENS || meth == ACCOUNTS_M_GROUP)
+        return loom_error_set(err, LOOM_EINTERNAL, "identity method '%s' is "
+                              "not mapped by accounts_map", method);
+    if (meth == ACCOUNTS_M_LOOM) {
+        who.subject = identity;
+    } else {
+        who.method = method;
+        who.identity = identity;
+    }
+    if (accounts_map_who(&who, &m, err) < 0)
+        return -1;
+    if (!m.account[0])
+        return loom_error_set(err, LOOM_EPERM, "identity '%s' has accounts "
+                              "only on the clusters of cluster= lines (line "
+                              "%d of the accounts file)", identity, m.line);
+    if (strlen(m.account) >= size)
         return loom_error_set(err, LOOM_EINTERNAL, "account name too long");
-    memcpy(account, mapped, strlen(mapped) + 1);
+    memcpy(account, m.account, strlen(m.account) + 1);
     return 0;
 }
 

@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "core/domain.h"
+#include "core/limits.h"
 
 #define CONF_MAX_BYTES (4 << 20)
 
@@ -65,6 +69,24 @@ static int valid_name(const char *n)
     return 1;
 }
 
+/* The name of a [limits] section: an account, vo=GROUP or gateway=NAME
+ * (a gateway's identity: printable, no blanks). */
+static int valid_limits_name(const char *n)
+{
+    if (!strncmp(n, "vo=", 3))
+        return domain_group_valid(n + 3);
+    if (!strncmp(n, "gateway=", 8)) {
+        n += 8;
+        if (!*n || strlen(n) > LOOM_GRID_IDENTITY_MAX)
+            return 0;
+        for (; *n; n++)
+            if ((unsigned char)*n <= ' ' || (unsigned char)*n >= 0x7f)
+                return 0;
+        return 1;
+    }
+    return valid_name(n);
+}
+
 static int add_section(struct conf *c, char *hdr, int line,
                        struct loom_error *err)
 {
@@ -83,14 +105,17 @@ static int add_section(struct conf *c, char *hdr, int line,
                                   "%s:%d: [%s] takes no name", c->file, line,
                                   kind);
     } else if (strcmp(kind, "limits") == 0) {
-        /* [limits] for every account, [limits ACCOUNT] for one */
-        if (*name && !valid_name(name))
+        /* [limits] for every account, [limits ACCOUNT] for one, and
+         * [limits vo=GROUP] or [limits gateway=NAME] */
+        if (*name && !valid_limits_name(name))
             return loom_error_set(err, LOOM_EINVAL,
-                                  "%s:%d: [limits ACCOUNT] needs an account "
-                                  "name of letters, digits, '-', '_' or '.'",
-                                  c->file, line);
+                                  "%s:%d: [limits %s]: give an account "
+                                  "name of letters, digits, '-', '_' or '.', "
+                                  "vo=GROUP (a group such as /atlas) or "
+                                  "gateway=NAME (a gateway's identity, "
+                                  "without blanks)", c->file, line, name);
     } else if (strcmp(kind, "cluster") == 0 || strcmp(kind, "action") == 0 ||
-               strcmp(kind, "rule") == 0) {
+               strcmp(kind, "rule") == 0 || strcmp(kind, "issuer") == 0) {
         if (!valid_name(name))
             return loom_error_set(err, LOOM_EINVAL,
                                   "%s:%d: [%s NAME] needs a name of "
@@ -216,9 +241,30 @@ error:
     return NULL;
 }
 
-struct conf *conf_load(const char *path, struct loom_error *err)
+/* The file open as f must be one that only its owner may read or write. */
+static int check_private(FILE *f, const char *path, struct loom_error *err)
 {
-    FILE *f = fopen(path, "r");
+    struct stat st;
+
+    if (fstat(fileno(f), &st) < 0)
+        return loom_error_set(err, LOOM_EINVAL, "%s: %s", path,
+                              strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return loom_error_set(err, LOOM_EINVAL, "%s is not a regular file",
+                              path);
+    if (st.st_mode & 077)
+        return loom_error_set(err, LOOM_EINVAL,
+                              "%s may be read or written by group or others "
+                              "(mode %04o), and it holds the database "
+                              "connection; chmod 600 it",
+                              path, (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+static struct conf *load(const char *path, int private,
+                         struct loom_error *err)
+{
+    FILE *f = fopen(path, "re");
     struct conf *c = NULL;
     char *buf = NULL;
     size_t len;
@@ -228,6 +274,8 @@ struct conf *conf_load(const char *path, struct loom_error *err)
                        strerror(errno));
         return NULL;
     }
+    if (private && check_private(f, path, err) < 0)
+        goto out;
     buf = malloc(CONF_MAX_BYTES + 1);
     if (!buf) {
         loom_error_set(err, LOOM_EINTERNAL, "out of memory");
@@ -249,6 +297,16 @@ out:
     free(buf);
     fclose(f);
     return c;
+}
+
+struct conf *conf_load(const char *path, struct loom_error *err)
+{
+    return load(path, 0, err);
+}
+
+struct conf *conf_load_private(const char *path, struct loom_error *err)
+{
+    return load(path, 1, err);
 }
 
 static struct conf_entry *find(struct conf_section *s, const char *key)

@@ -15,8 +15,8 @@ struct conf_entry {
 };
 
 struct conf_section {
-    char *kind; /* "loomd" or "cluster" */
-    char *name; /* cluster name, or "" */
+    char *kind; /* "loomd", "cluster", "issuer", ... */
+    char *name; /* the section's name (a cluster's, an issuer's), or "" */
     int line;
     const char *file; /* borrowed from struct conf */
     struct conf_entry *entries;
@@ -31,9 +31,14 @@ struct conf {
 
 /* Parse a file. Returns a new conf (destroy with conf_destroy) or NULL with
  * err naming file and line. Section kinds other than loomd, scheduler,
- * maintenance, limits (with or without a name), cluster, action and rule,
- * duplicate sections and duplicate keys are errors. */
+ * maintenance, limits (with or without a name: an account, vo=GROUP or
+ * gateway=NAME), cluster, action, rule and issuer, duplicate sections and
+ * duplicate keys are errors. */
 struct conf *conf_load(const char *path, struct loom_error *err);
+/* The same for loomd's own loom.conf, which holds the database
+ * connection: a file that group or others may read or write is refused
+ * (naming its mode), as is anything but a regular file. */
+struct conf *conf_load_private(const char *path, struct loom_error *err);
 /* Parse text in memory; name is used in messages (e.g. "<embedded>"). */
 struct conf *conf_parse(const char *name, const char *text,
                         struct loom_error *err);

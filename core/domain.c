@@ -2,9 +2,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "core/domain.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/limits.h"
 
 static const char *const job_states[DOMAIN_JOB_STATES_N + 1] = {
     "pending", "held", "starting", "running", "suspended", "completed",
@@ -111,4 +114,20 @@ int domain_node_add(const char *ref, char **cluster, struct strv *names,
     if (strv_push(names, slash ? slash + 1 : ref) < 0)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     return 0;
+}
+
+int domain_group_valid(const char *s)
+{
+    size_t n = strlen(s);
+
+    if (!n || n > LOOM_GRID_GROUP_MAX || *s != '/')
+        return 0;
+    while (*s == '/') {
+        s++;
+        if (!isalnum((unsigned char)*s))
+            return 0;
+        while (isalnum((unsigned char)*s) || (*s && strchr("_.-", *s)))
+            s++;
+    }
+    return *s == '\0';
 }

@@ -64,4 +64,9 @@ int domain_id_parse(const char *s, int64_t *out);
 int domain_node_add(const char *ref, char **cluster, struct strv *names,
                     const char *field, struct loom_error *err);
 
+/* A group of a grid identity as the WLCG profile writes it: "/" name, then
+ * any more "/" name, each name [a-zA-Z0-9][a-zA-Z0-9_.-]*, at most
+ * LOOM_GRID_GROUP_MAX characters ("/atlas/production"). 1 or 0. */
+int domain_group_valid(const char *s);
+
 #endif

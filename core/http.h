@@ -9,6 +9,9 @@
 #include "core/snapshot.h"
 #include "core/token.h"
 
+struct accounts_map;
+struct grid_who;
+
 #define HTTP_QUERY_MAX 32 /* query parameters kept of one request */
 
 /* One query parameter as sent, %-decoded ('+' is a space). A %00 in it
@@ -37,10 +40,22 @@ struct http_req {
     int query_over;     /* more than HTTP_QUERY_MAX parameters came */
     const char *body;
     size_t len;
+    int tls;            /* it came over HTTPS (listen_tls) */
+    const char *cert_dn;    /* the identity of the client certificate of its
+                               connection, verified; NULL when none */
+    const char *cert_error; /* why the client certificate presented was
+                               refused; NULL when none was, or it verified */
+    int cert_asked;     /* its connection asked for a client certificate */
+    int cert_required;  /* ... and needs one (tls_client_cert = require) */
     int authed;
     struct token_claims who;
     char account[33];   /* the local account who maps to, or "" */
     char no_account[512]; /* why there is none (when account is "") */
+    const struct accounts_map *map; /* all that who maps to (accounts of
+                                       clusters, a group), or NULL */
+    struct grid_who *grid; /* a grid token's verified identity (who's
+                              subject is then "ISSUER,SUBJECT", its role
+                              gateway), or NULL */
 };
 
 /* The answer a handler fills. */
@@ -82,6 +97,8 @@ typedef void (*http_handler_f)(struct http_req *rq, struct http_resp *rs,
 
 struct http_config {
     const char *listen;   /* host:port or unix:/path */
+    const char *listen_tls; /* HTTPS on host:port, or NULL; the credentials
+                               are tls.c's (tls_install before) */
     http_handler_f handle;
     size_t max_body;      /* bytes */
     const unsigned char *key; /* token key, borrowed for the server's life */
@@ -92,12 +109,15 @@ struct http_config {
                                    come within this */
 };
 
-/* Start serving. Start-up errors (address in use, bad listen value) end
- * the daemon: -1 with err. */
+/* Start serving: plain HTTP on listen, HTTPS on listen_tls. Start-up
+ * errors (address in use, bad listen value) end the daemon: -1 with err.
+ * The connection limits hold for each listener on its own. */
 int http_start(const struct http_config *cfg, struct loom_error *err);
 /* Stop accepting, finish in-flight requests, close. */
 void http_stop(void);
 /* The bound port (for listen = host:0), or 0. */
 int http_port(void);
+/* The bound port of listen_tls, or 0. */
+int http_tls_port(void);
 
 #endif

@@ -32,5 +32,16 @@
 #define LOOM_LIST_LIMIT_DEFAULT 10000L
 
 #define LOOM_IDEM_KEY_MAX 255 /* characters of an Idempotency-Key */
+#define LOOM_OFFSET_MAX (1LL << 50) /* ?offset= of a job's output */
+
+/* Grid identities (WLCG common JWT profile): an issuer's URL and a
+ * subject are at most 255 characters each; an identity is
+ * "ISSUER,SUBJECT"; a group ("/atlas/production") at most 255. */
+#define LOOM_GRID_ISSUER_MAX 255
+#define LOOM_GRID_SUBJECT_MAX 255
+#define LOOM_GRID_IDENTITY_MAX (LOOM_GRID_ISSUER_MAX + 1 + \
+                                LOOM_GRID_SUBJECT_MAX)
+#define LOOM_GRID_GROUP_MAX 255
+#define LOOM_GRID_GROUPS_MAX 64 /* groups of one token kept */
 
 #endif

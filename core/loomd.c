@@ -1,5 +1,6 @@
 /* loomd.c - the daemon: start-up list, runtime loop, the list reversed. */
 /* SPDX-License-Identifier: MIT */
+#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -17,9 +18,12 @@
 #include "core/http.h"
 #include "core/log.h"
 #include "core/runtime.h"
+#include "core/service_account.h"
 #include "core/settings.h"
 #include "core/store.h"
+#include "core/tls.h"
 #include "core/token.h"
+#include "grid/grid.h"
 #include "maintenance/maint.h"
 #include "maintenance/maint_conf.h"
 #include "scheduler/sched.h"
@@ -82,6 +86,44 @@ static int mkdirs(const char *path, struct loom_error *err)
     if (mkdir(buf, 0700) < 0 && errno != EEXIST)
         return loom_error_set(err, LOOM_EINVAL, "cannot create %s: %s", buf,
                               strerror(errno));
+    return 0;
+}
+
+/* state_dir: made 0700 when missing; one that is not ours, or that group
+ * or others may enter, is refused (it holds the log, the key by default
+ * and the jobs' files). */
+static int state_dir_make(const char *path, struct loom_error *err)
+{
+    struct stat st;
+
+    if (mkdirs(path, err) < 0)
+        return -1;
+    if (stat(path, &st) < 0)
+        return loom_error_set(err, LOOM_EINVAL, "state_dir %s: %s", path,
+                              strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return loom_error_set(err, LOOM_EINVAL, "state_dir %s is not a "
+                              "directory", path);
+    if (st.st_uid != geteuid())
+        return loom_error_set(err, LOOM_EINVAL, "state_dir %s belongs to uid "
+                              "%u, not to uid %u that loomd runs as; chown "
+                              "it", path, (unsigned)st.st_uid,
+                              (unsigned)geteuid());
+    if (st.st_mode & 077)
+        return loom_error_set(err, LOOM_EINVAL, "state_dir %s may be entered "
+                              "by group or others (mode %04o); chmod 700 it",
+                              path, (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+/* After the switch to loomd's account: a reload reads the file again. */
+static int conf_readable(const char *path, struct loom_error *err)
+{
+    if (access(path, R_OK) < 0)
+        return loom_error_set(err, LOOM_EINVAL, "%s: uid %u that loomd runs "
+                              "as cannot read it (%s), and a reload must; "
+                              "chown it to that account", path,
+                              (unsigned)geteuid(), strerror(errno));
     return 0;
 }
 
@@ -148,6 +190,8 @@ int main(int argc, char **argv)
     size_t key_len = 0;
     struct store *st;
     struct accounts *accts;
+    struct grid_issuers *issuers;
+    struct tls_conf *tls = NULL;
     struct conf *cf;
     int fg = 0, opt;
 
@@ -164,24 +208,39 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    /* Start-up: any failure here ends the daemon with one clear line. */
-    cf = conf_load(conf_path, &err);
+    /* Start-up: any failure here ends the daemon with one clear line.
+     * libcurl's global set-up is not thread-safe: once, before any
+     * thread of ours uses it (issuers' key fetches, API adaptors). */
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        fprintf(stderr, "loomd: libcurl cannot be initialised\n");
+        return 1;
+    }
+    /* Read as whoever started loomd; then become [loomd] user before
+     * anything else is opened or created. */
+    cf = conf_load_private(conf_path, &err);
     if (!cf || settings_read(cf, &set, &err) < 0 ||
         sched_conf_read(cf, &sconf, &err) < 0 ||
-        maint_conf_read(cf, set.listen, &mconf, &err) < 0)
+        maint_conf_read(cf, set.listen, &mconf, &err) < 0 ||
+        service_account_become(set.user, &err) < 0 ||
+        conf_readable(conf_path, &err) < 0)
         die(&err);
     log_set_level(log_level_parse(set.log_level));
     directives_mode_set(set.directives);
-    if (!(accts = accounts_read(set.accounts_file, &set.policy, &err)))
+    if (!(accts = accounts_read(set.accounts_file, &set.policy, &err)) ||
+        !(issuers = grid_issuers_read(cf, &err)))
         die(&err);
     accounts_install(accts);
-    if (mkdirs(set.state_dir, &err) < 0 ||
+    grid_issuers_install(issuers);
+    if (set.tls.listen && !(tls = tls_conf_load(&set.tls, &err)))
+        die(&err);
+    if (state_dir_make(set.state_dir, &err) < 0 ||
         token_key_load(set.token_key_file, 1, &key, &key_len, &err) < 0)
         die(&err);
     if (!fg)
         daemonize(set.state_dir);
     log_info("loomd %s starting, configuration %s", PACKAGE_VERSION,
              conf_path);
+    service_account_report(set.user);
     if (runtime_init(conf_path, &err) < 0)
         die(&err);
     st = store_open(set.database, &err);
@@ -189,9 +248,12 @@ int main(int argc, char **argv)
         die(&err);
     if (server_start(cf, set.state_dir, &err) < 0 ||
         sched_start(st, set.scheduler_enabled, &sconf, &err) < 0 ||
-        server_run(&err) < 0 || maint_start(&mconf, set.database, &err) < 0)
+        server_run(&err) < 0 || maint_start(&mconf, set.database, &err) < 0 ||
+        grid_start(set.database, &err) < 0)
         die(&err);
+    tls_install(tls); /* logs the certificate it serves */
     hc.listen = set.listen;
+    hc.listen_tls = set.tls.listen;
     hc.handle = api_handle;
     hc.max_body = (size_t)set.max_body_bytes;
     hc.key = key;
@@ -209,6 +271,7 @@ int main(int argc, char **argv)
     /* The same list reversed: requests in flight finish first. */
     log_info("stopping: finishing requests in flight");
     http_stop();
+    grid_stop();
     maint_stop();
     server_stop();
     sched_stop();
@@ -216,9 +279,11 @@ int main(int argc, char **argv)
     snapshot_shutdown();
     runtime_fini();
     accounts_shutdown();
+    tls_shutdown();
     token_key_free(key, key_len);
     settings_fini(&set);
     conf_destroy(cf);
+    curl_global_cleanup();
     log_info("loomd stopped");
     return 0;
 }

@@ -26,8 +26,9 @@ struct jobtab {
 };
 
 struct jview *jview_create(int64_t id, const char *state, const char *owner,
-                           const char *account, const char *cluster,
-                           char *json_take, const size_t priv[2])
+                           const char *submitted_by, const char *account,
+                           const char *cluster, char *json_take,
+                           const size_t priv[2])
 {
     struct jview *v = calloc(1, sizeof(*v));
 
@@ -37,6 +38,8 @@ struct jview *jview_create(int64_t id, const char *state, const char *owner,
     v->id = id;
     strncpy(v->state, state, sizeof(v->state) - 1);
     v->owner = strdup(owner ? owner : "");
+    v->submitted_by = strdup(submitted_by ? submitted_by : v->owner ?
+                                                              v->owner : "");
     v->account = strdup(account ? account : "");
     v->cluster = cluster ? strdup(cluster) : NULL;
     v->json = json_take;
@@ -45,7 +48,8 @@ struct jview *jview_create(int64_t id, const char *state, const char *owner,
         v->priv_off = priv[0];
         v->priv_len = priv[1];
     }
-    if (!v->owner || !v->account || (cluster && !v->cluster)) {
+    if (!v->owner || !v->submitted_by || !v->account ||
+        (cluster && !v->cluster)) {
         jview_unref(v);
         return NULL;
     }
@@ -67,6 +71,7 @@ void jview_unref(struct jview *v)
     if (!v || atomic_fetch_sub(&v->refs, 1) != 1)
         return;
     free(v->owner);
+    free(v->submitted_by);
     free(v->account);
     free(v->cluster);
     free(v->json);
@@ -287,6 +292,7 @@ void scluster_unref(struct scluster *c)
     free(c->adaptor);
     free(c->state);
     free(c->error);
+    free(c->single_account);
     free(c->json);
     free(c->nodes_json);
     free(c);

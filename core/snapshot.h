@@ -17,6 +17,7 @@ struct jview {
     int64_t id;
     char state[12];
     char *owner;
+    char *submitted_by; /* the owner, or the gateway that submitted for it */
     char *account; /* "" when not known */
     char *cluster; /* where it runs or ran, else the one it asked for,
                       or NULL: what GET /v1/jobs?cluster= matches */
@@ -30,8 +31,9 @@ struct jview {
 /* Takes json; copies the rest; priv: the private span (see above; NULL:
  * none). NULL on no memory (json freed). */
 struct jview *jview_create(int64_t id, const char *state, const char *owner,
-                           const char *account, const char *cluster,
-                           char *json_take, const size_t priv[2]);
+                           const char *submitted_by, const char *account,
+                           const char *cluster, char *json_take,
+                           const size_t priv[2]);
 /* The view without its private span: a new string of *len bytes, or NULL
  * when out of memory. */
 char *jview_redacted(const struct jview *v, size_t *len);
@@ -97,6 +99,9 @@ struct scluster {
     int hold_for_loom; /* its held native jobs are Loom's to schedule */
     int pinned_only;   /* it takes only jobs that name it (request.cluster)
                           or run in one of its reservations */
+    int runs_as_user;  /* each job runs as its own account */
+    char *single_account; /* every job runs as this account, so it takes
+                             only this account's jobs; NULL: anyone's */
     time_t last_poll;
     struct snode *nodes;
     size_t n_nodes;

@@ -393,6 +393,20 @@ int store_event(struct store *st, const char *level, const char *kind,
                      4, values, err);
 }
 
+int store_events_append(struct store *st, const char *rows,
+                        struct loom_error *err)
+{
+    const char *const values[] = {rows};
+
+    return store_run(st, "events",
+                     "INSERT INTO events (time, level, kind, subject, "
+                     "message, detail) "
+                     "SELECT (e->>'time')::timestamptz, e->>'level', "
+                     "e->>'kind', e->>'subject', e->>'message', e->'detail' "
+                     "FROM json_array_elements($1::json) AS e",
+                     1, values, err);
+}
+
 /* ---- Migrations ------------------------------------------------------- */
 
 /* Run one embedded migration: its text holds several statements, which the

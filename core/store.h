@@ -56,6 +56,13 @@ int store_event(struct store *st, const char *level, const char *kind,
                 const char *subject, const char *message,
                 struct loom_error *err);
 
+/* Append rows to the event log in one statement (all or none): rows is a
+ * JSON array of objects {"time" (RFC 3339), "level", "kind", "subject",
+ * "message", "detail" (any JSON, kept as the row's detail)}. 0 or -1 with
+ * err. */
+int store_events_append(struct store *st, const char *rows,
+                        struct loom_error *err);
+
 /* ---- For the store's own files (store_*.c) only. ---------------------- */
 
 struct pg_conn;   /* PGconn of libpq-fe.h */

@@ -17,6 +17,8 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include "core/b64url.h"
+
 #define PREFIX "loom1."
 #define PREFIX_LEN (sizeof(PREFIX) - 1)
 #define MAC_LEN 32
@@ -75,6 +77,8 @@ static int subject_valid_n(const char *s, size_t n)
 {
     if (n < 1 || n > LOOM_TOKEN_SUBJECT_MAX)
         return 0;
+    if (n >= 8 && !strncmp(s, "https://", 8))
+        return 0; /* the form of a grid identity, ISSUER,SUBJECT */
     for (size_t i = 0; i < n; i++)
         if (!subject_char_ok((unsigned char)s[i]))
             return 0;
@@ -86,85 +90,6 @@ int token_subject_valid(const char *subject)
     return subject &&
            subject_valid_n(subject,
                            strnlen(subject, LOOM_TOKEN_SUBJECT_MAX + 1));
-}
-
-/* base64url without padding ------------------------------------------- */
-
-static const char b64_alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/* Encode n bytes into out (size bytes, terminated). Returns the length or
- * -1 when out is too small. */
-static int b64url_encode(const unsigned char *in, size_t n, char *out,
-                         size_t size)
-{
-    size_t need = n / 3 * 4 + (n % 3 ? n % 3 + 1 : 0), o = 0, i;
-
-    if (need + 1 > size)
-        return -1;
-    for (i = 0; i + 2 < n; i += 3) {
-        unsigned long v = (unsigned long)in[i] << 16 | in[i + 1] << 8 |
-                          in[i + 2];
-        out[o++] = b64_alphabet[v >> 18 & 63];
-        out[o++] = b64_alphabet[v >> 12 & 63];
-        out[o++] = b64_alphabet[v >> 6 & 63];
-        out[o++] = b64_alphabet[v & 63];
-    }
-    if (n - i == 1) {
-        out[o++] = b64_alphabet[in[i] >> 2];
-        out[o++] = b64_alphabet[(in[i] & 3) << 4];
-    } else if (n - i == 2) {
-        unsigned v = (unsigned)in[i] << 8 | in[i + 1];
-        out[o++] = b64_alphabet[v >> 10 & 63];
-        out[o++] = b64_alphabet[v >> 4 & 63];
-        out[o++] = b64_alphabet[(v & 15) << 2];
-    }
-    out[o] = '\0';
-    return (int)o;
-}
-
-static int b64_value(char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '-')
-        return 62;
-    if (c == '_')
-        return 63;
-    return -1;
-}
-
-/* Decode n characters into out (size bytes). Strict: no padding, no other
- * characters, and unused low bits of the last character must be zero, so
- * every byte string has exactly one encoding. Returns the number of bytes
- * or -1. */
-static long b64url_decode(const char *in, size_t n, unsigned char *out,
-                          size_t size)
-{
-    unsigned long acc = 0;
-    size_t bits = 0, o = 0;
-
-    if (n % 4 == 1 || n / 4 * 3 + (n % 4 ? n % 4 - 1 : 0) > size)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        int v = b64_value(in[i]);
-
-        if (v < 0)
-            return -1;
-        acc = (acc << 6 | (unsigned long)v) & 0xffffff;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (unsigned char)(acc >> bits);
-        }
-    }
-    if (acc & ((1ul << bits) - 1))
-        return -1;
-    return (long)o;
 }
 
 /* The key file -------------------------------------------------------- */
@@ -377,8 +302,9 @@ static int create_check(const char *subject, unsigned roles, long ttl_s,
     if (!token_subject_valid(subject))
         return loom_error_field(err, LOOM_EINVAL, "subject",
                                 "a token subject must be 1 to %d printable "
-                                "characters without quotes or backslashes",
-                                LOOM_TOKEN_SUBJECT_MAX);
+                                "characters without quotes or backslashes, "
+                                "not beginning with https:// (the form of "
+                                "grid identities)", LOOM_TOKEN_SUBJECT_MAX);
     if (!roles || (roles & ~LOOM_ROLE_ALL))
         return loom_error_field(err, LOOM_EINVAL, "roles",
                                 "a token needs at least one known role");

@@ -32,12 +32,21 @@
 #define LOOM_TOKEN_KEY_MAX 4096      /* a longer key file is refused */
 #define LOOM_TOKEN_SUBJECT_MAX 128   /* characters of a subject */
 #define LOOM_TOKEN_TTL_MAX 315576000L /* 10 years of 365.25 days, in s */
+#define LOOM_TOKEN_SKEW_S 60 /* a token issued (or valid from) this far
+                                ahead of the server's clock is still taken:
+                                clocks differ a little */
 #define LOOM_TOKEN_TTL_DEFAULT_MAX (31L * 86400) /* loomd's default
                                    max_token_ttl_s: longer lifetimes are
                                    refused */
 
+#define LOOM_IDENTITY_MAX 511 /* characters of an identity as a request
+                                 carries it: a Loom subject, a grid
+                                 token's "ISSUER,SUBJECT", or a client
+                                 certificate's DN */
+
 struct token_claims {
-    char subject[LOOM_TOKEN_SUBJECT_MAX + 1];
+    char subject[LOOM_IDENTITY_MAX + 1]; /* a Loom token's: at most
+                                            LOOM_TOKEN_SUBJECT_MAX */
     unsigned roles; /* LOOM_ROLE_* bits, never 0 in a verified token */
     time_t issued;
     time_t expires;
@@ -58,8 +67,9 @@ const char *token_role_name(unsigned bit);
 int token_roles_format(unsigned roles, char *buf, size_t size);
 
 /* Whether subject is acceptable in a token: 1 to 128 printable ASCII
- * characters (space included), without '"', '\'' or '\\'. Returns 1 or 0.
- * Thread-safe. */
+ * characters (space included), without '"', '\'' or '\\', not beginning
+ * with "https://" (grid identities, ISSUER,SUBJECT, do: the two never
+ * meet). Returns 1 or 0. Thread-safe. */
 int token_subject_valid(const char *subject);
 
 /* Read the key file at path into a new buffer: *key (free it with

@@ -44,7 +44,7 @@ static struct store_job_row row_of(const struct commit_ins *c)
 {
     return (struct store_job_row){
         .id = c->view->id, .state = c->view->state, .owner = c->view->owner,
-        .idem_owner = c->idem_key ? c->view->owner : NULL,
+        .idem_owner = c->idem_key ? c->view->submitted_by : NULL,
         .idem_key = c->idem_key, .idem_hash = c->idem_key ? c->idem_hash : NULL,
         .doc = c->view->json};
 }

@@ -49,13 +49,29 @@ struct job {
     char *name;
     char *owner;   /* the identity that submitted it */
     char *account; /* the local account it runs as (NULL: not known, a
-                      record from before accounts) */
+                      record from before accounts): while it waits, its
+                      account on every cluster without one of its own;
+                      once placed, its account there */
+    struct strv cluster_accounts; /* "CLUSTER=ACCOUNT" where its identity
+                                     has accounts that differ between
+                                     clusters (cluster= lines of the
+                                     accounts file), and "*=ACCOUNT" for
+                                     every other cluster; empty otherwise */
     char *source; /* local|grid|maintenance|cluster */
+    char *submitted_by; /* the identity that submitted it: the owner, or
+                           the gateway that submitted for the owner */
+    char *grid_issuer, *grid_subject; /* the grid identity that owns it
+                                         (iss and sub), or NULL */
+    char *vo;     /* its grid identity's VO (a group), or NULL */
     enum job_state state;
     struct job_request req;
     struct strv command; /* empty when script is used */
     char *script;
     struct strv env;     /* "NAME=value", sorted by name */
+    char *workdir;       /* where it runs (absolute), or NULL: the
+                            cluster's default (the account's home) */
+    char *output, *error; /* its output file names as asked (patterns,
+                             relative to workdir), or NULL: the default */
     char *directives; /* what the script's directives did: a JSON array
                          (core/directives.h), or NULL */
     int priority;
@@ -82,6 +98,7 @@ struct job {
     unsigned seen; /* the last complete cluster list that named it */
     uint32_t acct_ix; /* its account's entry in the scheduler's account
                          table + 1, or 0 (scheduler/sched_acct.c) */
+    uint32_t vo_ix, gw_ix; /* the same for its VO and its gateway */
     uint8_t acct_class; /* what it is counted as there: 0 nothing,
                            1 waiting, 2 running */
     int staff;      /* submitted by an admin or operator (not stored) */
@@ -112,6 +129,13 @@ char *job_render(const struct job *j, size_t priv[2]);
  * idempotency: the same request always hashes the same. */
 void job_body_hash(json_t *body, char out[65]);
 void job_destroy(struct job *j); /* NULL-safe */
+/* The account of j on cluster (NULL: not placed): its cluster_accounts'
+ * entry for it, else the one for every other ("*"), else its account.
+ * Borrowed from j. */
+const char *job_account_on(const struct job *j, const char *cluster);
+/* The gateway j was submitted through (its submitted_by, when a gateway
+ * submitted it: source grid), or NULL. */
+const char *job_gateway(const struct job *j);
 /* Replace a string field: *field = copy of value (NULL allowed). */
 int job_set_str(char **field, const char *value);
 /* A JSON array of at most max_n non-empty strings into s; 0, or -1 with a

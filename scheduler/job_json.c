@@ -28,6 +28,25 @@ static void env_out(struct jw *w, const struct strv *env)
     jw_close(w, '}');
 }
 
+/* {"CLUSTER": "ACCOUNT"} of the entries "CLUSTER=ACCOUNT". */
+static void cluster_accounts_out(struct jw *w, const struct strv *ca)
+{
+    jw_key(w, "cluster_accounts");
+    jw_open(w, '{');
+    for (size_t i = 0; i < ca->n; i++) {
+        const char *eq = strchr(ca->v[i], '=');
+        char name[128];
+        size_t n = eq ? (size_t)(eq - ca->v[i]) : 0;
+        if (!eq || n >= sizeof(name))
+            continue;
+        memcpy(name, ca->v[i], n);
+        name[n] = '\0';
+        jw_key(w, name);
+        jw_str(w, eq + 1);
+    }
+    jw_close(w, '}');
+}
+
 /* What the last cycle said: planned start and cluster, place in the queue,
  * and the priority factors. */
 static void plan_out(struct jw *w, const struct job_plan *p)
@@ -67,7 +86,20 @@ char *job_render(const struct job *j, size_t priv[2])
     jw_kv_str(&w, "name", j->name);
     jw_kv_str(&w, "owner", j->owner);
     jw_kv_str(&w, "account", j->account);
+    cluster_accounts_out(&w, &j->cluster_accounts);
     jw_kv_str(&w, "source", j->source);
+    jw_kv_str(&w, "submitted_by",
+              j->submitted_by ? j->submitted_by : j->owner);
+    jw_key(&w, "grid_identity");
+    if (j->grid_issuer) {
+        jw_open(&w, '{');
+        jw_kv_str(&w, "issuer", j->grid_issuer);
+        jw_kv_str(&w, "subject", j->grid_subject);
+        jw_close(&w, '}');
+    } else {
+        jw_null(&w);
+    }
+    jw_kv_str(&w, "vo", j->vo);
     jw_kv_str(&w, "state", job_state_name(j->state));
     jw_key(&w, "request");
     jw_open(&w, '{');
@@ -88,6 +120,9 @@ char *job_render(const struct job *j, size_t priv[2])
         jw_null(&w);
     }
     jw_close(&w, '}');
+    jw_kv_str(&w, "workdir", j->workdir);
+    jw_kv_str(&w, "output", j->output);
+    jw_kv_str(&w, "error", j->error);
     /* the private fields, one span: a redacted copy leaves it out */
     if (priv)
         priv[0] = w.len;
@@ -178,6 +213,24 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
     bad |= job_set_str(&j->owner, jx_str(doc, "owner", "?"));
     bad |= job_set_str(&j->account, jx_str(doc, "account", NULL));
     bad |= job_set_str(&j->source, jx_str(doc, "source", "local"));
+    bad |= job_set_str(&j->submitted_by, jx_str(doc, "submitted_by",
+                                                 j->owner));
+    v = json_object_get(doc, "grid_identity");
+    bad |= job_set_str(&j->grid_issuer, jx_str(v, "issuer", NULL));
+    bad |= job_set_str(&j->grid_subject, jx_str(v, "subject", NULL));
+    bad |= job_set_str(&j->vo, jx_str(doc, "vo", NULL));
+    env = json_object_get(doc, "cluster_accounts");
+    json_object_foreach(env, k, v) {
+        size_t n = strlen(k) + strlen(jx_str(env, k, "")) + 2;
+        char *kv = malloc(n);
+        if (!kv) {
+            bad = 1;
+            break;
+        }
+        snprintf(kv, n, "%s=%s", k, jx_str(env, k, ""));
+        bad |= strv_push(&j->cluster_accounts, kv);
+        free(kv);
+    }
     bad |= strv_in(json_object_get(doc, "command"), &j->command);
     bad |= job_set_str(&j->script, jx_str(doc, "script", NULL));
     v = json_object_get(doc, "directives");
@@ -196,6 +249,9 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
         bad |= strv_push(&j->env, kv);
         free(kv);
     }
+    bad |= job_set_str(&j->workdir, jx_str(doc, "workdir", NULL));
+    bad |= job_set_str(&j->output, jx_str(doc, "output", NULL));
+    bad |= job_set_str(&j->error, jx_str(doc, "error", NULL));
     j->priority = (int)jx_int(doc, "priority", 0);
     j->requeues = (int)jx_int(doc, "requeues", 0);
     bad |= job_set_str(&j->cluster, jx_str(doc, "cluster", NULL));

@@ -50,6 +50,17 @@ static int covered(const struct shape *f, size_t n, const struct plan_job *j)
 
 /* An entry that says nothing yet. Field by field: a long queue's entries
  * are mostly the reason's unused bytes, not worth writing. */
+/* The first of j's groups without room for one more start, or 0. */
+static uint32_t full_group(const struct plan_config *cfg,
+                           const struct plan_job *j)
+{
+    for (int g = 0; g < PLAN_GROUPS; g++)
+        if (j->group[g] && j->group[g] <= cfg->n_room &&
+            cfg->room[j->group[g] - 1] <= 0)
+            return j->group[g];
+    return 0;
+}
+
 static void out_init(struct plan_out *o, int64_t id)
 {
     o->id = id;
@@ -83,12 +94,9 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
         out_init(o, j->id);
         if (!j->id)
             continue; /* a hole */
-        if (j->group && j->group <= cfg->n_room &&
-            cfg->room[j->group - 1] <= 0) {
-            o->limited = 1; /* its account runs all it may: it waits, and
-                               holds nothing up */
-            continue;
-        }
+        if ((o->limited = full_group(cfg, j)))
+            continue; /* its account (VO, gateway) runs all it may: it
+                         waits, and holds nothing up */
         if (!(cfg->backfill == PLAN_BF_NONE && blocker) &&
             !covered(failed, n_failed, j)) {
             t = plan_place(p, j, p->now, &c, &nodes);
@@ -99,8 +107,9 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
                     free(nodes);
                     goto oom;
                 }
-                if (j->group && j->group <= cfg->n_room)
-                    cfg->room[j->group - 1]--;
+                for (int g = 0; g < PLAN_GROUPS; g++)
+                    if (j->group[g] && j->group[g] <= cfg->n_room)
+                        cfg->room[j->group[g] - 1]--;
                 *o = (struct plan_out){.id = j->id, .start = 1, .planned = 1,
                                        .planned_start = p->now,
                                        .cluster = c, .nodes = nodes,

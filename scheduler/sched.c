@@ -64,8 +64,9 @@ int sched_job_add(struct job *j)
     if (j->id >= S.next_id)
         S.next_id = j->id + 1;
     if (j->idem_key) {
-        char key[512];
-        snprintf(key, sizeof(key), "%s\x1f%s", j->owner, j->idem_key);
+        char key[1024];
+        snprintf(key, sizeof(key), "%s\x1f%s",
+                 j->submitted_by ? j->submitted_by : j->owner, j->idem_key);
         if (hmap_put(&S.idem, key, (void *)(intptr_t)j->id) < 0)
             return -1;
     }
@@ -104,7 +105,7 @@ void sched_view(struct job *j)
     size_t priv[2] = {0, 0};
     char *json = job_render(j, priv);
     struct jview *v = jview_create(j->id, job_state_name(j->state), j->owner,
-                                   j->account,
+                                   j->submitted_by, j->account,
                                    j->cluster ? j->cluster : j->req.cluster,
                                    json, priv);
 
@@ -205,6 +206,9 @@ void sched_start_later(struct job *j, int adopt)
     s->account = dup_or_null(j->account);
     s->script = dup_or_null(j->script);
     s->queue = dup_or_null(j->req.queue);
+    s->workdir = dup_or_null(j->workdir);
+    s->output = dup_or_null(j->output);
+    s->error = dup_or_null(j->error);
     if (copy_strv(&s->command, &j->command) < 0 ||
         copy_strv(&s->env, &j->env) < 0 || copy_strv(&s->nodes, &j->nodes) < 0)
         goto error;

@@ -1,6 +1,9 @@
-/* sched_acct.c - each account's jobs, counted as they change (never by a
- * scan of the queue), and the fair-use rules on them: max_user_priority,
- * the pending, running and submit-rate limits of [limits]. */
+/* sched_acct.c - the jobs of each account, VO and gateway, counted as
+ * they change (never by a scan of the queue), and the fair-use rules on
+ * them: max_user_priority, the pending, running and submit-rate limits of
+ * [limits], [limits ACCOUNT], [limits vo=GROUP] and [limits gateway=NAME].
+ * One table holds them all, by name: an account's own, "vo=GROUP",
+ * "gateway=NAME" (an account's name has no '='). */
 /* SPDX-License-Identifier: MIT */
 #include <limits.h>
 #include <stdio.h>
@@ -14,7 +17,7 @@
 #define PENDING_RETRY_S 30 /* Retry-After over the pending limit: when a
                               job will leave the queue is not known */
 
-/* What a job counts as for its account. */
+/* What a job counts as for its account, VO and gateway. */
 static uint8_t class_of(const struct job *j)
 {
     if (!j->account)
@@ -26,7 +29,7 @@ static uint8_t class_of(const struct job *j)
     return 0;
 }
 
-/* The account's entry, made on first sight: its index + 1, or 0. */
+/* The entry of name, made on first sight: its index + 1, or 0. */
 static uint32_t entry(const char *name)
 {
     struct sched_acct *a;
@@ -47,29 +50,46 @@ static uint32_t entry(const char *name)
     return (uint32_t)++S.accts.n;
 }
 
+/* The entry of kind ("vo", "gateway") and value, or 0 for none. */
+static uint32_t entry_of(const char *kind, const char *value)
+{
+    char name[LOOM_LIMITS_NAME_MAX + 1];
+
+    if (!value)
+        return 0;
+    snprintf(name, sizeof(name), "%s=%s", kind, value);
+    return entry(name);
+}
+
+/* Move entry ix's count of class from (-1) or to (+1). */
+static void adjust(uint32_t ix, uint8_t cls, int by)
+{
+    if (!ix)
+        return;
+    if (cls == 1)
+        S.accts.a[ix - 1].waiting += by;
+    else if (cls == 2)
+        S.accts.a[ix - 1].running += by;
+}
+
 void sched_acct_count(struct job *j)
 {
     uint8_t c = class_of(j);
-    struct sched_acct *a;
 
     if (c == j->acct_class)
         return;
-    if (!j->acct_ix && j->account && !(j->acct_ix = entry(j->account))) {
-        log_err("job=%lld: out of memory counting account %s's jobs",
+    if ((!j->acct_ix && j->account && !(j->acct_ix = entry(j->account))) ||
+        (!j->vo_ix && j->vo && !(j->vo_ix = entry_of("vo", j->vo))) ||
+        (!j->gw_ix && job_gateway(j) &&
+         !(j->gw_ix = entry_of("gateway", job_gateway(j)))))
+        log_err("job=%lld: out of memory counting the jobs of account %s",
                 (long long)j->id, j->account);
-        return;
-    }
-    if (!j->acct_ix)
-        return;
-    a = &S.accts.a[j->acct_ix - 1];
-    if (j->acct_class == 1)
-        a->waiting--;
-    else if (j->acct_class == 2)
-        a->running--;
-    if (c == 1)
-        a->waiting++;
-    else if (c == 2)
-        a->running++;
+    adjust(j->acct_ix, j->acct_class, -1);
+    adjust(j->vo_ix, j->acct_class, -1);
+    adjust(j->gw_ix, j->acct_class, -1);
+    adjust(j->acct_ix, c, 1);
+    adjust(j->vo_ix, c, 1);
+    adjust(j->gw_ix, c, 1);
     j->acct_class = c;
 }
 
@@ -77,6 +97,16 @@ void sched_acct_forget(struct job *j)
 {
     j->state = JOB_CANCELLED; /* counted as nothing */
     sched_acct_count(j);
+}
+
+void sched_acct_move(struct job *j, const char *account)
+{
+    if (!account || (j->account && !strcmp(j->account, account)))
+        return;
+    adjust(j->acct_ix, j->acct_class, -1);
+    job_set_str(&j->account, account);
+    j->acct_ix = entry(account);
+    adjust(j->acct_ix, j->acct_class, 1);
 }
 
 /* Seconds until the rate limit takes one more submit of a (0: now). */
@@ -121,40 +151,73 @@ static void rate_note(struct sched_acct *a, long max, double now)
     a->n_times++;
 }
 
-int sched_acct_submit_check(struct job *j, struct loom_error *err)
+/* "account alice", "vo /atlas", "gateway ce-1": entry a's name in words. */
+static void what(const struct sched_acct *a, char *buf, size_t size)
+{
+    const char *eq = strchr(a->name, '=');
+
+    if (eq)
+        snprintf(buf, size, "%.*s %s", (int)(eq - a->name), a->name, eq + 1);
+    else
+        snprintf(buf, size, "account %s", a->name);
+}
+
+/* May one more job of entry ix be submitted? 0, or -1 with a 429. */
+static int check_one(uint32_t ix, double now, struct loom_error *err)
 {
     const struct sched_limits *l;
     struct sched_acct *a;
-    uint32_t ix;
-    double now = time_mono();
+    char w[LOOM_LIMITS_NAME_MAX + 16];
     int wait;
+
+    if (!ix)
+        return 0;
+    a = &S.accts.a[ix - 1];
+    l = sched_limits_of(&S.conf, a->name);
+    what(a, w, sizeof(w));
+    if (l->max_pending_jobs && a->waiting >= l->max_pending_jobs) {
+        loom_error_set(err, LOOM_ELIMIT, "%.300s has %ld pending jobs "
+                       "(max_pending_jobs %ld): submit again when some have "
+                       "started or ended", w, a->waiting,
+                       l->max_pending_jobs);
+        err->retry_after = PENDING_RETRY_S;
+        return -1;
+    }
+    if ((wait = rate_wait(a, l->max_submits_per_minute, now)) > 0) {
+        loom_error_set(err, LOOM_ELIMIT, "%.300s submitted %ld jobs in the "
+                       "last minute (max_submits_per_minute %ld): retry in "
+                       "%d s", w, l->max_submits_per_minute,
+                       l->max_submits_per_minute, wait);
+        err->retry_after = wait;
+        return -1;
+    }
+    return 0;
+}
+
+int sched_acct_submit_check(struct job *j, struct loom_error *err)
+{
+    uint32_t ix[3];
+    double now = time_mono();
 
     if (!j->staff && j->priority > S.conf.max_user_priority)
         return loom_error_field(err, LOOM_EPERM, "priority", "priority %d "
                                 "is above max_user_priority %d: only an "
                                 "operator or admin may ask for more",
                                 j->priority, S.conf.max_user_priority);
-    if (!j->account || !(ix = entry(j->account)))
+    if (!j->account)
         return 0;
-    l = sched_limits_of(&S.conf, j->account);
-    a = &S.accts.a[ix - 1];
-    if (l->max_pending_jobs && a->waiting >= l->max_pending_jobs) {
-        loom_error_set(err, LOOM_ELIMIT, "account %s has %ld pending jobs "
-                       "(max_pending_jobs %ld): submit again when some have "
-                       "started or ended", j->account, a->waiting,
-                       l->max_pending_jobs);
-        err->retry_after = PENDING_RETRY_S;
-        return -1;
-    }
-    if ((wait = rate_wait(a, l->max_submits_per_minute, now)) > 0) {
-        loom_error_set(err, LOOM_ELIMIT, "account %s submitted %ld jobs in "
-                       "the last minute (max_submits_per_minute %ld): retry "
-                       "in %d s", j->account, l->max_submits_per_minute,
-                       l->max_submits_per_minute, wait);
-        err->retry_after = wait;
-        return -1;
-    }
-    rate_note(a, l->max_submits_per_minute, now);
+    ix[0] = entry(j->account);
+    ix[1] = entry_of("vo", j->vo);
+    ix[2] = entry_of("gateway", job_gateway(j));
+    for (int k = 0; k < 3; k++)
+        if (check_one(ix[k], now, err) < 0)
+            return -1;
+    for (int k = 0; k < 3; k++)
+        if (ix[k]) {
+            struct sched_acct *a = &S.accts.a[ix[k] - 1];
+            rate_note(a, sched_limits_of(&S.conf, a->name)
+                             ->max_submits_per_minute, now);
+        }
     return 0;
 }
 
@@ -179,25 +242,31 @@ int *sched_acct_room(size_t *n)
 
 int sched_acct_may_start(const struct job *j, char *why, size_t size)
 {
-    const struct sched_limits *l;
-    const struct sched_acct *a;
+    const uint32_t ix[3] = {j->acct_ix, j->vo_ix, j->gw_ix};
 
-    if (!j->acct_ix)
-        return 1;
-    a = &S.accts.a[j->acct_ix - 1];
-    l = sched_limits_of(&S.conf, a->name);
-    if (!l->max_running_jobs || a->running < l->max_running_jobs)
-        return 1;
-    sched_acct_why(j->acct_ix, why, size);
-    return 0;
+    for (int k = 0; k < 3; k++) {
+        const struct sched_acct *a;
+        const struct sched_limits *l;
+        if (!ix[k])
+            continue;
+        a = &S.accts.a[ix[k] - 1];
+        l = sched_limits_of(&S.conf, a->name);
+        if (l->max_running_jobs && a->running >= l->max_running_jobs) {
+            sched_acct_why(ix[k], why, size);
+            return 0;
+        }
+    }
+    return 1;
 }
 
 void sched_acct_why(uint32_t ix, char *why, size_t size)
 {
     const struct sched_acct *a = &S.accts.a[ix - 1];
+    char w[LOOM_LIMITS_NAME_MAX + 16];
 
-    snprintf(why, size, "account %s has %ld running jobs "
-             "(max_running_jobs)", a->name, a->running);
+    what(a, w, sizeof(w));
+    snprintf(why, size, "%.300s has %ld running jobs (max_running_jobs)", w,
+             a->running);
 }
 
 void sched_acct_fini(void)

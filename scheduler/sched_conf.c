@@ -48,7 +48,9 @@ static int limits_read(struct conf_section *sec, const struct sched_limits *def,
     return 0;
 }
 
-/* [limits] for every account, then each [limits ACCOUNT] over it. */
+/* [limits] for every account, then each [limits ACCOUNT] over it; [limits
+ * vo=GROUP] and [limits gateway=NAME] alone (an account's limits are not a
+ * VO's). */
 static int limits_all(struct conf *c, struct sched_conf *out,
                       struct loom_error *err)
 {
@@ -66,9 +68,10 @@ static int limits_all(struct conf *c, struct sched_conf *out,
             return loom_error_set(err, LOOM_EINVAL, "%s:%d: more than %d "
                                   "[limits ACCOUNT] sections", s->file,
                                   s->line, LOOM_LIMITS_ACCOUNTS_MAX);
-        snprintf(out->acct_limits[n].account,
-                 sizeof(out->acct_limits[n].account), "%s", s->name);
-        if (limits_read(s, &out->limits, &out->acct_limits[n].l, err) < 0)
+        snprintf(out->acct_limits[n].name, sizeof(out->acct_limits[n].name),
+                 "%s", s->name);
+        if (limits_read(s, strchr(s->name, '=') ? &none : &out->limits,
+                        &out->acct_limits[n].l, err) < 0)
             return -1;
         out->n_acct_limits++;
     }
@@ -76,12 +79,14 @@ static int limits_all(struct conf *c, struct sched_conf *out,
 }
 
 const struct sched_limits *sched_limits_of(const struct sched_conf *conf,
-                                           const char *account)
+                                           const char *name)
 {
-    for (size_t i = 0; account && i < conf->n_acct_limits; i++)
-        if (!strcmp(conf->acct_limits[i].account, account))
+    static const struct sched_limits none = {0, 0, 0};
+
+    for (size_t i = 0; name && i < conf->n_acct_limits; i++)
+        if (!strcmp(conf->acct_limits[i].name, name))
             return &conf->acct_limits[i].l;
-    return &conf->limits;
+    return name && strchr(name, '=') ? &none : &conf->limits;
 }
 
 int sched_conf_read(struct conf *c, struct sched_conf *out,

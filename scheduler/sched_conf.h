@@ -11,13 +11,15 @@
 
 enum sched_policy { LOOM_ORDER_FIFO, LOOM_ORDER_PRIORITY };
 
-/* An account's limits ([limits], [limits ACCOUNT]); 0: none. */
+/* The limits of an account ([limits], [limits ACCOUNT]), a VO ([limits
+ * vo=GROUP]) or a gateway ([limits gateway=NAME]); 0: none. */
 struct sched_limits {
     long max_pending_jobs;  /* pending and held at once */
     long max_running_jobs;  /* starting, running and suspended at once */
     long max_submits_per_minute;
 };
-#define LOOM_LIMITS_ACCOUNTS_MAX 256 /* [limits ACCOUNT] sections */
+#define LOOM_LIMITS_ACCOUNTS_MAX 256 /* [limits NAME] sections */
+#define LOOM_LIMITS_NAME_MAX 520 /* "gateway=" and an identity */
 #define LOOM_SUBMITS_PER_MINUTE_MAX 100000
 
 struct sched_conf {
@@ -29,14 +31,17 @@ struct sched_conf {
                               is at most this (default 0) */
     struct sched_limits limits; /* every account's, from [limits] */
     struct {
-        char account[64];
+        char name[LOOM_LIMITS_NAME_MAX + 1]; /* ACCOUNT, vo=GROUP or
+                                                gateway=NAME */
         struct sched_limits l;
-    } acct_limits[LOOM_LIMITS_ACCOUNTS_MAX]; /* [limits ACCOUNT] */
+    } acct_limits[LOOM_LIMITS_ACCOUNTS_MAX]; /* [limits NAME] */
     size_t n_acct_limits;
 };
-/* The limits of account under conf. Borrowed from conf. */
+/* The limits of name under conf: an account's ([limits ACCOUNT], else
+ * [limits]), or of "vo=GROUP" or "gateway=NAME" (their section, else
+ * none). Borrowed from conf. */
 const struct sched_limits *sched_limits_of(const struct sched_conf *conf,
-                                           const char *account);
+                                           const char *name);
 
 /* Fill out from [scheduler] (absent: the defaults, FIFO order with EASY
  * backfill). An unknown key or a bad value: -1 naming file, line, key. */

@@ -14,6 +14,8 @@
 
 void sched_assign(struct job *j, const char *cluster, struct strv *nodes)
 {
+    /* its identity's account on that cluster, where it has one of its own */
+    sched_acct_move(j, job_account_on(j, cluster));
     j->state = JOB_STARTING;
     job_set_str(&j->cluster, cluster);
     strv_fini(&j->nodes);
@@ -139,8 +141,8 @@ static int show_entry(const struct plan_work *w, size_t i, int position,
     struct job *j;
     int was_changed;
 
-    if (o->limited) { /* its account's running limit */
-        sched_acct_why(w->pj[i].group, limited, sizeof(limited));
+    if (o->limited) { /* a running limit: its account's, VO's, gateway's */
+        sched_acct_why(o->limited, limited, sizeof(limited));
         reason = limited;
     }
     now = (struct waitq_shown){o->beyond ? beyond_text
@@ -268,6 +270,12 @@ int sched_feasible(const struct job *j, struct loom_error *err)
     if (resv_cluster) { /* checked above; its cluster is the job's */
         pj.reservation = 0;
         pj.cluster = resv_cluster;
+    }
+    if (pj.cluster && fabric_cluster(f, pj.cluster, &c) == 0 &&
+        !plan_cluster_runs_as(&f->cl[c], &pj)) {
+        plan_why_account(&f->cl[c], &pj, why, sizeof(why));
+        return loom_error_field(err, LOOM_EIMPOSSIBLE, "request.cluster",
+                                "%s", why);
     }
     ok = plan_feasible(f->cl, f->n, &pj, why, sizeof(why));
     if (!ok)

@@ -9,9 +9,12 @@
 #include "core/token.h"
 #include "scheduler/sched_state.h"
 
+/* An Idempotency-Key is its submitter's (a gateway's for all it submits
+ * for others). */
 static void idem_key_of(const struct job *j, char *key, size_t n)
 {
-    snprintf(key, n, "%s\x1f%s", j->owner, j->idem_key);
+    snprintf(key, n, "%s\x1f%s", j->submitted_by ? j->submitted_by : j->owner,
+             j->idem_key);
 }
 
 /* A replay of a known key: the same job (200), or 409 for another body.
@@ -20,7 +23,7 @@ static int idem_replay(struct msg *m, struct job *j)
 {
     struct loom_error err;
     struct job *old;
-    char key[512];
+    char key[1024];
 
     if (!j->idem_key)
         return 0;
@@ -90,7 +93,7 @@ int sched_insert_later(int64_t id, struct msg *m)
 /* Drop a job that was never acknowledged from the table and the view. */
 static void forget(struct job *j)
 {
-    char key[512];
+    char key[1024];
 
     if (j->idem_key) {
         idem_key_of(j, key, sizeof(key));
@@ -134,11 +137,18 @@ void sched_insert_done(struct ins *in, int ok, const struct loom_error *cerr)
     msg_destroy(in->m);
 }
 
-/* The owner and an admin control a job; the scheduler role starts any
- * job (an external scheduler steers the whole fabric). */
+/* Its owner or the gateway that submitted it for the owner. */
+static int owns(const struct job *j, const struct sched_job_op *op)
+{
+    return !strcmp(op->subject, j->owner) ||
+           (j->submitted_by && !strcmp(op->subject, j->submitted_by));
+}
+
+/* The owner (or its gateway) and an admin control a job; the scheduler
+ * role starts any job (an external scheduler steers the whole fabric). */
 static int may_control(const struct job *j, const struct sched_job_op *op)
 {
-    return (op->roles & LOOM_ROLE_ADMIN) || !strcmp(op->subject, j->owner) ||
+    return (op->roles & LOOM_ROLE_ADMIN) || owns(j, op) ||
            (!strcmp(op->op, "start") && (op->roles & LOOM_ROLE_SCHEDULER));
 }
 
@@ -148,8 +158,7 @@ static int hidden_from(const struct job *j, const struct sched_job_op *op)
 {
     return !(op->roles & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR)) &&
            (op->roles & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)) &&
-           strcmp(op->subject, j->owner) != 0 &&
-           accounts_policy().private_data;
+           !owns(j, op) && accounts_policy().private_data;
 }
 
 static void to_server(struct msg *m, struct job *j, const char *op)

@@ -220,19 +220,23 @@ void sched_charge(const struct job *j);
 void sched_acct_count(struct job *j);
 /* j leaves the table: count it no more. */
 void sched_acct_forget(struct job *j);
+/* j runs as account from now on (placed on a cluster where its identity
+ * has another account, or back to waiting): counted for it. */
+void sched_acct_move(struct job *j, const char *account);
 /* May j be submitted: its priority within max_user_priority (unless
- * staff), its account under max_pending_jobs and max_submits_per_minute?
- * 0 (the submit is counted), or -1 with a 403 or a 429 (retry_after
- * set). */
+ * staff), its account, VO and gateway under max_pending_jobs and
+ * max_submits_per_minute? 0 (the submit is counted), or -1 with a 403 or a
+ * 429 (retry_after set). */
 int sched_acct_submit_check(struct job *j, struct loom_error *err);
 /* Running jobs each account may still start, by account index (a new
  * array of *n; the caller frees it), or NULL when no account has a
  * running limit. */
 int *sched_acct_room(size_t *n);
-/* May j start now under its account's running limit? 1, or 0 with the
- * reason in why. */
+/* May j start now under the running limits of its account, VO and
+ * gateway? 1, or 0 with the reason in why. */
 int sched_acct_may_start(const struct job *j, char *why, size_t size);
-/* The reason a job of account ix + 1 waits for the running limit. */
+/* The reason a job waits for the running limit of entry ix (its index +
+ * 1: an account, a VO or a gateway). */
 void sched_acct_why(uint32_t ix, char *why, size_t size);
 void sched_acct_fini(void);
 

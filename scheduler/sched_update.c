@@ -88,6 +88,7 @@ void sched_to_pending(struct job *j, const char *why)
     job_set_str(&j->cluster, NULL);
     strv_fini(&j->nodes);
     job_set_str(&j->reason, why);
+    sched_acct_move(j, job_account_on(j, NULL)); /* every cluster's again */
     sched_pending_push(j->id);
 }
 

@@ -11,18 +11,47 @@
 void api_handle(struct http_req *rq, struct http_resp *rs,
                 const unsigned char *key, size_t key_len);
 
+/* Authentication, in this order (route.c):
+ *  1. On HTTPS, the client certificate is checked first: one presented
+ *     and refused, or none where one is required, is a 401 whatever else
+ *     the request carries.
+ *  2. A bearer token wins over a certificate: a JWT of an outside issuer
+ *     (grid/) acts as a gateway of identity ISSUER,SUBJECT, limited by its
+ *     scopes and mapped by the SCITOKENS and GROUP lines; a Loom token
+ *     acts with its roles, its subject mapped by the LOOM lines.
+ *  3. Without a token, a verified certificate's DN acts as a user, mapped
+ *     by the DN lines of the accounts file.
+ *  4. Otherwise, a 401.
+ * api_cert_auth does steps 1 and 3 (cert.c): -1 with a 401 (step 1, or
+ * step 4 on a connection that asked for a certificate); 1 when the
+ * certificate is the identity (no token was sent: rq->who is its DN, with
+ * the role user, for the caller to map); 0 when a token decides. */
+int api_cert_auth(struct http_req *rq, int has_token, struct loom_error *err);
+
+/* The VO of a grid request: the group whose GROUP line mapped it, else
+ * the first of its token's groups; NULL for none. Borrowed from rq. */
+const char *api_vo(const struct http_req *rq);
+/* Audit a denial (401, 403, 429) of a grid request: a grid token's
+ * (verified, or claimed: its claimed iss and sub, unverified) or a gateway
+ * token's; others are not audited here. */
+struct grid_claimed;
+void api_audit_denial(const struct http_req *rq,
+                      const struct grid_claimed *claimed,
+                      const struct loom_error *err);
+
 /* Post a command with a reply slot to a thread and wait for the answer
  * (its body and Location go to rs); a time-out is a 503. data is taken. */
 void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
               struct http_resp *rs);
 
-/* What a reader may see of a job of owner (privacy, [loomd]
- * private_data): admins and operators all of every job; users and
- * gateways all of their own and nothing of another's (with private_data
- * false: all but its private fields); the other roles every job without
- * its private fields (command, script, env, directives, output). */
+/* What a reader may see of job v (privacy, [loomd] private_data): admins
+ * and operators all of every job; users and gateways all of their own
+ * (they own it, or submitted it for its owner) and nothing of another's
+ * (with private_data false: all but its private fields); the other roles
+ * every job without its private fields (command, script, env, directives,
+ * output). */
 enum api_see { API_SEE_NOTHING, API_SEE_PUBLIC, API_SEE_ALL };
-enum api_see api_job_see(const struct http_req *rq, const char *owner);
+enum api_see api_job_see(const struct http_req *rq, const struct jview *v);
 
 /* What a query parameter's value may be. */
 enum api_qdom {
@@ -36,6 +65,8 @@ enum api_qdom {
     API_Q_MAINT_STATE,
     API_Q_LIMIT,       /* 1 to LOOM_LIST_LIMIT_MAX */
     API_Q_AFTER,       /* a job id, or 0 */
+    API_Q_STREAM,      /* stdout or stderr */
+    API_Q_OFFSET,      /* a byte offset: 0 or more */
 };
 
 /* A query parameter a route takes (route.c has a table per route). */
@@ -78,6 +109,11 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a);
 void api_jobs_op(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a);
+/* GET /v1/jobs/{id}/output (output.c): what the job wrote, read as its
+ * account; to those who see all of the job (api_job_see: its owner and
+ * the gateway that submitted it, operators, admins); 404 to anyone else. */
+void api_jobs_output(struct http_req *rq, struct http_resp *rs,
+                     const struct api_route_args *a);
 void api_node_state(struct http_req *rq, struct http_resp *rs,
                     const struct api_route_args *a);
 void api_runtime_get(struct http_req *rq, struct http_resp *rs,

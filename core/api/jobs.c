@@ -1,4 +1,4 @@
-/* jobs.c - submit, cancel, job control, start, node state. */
+/* jobs.c - cancel, job control, start, node state. */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,112 +7,12 @@
 #include "adaptors/server.h"
 #include "core/accounts.h"
 #include "core/api/api.h"
-#include "core/directives.h"
 #include "core/domain.h"
 #include "core/jsonx.h"
 #include "core/limits.h"
+#include "core/token.h"
+#include "grid/grid.h"
 #include "scheduler/sched.h"
-
-static void bad(struct http_resp *rs, enum loom_err_kind kind,
-                const char *field, const char *msg)
-{
-    struct loom_error err;
-
-    loom_error_field(&err, kind, field, "%s", msg);
-    http_error(rs, &err);
-}
-
-/* The 201 answer with "warnings": [...] added (the directives Loom
- * ignored under directives = warn). */
-static void add_warnings(struct http_resp *rs, json_t *warnings)
-{
-    char *w = json_dumps(warnings, JSON_COMPACT), *body;
-    size_t n = rs->body ? strlen(rs->body) : 0;
-
-    if (!w || n < 2 || rs->body[n - 1] != '}' ||
-        !(body = malloc(n + strlen(w) + 16))) {
-        free(w);
-        return;
-    }
-    snprintf(body, n + strlen(w) + 16, "%.*s,\"warnings\":%s}", (int)(n - 1),
-             rs->body, w);
-    free(rs->body);
-    rs->body = body;
-    free(w);
-}
-
-/* The script's directives into body (see core/directives.h); what they
- * did into the job's record. 0, or -1 with err. */
-static int directives_in(json_t *body, char **record, json_t **warnings,
-                         struct loom_error *err)
-{
-    json_t *rec = NULL;
-
-    *record = NULL;
-    if (directives_apply(body, directives_mode(), &rec, warnings, err) < 0)
-        return -1;
-    if (rec && !(*record = json_dumps(rec, JSON_COMPACT))) {
-        json_decref(rec);
-        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    }
-    json_decref(rec);
-    return 0;
-}
-
-void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
-                     const struct api_route_args *a)
-{
-    const char *key = http_header(rq, "Idempotency-Key");
-    const char *source = (rq->who.roles & LOOM_ROLE_GATEWAY) &&
-                                 !(rq->who.roles & LOOM_ROLE_USER)
-                             ? "grid" : "local";
-    struct loom_error err;
-    struct job *j = NULL;
-    json_t *body, *warnings = NULL;
-    char hash[65], *record = NULL;
-
-    if (key && (!*key || strlen(key) > LOOM_IDEM_KEY_MAX)) {
-        bad(rs, LOOM_EINVAL, "Idempotency-Key", "Idempotency-Key must be 1 "
-            "to 255 characters");
-        return;
-    }
-    if (!rq->account[0]) {
-        loom_error_set(&err, LOOM_EPERM, "%s may not submit jobs: %s",
-                       rq->who.subject, rq->no_account);
-        http_error(rs, &err);
-        return;
-    }
-    if (accounts_may_run(rq->account, &err) < 0) {
-        http_error(rs, &err);
-        return;
-    }
-    body = jx_parse_object(rq->body, rq->len, &err);
-    if (body) /* of the request as sent, before its directives */
-        job_body_hash(body, hash);
-    if (body && directives_in(body, &record, &warnings, &err) == 0)
-        j = job_from_request(body, rq->who.subject, rq->account, source,
-                             &err);
-    json_decref(body);
-    if (!j) {
-        free(record);
-        json_decref(warnings);
-        http_error(rs, &err);
-        return;
-    }
-    j->directives = record;
-    /* admins and operators may raise a priority past max_user_priority */
-    j->staff = (rq->who.roles & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR)) != 0;
-    if (key) {
-        job_set_str(&j->idem_key, key);
-        memcpy(j->idem_hash, hash, sizeof(hash));
-    }
-    /* a 201 comes with its Location from the committer */
-    api_call(sched_queue(), SCHED_SUBMIT, j, (void (*)(void *))job_destroy,
-             rs);
-    if (rs->status == 201 && warnings)
-        add_warnings(rs, warnings);
-    json_decref(warnings);
-}
 
 static const struct jx_field start_fields[] = {
     {"cluster", JX_STRING, 0},
@@ -157,6 +57,44 @@ out:
     return rc;
 }
 
+/* Audit the cancel of a grid job, or a cancel by a grid token: the job
+ * as the answer shows it. Denials are audited where they are made. */
+static void audit_cancel(const struct http_req *rq, const struct http_resp *rs)
+{
+    json_t *job = rs->status < 300 && rs->body
+                      ? json_loads(rs->body, 0, NULL) : NULL;
+    struct grid_audit a = {.kind = "cancel", .verified = 1};
+    const char *source = jx_str(job, "source", "");
+
+    if (rs->status >= 300) {
+        struct loom_error err;
+        json_t *e = rs->body ? json_loads(rs->body, 0, NULL) : NULL;
+        if (rs->status == 403) {
+            loom_error_set(&err, LOOM_EPERM, "%s",
+                           jx_str(json_object_get(e, "error"), "message",
+                                  "refused"));
+            api_audit_denial(rq, NULL, &err);
+        }
+        json_decref(e);
+        return;
+    }
+    if (rq->grid || !strcmp(source, "grid")) {
+        a.identity = rq->who.subject;
+        a.iss = rq->grid ? rq->grid->iss : NULL;
+        a.sub = rq->grid ? rq->grid->sub : NULL;
+        a.vo = jx_str(job, "vo", NULL);
+        a.account = jx_str(job, "account", NULL);
+        a.gateway = strcmp(jx_str(job, "submitted_by", ""),
+                           jx_str(job, "owner", "")) != 0
+                        ? jx_str(job, "submitted_by", NULL) : NULL;
+        a.job = strtoll(jx_str(job, "id", "0"), NULL, 10);
+        a.method = rq->method;
+        a.path = rq->path;
+        grid_audit(&a);
+    }
+    json_decref(job);
+}
+
 /* DELETE /v1/jobs/{id} and POST /v1/jobs/{id}/{op}. */
 void api_jobs_op(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a)
@@ -193,6 +131,8 @@ void api_jobs_op(struct http_req *rq, struct http_resp *rs,
             goto error;
     }
     api_call(sched_queue(), SCHED_JOB_OP, op, sched_job_op_free, rs);
+    if (!strcmp(name, "cancel"))
+        audit_cancel(rq, rs);
     return;
 error:
     sched_job_op_free(op);

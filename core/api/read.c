@@ -209,14 +209,16 @@ static void query_param(char *out, size_t n, const char *name,
     out[off < n ? off : n - 1] = '\0';
 }
 
-enum api_see api_job_see(const struct http_req *rq, const char *owner)
+enum api_see api_job_see(const struct http_req *rq, const struct jview *v)
 {
     unsigned r = rq->who.roles;
 
     if (r & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR))
         return API_SEE_ALL;
     if (r & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)) {
-        if (!strcmp(owner, rq->who.subject))
+        /* its owner's, and the gateway's that submitted it */
+        if (!strcmp(v->owner, rq->who.subject) ||
+            !strcmp(v->submitted_by, rq->who.subject))
             return API_SEE_ALL;
         return accounts_policy().private_data ? API_SEE_NOTHING
                                               : API_SEE_PUBLIC;
@@ -239,7 +241,7 @@ static void jobs_one(struct http_req *rq, struct http_resp *rs,
     }
     s = snapshot_get();
     v = s ? jobtab_get(s->jobs, id) : NULL;
-    see = v ? api_job_see(rq, v->owner) : API_SEE_NOTHING;
+    see = v ? api_job_see(rq, v) : API_SEE_NOTHING;
     if (see == API_SEE_ALL) {
         rs->status = 200;
         rs->view = jview_ref(v); /* sent without a copy */
@@ -287,7 +289,7 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
             (fc && (!v->cluster || strcmp(fc, v->cluster) != 0)))
             continue;
         /* a filter narrows what the reader may see, never widens it */
-        see = api_job_see(rq, v->owner);
+        see = api_job_see(rq, v);
         if (see == API_SEE_NOTHING)
             continue;
         if (see == API_SEE_ALL) {

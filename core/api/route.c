@@ -10,6 +10,7 @@
 
 #include "core/accounts.h"
 #include "core/log.h"
+#include "grid/grid.h"
 
 #define MAX_SEGS 8
 #define CALL_TIMEOUT_S 30.0
@@ -37,6 +38,8 @@ static const struct api_param q_jobs[] = {
     {"owner", API_Q_TEXT},      {"account", API_Q_TEXT},
     {"limit", API_Q_LIMIT},     {"after", API_Q_AFTER},
     {NULL, 0}};
+static const struct api_param q_output[] = {
+    {"stream", API_Q_STREAM}, {"offset", API_Q_OFFSET}, {NULL, 0}};
 static const struct api_param q_resv[] = {
     {"cluster", API_Q_CLUSTER}, {"state", API_Q_RESV_STATE},
     {"owner", API_Q_TEXT},      {"purpose", API_Q_PURPOSE},
@@ -63,6 +66,7 @@ static const struct route routes[] = {
     {"GET", "queues", 2, 3, ANY_ROLE, q_none, api_queues},
     {"GET", "jobs", 1, 1, ANY_ROLE, q_jobs, api_jobs_get},
     {"GET", "jobs", 2, 2, ANY_ROLE, q_none, api_jobs_get},
+    {"GET", "jobs", 3, 3, ANY_ROLE, q_output, api_jobs_output},
     {"POST", "jobs", 1, 1, SUBMITTERS, q_none, api_jobs_submit},
     {"DELETE", "jobs", 2, 2, ANY_ROLE, q_none, api_jobs_op},
     {"POST", "jobs", 3, 3, ANY_ROLE, q_none, api_jobs_op},
@@ -118,16 +122,21 @@ void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
  * sends the same one with every request, and the key never changes while
  * loomd runs, so only its expiry needs checking again. Its account is
  * looked up again when the accounts file was reloaded, or after
- * ACCOUNT_CACHE_S (an account created or removed meanwhile). */
+ * ACCOUNT_CACHE_S (an account created or removed meanwhile). A grid
+ * token's verification is cached by grid/ itself; its mapping is kept here
+ * the same way, for the verified identity last seen. */
 #define ACCOUNT_CACHE_S 10
-#define IAT_SKEW_S 60 /* a token issued this far ahead of our clock is
-                         still taken (clocks differ a little) */
 static _Thread_local struct {
-    char token[1024];
+    char token[1024]; /* a Loom token, and its claims */
     struct token_claims claims;
+    /* the last mapping: of subject (a Loom token's, or a grid token's
+     * ISSUER,SUBJECT with its groups, one a line) */
+    char subject[LOOM_IDENTITY_MAX + 1];
+    char groups[4200];
     unsigned gen;     /* the accounts map the account came from */
     time_t mapped_at;
-    char account[sizeof(((struct http_req *)0)->account)];
+    int mapped;       /* map holds an answer */
+    struct accounts_map map;
     char no_account[sizeof(((struct http_req *)0)->no_account)];
 } last;
 
@@ -138,11 +147,11 @@ static int claims_ok(const struct token_claims *c, time_t now,
 {
     struct accounts_policy pol = accounts_policy();
 
-    if (c->issued > now + IAT_SKEW_S)
+    if (c->issued > now + LOOM_TOKEN_SKEW_S)
         return loom_error_set(err, LOOM_EAUTH, "the token was issued in the "
                               "future (iat is %lld s ahead of this server's "
                               "clock; at most %d s are allowed)",
-                              (long long)(c->issued - now), IAT_SKEW_S);
+                              (long long)(c->issued - now), LOOM_TOKEN_SKEW_S);
     if (c->expires - c->issued > pol.max_token_ttl_s)
         return loom_error_set(err, LOOM_EAUTH, "the token's lifetime of "
                               "%lld s (exp - iat) exceeds max_token_ttl_s "
@@ -151,60 +160,204 @@ static int claims_ok(const struct token_claims *c, time_t now,
     return 0;
 }
 
-/* rq->account from the token's subject (cached per thread). */
-static void map_account(struct http_req *rq, time_t now)
+/* rq->account (and rq->map) from who the request is, cached per thread:
+ * the same subject, grid identity or certificate DN (by_cert), the same
+ * accounts file, recently. */
+static void map_account(struct http_req *rq, int by_cert, time_t now)
 {
     unsigned gen = accounts_generation();
+    struct accounts_who who = {0};
     struct loom_error err;
+    char groups[sizeof(last.groups)] = "";
+    size_t o = 0;
 
-    if (last.gen != gen || now - last.mapped_at >= ACCOUNT_CACHE_S ||
-        strcmp(last.claims.subject, rq->who.subject) != 0) {
+    /* never the same key as a Loom subject's */
+    if (by_cert)
+        snprintf(groups, sizeof(groups), "dn\n");
+    else if (rq->grid)
+        o = (size_t)snprintf(groups, sizeof(groups), "grid\n");
+    for (size_t i = 0; rq->grid && i < rq->grid->n_groups; i++)
+        o += (size_t)snprintf(groups + o, o < sizeof(groups)
+                                              ? sizeof(groups) - o : 0,
+                              "%s\n", rq->grid->groups[i]);
+    if (!last.mapped || last.gen != gen ||
+        now - last.mapped_at >= ACCOUNT_CACHE_S ||
+        strcmp(last.subject, rq->who.subject) != 0 ||
+        strcmp(last.groups, groups) != 0) {
+        snprintf(last.subject, sizeof(last.subject), "%s", rq->who.subject);
+        memcpy(last.groups, groups, sizeof(groups));
         last.gen = gen;
         last.mapped_at = now;
-        last.account[0] = last.no_account[0] = '\0';
-        if (accounts_map("LOOM", rq->who.subject, last.account,
-                         sizeof(last.account), &err) < 0)
+        last.mapped = 1;
+        last.no_account[0] = '\0';
+        if (by_cert) {
+            who.method = "DN";
+            who.identity = rq->who.subject;
+        } else if (rq->grid) {
+            who.iss = rq->grid->iss;
+            who.sub = rq->grid->sub;
+            who.groups = rq->grid->groups;
+            who.n_groups = rq->grid->n_groups;
+        } else {
+            who.subject = rq->who.subject;
+        }
+        if (accounts_map_who(&who, &last.map, &err) < 0) {
+            memset(&last.map, 0, sizeof(last.map));
             snprintf(last.no_account, sizeof(last.no_account), "%s",
                      err.message);
+        } else if (!last.map.account[0]) {
+            snprintf(last.no_account, sizeof(last.no_account), "identity "
+                     "'%.300s' has an account only on %zu cluster%s (cluster= "
+                     "lines of the accounts file): name one in "
+                     "request.cluster", rq->who.subject,
+                     last.map.n_clusters,
+                     last.map.n_clusters == 1 ? "" : "s");
+        }
     }
-    memcpy(rq->account, last.account, sizeof(rq->account));
+    memcpy(rq->account, last.map.account, sizeof(rq->account));
     memcpy(rq->no_account, last.no_account, sizeof(rq->no_account));
+    rq->map = last.no_account[0] && !last.map.n_clusters ? NULL : &last.map;
 }
 
-static int authenticate(struct http_req *rq, const unsigned char *key,
-                        size_t key_len, struct loom_error *err)
+const char *api_vo(const struct http_req *rq)
 {
-    const char *h = http_header(rq, "Authorization");
-    time_t now = time(NULL);
+    if (rq->map && rq->map->group[0])
+        return rq->map->group; /* the group whose line mapped */
+    if (rq->grid && rq->grid->n_groups)
+        return rq->grid->groups[0];
+    return NULL;
+}
 
+void api_audit_denial(const struct http_req *rq,
+                      const struct grid_claimed *claimed,
+                      const struct loom_error *err)
+{
+    struct grid_audit a = {0};
+    char claimed_id[LOOM_GRID_IDENTITY_MAX + 1];
+    int gateway = !rq->grid && !claimed &&
+                  (rq->who.roles & LOOM_ROLE_GATEWAY);
+
+    if (!rq->grid && !claimed && !gateway)
+        return; /* not a grid request */
+    a.kind = "denied";
+    a.verified = rq->grid != NULL;
+    if (rq->grid) {
+        a.identity = rq->grid->identity;
+        a.iss = rq->grid->iss;
+        a.sub = rq->grid->sub;
+    } else if (claimed) {
+        snprintf(claimed_id, sizeof(claimed_id), "%s,%s", claimed->iss,
+                 claimed->sub);
+        a.identity = claimed_id;
+        a.iss = claimed->iss;
+        a.sub = claimed->sub;
+    } else {
+        a.identity = rq->who.subject;
+        a.gateway = rq->who.subject;
+    }
+    a.vo = api_vo(rq);
+    a.account = rq->account;
+    a.status = loom_error_status(err->kind);
+    a.reason = err->message;
+    a.method = rq->method;
+    a.path = rq->path ? rq->path : rq->target;
+    grid_audit(&a);
+}
+
+/* A token of an outside issuer: verified (grid/), then it acts as a
+ * gateway of identity ISSUER,SUBJECT, limited by its scopes. */
+static int auth_grid(struct http_req *rq, const char *tok, time_t now,
+                     struct loom_error *err)
+{
+    struct grid_claimed claimed;
+    struct grid_who *w;
+
+    if (grid_verify(tok, now, &w, &claimed, err) < 0) {
+        if (!grid_enabled())
+            loom_error_set(err, LOOM_EAUTH, "token refused: this Loom takes "
+                           "no tokens of outside issuers (loom.conf has no "
+                           "[issuer])");
+        api_audit_denial(rq, &claimed, err);
+        return -1;
+    }
+    rq->grid = w; /* released when the request is answered */
+    snprintf(rq->who.subject, sizeof(rq->who.subject), "%s", w->identity);
+    rq->who.roles = LOOM_ROLE_GATEWAY;
+    rq->who.issued = w->iat;
+    rq->who.expires = w->exp;
+    return 0;
+}
+
+/* The bearer token h (the Authorization header, or NULL) into rq->who: a
+ * JWT of an outside issuer, or a Loom token. 0, or -1 with a 401. */
+static int auth_token(struct http_req *rq, const char *h,
+                      const unsigned char *key, size_t key_len, time_t now,
+                      struct loom_error *err)
+{
     if (!h || strncasecmp(h, "Bearer ", 7) != 0)
         return loom_error_set(err, LOOM_EAUTH, "a bearer token is required "
                               "(Authorization: Bearer <token>)");
-    if (last.token[0] && !strcmp(h + 7, last.token) &&
-        now < last.claims.expires) {
+    if (grid_token_is_jwt(h + 7)) {
+        if (auth_grid(rq, h + 7, now, err) < 0)
+            return -1;
+    } else if (last.token[0] && !strcmp(h + 7, last.token) &&
+               now < last.claims.expires) {
         rq->who = last.claims;
     } else {
         if (token_verify(key, key_len, h + 7, now, &rq->who, err) < 0)
             return -1;
         last.token[0] = '\0';
-        last.gen = 0; /* map the new subject */
         if (strlen(h + 7) < sizeof(last.token)) {
             snprintf(last.token, sizeof(last.token), "%s", h + 7);
             last.claims = rq->who;
         }
     }
-    if (claims_ok(&rq->who, now, err) < 0)
+    if (claims_ok(&rq->who, now, err) < 0) {
+        api_audit_denial(rq, NULL, err);
         return -1;
-    if (last.token[0])
-        map_account(rq, now);
-    else if (accounts_map("LOOM", rq->who.subject, rq->account,
-                          sizeof(rq->account), err) < 0)
-        snprintf(rq->no_account, sizeof(rq->no_account), "%s", err->message);
+    }
+    return 0;
+}
+
+/* Who the request is, in the order of api.h: its client certificate
+ * checked, then a token (which wins), else the certificate's DN. */
+static int authenticate(struct http_req *rq, const unsigned char *key,
+                        size_t key_len, struct loom_error *err)
+{
+    const char *h = http_header(rq, "Authorization");
+    time_t now = time(NULL);
+    int by_cert = api_cert_auth(rq, h != NULL, err);
+
+    if (by_cert < 0 ||
+        (!by_cert && auth_token(rq, h, key, key_len, now, err) < 0))
+        return -1;
+    map_account(rq, by_cert, now);
     /* users and gateways act as their account: without one, nothing */
-    if (!rq->account[0] && (rq->who.roles & (LOOM_ROLE_USER |
-                                             LOOM_ROLE_GATEWAY)))
-        return loom_error_set(err, LOOM_EPERM, "%s", rq->no_account);
+    if (!rq->map && (rq->who.roles & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY))) {
+        loom_error_set(err, LOOM_EPERM, "%s", rq->no_account);
+        api_audit_denial(rq, NULL, err);
+        return -1;
+    }
     rq->authed = 1;
+    return 0;
+}
+
+/* A grid token does what its scopes grant: 0, or -1 with a 403 naming the
+ * scope it lacks. */
+static int scope_ok(const struct http_req *rq, const struct api_route_args *a,
+                    struct loom_error *err)
+{
+    unsigned need = grid_scope_needed(rq->method, a->seg[0], a->n,
+                                      a->n == 3 ? a->seg[2] : NULL);
+
+    if (!need)
+        return loom_error_set(err, LOOM_EPERM, "a grid token may not %s %s: "
+                              "no compute scope grants it", rq->method,
+                              rq->path);
+    if (!(rq->grid->scopes & need))
+        return loom_error_set(err, LOOM_EPERM, "the token lacks the scope "
+                              "%s, which %s %s needs", grid_scope_name(need),
+                              rq->method, rq->path);
     return 0;
 }
 
@@ -251,8 +404,8 @@ static int unversioned(struct http_req *rq, struct http_resp *rs,
     return 0;
 }
 
-void api_handle(struct http_req *rq, struct http_resp *rs,
-                const unsigned char *key, size_t key_len)
+static void handle(struct http_req *rq, struct http_resp *rs,
+                   const unsigned char *key, size_t key_len)
 {
     struct api_route_args a = {0};
     struct loom_error err;
@@ -276,6 +429,11 @@ void api_handle(struct http_req *rq, struct http_resp *rs,
             loom_error_set(&err, LOOM_EPERM, "%s may not %s %s: a role it "
                            "lacks is needed", rq->who.subject, rq->method,
                            rq->path);
+            api_audit_denial(rq, NULL, &err);
+            goto error;
+        }
+        if (rq->grid && scope_ok(rq, &a, &err) < 0) {
+            api_audit_denial(rq, NULL, &err);
             goto error;
         }
         if (api_query_check(rq, r->params, &a, &err) < 0)
@@ -292,4 +450,12 @@ void api_handle(struct http_req *rq, struct http_resp *rs,
                        plen < 400 ? plen : 400, rq->target);
 error:
     http_error(rs, &err);
+}
+
+void api_handle(struct http_req *rq, struct http_resp *rs,
+                const unsigned char *key, size_t key_len)
+{
+    handle(rq, rs, key, key_len);
+    grid_who_unref(rq->grid);
+    rq->grid = NULL;
 }

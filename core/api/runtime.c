@@ -9,6 +9,7 @@
 #include "core/opstats.h"
 #include "core/runtime.h"
 #include "core/timeutil.h"
+#include "grid/grid.h"
 #include "maintenance/maint.h"
 #include "scheduler/sched.h"
 
@@ -17,7 +18,8 @@ void api_runtime_get(struct http_req *rq, struct http_resp *rs,
 {
     struct snapshot *s = snapshot_get();
     struct http_resp sched = {0}, maint = {0};
-    json_t *o, *clusters = json_array(), *st, *mt;
+    json_t *o, *clusters = json_array(), *st, *mt, *gr;
+    char *grid = grid_status_json();
 
     for (size_t i = 0; s && i < s->n_clusters; i++)
         json_array_append_new(clusters, json_pack(
@@ -28,14 +30,17 @@ void api_runtime_get(struct http_req *rq, struct http_resp *rs,
     api_call(maint_queue(), MAINT_STATUS, NULL, NULL, &maint);
     st = sched.body ? json_loads(sched.body, 0, NULL) : NULL;
     mt = maint.body ? json_loads(maint.body, 0, NULL) : NULL;
-    o = json_pack("{s:s, s:I, s:[ssss], s:o, s:o, s:o}", "version",
+    gr = grid ? json_loads(grid, 0, NULL) : NULL;
+    o = json_pack("{s:s, s:I, s:[ssss], s:o, s:o, s:o, s:o}", "version",
                   PACKAGE_VERSION, "uptime_s",
                   (json_int_t)(time_real() - runtime_started_at()),
                   "threads", "server", "scheduler", "maintenance", "runtime",
                   "clusters", clusters, "scheduler", st ? st : json_null(),
-                  "maintenance", mt ? mt : json_null());
+                  "maintenance", mt ? mt : json_null(),
+                  "grid", gr ? gr : json_null());
     free(sched.body);
     free(maint.body);
+    free(grid);
     rs->status = 200;
     /* times in ms: six digits say them (the default 17 shows the binary
      * fraction, 0.070139999999999994) */

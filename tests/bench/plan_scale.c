@@ -60,8 +60,10 @@ static void build(struct fabric *f, size_t n_cl, size_t per, size_t n_jobs)
     f->alloc_nodes = calloc(f->n_nodes * 4, sizeof(*f->alloc_nodes));
     for (size_t c = 0; c < n_cl; c++) {
         snprintf(names[c % 16], sizeof(names[0]), "c%zu", c);
-        f->cl[c] = (struct plan_cluster){names[c % 16], (int)c,
-                                         &f->nodes[c * per], per, NULL, 0};
+        f->cl[c] = (struct plan_cluster){.name = names[c % 16],
+                                         .preference = (int)c,
+                                         .nodes = &f->nodes[c * per],
+                                         .n_nodes = per};
         for (size_t i = 0; i < per; i++) {
             size_t k = c * per + i;
             int used = 0, parts = 1 + (int)(next() % 4);
@@ -132,8 +134,10 @@ int main(int argc, char **argv)
 {
     size_t n_cl = 16, per = 1000, n_jobs = 100000, depth = 10000, started;
     struct fabric f = {0};
-    struct plan_config easy = {PLAN_BF_EASY, 1000, 60, 32};
-    struct plan_config cons = {PLAN_BF_CONSERVATIVE, 0, 60, 32};
+    struct plan_config easy = {.backfill = PLAN_BF_EASY, .depth = 1000,
+                               .overdue_s = 60, .width = 32};
+    struct plan_config cons = {.backfill = PLAN_BF_CONSERVATIVE,
+                               .overdue_s = 60, .width = 32};
     double t;
     int o;
 

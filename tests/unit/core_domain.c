@@ -78,5 +78,28 @@ int main(void)
        "'s/n1/x' is refused");
     ok(node("", "s", buf, sizeof(buf), &err) < 0 &&
            strstr(err.message, "is not a node"), "'' is refused");
+
+    /* groups of grid identities, as the WLCG profile writes them */
+    is_int(domain_group_valid("/atlas"), 1, "/atlas is a group");
+    is_int(domain_group_valid("/atlas/prod-1.x_y"), 1,
+           "/atlas/prod-1.x_y is a group");
+    is_int(domain_group_valid("atlas"), 0, "a group begins with '/'");
+    is_int(domain_group_valid("/"), 0, "'/' alone is no group");
+    is_int(domain_group_valid("/atlas/"), 0, "no trailing '/'");
+    is_int(domain_group_valid("/atlas//x"), 0, "no empty name");
+    is_int(domain_group_valid("/-atlas"), 0,
+           "a name begins with a letter or digit");
+    is_int(domain_group_valid("/at las"), 0, "no blank");
+    memset(buf, 'a', 255);
+    buf[0] = '/';
+    buf[255] = '\0';
+    is_int(domain_group_valid(buf), 1, "255 characters are a group");
+    {
+        char big[300];
+        memset(big, 'a', 256);
+        big[0] = '/';
+        big[256] = '\0';
+        is_int(domain_group_valid(big), 0, "256 characters are too many");
+    }
     return done_testing();
 }

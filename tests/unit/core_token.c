@@ -288,6 +288,12 @@ static void test_create_errors(const unsigned char *key, size_t len)
        "subject with a quote refused");
     ok(!token_create(key, len, "a\nb", LOOM_ROLE_USER, 60, NOW, &err),
        "subject with a newline refused");
+    ok(!token_create(key, len, "https://iam.example,u1", LOOM_ROLE_USER, 60,
+                     NOW, &err) && strstr(err.message, "https://"),
+       "a subject in the form of a grid identity refused: %s", err.message);
+    tok = token_create(key, len, "http-user", LOOM_ROLE_USER, 60, NOW, &err);
+    ok(tok != NULL, "a subject beginning with http- is fine");
+    free(tok);
     ok(!token_create(key, len, "alice", 0, 60, NOW, &err) &&
            strstr(err.message, "role"),
        "no roles refused: %s", err.message);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 4005-slurmrest-faults.t - slurmrestd killed, restarted, hung, and its
+# 4006-slurmrest-faults.t - slurmrestd killed, restarted, hung, and its
 # slurmctld killed, under a running loomd: the slurmrest cluster turns
 # unreachable with a clear error and comes back, a job waits and runs once,
 # and the local cluster beside it goes on polling while a request to the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 4004-slurmrest-loomd.t - one loomd federating a real Slurm through
+# 4005-slurmrest-loomd.t - one loomd federating a real Slurm through
 # slurmrestd (the slurmrest adaptor, JWT on loopback) and the local
 # executor: every operation through the adaptor, and the checks 4002 makes
 # of the script adaptor: nodes, jobs on exactly the nodes Loom chose, exit

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 4006-slurmrest-versions.t - the API version and the two Slurm adaptors
+# 4007-slurmrest-versions.t - the API version and the two Slurm adaptors
 # side by side: api_version = auto on a slurmrestd that offers only
 # v0.0.37 and v0.0.36 settles on v0.0.37; api_version = v0.0.36 sends nodes
 # and queues to the fallback pack (that version has no node flags), jobs to
