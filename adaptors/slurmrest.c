@@ -267,10 +267,15 @@ static int srest_create(struct conf_section *sec,
         snprintf(s->workdir, n, "%s/clusters/%s/jobs", env->state_dir,
                  env->cluster);
     }
-    if (s->auth == SREST_LOCAL)
-        log_info("cluster=%s: rest_auth/local: jobs run as slurmrestd's "
-                 "account, whatever account Loom records for them",
-                 s->cluster);
+    if (s->auth == SREST_LOCAL && !s->pack) {
+        loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s] url = unix: "
+                       "(rest_auth/local) acts as slurmrestd's own account "
+                       "whoever asks: starts, cancels, holds and releases go "
+                       "to the fallback pack, and fallback_pack = none "
+                       "leaves none (use jwt_key_file over http:, or a "
+                       "fallback_pack)", sec->file, sec->line, sec->name);
+        goto error;
+    }
     *self = s;
     return 0;
 oom:
@@ -293,11 +298,21 @@ static int probe(void *self, struct loom_error *err)
     return 0;
 }
 
-/* Without a fallback pack, what only the pack can do is not offered. */
+int srest_as_pack(const struct srest *s, int op)
+{
+    return s->auth == SREST_LOCAL &&
+           (op == LOOM_OP_START || op == LOOM_OP_CANCEL ||
+            op == LOOM_OP_HOLD || op == LOOM_OP_RELEASE);
+}
+
+/* Without a fallback pack, what only the pack can do is not offered. Every
+ * job runs as its account: submitted as it with a JWT, by the pack under
+ * rest_auth/local. */
 static void srest_describe(void *self, struct adaptor_desc *d)
 {
     struct srest *s = self;
 
+    d->runs_as_user = 1;
     if (!s->pack)
         d->caps &= ~(unsigned)(LOOM_CAP_SUSPEND | LOOM_CAP_NODE_STATE);
 }
@@ -312,6 +327,8 @@ static const char *srest_via(void *self, enum adaptor_op op)
 
     /* v0.0.36 has no node flags, allocations nor partition states. */
     if (s->vi == 2 && (op == LOOM_OP_NODES || op == LOOM_OP_QUEUES))
+        api = 0;
+    if (srest_as_pack(s, op))
         api = 0;
     if (!api)
         return s->pack ? s->via_pack : NULL;

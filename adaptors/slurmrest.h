@@ -106,6 +106,10 @@ int srest_start(struct srest *s, struct sop *o);
 int srest_is_job_id(const char *id);
 
 /* slurmrest_ops.c: the asynchronous form (adaptor_type.call). */
+/* Under rest_auth/local slurmrestd acts as its own account whoever asks:
+ * what acts on a job (start, cancel, hold, release) goes to the fallback
+ * pack, which acts as the job's account or as loomd's. 1 for those. */
+int srest_as_pack(const struct srest *s, int op);
 int srest_call(void *self, struct adaptor_call *k);
 
 /*

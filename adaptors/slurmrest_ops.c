@@ -215,6 +215,8 @@ int srest_call(void *self, struct adaptor_call *k)
         (s->settled && s->vi == 2 &&
          (op == LOOM_OP_NODES || op == LOOM_OP_QUEUES)))
         return 1; /* slurmrestd cannot: the fallback pack */
+    if (srest_as_pack(s, op))
+        return 1; /* rest_auth/local: the pack acts as the job's account */
     if ((op == LOOM_OP_CANCEL || op == LOOM_OP_HOLD ||
          op == LOOM_OP_RELEASE) && !srest_is_job_id(k->native_id))
         return 1; /* the pack says why it is no Slurm job */

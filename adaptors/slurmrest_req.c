@@ -80,6 +80,13 @@ int srest_fail_answer(struct sop *o, const struct answer *a)
                     "from" : "cannot reach", o->s->socket ? o->s->socket
                                                           : o->s->url,
                     a->error);
+    if ((a->status == 401 || a->status == 403) &&
+        o->s->auth == SREST_LOCAL)
+        return srest_fail(o, LOOM_ETEMP, "slurmrestd refused loomd's "
+                    "account on its socket (HTTP %ld: %.80s): rest_auth/local "
+                    "takes only root and the account slurmrestd runs as, "
+                    "which may not be the SlurmUser; give jwt_key_file",
+                    a->status, a->text);
     if (a->status == 401 || a->status == 403)
         return srest_fail(o, LOOM_ETEMP, "slurmrestd refused the credentials "
                     "(HTTP %ld: %.80s)", a->status, a->text);
@@ -161,6 +168,7 @@ void srest_send(struct sop *o)
         .max_bytes = s->max_bytes, .retries = !strcmp(o->method, "GET"),
         .done_cb = fetched, .arg = o};
     struct loom_error err;
+    char *own = NULL;
     int n = 0, rc = 0;
 
     snprintf(url, sizeof(url), "%s/slurm/%s/%s", s->url,
@@ -176,11 +184,24 @@ void srest_send(struct sop *o)
         curlloop_fail(s->loop, fetched, o, err.message);
         return;
     }
+    if (s->auth == SREST_KEY && o->as_user) {
+        /* A token of the job's account itself, not one to act for it */
+        time_t now = time(NULL);
+        own = srest_jwt_sign(s->key, s->key_len, o->as_user, now,
+                             now + TOKEN_LIFE_S);
+        if (!own) {
+            o->local = 1;
+            curlloop_fail(s->loop, fetched, o, "cannot sign a token (out "
+                          "of memory)");
+            return;
+        }
+    }
     if (s->auth != SREST_LOCAL) {
         snprintf(name, sizeof(name), "X-SLURM-USER-NAME: %s",
                  o->as_user ? o->as_user
                  : s->auth == SREST_KEY ? s->user : s->token_user);
-        snprintf(tok, sizeof(tok), "X-SLURM-USER-TOKEN: %s", s->token);
+        snprintf(tok, sizeof(tok), "X-SLURM-USER-TOKEN: %s",
+                 own ? own : s->token);
         hdr[n++] = name;
         hdr[n++] = tok;
     }
@@ -192,6 +213,9 @@ void srest_send(struct sop *o)
         curlloop_fail(s->loop, fetched, o, err.message);
     }
     OPENSSL_cleanse(tok, sizeof(tok));
+    if (own)
+        OPENSSL_cleanse(own, strlen(own));
+    free(own);
 }
 
 /* A 404 of a path slurmrestd lacks: its OpenAPI plugin is not loaded. */

@@ -30,37 +30,57 @@ static char *node_list(const struct start_req *req)
 
 static void submit(struct sop *o);
 
-/* The job's output file: WORKDIR/loom-ID.SUFFIX (with % doubled for
- * Slurm, when escaped). A new string. */
-static char *out_path(const struct srest *s, int64_t id, const char *suffix,
-                      int escaped)
-{
-    size_t n = strlen(s->workdir) * 2 + 64, k = 0;
-    char *p = malloc(n), tail[48];
+struct paths {
+    char *dir, *out, *err;
+};
 
-    if (!p)
+/* Where the job works and writes: as the slurm pack's (it runs as its
+ * account): the request's workdir, else the account's home; output and
+ * error as asked, by default loom-ID.out in it. */
+static int job_paths(const struct srest *s, const struct start_req *req,
+                     struct paths *p, struct loom_error *err)
+{
+    return script_job_paths(s->cluster, 1, req, s->workdir, &p->dir,
+                            &p->out, &p->err, err);
+}
+
+static void paths_fini(struct paths *p)
+{
+    free(p->dir);
+    free(p->out);
+    free(p->err);
+    *p = (struct paths){0};
+}
+
+/* A path for Slurm, which expands %-patterns in file names: a % Loom left
+ * (a literal one) doubled. A new string, or NULL. */
+static char *pct_doubled(const char *path)
+{
+    size_t n = strlen(path) * 2 + 1, k = 0;
+    char *d = malloc(n);
+
+    if (!d)
         return NULL;
-    for (const char *c = s->workdir; *c; c++) {
-        if (*c == '%' && escaped)
-            p[k++] = '%';
-        p[k++] = *c;
+    for (const char *c = path; *c; c++) {
+        if (*c == '%')
+            d[k++] = '%';
+        d[k++] = *c;
     }
-    snprintf(tail, sizeof(tail), "/loom-%lld.%s", (long long)id, suffix);
-    snprintf(p + k, n - k, "%s", tail);
-    return p;
+    d[k] = '\0';
+    return d;
 }
 
 /* POST job/submit's body: the slurm pack's sbatch, in JSON. The script's
  * directives that Loom applied through the request are neutralised, as
  * the pack's are (slurmrestd reads none, but the script is the same). */
-static char *submit_body(const struct srest *s, const struct start_req *asked)
+static char *submit_body(const struct srest *s, const struct start_req *asked,
+                         const struct paths *p)
 {
     struct start_req copy = *asked, *req = &copy;
     char *neutral = asked->script ? directives_neutralise(asked->script)
                                   : NULL;
     char id[32], comment[40], *script, *text = NULL;
-    char *out = out_path(s, req->loom_id, "out", 1);
-    char *errp = out_path(s, req->loom_id, "err", 1);
+    char *out = pct_doubled(p->out), *errp = pct_doubled(p->err);
     json_t *env = json_object(), *job = NULL, *doc = NULL, *nodes;
     char *list;
 
@@ -89,7 +109,7 @@ static char *submit_body(const struct srest *s, const struct start_req *asked)
                     "comment", comment, "nodelist", nodes, "nodes",
                     (json_int_t)req->n_nodes, (json_int_t)req->n_nodes,
                     "tasks_per_node", 1, "current_working_directory",
-                    s->workdir, "standard_output", out, "standard_error",
+                    p->dir, "standard_output", out, "standard_error",
                     errp, "environment", env);
     if (!job)
         goto out;
@@ -130,8 +150,14 @@ static int result(struct sop *o, const char *native, int adopted)
     r->queued = 1; /* Slurm runs it: the next jobs poll says when */
     r->adopted = adopted;
     if (!o->k->start->native_id) {
-        r->stdout_path = out_path(o->s, o->k->start->loom_id, "out", 0);
-        r->stderr_path = out_path(o->s, o->k->start->loom_id, "err", 0);
+        struct paths p = {0};
+        struct loom_error ignored;
+        if (job_paths(o->s, o->k->start, &p, &ignored) == 0) {
+            r->stdout_path = p.out;
+            r->stderr_path = p.err;
+            p.out = p.err = NULL;
+        }
+        paths_fini(&p);
     }
     if (!r->native_id)
         return loom_error_set(&o->k->err, LOOM_EINTERNAL, "no memory");
@@ -216,14 +242,21 @@ static void adopt_then(struct sop *o, const struct answer *a)
 static void submit(struct sop *o)
 {
     const struct start_req *req = o->k->start;
+    struct paths p = {0};
 
+    if (job_paths(o->s, req, &p, &o->k->err) < 0) {
+        paths_fini(&p);
+        srest_done(o, -1);
+        return;
+    }
     tried(o->s, req->loom_id, 1);
     o->method = "POST";
     snprintf(o->path, sizeof(o->path), "job/submit");
-    o->as_user = o->s->auth != SREST_LOCAL ? req->account : NULL;
+    o->as_user = req->account; /* never rest_auth/local: srest_as_pack */
     o->then = submit_then;
     free(o->body);
-    o->body = submit_body(o->s, req);
+    o->body = submit_body(o->s, req, &p);
+    paths_fini(&p);
     srest_send(o);
 }
 

@@ -463,6 +463,12 @@ static void check_conf_and_call(const char *dir)
               "api_version = v0.0.40\n", &inst, &env, &err) < 0 &&
        strstr(err.message, "auto, v0.0.38, v0.0.37 or v0.0.36"),
        "an API version Loom does not read: %s", err.message);
+    ok(create("[cluster sr]\nadaptor = slurmrest\nurl = unix:/x\n"
+              "fallback_pack = none\n", &inst, &env, &err) < 0 &&
+       strstr(err.message, "rest_auth/local") &&
+       strstr(err.message, "fallback_pack"),
+       "rest_auth/local without a pack to start jobs as their accounts is "
+       "refused: %s", err.message);
     snprintf(key, sizeof(key), "%s/jwt.key", dir);
     f = fopen(key, "w");
     fputs("0123456789abcdef0123456789abcdef", f);
@@ -480,6 +486,8 @@ static void check_conf_and_call(const char *dir)
            "nodes go to slurmrestd (the version not known yet)");
     ok(T->via(inst, LOOM_OP_SUSPEND) == NULL, "suspend goes nowhere without "
        "a fallback pack");
+    is_str(T->via(inst, LOOM_OP_START), "slurmrestd v0.0.38?",
+           "with a JWT, starts go to slurmrestd (as the job's account)");
     ok(T->call(inst, &k) == 0, "call(nodes) starts");
     is_int(calls_done, 0, "... and does not end inside call()");
     end = time_mono() + 30;
