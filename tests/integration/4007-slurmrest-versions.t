@@ -19,12 +19,20 @@ pg_start || t_bail "no PostgreSQL"
 mkdir -p "$T/scratch"
 chmod 1777 "$T/scratch"
 
-# A third slurmrestd, with the two older API versions only.
-OLD=$SLURM_DIR/restd/old.socket
-slurm_bg restd-old slurmrestd -f "$SLURM_CONF" -a rest_auth/local \
-    -s openapi/v0.0.36,openapi/v0.0.37 -u "$SLURM_RESTD_USER" "unix:$OLD"
-wait_for 'curl -sf --unix-socket "$OLD" http://x/slurm/v0.0.37/ping >/dev/null' 30 ||
+# A third slurmrestd, with the two older API versions only (rest_auth/jwt:
+# rest_auth/local takes only root and slurmrestd's own account, and
+# loomd's, the SlurmUser, cannot be slurmrestd's).
+for ((p = SLURM_PORT + 60; p < SLURM_PORT + 120; p++)); do
+    slurm_port_free "$p" && break
+done
+OLD=http://127.0.0.1:$p
+slurm_bg restd-old env SLURM_JWT=daemon slurmrestd -f "$SLURM_CONF" \
+    -a rest_auth/jwt -s openapi/v0.0.36,openapi/v0.0.37 \
+    -u "$SLURM_RESTD_USER" "127.0.0.1:$p"
+TOK=$(slurm_jwt root 600) || t_bail "no token"
+wait_for 'curl -sf -H "X-SLURM-USER-NAME: root" -H "X-SLURM-USER-TOKEN: $TOK" "$OLD/slurm/v0.0.37/ping" >/dev/null' 30 ||
     t_bail "the older slurmrestd did not answer"
+JWT="jwt_key_file = $SLURM_JWT_KEY"
 
 # conf ADAPTOR-LINES...: one cluster "slurm" with these lines.
 conf() {
@@ -42,7 +50,7 @@ ops() {
 }
 
 # ---- auto: the newest version slurmrestd offers --------------------------------
-conf "adaptor = slurmrest" "url = unix:$OLD"
+conf "adaptor = slurmrest" "url = $OLD" "$JWT"
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no token"
 t_is "$(ops)" "jobs=slurmrestd v0.0.37 nodes=slurmrestd v0.0.37 queues=slurmrestd v0.0.37 start=slurmrestd v0.0.37" \
@@ -52,7 +60,7 @@ t_is "$(jget "$BODY" .state)/$(jget "$BODY" .nodes)" up/2 "the cluster is up"
 loomd_stop
 
 # ---- v0.0.36: nodes and queues through the pack, the rest through the API -------
-conf "adaptor = slurmrest" "url = unix:$SLURM_RESTD_SOCKET" "api_version = v0.0.36"
+conf "adaptor = slurmrest" "url = $SLURM_RESTD_URL" "$JWT" "api_version = v0.0.36"
 loomd_start || t_bail "loomd did not start"
 t_is "$(ops)" "jobs=slurmrestd v0.0.36 nodes=pack slurm queues=pack slurm start=slurmrestd v0.0.36" \
     "v0.0.36: nodes and queues go to the pack, jobs and starts to slurmrestd"
@@ -91,7 +99,7 @@ submit '{"name":"long2","command":["sleep","300"],"request":{"cluster":"slurm"}}
 JR=$JOB
 wait_for '[ "$(field "$JR" .state)" = running ]' 30
 NR=$(field "$JR" .native_id)
-t_is "$(squeue -h -j "$NR" -o %u)" nobody "slurmrest started job $JR as nobody's"
+t_is "$(squeue -h -j "$NR" -o %u)" "$T_USER" "slurmrest started job $JR as $T_USER's, its account"
 loomd_stop
 conf "adaptor = script" "pack = slurm"
 loomd_start || t_bail "loomd did not start with the pack"
