@@ -84,7 +84,8 @@ int main(int argc, char **argv)
             if (op == LOOM_OP_START) {
                 s->req = (struct start_req){
                     .loom_id = id0 + started, .name = "rate", .command = cmd,
-                    .env = env, .nodes = node, .n_nodes = 1,
+                    .env = env, .workdir = aenv.state_dir,
+                    .nodes = node, .n_nodes = 1,
                     .cpus_per_node = 1, .walltime_s = 60};
                 s->k.start = &s->req;
             }

@@ -7,7 +7,9 @@
 #           over loopback with a JWT, and over the Unix socket)
 #   through Loom, script adaptor, uncached (loomd's own timing, /metrics)
 #   through Loom, slurmrestd adaptor, uncached (conditional_polls = no: a
-#           full answer every time; JWT and socket)
+#           full answer every time; JWT: loomd, the SlurmUser, cannot use
+#           slurmrestd's socket, which takes only root and slurmrestd's
+#           own account, never the SlurmUser)
 #   through Loom, from the snapshot (GET over one keep-alive connection)
 # then each Loom row's overhead over its direct row, the slurmrest
 # adaptor's sustained operations a second against one slurmrestd, and its
@@ -193,17 +195,13 @@ wrk_p50() {
 PACK_CONF=("adaptor = script" "pack = slurm")
 REST_CONF=("adaptor = slurmrest" "url = $SLURM_RESTD_URL"
     "jwt_key_file = $SLURM_JWT_KEY" "conditional_polls = no")
-RESTS_CONF=("adaptor = slurmrest" "url = unix:$SLURM_RESTD_SOCKET"
-    "conditional_polls = no")
 # Every read first, on the same 100 jobs; then the starts.
 loom_reads pack "${PACK_CONF[@]}"
 loom_reads rest "${REST_CONF[@]}"
-loom_reads rests "${RESTS_CONF[@]}"
 loom_reads restc "adaptor = slurmrest" "url = $SLURM_RESTD_URL" \
     "jwt_key_file = $SLURM_JWT_KEY"
 loom_starts pack "${PACK_CONF[@]}"
 loom_starts rest "${REST_CONF[@]}"
-loom_starts rests "${RESTS_CONF[@]}"
 
 # ---- startJob directly: the pack's sbatch, and the adaptor's submit -------------
 D=$T/direct
@@ -252,12 +250,13 @@ conditional_polls = no
 fallback_pack = none
 workdir = $S
 EOF2
+# srest_rate runs as root, whom the socket takes (nodes only: under
+# rest_auth/local starts go to the pack).
 cat >"$T/rate-sock.conf" <<EOF2
 [cluster sr]
 adaptor = slurmrest
 url = unix:$SLURM_RESTD_SOCKET
 conditional_polls = no
-fallback_pack = none
 workdir = $S
 EOF2
 export SREST_STATE_DIR=$T SREST_NODES=n4
@@ -296,7 +295,6 @@ row "direct: slurmrestd with curl (JWT, loopback)" "$j_nodes" "$j_jobs" "$j_star
 row "direct: slurmrestd with curl (Unix socket)" "$s_nodes" "$s_jobs" "$s_start"
 row "through Loom, script adaptor, uncached" "$pack_nodes" "$pack_jobs" "$pack_start"
 row "through Loom, slurmrestd adaptor, uncached (JWT)" "$rest_nodes" "$rest_jobs" "$rest_start"
-row "through Loom, slurmrestd adaptor, uncached (socket)" "$rests_nodes" "$rests_jobs" "$rests_start"
 row "through Loom, slurmrestd adaptor, update_time (JWT)" "$restc_nodes" "$restc_jobs" "-"
 row "through Loom, from the snapshot" "$snap_nodes" "$snap_jobs" "-"
 row "through Loom, loom adaptor over another loomd" "(later)" "(later)" "(later)"
@@ -306,8 +304,6 @@ printf '  script adaptor - command line:   getNodes %s, getJobs %s, startJob %s\
     "$(over "$pack_nodes" "$c_nodes")" "$(over "$pack_jobs" "$c_jobs")" "$(over "$pack_start" "$c_start")"
 printf '  slurmrest (JWT) - curl (JWT):     getNodes %s, getJobs %s, startJob %s\n' \
     "$(over "$rest_nodes" "$j_nodes")" "$(over "$rest_jobs" "$j_jobs")" "$(over "$rest_start" "$j_start")"
-printf '  slurmrest (socket) - curl (socket): getNodes %s, getJobs %s, startJob %s\n' \
-    "$(over "$rests_nodes" "$s_nodes")" "$(over "$rests_jobs" "$s_jobs")" "$(over "$rests_start" "$s_start")"
 fn=$(min3 "$c_nodes" "$j_nodes" "$s_nodes")
 fj=$(min3 "$c_jobs" "$j_jobs" "$s_jobs")
 printf '  snapshot vs the fastest direct call: getNodes %s faster (%s ms), getJobs %s faster (%s ms; %s jobs)\n' \
