@@ -144,20 +144,107 @@ static int read_resources(struct dir_ctx *ctx, const char *arg,
     return dir_each_kv(ctx, arg, read_resource, err);
 }
 
-/* -W depend=...: a dependency. */
+/* A PBS job id as Loom's: 123.server -> 123, 123[].server (an array) ->
+ * 123, 123[7].server (its task) -> 123_7; appended to out (at most
+ * size). 0, or -1 when it is not one. */
+static int pbs_id(const char *p, size_t n, char *out, size_t size)
+{
+    size_t digits = 0, len = strlen(out);
+    const char *end = p + n;
+
+    while (p + digits < end && p[digits] >= '0' && p[digits] <= '9')
+        digits++;
+    if (!digits || len + digits + 24 > size)
+        return -1;
+    memcpy(out + len, p, digits);
+    out[len + digits] = '\0';
+    p += digits;
+    if (p < end && *p == '[') {
+        const char *close = memchr(p, ']', (size_t)(end - p));
+        if (!close)
+            return -1;
+        if (close > p + 1) {
+            if ((size_t)(close - p) > 12)
+                return -1;
+            snprintf(out + len + digits, size - len - digits, "_%.*s",
+                     (int)(close - p - 1), p + 1);
+        }
+        p = close + 1;
+    }
+    return p == end || *p == '.' ? 0 : -1;
+}
+
+/* depend=TYPE:ID[:ID...][,TYPE:...] in PBS's terms, into Slurm's. */
+static int read_depend(struct dir_ctx *ctx, const char *val,
+                       struct loom_error *err)
+{
+    char out[2048] = "";
+    const char *p = val, *end, *colon;
+
+    for (; *p; p = *end ? end + 1 : end) {
+        end = p + strcspn(p, ",");
+        colon = memchr(p, ':', (size_t)(end - p));
+        if (!colon || (size_t)(colon - p) > 12 ||
+            strlen(out) + (size_t)(colon - p) + 2 >= sizeof(out))
+            return loom_error_set(err, LOOM_EINVAL, "'%.*s' is not a "
+                                  "dependency (TYPE:JOBID[:JOBID...])",
+                                  (int)(end - p < 64 ? end - p : 64), p);
+        snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%.*s",
+                 *out ? "," : "", (int)(colon - p), p);
+        for (const char *q = colon + 1, *e; q <= end; q = e + 1) {
+            e = memchr(q, ':', (size_t)(end - q));
+            if (!e)
+                e = end;
+            snprintf(out + strlen(out), sizeof(out) - strlen(out), ":");
+            if (pbs_id(q, (size_t)(e - q), out, sizeof(out)) < 0)
+                return loom_error_set(err, LOOM_EINVAL, "'%.*s' is not a job "
+                                      "id (123, 123.server, 123[].server or "
+                                      "123[7].server)",
+                                      (int)(e - q < 64 ? e - q : 64), q);
+        }
+    }
+    return dir_put_depend(ctx, out, err);
+}
+
 static int read_attr(struct dir_ctx *ctx, const char *name, const char *val,
                      struct loom_error *err)
 {
     if (!strcmp(name, "depend"))
-        return dir_put_text(ctx, DS_DEPEND, val, err);
+        return read_depend(ctx, val, err);
     return loom_error_set(err, LOOM_EINVAL, "the attribute %.64s is not "
                           "supported by Loom", name);
 }
 
+/* -W NAME=VALUE[,NAME=VALUE...]: a dependency's own commas (depend=
+ * afterok:1,afterany:2) join the parts without '=' to it. */
 static int read_attrs(struct dir_ctx *ctx, const char *arg, const char *arg2,
                       struct loom_error *err)
 {
-    return dir_each_kv(ctx, arg, read_attr, err);
+    char *copy = strdup(arg), *p, *next, *eq;
+    int rc = 0;
+
+    if (!copy)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    for (p = copy; p && rc == 0; p = next) {
+        eq = strchr(p, '=');
+        next = strchr(p, ',');
+        if (eq && next && eq < next && !strncmp(p, "depend=", 7))
+            while (next && (!strchr(next + 1, '=') ||
+                            strcspn(next + 1, ",") <
+                                strcspn(next + 1, "=")))
+                next = strchr(next + 1, ','); /* its own comma */
+        if (next)
+            *next++ = '\0';
+        if (!eq || eq == p || !eq[1]) {
+            rc = loom_error_set(err, LOOM_EINVAL, "'%.64s' is not "
+                                "NAME=VALUE", p);
+        } else {
+            *eq = '\0';
+            rc = read_attr(ctx, p, eq + 1, err);
+        }
+    }
+    free(copy);
+    return rc;
 }
 
 static int read_queue(struct dir_ctx *ctx, const char *arg, const char *arg2,
@@ -193,8 +280,8 @@ static const struct dir_opt pbs_opts[] = {
     {'w', NULL, DA_ONE, DS_WORKDIR, NULL},
     {'V', NULL, DA_NONE, DS_EXPORT, NULL},
     {'v', NULL, DA_ONE, DS_EXPORT, NULL},
-    {'J', NULL, DA_ONE, DS_ARRAY, NULL},
-    {'t', NULL, DA_ONE, DS_ARRAY, NULL},
+    {'J', NULL, DA_ONE, DS_ARRAY, dir_read_array},
+    {'t', NULL, DA_ONE, DS_ARRAY, dir_read_array},
     {'W', NULL, DA_ONE, DS_N, read_attrs},
     {'h', NULL, DA_NONE, DS_HOLD, NULL},
     {0, NULL, DA_NONE, DS_N, NULL},

@@ -103,6 +103,38 @@ static int claim(struct fill *f, unsigned long long mask, const char *field)
     return any && !giv;
 }
 
+/* The array's tasks, with Grid Engine's -tc (tasks at once) as its %N:
+ * a new JSON string. */
+static json_t *array_text(struct fill *f)
+{
+    const char *t = f->set->text[DS_ARRAY];
+    char buf[LOOM_ARRAY_SPEC_MAX + 32];
+
+    if (!f->set->last[DS_ARRAY_LIMIT])
+        return json_string(t);
+    f->use[DS_ARRAY_LIMIT] = U_APPLIED;
+    snprintf(buf, sizeof(buf), "%.*s%%%ld", (int)strcspn(t, "%"), t,
+             f->set->num[DS_ARRAY_LIMIT]);
+    return json_string(buf);
+}
+
+/* A limit of tasks at once without an array to limit. */
+static int limit_alone(struct fill *f)
+{
+    const struct dir_one *d;
+
+    if (!f->set->last[DS_ARRAY_LIMIT] || f->use[DS_ARRAY_LIMIT] != U_NONE)
+        return 0;
+    if (given(f, "array")) {
+        f->use[DS_ARRAY_LIMIT] = U_GIVEN;
+        return 0;
+    }
+    d = &f->set->d[f->set->last[DS_ARRAY_LIMIT] - 1];
+    return loom_error_field(f->err, LOOM_EINVAL, "script", "line %d: %.200s: "
+                            "the script has no array (-t) for it to limit",
+                            d->line, d->text);
+}
+
 /* Text and flag slots, and the plain numbers: nodes, walltime. */
 static int fill_simple(struct fill *f)
 {
@@ -114,11 +146,15 @@ static int fill_simple(struct fill *f)
         if (sd->kind == SK_NUM || !sd->field ||
             !claim(f, DIR_BIT(s), sd->field))
             continue;
-        v = sd->kind == SK_TEXT ? json_string(f->set->text[s]) : json_true();
+        v = s == DS_ARRAY ? array_text(f)
+            : sd->kind == SK_TEXT ? json_string(f->set->text[s])
+                                  : json_true();
         if (put(f, sd->field, v) < 0)
             return -1;
         f->use[s] = U_APPLIED;
     }
+    if (limit_alone(f) < 0)
+        return -1;
     for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
         enum dir_slot s = plain[i];
         if (!claim(f, DIR_BIT(s), dir_slot_defs[s].field))

@@ -113,6 +113,45 @@ static int read_join(struct dir_ctx *ctx, const char *arg, const char *arg2,
                           arg);
 }
 
+/* -tc N: tasks of the array at once. */
+static int read_tc(struct dir_ctx *ctx, const char *arg, const char *arg2,
+                   struct loom_error *err)
+{
+    long v;
+
+    if (dir_count(arg, "the tasks at once", 1, LOOM_ARRAY_TASKS_MAX, &v,
+                  err) < 0)
+        return -1;
+    return dir_put_num(ctx, DS_ARRAY_LIMIT, v, err);
+}
+
+/* -hold_jid ID[,ID...]: the job waits until those have ended, however
+ * (afterany). */
+static int read_hold_jid(struct dir_ctx *ctx, const char *arg,
+                         const char *arg2, struct loom_error *err)
+{
+    size_t n = strlen(arg);
+    char *dep = malloc(n + 16), *p;
+    int rc;
+
+    if (!dep)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    snprintf(dep, n + 16, "afterany:%s", arg);
+    for (p = dep + 9; *p; p++) {
+        if (*p == ',') {
+            *p = ':';
+        } else if (*p < '0' || *p > '9') {
+            free(dep);
+            return loom_error_set(err, LOOM_EINVAL, "Loom takes job ids "
+                                  "(12,13) in -hold_jid, not names or "
+                                  "patterns: '%.64s'", arg);
+        }
+    }
+    rc = dir_put_depend(ctx, dep, err);
+    free(dep);
+    return rc;
+}
+
 static const struct dir_opt sge_opts[] = {
     {0, "N", DA_ONE, DS_NAME, dir_read_name},
     {0, "pe", DA_TWO, DS_CPUS_PER_NODE, read_pe},
@@ -125,8 +164,9 @@ static const struct dir_opt sge_opts[] = {
     {0, "wd", DA_ONE, DS_WORKDIR, NULL},
     {0, "V", DA_NONE, DS_EXPORT, NULL},
     {0, "v", DA_ONE, DS_EXPORT, NULL},
-    {0, "t", DA_ONE, DS_ARRAY, NULL},
-    {0, "hold_jid", DA_ONE, DS_DEPEND, NULL},
+    {0, "t", DA_ONE, DS_ARRAY, dir_read_array},
+    {0, "tc", DA_ONE, DS_ARRAY_LIMIT, read_tc},
+    {0, "hold_jid", DA_ONE, DS_DEPEND, read_hold_jid},
     {0, "h", DA_NONE, DS_HOLD, NULL},
     {0, NULL, DA_NONE, DS_N, NULL},
 };

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/arrayspec.h"
+#include "core/depend.h"
 #include "core/directives_table.h"
 #include "core/limits.h"
 
@@ -32,9 +34,10 @@ const struct dir_slot_def dir_slot_defs[DS_N] = {
     [DS_WORKDIR] = {NULL, SK_TEXT, "working directory"},
     [DS_CWD] = {NULL, SK_FLAG, "submit directory to work in"},
     [DS_EXPORT] = {NULL, SK_TEXT, "environment taken from the submitter"},
-    [DS_ARRAY] = {NULL, SK_TEXT, "array"},
-    [DS_DEPEND] = {NULL, SK_TEXT, "dependency"},
-    [DS_HOLD] = {NULL, SK_FLAG, "hold"},
+    [DS_ARRAY] = {"array", SK_TEXT, "array"},
+    [DS_ARRAY_LIMIT] = {"array", SK_NUM, "limit of tasks at once"},
+    [DS_DEPEND] = {"dependency", SK_TEXT, "dependency"},
+    [DS_HOLD] = {"hold", SK_FLAG, "hold"},
     [DS_EXCLUSIVE] = {NULL, SK_FLAG, "exclusive use of nodes"},
 };
 
@@ -235,4 +238,32 @@ int dir_read_name(struct dir_ctx *ctx, const char *arg, const char *arg2,
         return loom_error_set(err, LOOM_EINVAL, "a name has 1 to %d "
                               "characters", LOOM_JOB_NAME_MAX);
     return dir_put_text(ctx, DS_NAME, arg, err);
+}
+
+int dir_read_array(struct dir_ctx *ctx, const char *arg, const char *arg2,
+                   struct loom_error *err)
+{
+    struct array_spec spec;
+
+    if (array_spec_parse(arg, &spec, err) < 0)
+        return -1;
+    array_spec_fini(&spec);
+    return dir_put_text(ctx, DS_ARRAY, arg, err);
+}
+
+int dir_put_depend(struct dir_ctx *ctx, const char *text,
+                   struct loom_error *err)
+{
+    struct dep_list l;
+
+    if (dep_parse(text, &l, err) < 0)
+        return -1;
+    dep_list_fini(&l);
+    return dir_put_text(ctx, DS_DEPEND, text, err);
+}
+
+int dir_read_depend(struct dir_ctx *ctx, const char *arg, const char *arg2,
+                    struct loom_error *err)
+{
+    return dir_put_depend(ctx, arg, err);
 }

@@ -34,8 +34,9 @@ enum dir_slot {
     DS_WORKDIR,       /* text */
     DS_CWD,           /* the submit directory as working directory */
     DS_EXPORT,        /* environment passed from the submitter */
-    DS_ARRAY,         /* text */
-    DS_DEPEND,        /* text */
+    DS_ARRAY,         /* text: task ids, as Loom's "array" takes them */
+    DS_ARRAY_LIMIT,   /* tasks at once (Grid Engine's -tc) */
+    DS_DEPEND,        /* text: in Loom's (Slurm's) syntax */
     DS_HOLD,
     DS_EXCLUSIVE,
     DS_N
@@ -179,5 +180,15 @@ int dir_read_name(struct dir_ctx *ctx, const char *arg, const char *arg2,
 /* A name Loom can take as a queue or feature: [A-Za-z0-9._-]+ with at
  * most 64 characters. */
 int dir_name_ok(const char *text);
+/* An array's task ids (core/arrayspec.h), checked (a dir_read_f). */
+int dir_read_array(struct dir_ctx *ctx, const char *arg, const char *arg2,
+                   struct loom_error *err);
+/* A dependency in Slurm's syntax (core/depend.h), checked. */
+int dir_read_depend(struct dir_ctx *ctx, const char *arg, const char *arg2,
+                    struct loom_error *err);
+/* A dependency Loom's reader has made of a system's own (text), checked
+ * as one in Slurm's syntax. */
+int dir_put_depend(struct dir_ctx *ctx, const char *text,
+                   struct loom_error *err);
 
 #endif

@@ -91,6 +91,32 @@ int domain_id_parse(const char *s, int64_t *out)
     return 0;
 }
 
+int domain_job_ref_parse(const char *s, int64_t *id, long *task)
+{
+    const char *us = s ? strchr(s, '_') : NULL;
+    char head[24];
+    long t = 0;
+
+    if (!us) {
+        *task = -1;
+        return domain_id_parse(s, id);
+    }
+    if ((size_t)(us - s) >= sizeof(head) || !us[1] ||
+        (us[1] == '0' && us[2]))
+        return -1;
+    memcpy(head, s, (size_t)(us - s));
+    head[us - s] = '\0';
+    for (const char *p = us + 1; *p; p++) {
+        if (*p < '0' || *p > '9' || t > LOOM_ARRAY_INDEX_MAX)
+            return -1;
+        t = t * 10 + (*p - '0');
+    }
+    if (t > LOOM_ARRAY_INDEX_MAX || domain_id_parse(head, id) < 0)
+        return -1;
+    *task = t;
+    return 0;
+}
+
 int domain_node_add(const char *ref, char **cluster, struct strv *names,
                     const char *field, struct loom_error *err)
 {

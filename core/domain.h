@@ -53,6 +53,12 @@ int domain_check(const struct domain *d, const char *value,
  * with *out, or -1. */
 int domain_id_parse(const char *s, int64_t *out);
 
+/* A job as the API names it: its id ("123"), or a task of an array, the
+ * array's id and the task's ("123_7", the task 0 to LOOM_ARRAY_INDEX_MAX
+ * without leading zeros). 0 with *id and *task (-1 for a whole job), or
+ * -1. */
+int domain_job_ref_parse(const char *s, int64_t *id, long *task);
+
 /*
  * A node as the API takes it: its id "CLUSTER/NAME" (as Loom hands it
  * out), or its bare NAME when the cluster is given. *cluster is the

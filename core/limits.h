@@ -22,6 +22,16 @@
 #define LOOM_JOB_WALLTIME_MAX_S (366L * 86400)
 #define LOOM_JOB_WALLTIME_DEFAULT_S 3600L
 
+/* Job arrays ("array": "1-100:2%10"): task ids from 0 to INDEX_MAX, at most
+ * TASKS_MAX tasks, the text at most SPEC_MAX characters. */
+#define LOOM_ARRAY_INDEX_MAX 4000000L
+#define LOOM_ARRAY_TASKS_MAX 1000000L
+#define LOOM_ARRAY_SPEC_MAX 4096
+/* Dependencies ("dependency": "afterok:12:13"): at most DEPS_MAX jobs
+ * named, the text at most DEPEND_MAX characters. */
+#define LOOM_JOB_DEPS_MAX 256
+#define LOOM_JOB_DEPEND_MAX 4096
+
 /* Reservations and maintenance windows. */
 #define LOOM_WINDOW_MAX_S (366L * 86400) /* duration_s, and the default
                                             reach of a deadline */

@@ -17,6 +17,7 @@
 
 static struct sockaddr_un addr;
 static socklen_t addr_len; /* 0: no manager to tell */
+static char name[sizeof(addr.sun_path)]; /* $NOTIFY_SOCKET as it was */
 
 void notify_init(void)
 {
@@ -31,6 +32,7 @@ void notify_init(void)
         unsetenv("NOTIFY_SOCKET");
         return;
     }
+    memcpy(name, s, n + 1);
     memset(&addr, 0, sizeof(addr));
     addr.sun_family = AF_UNIX;
     memcpy(addr.sun_path, s, n);
@@ -70,4 +72,10 @@ void notify_reloading(void)
     notify_send("RELOADING=1\nMONOTONIC_USEC=%llu",
                 (unsigned long long)ts.tv_sec * 1000000ULL +
                     (unsigned long long)ts.tv_nsec / 1000ULL);
+}
+
+void notify_env_restore(void)
+{
+    if (addr_len)
+        setenv("NOTIFY_SOCKET", name, 1);
 }

@@ -14,6 +14,9 @@ void notify_init(void);
  * STOPPING=1, STATUS=text. Any thread; a failure is logged at debug
  * level and ignored (the manager sees it as a missing notice). */
 void notify_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Put $NOTIFY_SOCKET back, for loomd executing itself again (the same
+ * process, which the manager still watches). */
+void notify_env_restore(void);
 /* "RELOADING=1\nMONOTONIC_USEC=<now>": a reload begins. */
 void notify_reloading(void);
 

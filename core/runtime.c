@@ -12,6 +12,7 @@
 #include "core/conf.h"
 #include "core/directives.h"
 #include "core/jobcount.h"
+#include "core/leader.h"
 #include "core/log.h"
 #include "core/notify.h"
 #include "core/settings.h"
@@ -129,8 +130,15 @@ static int reload(struct reply *asker, struct loom_error *out)
         *out = err;
         return -1;
     }
-    msgq_post(server_queue(), msg_create(SERVER_RELOAD, cf,
-                                         (void (*)(void *))conf_destroy, r));
+    if (!leader_threads_up()) { /* a standby: no thread to ask */
+        reply_send(r, 200, strdup("{\"changed\":[],\"restart_needed\":[],"
+                                  "\"at_takeover\":true}"));
+        conf_destroy(cf);
+    } else {
+        msgq_post(server_queue(), msg_create(SERVER_RELOAD, cf,
+                                             (void (*)(void *))conf_destroy,
+                                             r));
+    }
     if (reply_wait(r, 30) < 0) {
         loom_error_set(&err, LOOM_EUNAVAIL, "reload: the server thread did "
                        "not answer within 30 s");
@@ -155,11 +163,14 @@ static int reload(struct reply *asker, struct loom_error *out)
             tls_install(tls);
             tls = NULL;
         }
-        msgq_post(sched_queue(), msg_create(SCHED_CONFIG, sc, free, NULL));
-        msgq_post(maint_queue(), msg_create(MAINT_CONFIG, mc, maint_conf_free,
-                                            NULL));
-        sc = NULL;
-        mc = NULL;
+        if (leader_threads_up()) {
+            msgq_post(sched_queue(), msg_create(SCHED_CONFIG, sc, free,
+                                                NULL));
+            msgq_post(maint_queue(), msg_create(MAINT_CONFIG, mc,
+                                                maint_conf_free, NULL));
+            sc = NULL;
+            mc = NULL;
+        }
         log_info("configuration %s reloaded", R.conf_path);
         if (asker) {
             reply_send(asker, r->status, r->body);
@@ -177,7 +188,7 @@ static int reload(struct reply *asker, struct loom_error *out)
     return rc;
 }
 
-void runtime_loop(void)
+int runtime_loop(void)
 {
     log_thread_name("ctl");
     for (;;) {
@@ -196,8 +207,9 @@ void runtime_loop(void)
         }
         log_request_set(NULL);
         msg_destroy(m);
-        if (type == RUNTIME_SHUTDOWN)
-            return;
+        if (type == RUNTIME_SHUTDOWN || type == RUNTIME_TAKEOVER ||
+            type == RUNTIME_FENCED)
+            return type;
     }
 }
 

@@ -29,6 +29,8 @@ struct settings {
     enum directives_mode directives; /* of scripts: strict or warn */
     long metrics_accounts;      /* accounts with series of their own in
                                    loom_jobs (the others: "other") */
+    double lease_s;             /* the active loomd's lease (core/leader.h) */
+    const char *advertise_url;  /* where clients reach this loomd, or NULL */
     char *key_file_buf;
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/jobcount.h"
+#include "core/timeutil.h"
 
 /* Jobs a chunk. A publication costs a reference per chunk of the table,
  * and a change to a published chunk a copy of it (a reference per job in
@@ -317,7 +318,9 @@ struct snode *scluster_node(const struct scluster *c, const char *name)
 /* ---- publishing -------------------------------------------------------- */
 
 static pthread_mutex_t pub_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pub_cond = PTHREAD_COND_INITIALIZER;
 static struct snapshot *current;
+static uint64_t generation; /* publications so far (under pub_lock) */
 
 struct stext *stext_create(const char *text)
 {
@@ -446,6 +449,8 @@ static void republish(struct scluster *c, struct jobtab *jobs, int which,
         }
     }
     current = s;
+    generation++;
+    pthread_cond_broadcast(&pub_cond);
     snapshot_put(old);
 }
 
@@ -484,6 +489,23 @@ void snapshot_publish_text(enum snap_text which, struct stext *t)
     pthread_mutex_lock(&pub_lock);
     republish(NULL, NULL, (int)which, t);
     pthread_mutex_unlock(&pub_lock);
+}
+
+uint64_t snapshot_wait(uint64_t seen, double timeout_s)
+{
+    struct timespec ts;
+    double end = time_real() + timeout_s;
+    uint64_t g;
+
+    ts.tv_sec = (time_t)end;
+    ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
+    pthread_mutex_lock(&pub_lock);
+    while (generation == seen &&
+           pthread_cond_timedwait(&pub_cond, &pub_lock, &ts) == 0)
+        ;
+    g = generation;
+    pthread_mutex_unlock(&pub_lock);
+    return g;
 }
 
 struct scluster *snapshot_cluster(const struct snapshot *s, const char *name)

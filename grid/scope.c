@@ -49,6 +49,8 @@ unsigned grid_scope_needed(const char *method, const char *first, int n,
         return GRID_SCOPE_CREATE;
     if (!strcmp(method, "DELETE") && n == 2)
         return GRID_SCOPE_CANCEL;
+    if (!strcmp(method, "PATCH") && n == 2)
+        return GRID_SCOPE_MODIFY;
     if (!strcmp(method, "POST") && n == 3 && op &&
         (!strcmp(op, "hold") || !strcmp(op, "release") ||
          !strcmp(op, "suspend") || !strcmp(op, "resume")))

@@ -43,6 +43,51 @@ int job_state_active(enum job_state s)
     return s == JOB_STARTING || s == JOB_RUNNING || s == JOB_SUSPENDED;
 }
 
+int job_ready(const struct job *j)
+{
+    return j->state == JOB_PENDING && !j->dep_wait &&
+           (!j->array || (j->array->tasks_state == JOB_PENDING &&
+                          j->array->n_split < j->array->spec.tasks));
+}
+
+enum task_class job_task_class(const struct job *j)
+{
+    switch (j->state) {
+    case JOB_PENDING:
+    case JOB_HELD:
+        return TC_WAITING;
+    case JOB_STARTING:
+    case JOB_RUNNING:
+    case JOB_SUSPENDED:
+        return TC_ACTIVE;
+    case JOB_COMPLETED:
+        return TC_COMPLETED;
+    case JOB_FAILED:
+        return TC_FAILED;
+    default:
+        return TC_CANCELLED;
+    }
+}
+
+const char *job_id_text(const struct job *j, char buf[48])
+{
+    if (j->array_id)
+        snprintf(buf, 48, "%lld_%ld", (long long)j->array_id, j->array_task);
+    else
+        snprintf(buf, 48, "%lld", (long long)j->id);
+    return buf;
+}
+
+void job_array_destroy(struct job_array *a)
+{
+    if (!a)
+        return;
+    array_spec_fini(&a->spec);
+    free(a->ooo);
+    free(a->rec);
+    free(a);
+}
+
 int job_holds_nodes(const struct job *j)
 {
     return j->cluster && j->nodes.n &&
@@ -86,9 +131,9 @@ void job_destroy(struct job *j)
     free(j->grid_issuer);
     free(j->grid_subject);
     free(j->vo);
-    strv_fini(&j->req.features);
-    free(j->req.cluster);
-    free(j->req.queue);
+    job_request_fini(&j->req);
+    job_array_destroy(j->array);
+    dep_list_fini(&j->deps);
     strv_fini(&j->command);
     free(j->script);
     strv_fini(&j->env);
@@ -116,6 +161,9 @@ static const struct jx_field body_fields[] = {
     {"output", JX_STRING | JX_NULLABLE, 0},
     {"error", JX_STRING | JX_NULLABLE, 0},
     {"priority", JX_INT, 0},
+    {"array", JX_STRING | JX_NULLABLE, 0},
+    {"dependency", JX_STRING | JX_NULLABLE, 0},
+    {"hold", JX_BOOL, 0},
     {NULL, 0, 0},
 };
 
@@ -154,49 +202,99 @@ int job_strings_in(json_t *arr, const char *path, size_t max_n,
     return 0;
 }
 
-static int request_in(struct job *j, json_t *r, struct loom_error *err)
+/* A number of the request: its value in r, else *v as it is. */
+static int request_num(json_t *r, const char *key, long long min,
+                       long long max, long long *v, struct loom_error *err)
 {
-    long long v;
+    return jx_int_range(r, "request", key, *v, min, max, v, err);
+}
+
+int job_request_in(json_t *r, struct job_request *req, struct loom_error *err)
+{
+    long long nodes = req->nodes, cpus = req->cpus_per_node,
+              mem = req->memory_mb, gpus = req->gpus,
+              wall = req->walltime_s;
+    struct strv features = {0};
+    int64_t resv = req->reservation;
     json_t *f;
 
     if (r && jx_check(r, "request", request_fields, err) < 0)
         return -1;
-    if (jx_int_range(r, "request", "nodes", 1, 1, LOOM_JOB_NODES_MAX, &v,
-                     err) < 0)
+    if (request_num(r, "nodes", 1, LOOM_JOB_NODES_MAX, &nodes, err) < 0 ||
+        request_num(r, "cpus_per_node", 1, LOOM_JOB_CPUS_MAX, &cpus,
+                    err) < 0 ||
+        request_num(r, "memory_mb", LOOM_JOB_MEMORY_MB_MIN,
+                    LOOM_JOB_MEMORY_MB_MAX, &mem, err) < 0 ||
+        request_num(r, "gpus", 0, LOOM_JOB_GPUS_MAX, &gpus, err) < 0 ||
+        request_num(r, "walltime_s", 1, LOOM_JOB_WALLTIME_MAX_S, &wall,
+                    err) < 0)
         return -1;
-    j->req.nodes = (int)v;
-    if (jx_int_range(r, "request", "cpus_per_node", 1, 1, LOOM_JOB_CPUS_MAX,
-                     &v, err) < 0)
-        return -1;
-    j->req.cpus_per_node = (int)v;
-    if (jx_int_range(r, "request", "memory_mb", LOOM_JOB_MEMORY_MB_DEFAULT,
-                     LOOM_JOB_MEMORY_MB_MIN, LOOM_JOB_MEMORY_MB_MAX, &v,
-                     err) < 0)
-        return -1;
-    j->req.memory_mb = (long)v;
-    if (jx_int_range(r, "request", "gpus", 0, 0, LOOM_JOB_GPUS_MAX, &v,
-                     err) < 0)
-        return -1;
-    j->req.gpus = (int)v;
-    if (jx_int_range(r, "request", "walltime_s", LOOM_JOB_WALLTIME_DEFAULT_S,
-                     1, LOOM_JOB_WALLTIME_MAX_S, &v, err) < 0)
-        return -1;
-    j->req.walltime_s = (long)v;
-    f = json_object_get(r, "features");
-    if (f && job_strings_in(f, "request.features", LOOM_JOB_FEATURES_MAX,
-                            &j->req.features, err) < 0)
-        return -1;
-    if (job_set_str(&j->req.cluster, jx_str(r, "cluster", NULL)) < 0 ||
-        job_set_str(&j->req.queue, jx_str(r, "queue", NULL)) < 0)
-        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    if (jx_str(r, "reservation", NULL) &&
-        domain_id_parse(jx_str(r, "reservation", ""),
-                        &j->req.reservation) < 0)
+    f = json_object_get(r, "reservation");
+    if (f && json_is_null(f)) {
+        resv = 0;
+    } else if (f && domain_id_parse(json_string_value(f), &resv) < 0) {
         return loom_error_field(err, LOOM_EINVAL, "request.reservation",
                                 "'%.100s' is not a reservation id (a number "
                                 "from 1, without leading zeros)",
-                                jx_str(r, "reservation", ""));
+                                json_string_value(f));
+    }
+    f = json_object_get(r, "features");
+    if (f && job_strings_in(f, "request.features", LOOM_JOB_FEATURES_MAX,
+                            &features, err) < 0) {
+        strv_fini(&features);
+        return -1;
+    }
+    if ((json_object_get(r, "cluster") &&
+         job_set_str(&req->cluster, jx_str(r, "cluster", NULL)) < 0) ||
+        (json_object_get(r, "queue") &&
+         job_set_str(&req->queue, jx_str(r, "queue", NULL)) < 0)) {
+        strv_fini(&features);
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    }
+    if (f) {
+        strv_fini(&req->features);
+        req->features = features;
+    }
+    req->nodes = (int)nodes;
+    req->cpus_per_node = (int)cpus;
+    req->memory_mb = (long)mem;
+    req->gpus = (int)gpus;
+    req->walltime_s = (long)wall;
+    req->reservation = resv;
     return 0;
+}
+
+void job_request_fini(struct job_request *req)
+{
+    strv_fini(&req->features);
+    free(req->cluster);
+    free(req->queue);
+    memset(req, 0, sizeof(*req));
+}
+
+int job_request_copy(struct job_request *dst, const struct job_request *src)
+{
+    *dst = *src;
+    memset(&dst->features, 0, sizeof(dst->features));
+    dst->cluster = dst->queue = NULL;
+    for (size_t i = 0; i < src->features.n; i++)
+        if (strv_push(&dst->features, src->features.v[i]) < 0)
+            goto oom;
+    if (job_set_str(&dst->cluster, src->cluster) < 0 ||
+        job_set_str(&dst->queue, src->queue) < 0)
+        goto oom;
+    return 0;
+oom:
+    job_request_fini(dst);
+    return -1;
+}
+
+static int request_in(struct job *j, json_t *r, struct loom_error *err)
+{
+    j->req = (struct job_request){.nodes = 1, .cpus_per_node = 1,
+                                  .memory_mb = LOOM_JOB_MEMORY_MB_DEFAULT,
+                                  .walltime_s = LOOM_JOB_WALLTIME_DEFAULT_S};
+    return job_request_in(r, &j->req, err);
 }
 
 static int env_name_ok(const char *k)
@@ -266,6 +364,25 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+int job_field_error(struct loom_error *err, const char *field)
+{
+    if (err->kind == LOOM_EINVAL)
+        snprintf(err->field, sizeof(err->field), "%s", field);
+    return loom_error_prefix(err, "field '%s'", field);
+}
+
+/* "array": its tasks. */
+static int job_array_in(struct job *j, const char *text,
+                        struct loom_error *err)
+{
+    if (!(j->array = calloc(1, sizeof(*j->array))))
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    j->array->tasks_state = JOB_PENDING;
+    if (array_spec_parse(text, &j->array->spec, err) < 0)
+        return job_field_error(err, "array");
+    return 0;
+}
+
 static int body_in(struct job *j, json_t *body, struct loom_error *err)
 {
     json_t *cmd = json_object_get(body, "command");
@@ -298,6 +415,12 @@ static int body_in(struct job *j, json_t *body, struct loom_error *err)
                      LOOM_JOB_PRIORITY_MAX, &prio, err) < 0)
         return -1;
     j->priority = (int)prio;
+    if (jx_str(body, "array", NULL) &&
+        job_array_in(j, jx_str(body, "array", NULL), err) < 0)
+        return -1;
+    if (jx_str(body, "dependency", NULL) &&
+        dep_parse(jx_str(body, "dependency", NULL), &j->deps, err) < 0)
+        return job_field_error(err, "dependency");
     if (strlen(jx_str(body, "name", "")) > LOOM_JOB_NAME_MAX)
         return loom_error_field(err, LOOM_EINVAL, "name", "field 'name' is "
                                 "longer than %d characters",
@@ -318,6 +441,23 @@ struct job *job_from_request(json_t *body, const char *owner,
     j->state = JOB_PENDING;
     if (body_in(j, body, err) < 0)
         goto error;
+    for (size_t i = 0; j->array && i < j->deps.n; i++)
+        if (j->deps.v[i].type == DEP_SINGLETON) {
+            loom_error_field(err, LOOM_EINVAL, "dependency", "singleton is "
+                             "not for arrays: their tasks share one name");
+            goto error;
+        }
+    if (json_is_true(json_object_get(body, "hold"))) {
+        char why[300];
+        snprintf(why, sizeof(why), "held by %.256s at submit", owner);
+        j->state = JOB_HELD;
+        if (j->array)
+            j->array->tasks_state = JOB_HELD;
+        if (job_set_str(&j->reason, why) < 0) {
+            loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+            goto error;
+        }
+    }
     if (job_set_str(&j->name, jx_str(body, "name", "job")) < 0 ||
         job_set_str(&j->owner, owner) < 0 ||
         job_set_str(&j->submitted_by, owner) < 0 ||

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "core/arrayspec.h"
+#include "core/depend.h"
 #include "core/error.h"
 #include "core/strv.h"
 
@@ -44,8 +46,40 @@ struct job_plan {
     double shown_total; /* the total last rendered */
 };
 
+/* How an array counts a task that has a record of its own. */
+enum task_class {
+    TC_NONE,      /* not counted (not yet, or no longer in the table) */
+    TC_WAITING,   /* pending or held */
+    TC_ACTIVE,    /* starting, running, suspended */
+    TC_COMPLETED,
+    TC_FAILED,
+    TC_CANCELLED,
+    TC_N
+};
+
+/* An array's tasks (its record holds them). A task gets a record of its
+ * own, a job of the table with a new id, when it starts or is held,
+ * cancelled or changed by itself; until then the array stands for it.
+ * Kept by the scheduler (scheduler/array.c). */
+struct job_array {
+    struct array_spec spec;
+    enum job_state tasks_state; /* of the tasks without a record: pending,
+                                   held, or cancelled (the whole array) */
+    long next;        /* every task before this ordinal has a record */
+    long *ooo;        /* the ordinals from next on that have one, sorted */
+    size_t n_ooo, cap_ooo;
+    int64_t *rec;     /* each ordinal's record, 0 for none (cap_rec of
+                         them, grown as records are made) */
+    size_t cap_rec;
+    long n_split;     /* tasks with a record */
+    long count[TC_N]; /* those by class */
+    uint32_t limit_ix; /* its limit's entry in the account table + 1, or
+                          0 (no %N) */
+    int stale;        /* its view waits to be rendered again */
+};
+
 struct job {
-    int64_t id;
+    int64_t id; /* the record's: a task's own, not its array's */
     char *name;
     char *owner;   /* the identity that submitted it */
     char *account; /* the local account it runs as (NULL: not known, a
@@ -86,6 +120,10 @@ struct job {
     int requeues; /* times the job went back to the queue because its
                      cluster no longer knew it */
     int held_for_loom; /* a native job its cluster holds for Loom to start */
+    struct job_array *array; /* an array: its tasks; NULL for other jobs */
+    int64_t array_id;  /* a task: its array's id; 0 for other jobs */
+    long array_task;   /* a task: its id in the array */
+    struct dep_list deps; /* the jobs it waits for (empty: none) */
     /* Idempotency: key given by the submitter, hash of the request body. */
     char *idem_key;
     char idem_hash[65];
@@ -102,6 +140,11 @@ struct job {
     uint8_t acct_class; /* what it is counted as there: 0 nothing,
                            1 waiting, 2 running */
     int staff;      /* submitted by an admin or operator (not stored) */
+    int dep_wait;   /* its dependencies are not met yet (not stored: the
+                       scheduler says so again after a restart) */
+    uint8_t task_class; /* a task: how its array counts it (TC_*) */
+    uint8_t dep_class;  /* what its dependents last saw of it (TC_*) */
+    uint32_t arr_ix;    /* a task: its array's limit entry + 1, or 0 */
     struct job_plan plan;
 };
 
@@ -112,8 +155,9 @@ int job_state_active(enum job_state s); /* starting, running, suspended */
 /* Does the job hold its nodes: active, or held inside its cluster? */
 int job_holds_nodes(const struct job *j);
 
-/* A new pending job from a POST /v1/jobs body (borrowed), submitted by
- * owner to run as account. Unknown fields, wrong types and out-of-range
+/* A new pending job (held, when the body says "hold": true) from a POST
+ * /v1/jobs body (borrowed), submitted by owner to run as account; an
+ * array when it has "array". Unknown fields, wrong types and out-of-range
  * values fail with a 400 naming the field. */
 struct job *job_from_request(json_t *body, const char *owner,
                              const char *account, const char *source,
@@ -129,6 +173,26 @@ char *job_render(const struct job *j, size_t priv[2]);
  * idempotency: the same request always hashes the same. */
 void job_body_hash(json_t *body, char out[65]);
 void job_destroy(struct job *j); /* NULL-safe */
+/* Is j waiting for the scheduler: pending, its dependencies met, and (an
+ * array) with tasks to start? */
+int job_ready(const struct job *j);
+/* How an array counts j (TC_*), by its state. */
+enum task_class job_task_class(const struct job *j);
+/* The id the API shows: "123", or a task's "123_7" (buf of 48 bytes). */
+const char *job_id_text(const struct job *j, char buf[48]);
+/* The request's fields (borrowed) checked into req, over the values req
+ * has (a field the object lacks keeps its value): a 400 naming the field
+ * ("request.nodes"), or 0. Used by a submit (over the defaults) and a
+ * change of a waiting job. */
+int job_request_in(json_t *r, struct job_request *req,
+                   struct loom_error *err);
+void job_request_fini(struct job_request *req);
+/* A copy of src into dst (0, or -1 when out of memory). */
+int job_request_copy(struct job_request *dst, const struct job_request *src);
+void job_array_destroy(struct job_array *a); /* NULL-safe */
+/* The error in err (from reading field's value) as one on field: "field
+ * 'F': ...". Returns -1. */
+int job_field_error(struct loom_error *err, const char *field);
 /* The account of j on cluster (NULL: not placed): its cluster_accounts'
  * entry for it, else the one for every other ("*"), else its account.
  * Borrowed from j. */

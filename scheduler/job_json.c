@@ -72,14 +72,66 @@ static void plan_out(struct jw *w, const struct job_plan *p)
     jw_close(w, '}');
 }
 
+/* An array's tasks, or a task's array; what a job waits for. */
+static void array_out(struct jw *w, const struct job *j)
+{
+    const struct job_array *a = j->array;
+    char *text = a ? array_spec_text(&a->spec) : NULL;
+    char *rest = a ? array_spec_format(&a->spec, a->next, a->ooo, a->n_ooo)
+                   : NULL;
+    char id[24];
+    long unsplit = a ? a->spec.tasks - a->n_split : 0;
+    int gone = a && a->tasks_state == JOB_CANCELLED;
+
+    jw_kv_str(w, "array", text);
+    snprintf(id, sizeof(id), "%lld", (long long)(a ? j->id : j->array_id));
+    jw_kv_str(w, "array_job_id", a || j->array_id ? id : NULL);
+    jw_key(w, "array_task_id");
+    if (j->array_id)
+        jw_int(w, j->array_task);
+    else
+        jw_null(w);
+    jw_kv_str(w, "array_tasks", rest);
+    jw_kv_str(w, "array_tasks_state",
+              a ? job_state_name(a->tasks_state) : NULL);
+    jw_key(w, "array_counts");
+    if (a) {
+        jw_open(w, '{');
+        jw_kv_int(w, "tasks", a->spec.tasks);
+        jw_kv_int(w, "pending", a->count[TC_WAITING] + (gone ? 0 : unsplit));
+        jw_kv_int(w, "running", a->count[TC_ACTIVE]);
+        jw_kv_int(w, "completed", a->count[TC_COMPLETED]);
+        jw_kv_int(w, "failed", a->count[TC_FAILED]);
+        jw_kv_int(w, "cancelled",
+                  a->count[TC_CANCELLED] + (gone ? unsplit : 0));
+        jw_close(w, '}');
+    } else {
+        jw_null(w);
+    }
+    if (a && (!text || !rest))
+        w->oom = 1;
+    free(text);
+    free(rest);
+}
+
+static void deps_out(struct jw *w, const struct job *j)
+{
+    char *text = j->deps.n ? dep_format(&j->deps) : NULL;
+
+    if (j->deps.n && !text)
+        w->oom = 1;
+    jw_kv_str(w, "dependency", text);
+    free(text);
+}
+
 /* The job as the API shows it and the store keeps it, written straight to
  * text: it is rendered on every change, so it skips the jansson tree. */
 char *job_render(const struct job *j, size_t priv[2])
 {
     struct jw w;
-    char id[24];
+    char id[48];
 
-    snprintf(id, sizeof(id), "%lld", (long long)j->id);
+    job_id_text(j, id);
     jw_init(&w);
     jw_open(&w, '{');
     jw_kv_str(&w, "id", id);
@@ -157,6 +209,13 @@ char *job_render(const struct job *j, size_t priv[2])
     jw_kv_int(&w, "requeues", j->requeues);
     jw_key(&w, "held_for_loom");
     jw_bool(&w, j->held_for_loom);
+    array_out(&w, j);
+    deps_out(&w, j);
+    if (j->array_id && j->id) { /* a task: the number of its record */
+        char own[24];
+        snprintf(own, sizeof(own), "%lld", (long long)j->id);
+        jw_kv_str(&w, "loom_id", own);
+    }
     jw_close(&w, '}');
     return jw_finish(&w);
 }
@@ -182,6 +241,28 @@ static int strv_in(json_t *arr, struct strv *s)
     return 0;
 }
 
+/* An array's tasks and their state, or a task's array. 0 or 1 (bad). */
+static int array_in(struct job *j, json_t *doc)
+{
+    const char *spec = jx_str(doc, "array", NULL);
+    json_t *task = json_object_get(doc, "array_task_id");
+    struct loom_error err;
+
+    if (json_is_integer(task)) {
+        j->array_id = strtoll(jx_str(doc, "array_job_id", "0"), NULL, 10);
+        j->array_task = (long)json_integer_value(task);
+        return j->array_id <= 0;
+    }
+    if (!spec)
+        return 0;
+    if (!(j->array = calloc(1, sizeof(*j->array))) ||
+        array_spec_parse(spec, &j->array->spec, &err) < 0 ||
+        job_state_parse(jx_str(doc, "array_tasks_state", "pending"),
+                        &j->array->tasks_state) < 0)
+        return 1;
+    return 0;
+}
+
 /* The stored document is what job_render wrote: read it back leniently
  * (a newer field is ignored) but completely. */
 struct job *job_from_doc(json_t *doc, struct loom_error *err)
@@ -196,7 +277,9 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
         loom_error_set(err, LOOM_EINVAL, "stored job document is incomplete");
         return NULL;
     }
-    j->id = strtoll(jx_str(doc, "id", "0"), NULL, 10);
+    /* a task's "id" is its array's and its own ("123_7"); its record's
+     * number is "loom_id" */
+    j->id = strtoll(jx_str(doc, "loom_id", jx_str(doc, "id", "0")), NULL, 10);
     if (job_state_parse(jx_str(doc, "state", ""), &j->state) < 0 || j->id <= 0)
         bad = 1;
     j->req.nodes = (int)jx_int(r, "nodes", 1);
@@ -266,6 +349,12 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
     bad |= job_set_str(&j->reason, jx_str(doc, "reason", NULL));
     bad |= job_set_str(&j->stdout_path, jx_str(doc, "stdout", NULL));
     bad |= job_set_str(&j->stderr_path, jx_str(doc, "stderr", NULL));
+    bad |= array_in(j, doc);
+    if (jx_str(doc, "dependency", NULL)) {
+        struct loom_error derr;
+        bad |= dep_parse(jx_str(doc, "dependency", ""), &j->deps, &derr);
+        j->dep_wait = j->deps.n > 0; /* until the scheduler looks */
+    }
     if (bad) {
         job_destroy(j);
         loom_error_set(err, LOOM_EINVAL, "stored job document is invalid");

@@ -81,7 +81,7 @@ struct plan_resv {
 
 /* ---- a job to place ------------------------------------------------------ */
 
-#define PLAN_GROUPS 3 /* running limits a job counts against */
+#define PLAN_GROUPS 4 /* running limits a job counts against */
 
 struct plan_job {
     int64_t id;
@@ -93,9 +93,14 @@ struct plan_job {
     const char *cluster; /* pinned to this cluster, or NULL */
     const char *queue;   /* only nodes serving it; walltime within its limit */
     int64_t reservation; /* runs inside this reservation, or 0 */
-    uint32_t group[PLAN_GROUPS]; /* its account's, its VO's and its
-                            gateway's indices + 1 in the config's room, or
-                            0: it starts only while each has room */
+    uint32_t group[PLAN_GROUPS]; /* its account's, its VO's, its
+                            gateway's and its array's indices + 1 in the
+                            config's room, or 0: it starts only while each
+                            has room */
+    long count;          /* an array's tasks alike that this entry stands
+                            for (0 or 1: one job): as many as can start now
+                            start; the next of them then waits as the entry's
+                            job would */
     const char *account; /* the local account it runs as, or NULL (not
                             known) */
     const char *const *cluster_accounts; /* "CLUSTER=ACCOUNT" and
@@ -132,6 +137,12 @@ struct plan_config {
     size_t n_room;
 };
 
+/* One start of an entry that stands for several tasks. */
+struct plan_start {
+    size_t cluster;
+    size_t *nodes; /* the job's count of node indices (owned) */
+};
+
 /* What the plan says of one job, in the order the jobs were given. */
 struct plan_out {
     int64_t id;
@@ -150,6 +161,10 @@ struct plan_out {
     int beyond;          /* 1: past the planning depth, no estimate (the
                             reason is left "": most of a long queue says
                             so, which the caller words once) */
+    struct plan_start *starts; /* an entry of several tasks (count > 1):
+                            those that start now (start is 0; what follows
+                            says of the next of them, if any is left) */
+    size_t n_starts;
     char reason[72];     /* why it waits ("" when it starts); the longest
                             is 64 characters, and a small entry keeps the
                             result of a 100,000-job queue small */

@@ -71,6 +71,54 @@ static void out_init(struct plan_out *o, int64_t id)
     o->n_nodes = 0;
     o->beyond = 0;
     o->reason[0] = '\0';
+    o->starts = NULL;
+    o->n_starts = 0;
+}
+
+static void take_room(const struct plan_config *cfg, const struct plan_job *j)
+{
+    for (int g = 0; g < PLAN_GROUPS; g++)
+        if (j->group[g] && j->group[g] <= cfg->n_room)
+            cfg->room[j->group[g] - 1]--;
+}
+
+/* An entry of several tasks: start as many as have room now, in o->starts.
+ * 1 when all of them start, 0 when some are left (o->limited set when a
+ * running limit stopped them; else the next found no room now: its shape
+ * is remembered in failed), -1 when out of memory. */
+static int start_many(struct plan *p, const struct plan_config *cfg,
+                      const struct plan_job *j, struct plan_out *o,
+                      struct shape *failed, size_t *n_failed)
+{
+    size_t c, *nodes;
+    struct plan_start *v;
+    double t;
+
+    while ((long)o->n_starts < j->count) {
+        if ((o->limited = full_group(cfg, j)))
+            return 0;
+        if ((t = plan_place(p, j, p->now, &c, &nodes)) < 0)
+            return -1;
+        if (t > p->now) {
+            free(nodes);
+            if (*n_failed < SHAPES && !j->n_features && !j->queue &&
+                !j->reservation)
+                failed[(*n_failed)++] = (struct shape){
+                    j->nodes, j->per_node, j->walltime_s, j->cluster};
+            return 0;
+        }
+        v = realloc(o->starts, (o->n_starts + 1) * sizeof(*v));
+        if (!v || commit_place(p, j, c, nodes, p->now) < 0) {
+            if (v)
+                o->starts = v;
+            free(nodes);
+            return -1;
+        }
+        o->starts = v;
+        o->starts[o->n_starts++] = (struct plan_start){c, nodes};
+        take_room(cfg, j);
+    }
+    return 1;
 }
 
 int plan_run(struct plan *p, const struct plan_config *cfg,
@@ -97,8 +145,16 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
         if ((o->limited = full_group(cfg, j)))
             continue; /* its account (VO, gateway) runs all it may: it
                          waits, and holds nothing up */
-        if (!(cfg->backfill == PLAN_BF_NONE && blocker) &&
+        if (j->count > 1 && !(cfg->backfill == PLAN_BF_NONE && blocker) &&
             !covered(failed, n_failed, j)) {
+            int all = start_many(p, cfg, j, o, failed, &n_failed);
+            if (all < 0)
+                goto oom;
+            if (all || o->limited)
+                continue; /* every task started, or its limits hold the
+                             rest: they wait, and hold nothing up */
+        } else if (!(cfg->backfill == PLAN_BF_NONE && blocker) &&
+                   !covered(failed, n_failed, j)) {
             t = plan_place(p, j, p->now, &c, &nodes);
             if (t < 0)
                 goto oom;
@@ -107,9 +163,7 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
                     free(nodes);
                     goto oom;
                 }
-                for (int g = 0; g < PLAN_GROUPS; g++)
-                    if (j->group[g] && j->group[g] <= cfg->n_room)
-                        cfg->room[j->group[g] - 1]--;
+                take_room(cfg, j);
                 *o = (struct plan_out){.id = j->id, .start = 1, .planned = 1,
                                        .planned_start = p->now,
                                        .cluster = c, .nodes = nodes,
@@ -171,6 +225,11 @@ void plan_out_fini(struct plan_out *out, size_t n)
     for (size_t i = 0; out && i < n; i++) {
         free(out[i].nodes);
         out[i].nodes = NULL;
+        for (size_t k = 0; k < out[i].n_starts; k++)
+            free(out[i].starts[k].nodes);
+        free(out[i].starts);
+        out[i].starts = NULL;
+        out[i].n_starts = 0;
     }
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/leader.h"
 #include "core/log.h"
 #include "core/store.h"
 #include "core/store_jobs.h"
@@ -61,6 +62,8 @@ int sched_job_add(struct job *j)
     S.jobs[j->id - 1] = j;
     if (!job_state_final(j->state))
         S.live[S.n_live++] = j->id;
+    if (j->array)
+        sched_array_added(j);
     if (j->id >= S.next_id)
         S.next_id = j->id + 1;
     if (j->idem_key) {
@@ -86,12 +89,16 @@ static void flags_of(struct job *j)
     uint8_t *f = &S.jf[j->id - 1];
     uint8_t was = *f;
 
-    *f = (uint8_t)((was & JF_QUEUED) | (was & JF_QUEUED ? JF_CHANGED : 0) |
-                   (j->state == JOB_PENDING ? JF_PENDING : 0) |
+    *f = (uint8_t)((was & (JF_QUEUED | JF_WATCHED)) |
+                   (was & JF_QUEUED ? JF_CHANGED : 0) |
+                   (job_ready(j) ? JF_PENDING : 0) |
                    (job_holds_nodes(j) ? JF_HOLDS : 0));
     if (*f & JF_HOLDS)
         held_note(j);
     sched_acct_count(j);
+    if (j->array_id)
+        sched_array_task_note(j);
+    sched_depend_note(j);
     if ((was & JF_QUEUED) && (was & JF_PENDING) && !(*f & JF_PENDING))
         S.wq.n_left++;
     else if ((was & JF_QUEUED) && !(was & JF_PENDING) && (*f & JF_PENDING))
@@ -104,12 +111,19 @@ void sched_view(struct job *j)
      * on the cluster it asked for */
     size_t priv[2] = {0, 0};
     char *json = job_render(j, priv);
-    struct jview *v = jview_create(j->id, job_state_name(j->state),
+    /* an array is listed while it stands for tasks without records of
+     * their own, in their state */
+    int rest = j->array && j->array->n_split < j->array->spec.tasks;
+    struct jview *v = jview_create(j->id, job_state_name(rest ?
+                                                j->array->tasks_state
+                                                : j->state),
                                    j->source, j->owner, j->submitted_by,
                                    j->account,
                                    j->cluster ? j->cluster : j->req.cluster,
                                    json, priv);
 
+    if (v)
+        v->unlisted = j->array && !rest;
     flags_of(j);
     if (!v) {
         log_err("job=%lld: out of memory rendering the job", (long long)j->id);
@@ -193,6 +207,35 @@ static int copy_strv(struct strv *dst, const struct strv *src)
     return 0;
 }
 
+/* Is the variable of entry kv ("NAME=value") set in env? */
+static int env_has(const struct strv *env, const char *kv)
+{
+    size_t n = strcspn(kv, "=");
+
+    for (size_t i = 0; i < env->n; i++)
+        if (!strncmp(env->v[i], kv, n) && env->v[i][n] == '=')
+            return 1;
+    return 0;
+}
+
+/* The job's environment; a task's with its array's variables, which win
+ * over the job's own of the same names. */
+static int start_env(const struct job *j, struct server_start *s)
+{
+    struct strv arr = {0};
+    int rc = 0;
+
+    if (j->array_id && sched_array_env(j, &arr) < 0)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < j->env.n; i++)
+        if (!env_has(&arr, j->env.v[i]))
+            rc = strv_push(&s->env, j->env.v[i]);
+    for (size_t i = 0; rc == 0 && i < arr.n; i++)
+        rc = strv_push(&s->env, arr.v[i]);
+    strv_fini(&arr);
+    return rc;
+}
+
 void sched_start_later(struct job *j, int adopt)
 {
     struct server_start *s = calloc(1, sizeof(*s));
@@ -210,8 +253,8 @@ void sched_start_later(struct job *j, int adopt)
     s->workdir = dup_or_null(j->workdir);
     s->output = dup_or_null(j->output);
     s->error = dup_or_null(j->error);
-    if (copy_strv(&s->command, &j->command) < 0 ||
-        copy_strv(&s->env, &j->env) < 0 || copy_strv(&s->nodes, &j->nodes) < 0)
+    if (copy_strv(&s->command, &j->command) < 0 || start_env(j, s) < 0 ||
+        copy_strv(&s->nodes, &j->nodes) < 0)
         goto error;
     s->cpus_per_node = j->req.cpus_per_node;
     s->gpus = j->req.gpus;
@@ -219,6 +262,8 @@ void sched_start_later(struct job *j, int adopt)
     s->walltime_s = j->req.walltime_s;
     s->adopt = adopt;
     s->start_time = j->start_time;
+    s->array_id = j->array_id;
+    s->array_task = j->array_id ? j->array_task : -1;
     if (j->held_for_loom && j->native_id &&
         !(s->native_id = strdup(j->native_id)))
         goto error;
@@ -400,6 +445,18 @@ static int work_left(void)
            S.lazy_head < S.n_lazy || S.partial || S.n_resv_dirty;
 }
 
+/* What a turn's changes set off: the dependents of the jobs that changed
+ * looked at, the arrays whose tasks changed shown again (which may change
+ * what their own dependents see). */
+static void settle(void)
+{
+    for (int round = 0; round < 16 && (S.n_dep_due || S.n_arr_stale);
+         round++) {
+        sched_depend_run();
+        sched_array_views_flush();
+    }
+}
+
 static void *sched_main(void *arg)
 {
     double stop_by = 0;
@@ -408,13 +465,15 @@ static void *sched_main(void *arg)
     while (!S.stopping || (work_left() && time_mono() < stop_by)) {
         double now = time_mono(), wait = S.next_cycle - now, gap;
         struct msg *m, *next;
+        /* Cycles only while this loomd is the active one. */
+        int cycles = S.enabled && leader_may_act();
 
         gap = 2 * S.cycle_last_ms / 1000;
         if (gap < CYCLE_MIN_GAP_S)
             gap = CYCLE_MIN_GAP_S;
         if (S.planning) /* its answer wakes the loop */
             wait = S.conf.interval_s;
-        else if (S.enabled && S.need_cycle &&
+        else if (cycles && S.need_cycle &&
             S.next_cycle - S.conf.interval_s + gap - now < wait)
             wait = S.next_cycle - S.conf.interval_s + gap - now;
         if (!S.inflight && work_left() && S.db_retry_at - now < wait)
@@ -441,6 +500,7 @@ static void *sched_main(void *arg)
         }
         partial_slice();
         apply_slice();
+        settle();
         /* before the turn goes: its jobs are in the table when the
          * committer marks them committed and answers */
         publish_views();
@@ -449,7 +509,7 @@ static void *sched_main(void *arg)
         /* An event's cycle comes at least `gap` after the last one: twice
          * as long as that one took, so cycles take at most a third of the
          * thread. */
-        if (S.enabled && !S.stopping && !S.planning &&
+        if (cycles && !S.stopping && !S.planning &&
             (now >= S.next_cycle ||
              (S.need_cycle &&
               now >= S.next_cycle - S.conf.interval_s + gap))) {
@@ -490,8 +550,12 @@ int sched_start(struct store *st, int enabled, const struct sched_conf *conf,
     jobtab_builder_init(&S.tab);
     if (!S.q || !S.tab.work)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    hmap_init(&S.waiters);
+    hmap_init(&S.singles);
     if (sched_load(err) < 0 || sched_resv_load(err) < 0)
         return -1;
+    sched_depend_load();
+    settle();
     jobs_committed_set(S.next_id - 1);
     sched_resv_publish();
     if (commit_start(S.st, S.q, SCHED_COMMITTED, err) < 0 ||
@@ -540,6 +604,9 @@ void sched_stop(void)
     free(S.acks);
     free(S.ins);
     free(S.lazy);
+    free(S.arr_stale);
+    sched_depend_fini();
+    sched_patch_fini();
     hmap_fini(&S.idem);
     hmap_fini(&S.native);
     sched_acct_fini();

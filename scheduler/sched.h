@@ -41,11 +41,14 @@ void sched_resv_op_free(void *op);
 
 struct sched_job_op {
     int64_t id;
-    char op[16];        /* cancel|suspend|resume|hold|release|start */
+    long task;          /* an array's task (-1: the job itself) */
+    char op[16];        /* cancel|suspend|resume|hold|release|start, patch
+                           (body: the change), get (a task's view) */
     char *subject;      /* who asks */
     unsigned roles;
     char *cluster;      /* start: where */
     struct strv nodes;  /* start: on which nodes */
+    json_t *body;       /* patch: the fields to change (a reference) */
 };
 void sched_job_op_free(void *op);
 

@@ -87,9 +87,11 @@ void sched_acct_count(struct job *j)
     adjust(j->acct_ix, j->acct_class, -1);
     adjust(j->vo_ix, j->acct_class, -1);
     adjust(j->gw_ix, j->acct_class, -1);
+    adjust(j->arr_ix, j->acct_class, -1);
     adjust(j->acct_ix, c, 1);
     adjust(j->vo_ix, c, 1);
     adjust(j->gw_ix, c, 1);
+    adjust(j->arr_ix, c, 1);
     j->acct_class = c;
 }
 
@@ -149,6 +151,26 @@ static void rate_note(struct sched_acct *a, long max, double now)
     }
     a->times[(a->head + a->n_times) % a->cap_times] = now;
     a->n_times++;
+}
+
+/* The running limit of entry a: an array's own, else its limits'. */
+static long running_max(const struct sched_acct *a)
+{
+    return a->own_limit ? a->own_limit
+                        : sched_limits_of(&S.conf, a->name)->max_running_jobs;
+}
+
+uint32_t sched_acct_array(int64_t id, long limit)
+{
+    char name[40];
+    uint32_t ix;
+
+    snprintf(name, sizeof(name), "array=%lld", (long long)id);
+    if ((ix = entry(name)) && !S.accts.a[ix - 1].own_limit) {
+        S.accts.a[ix - 1].own_limit = limit;
+        S.accts.n_own++;
+    }
+    return ix;
 }
 
 /* "account alice", "vo /atlas", "gateway ce-1": entry a's name in words. */
@@ -223,7 +245,7 @@ int sched_acct_submit_check(struct job *j, struct loom_error *err)
 
 int *sched_acct_room(size_t *n)
 {
-    int *room, any = S.conf.limits.max_running_jobs != 0;
+    int *room, any = S.conf.limits.max_running_jobs != 0 || S.accts.n_own;
 
     for (size_t i = 0; !any && i < S.conf.n_acct_limits; i++)
         any = S.conf.acct_limits[i].l.max_running_jobs != 0;
@@ -231,10 +253,9 @@ int *sched_acct_room(size_t *n)
     if (!any || !S.accts.n || !(room = malloc(S.accts.n * sizeof(*room))))
         return NULL; /* no running limit: nothing to count */
     for (size_t i = 0; i < S.accts.n; i++) {
-        const struct sched_limits *l = sched_limits_of(&S.conf,
-                                                       S.accts.a[i].name);
-        long left = l->max_running_jobs - S.accts.a[i].running;
-        room[i] = !l->max_running_jobs ? INT_MAX : left > 0 ? (int)left : 0;
+        long max = running_max(&S.accts.a[i]);
+        long left = max - S.accts.a[i].running;
+        room[i] = !max ? INT_MAX : left > 0 ? (int)left : 0;
     }
     *n = S.accts.n;
     return room;
@@ -242,16 +263,17 @@ int *sched_acct_room(size_t *n)
 
 int sched_acct_may_start(const struct job *j, char *why, size_t size)
 {
-    const uint32_t ix[3] = {j->acct_ix, j->vo_ix, j->gw_ix};
+    const uint32_t ix[4] = {j->acct_ix, j->vo_ix, j->gw_ix,
+                            j->array ? j->array->limit_ix : j->arr_ix};
 
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         const struct sched_acct *a;
-        const struct sched_limits *l;
+        long max;
         if (!ix[k])
             continue;
         a = &S.accts.a[ix[k] - 1];
-        l = sched_limits_of(&S.conf, a->name);
-        if (l->max_running_jobs && a->running >= l->max_running_jobs) {
+        max = running_max(a);
+        if (max && a->running >= max) {
             sched_acct_why(ix[k], why, size);
             return 0;
         }
@@ -264,6 +286,11 @@ void sched_acct_why(uint32_t ix, char *why, size_t size)
     const struct sched_acct *a = &S.accts.a[ix - 1];
     char w[LOOM_LIMITS_NAME_MAX + 16];
 
+    if (a->own_limit) {
+        snprintf(why, size, "array %s runs %ld tasks, as many as its limit "
+                 "(%%%ld) allows", a->name + 6, a->running, a->own_limit);
+        return;
+    }
     what(a, w, sizeof(w));
     snprintf(why, size, "%.300s has %ld running jobs (max_running_jobs)", w,
              a->running);

@@ -29,6 +29,8 @@ struct sched_conf {
     double interval_s; /* the periodic cycle */
     int max_user_priority; /* without admin or operator, a job's priority
                               is at most this (default 0) */
+    int kill_invalid_depend; /* a dependency that can never be met ends
+                                its job (default), or leaves it pending */
     struct sched_limits limits; /* every account's, from [limits] */
     struct {
         char name[LOOM_LIMITS_NAME_MAX + 1]; /* ACCOUNT, vo=GROUP or

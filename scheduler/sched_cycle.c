@@ -88,6 +88,7 @@ int sched_cycle(void)
         log_err("scheduling cycle: out of memory; the next one tries again");
         goto out;
     }
+    sched_patch_graveyard_free(); /* the queue's entries are filled anew */
     if (waitq_waiting(&S.wq) == 0)
         goto out;
     w->n = S.wq.n;
@@ -109,14 +110,15 @@ out:
  * plan and now, other starts (by an external scheduler) may have taken
  * them. */
 static int still_fits(const struct plan_work *w, const struct job *j,
-                      const struct plan_out *o, struct strv *nodes)
+                      size_t cluster, const size_t *idx, size_t n,
+                      struct strv *nodes)
 {
-    const struct plan_cluster *c = &w->f.cl[o->cluster];
+    const struct plan_cluster *c = &w->f.cl[cluster];
     struct snapshot *s = snapshot_get();
     int ok;
 
-    for (size_t k = 0; k < o->n_nodes; k++)
-        if (strv_push(nodes, c->nodes[o->nodes[k]].name) < 0) {
+    for (size_t k = 0; k < n; k++)
+        if (strv_push(nodes, c->nodes[idx[k]].name) < 0) {
             snapshot_put(s);
             return 0;
         }
@@ -156,7 +158,7 @@ static int show_entry(const struct plan_work *w, size_t i, int position,
         (!pf || !differs(sh->total, now.total)))
         return 0;
     j = sched_job(w->ids[i]);
-    if (!j || j->state != JOB_PENDING)
+    if (!j || !job_ready(j))
         return 1; /* it changed meanwhile */
     was_changed = S.jf[j->id - 1] & JF_CHANGED;
     show_wait(j, reason, cl, now.planned_start, position, pf);
@@ -188,6 +190,51 @@ static void account(const struct plan_work *w)
                     (double)S.apply.started);
 }
 
+/* Start j on the nodes the plan gave it, if they are still free; an
+ * array's next task, with a record of its own. */
+static void start_one(const struct plan_work *w, struct job *j, size_t c,
+                      const size_t *idx, size_t n)
+{
+    struct strv nodes = {0};
+    long ord;
+
+    if (!still_fits(w, j, c, idx, n, &nodes)) {
+        S.need_cycle = 1;
+    } else if (j->array) {
+        if ((ord = sched_array_next(j)) >= 0 && (j = sched_array_split(j,
+                                                                      ord))) {
+            sched_assign(j, w->f.cl[c].name, &nodes);
+            S.apply.started++;
+        }
+    } else if (sched_depend_may_start(j)) {
+        sched_assign(j, w->f.cl[c].name, &nodes);
+        S.apply.started++;
+    }
+    strv_fini(&nodes);
+}
+
+/* The tasks of entry i that start, from S.apply_sub on. 1 when all are
+ * done, 0 when `most` ran out first. */
+static int start_tasks(const struct plan_work *w, size_t i, size_t most,
+                       size_t *done)
+{
+    const struct plan_out *o = &w->out[i];
+    struct job *a = sched_job(w->ids[i]);
+
+    for (; S.apply_sub < o->n_starts; S.apply_sub++) {
+        const struct plan_start *st = &o->starts[S.apply_sub];
+        if (*done >= most)
+            return 0;
+        (*done)++;
+        if (!a || !job_ready(a))
+            continue; /* it changed meanwhile */
+        start_one(w, a, st->cluster, st->nodes,
+                  a->req.nodes > 0 ? (size_t)a->req.nodes : 1);
+    }
+    S.apply_sub = 0;
+    return 1;
+}
+
 int sched_cycle_apply(struct plan_work *w, size_t most)
 {
     double t0 = time_mono();
@@ -207,21 +254,22 @@ int sched_cycle_apply(struct plan_work *w, size_t most)
         int within;
         if (!w->ids[i])
             continue; /* a hole */
-        within = (size_t)S.apply.position < w->cfg.depth;
-        S.apply.position++;
-        S.apply.considered++;
+        if (!S.apply_sub) { /* counted once, not again when resumed */
+            S.apply.position++;
+            S.apply.considered++;
+        }
+        within = (size_t)S.apply.position <= w->cfg.depth;
+        if (o->n_starts && !start_tasks(w, i, most, &done))
+            break; /* resumed at this entry's next task */
         if (o->start) {
             struct job *j = sched_job(w->ids[i]);
-            struct strv nodes = {0};
             done++;
-            if (!j || j->state != JOB_PENDING)
+            if (!j || !job_ready(j))
                 continue; /* it changed meanwhile */
-            if (still_fits(w, j, o, &nodes)) {
-                sched_assign(j, w->f.cl[o->cluster].name, &nodes);
-                S.apply.started++;
-            } else
-                S.need_cycle = 1;
-            strv_fini(&nodes);
+            start_one(w, j, o->cluster, o->nodes, o->n_nodes);
+        } else if (o->n_starts && !o->planned && !o->beyond &&
+                   !o->limited) {
+            continue; /* every task started */
         } else {
             done += (size_t)show_entry(w, i, within ? S.apply.position : 0,
                                        beyond, beyond_text);
@@ -341,6 +389,8 @@ out:
 
 void sched_charge(const struct job *j)
 {
+    if (j->array)
+        return; /* its tasks are charged, each for its own use */
     if (j->start_time && j->end_time > j->start_time &&
         prio_usage_add(S.fs, j->owner,
                        (double)(j->end_time - j->start_time) * j->req.nodes *

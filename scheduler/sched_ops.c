@@ -62,7 +62,8 @@ void sched_submit(struct msg *m)
         return;
     }
     if (sched_acct_submit_check(j, &err) < 0 ||
-        sched_feasible(j, &err) < 0) {
+        sched_feasible(j, &err) < 0 ||
+        (j->deps.n && sched_depend_check(j, &j->deps, &err) < 0)) {
         reply_send_error(m->reply, &err);
         msg_destroy(m);
         return;
@@ -78,6 +79,8 @@ void sched_submit(struct msg *m)
     }
     m->data = NULL; /* the table owns the job now */
     m->data_free = NULL;
+    if (j->deps.n)
+        sched_depend_add(j);
     sched_place_now(j);
 }
 
@@ -91,7 +94,7 @@ int sched_insert_later(int64_t id, struct msg *m)
 }
 
 /* Drop a job that was never acknowledged from the table and the view. */
-static void forget(struct job *j)
+void sched_forget(struct job *j)
 {
     char key[1024];
 
@@ -105,6 +108,8 @@ static void forget(struct job *j)
     }
     if (job_holds_nodes(j)) /* placed at submit: free its nodes */
         sched_release(j);
+    if (j->array_id) /* a task: its array stands for it again */
+        sched_array_unsplit(j);
     sched_acct_forget(j);
     S.jobs[j->id - 1] = NULL;
     S.jf[j->id - 1] = 0; /* never queued: it was not committed */
@@ -132,7 +137,7 @@ void sched_insert_done(struct ins *in, int ok, const struct loom_error *cerr)
                            "job was not accepted; retry later");
         if (in->m)
             reply_send_error(in->m->reply, &err);
-        forget(j);
+        sched_forget(j);
     }
     msg_destroy(in->m);
 }
@@ -146,7 +151,7 @@ static int owns(const struct job *j, const struct sched_job_op *op)
 
 /* The owner (or its gateway) and an admin control a job; the scheduler
  * role starts any job (an external scheduler steers the whole fabric). */
-static int may_control(const struct job *j, const struct sched_job_op *op)
+int sched_may_control(const struct job *j, const struct sched_job_op *op)
 {
     return (op->roles & LOOM_ROLE_ADMIN) || owns(j, op) ||
            (!strcmp(op->op, "start") && (op->roles & LOOM_ROLE_SCHEDULER));
@@ -154,7 +159,7 @@ static int may_control(const struct job *j, const struct sched_job_op *op)
 
 /* Users and gateways do not see others' jobs (private_data): for them
  * another's job does not exist. */
-static int hidden_from(const struct job *j, const struct sched_job_op *op)
+int sched_hidden_from(const struct job *j, const struct sched_job_op *op)
 {
     return !(op->roles & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR)) &&
            (op->roles & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)) &&
@@ -176,7 +181,7 @@ static void to_server(struct msg *m, struct job *j, const char *op)
               msg_create(SERVER_JOB_OP, s, server_job_op_free, m->reply));
 }
 
-static void finish_now(struct job *j, enum job_state st, const char *why)
+void sched_finish_now(struct job *j, enum job_state st, const char *why)
 {
     j->state = st;
     j->end_time = time(NULL);
@@ -191,7 +196,7 @@ void sched_cancel_job(struct job *j, const char *why)
     if (job_state_final(j->state))
         return;
     if (j->state == JOB_PENDING || j->state == JOB_HELD) {
-        finish_now(j, JOB_CANCELLED, why);
+        sched_finish_now(j, JOB_CANCELLED, why);
         return;
     }
     job_set_str(&j->reason, why);
@@ -214,6 +219,10 @@ static int do_start(struct msg *m, struct job *j, struct sched_job_op *op,
     if (!sched_acct_may_start(j, why, sizeof(why)))
         return loom_error_set(err, LOOM_ECONFLICT, "cannot start job %lld: "
                               "%s", (long long)j->id, why);
+    if (!sched_depend_may_start(j) || (j->dep_wait && j->deps.n))
+        return loom_error_set(err, LOOM_ECONFLICT, "cannot start job %lld: "
+                              "%s", (long long)j->id, j->reason ? j->reason
+                              : "it waits for its dependencies");
     if (sched_check_start(j, op->cluster, &op->nodes, err) < 0)
         return -1;
     for (size_t i = 0; i < op->nodes.n; i++)
@@ -228,39 +237,42 @@ static int do_start(struct msg *m, struct job *j, struct sched_job_op *op,
     return 0;
 }
 
-static int job_op(struct msg *m, struct job *j, struct sched_job_op *op,
-                  struct loom_error *err)
+int sched_job_op_one(struct msg *m, struct job *j, struct sched_job_op *op,
+                     struct loom_error *err)
 {
-    char why[160];
+    char why[160], ref[48];
     const char *st = job_state_name(j->state);
 
+    job_id_text(j, ref);
     if (!strcmp(op->op, "start")) { /* the role was checked: scheduler */
         if (j->state != JOB_PENDING && j->state != JOB_HELD)
-            return loom_error_set(err, LOOM_ECONFLICT, "job %lld is %s: only "
+            return loom_error_set(err, LOOM_ECONFLICT, "job %s is %s: only "
                                   "a pending or held job can be started",
-                                  (long long)j->id, st);
+                                  ref, st);
         return do_start(m, j, op, err);
     }
-    if (!may_control(j, op) && hidden_from(j, op))
-        return loom_error_set(err, LOOM_ENOENT, "no job %lld",
-                              (long long)j->id); /* as if there were none */
-    if (!may_control(j, op))
-        return loom_error_set(err, LOOM_EPERM, "job %lld belongs to %s",
-                              (long long)j->id, j->owner);
+    if (!sched_may_control(j, op) && sched_hidden_from(j, op))
+        return loom_error_set(err, LOOM_ENOENT, "no job %s",
+                              ref); /* as if there were none */
+    if (!sched_may_control(j, op))
+        return loom_error_set(err, LOOM_EPERM, "job %s belongs to %s", ref,
+                              j->owner);
+    if (!strcmp(op->op, "patch"))
+        return sched_patch(m, j, op, err);
     if (!strcmp(j->source, "cluster")) { /* its cluster owns it */
         if (job_state_final(j->state))
-            return loom_error_set(err, LOOM_ECONFLICT, "job %lld is %s "
-                                  "already", (long long)j->id, st);
+            return loom_error_set(err, LOOM_ECONFLICT, "job %s is %s "
+                                  "already", ref, st);
         to_server(m, j, op->op);
         return 0;
     }
     if (!strcmp(op->op, "cancel")) {
         if (job_state_final(j->state))
-            return loom_error_set(err, LOOM_ECONFLICT, "job %lld is %s "
-                                  "already", (long long)j->id, st);
+            return loom_error_set(err, LOOM_ECONFLICT, "job %s is %s "
+                                  "already", ref, st);
         if (j->state == JOB_PENDING || j->state == JOB_HELD) {
             snprintf(why, sizeof(why), "cancelled by %s", op->subject);
-            finish_now(j, JOB_CANCELLED, why);
+            sched_finish_now(j, JOB_CANCELLED, why);
             sched_ack_later(m->reply, j->id, 200);
         } else if (j->state == JOB_STARTING && !j->native_id) {
             j->cancel_requested = 1;
@@ -282,16 +294,18 @@ static int job_op(struct msg *m, struct job *j, struct sched_job_op *op,
             return 0;
         }
         if (j->state != (hold ? JOB_PENDING : JOB_HELD))
-            return loom_error_set(err, LOOM_ECONFLICT, "job %lld is %s: only "
-                                  "a %s job can be %s", (long long)j->id, st,
+            return loom_error_set(err, LOOM_ECONFLICT, "job %s is %s: only "
+                                  "a %s job can be %s", ref, st,
                                   hold ? "pending" : "held",
                                   hold ? "held" : "released");
         j->state = hold ? JOB_HELD : JOB_PENDING;
         snprintf(why, sizeof(why), "%s by %s", hold ? "held" : "released",
                  op->subject);
         job_set_str(&j->reason, why);
-        if (!hold)
+        if (!hold) {
             sched_pending_push(j->id);
+            sched_depend_eval(j); /* its reason, if it waits for a job */
+        }
         sched_touch(j);
         sched_ack_later(m->reply, j->id, 200);
         return 0;
@@ -299,8 +313,8 @@ static int job_op(struct msg *m, struct job *j, struct sched_job_op *op,
     if (!strcmp(op->op, "suspend") || !strcmp(op->op, "resume")) {
         int sus = !strcmp(op->op, "suspend");
         if (j->state != (sus ? JOB_RUNNING : JOB_SUSPENDED))
-            return loom_error_set(err, LOOM_ECONFLICT, "job %lld is %s: only "
-                                  "a %s job can be %s", (long long)j->id, st,
+            return loom_error_set(err, LOOM_ECONFLICT, "job %s is %s: only "
+                                  "a %s job can be %s", ref, st,
                                   sus ? "running" : "suspended",
                                   sus ? "suspended" : "resumed");
         to_server(m, j, op->op);
@@ -315,13 +329,23 @@ void sched_job_op(struct msg *m)
     struct sched_job_op *op = m->data;
     struct job *j = sched_job(op->id);
     struct loom_error err;
+    int rc;
 
     if (!j) {
-        loom_error_set(&err, LOOM_ENOENT, "no job %lld", (long long)op->id);
+        if (op->task >= 0)
+            loom_error_set(&err, LOOM_ENOENT, "no job %lld_%ld",
+                           (long long)op->id, op->task);
+        else
+            loom_error_set(&err, LOOM_ENOENT, "no job %lld",
+                           (long long)op->id);
         reply_send_error(m->reply, &err);
         return;
     }
-    if (job_op(m, j, op, &err) < 0)
+    if (op->task >= 0 || (j->array && strcmp(op->op, "patch") != 0))
+        rc = sched_array_op(m, j, op, &err);
+    else
+        rc = sched_job_op_one(m, j, op, &err);
+    if (rc < 0)
         reply_send_error(m->reply, &err);
 }
 
@@ -334,5 +358,6 @@ void sched_job_op_free(void *p)
     free(op->subject);
     free(op->cluster);
     strv_fini(&op->nodes);
+    json_decref(op->body);
     free(op);
 }

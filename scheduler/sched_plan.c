@@ -133,7 +133,10 @@ void fabric_job(const struct job *j, struct plan_job *out)
         .features = (const char *const *)j->req.features.v,
         .n_features = j->req.features.n, .cluster = j->req.cluster,
         .queue = j->req.queue, .reservation = j->req.reservation,
-        .group = {j->acct_ix, j->vo_ix, j->gw_ix}, .account = j->account,
+        .group = {j->acct_ix, j->vo_ix, j->gw_ix,
+                  j->array ? j->array->limit_ix : j->arr_ix},
+        .count = j->array ? j->array->spec.tasks - j->array->n_split : 1,
+        .account = j->account,
         .cluster_accounts = (const char *const *)j->cluster_accounts.v,
         .n_cluster_accounts = j->cluster_accounts.n};
 }

@@ -38,6 +38,7 @@ enum {
     JF_HOLDS = 2,   /* holds nodes (job_holds_nodes) */
     JF_QUEUED = 4,  /* has an entry in the waiting queue */
     JF_CHANGED = 8, /* changed since its entry was filled */
+    JF_WATCHED = 16, /* other jobs depend on it (sched_depend.c) */
 };
 
 struct lazy {
@@ -48,6 +49,7 @@ struct lazy {
 /* One account's jobs (sched_acct.c): counted as they change. */
 struct sched_acct {
     char *name;
+    long own_limit; /* an array's %N ("array=ID"): its running limit */
     long waiting; /* pending and held */
     long running; /* starting, running, suspended */
     double *times; /* the last submits (time_mono), a ring */
@@ -94,6 +96,7 @@ struct sched {
         struct hmap ix; /* name -> index + 1 */
         struct sched_acct *a;
         size_t n, cap;
+        size_t n_own; /* entries with an own_limit */
     } accts;
     struct usage usage;
     struct jobtab_builder tab;
@@ -141,6 +144,21 @@ struct sched {
     /* per cluster (snapshot order): nodes before it have no free cpu; valid
      * while usage only grows (reset when a job leaves its nodes) */
     size_t place_first[64];
+    /* arrays whose view is rendered again at the end of the turn (a wave
+     * of starts changes an array once per task) */
+    int64_t *arr_stale;
+    size_t n_arr_stale, cap_arr_stale;
+    /* dependencies (sched_depend.c): the jobs waiting for each job
+     * ("id" -> struct sched_waiters *), the jobs whose dependents are
+     * looked at again, and the singleton groups ("owner\x1fname" ->
+     * struct sched_single *) */
+    struct hmap waiters;
+    int64_t *dep_due;
+    size_t n_dep_due, cap_dep_due;
+    struct hmap singles;
+    /* where the apply of a cycle's answer is within an entry of several
+     * tasks */
+    size_t apply_sub;
 };
 
 extern struct sched S;
@@ -187,6 +205,30 @@ void sched_insert_done(struct ins *in, int ok, const struct loom_error *err);
 /* Queue a new job for the turn's commit (it is in the table already). */
 int sched_insert_later(int64_t id, struct msg *m);
 void sched_job_op(struct msg *m);
+/* One operation on job j (a task's own record, or a job that is not an
+ * array): 0 (answered, or the answer queued), or -1 with err. */
+int sched_job_op_one(struct msg *m, struct job *j, struct sched_job_op *op,
+                     struct loom_error *err);
+/* Its owner (or the gateway that submitted it for the owner) and an admin
+ * control a job; the scheduler role starts any job. */
+int sched_may_control(const struct job *j, const struct sched_job_op *op);
+/* Users and gateways do not see others' jobs (private_data). */
+int sched_hidden_from(const struct job *j, const struct sched_job_op *op);
+/* sched_arrayops.c: an operation on an array (op->task < 0) or one of its
+ * tasks (op->task >= 0), and a task's view. */
+int sched_array_op(struct msg *m, struct job *a, struct sched_job_op *op,
+                   struct loom_error *err);
+/* sched_patch.c: change a waiting job (PATCH /v1/jobs/{id}). */
+int sched_patch(struct msg *m, struct job *j, struct sched_job_op *op,
+                struct loom_error *err);
+/* Free the requests a change replaced while a cycle was with the planner
+ * (after the queue's refresh, whose entries borrowed them). */
+void sched_patch_graveyard_free(void);
+void sched_patch_fini(void);
+/* Drop a job that was never committed from the table and the view. */
+void sched_forget(struct job *j);
+/* The job ends now with state st (not started: pending or held). */
+void sched_finish_now(struct job *j, enum job_state st, const char *why);
 /* sched_native.c: a job the cluster reports that Loom did not submit. */
 void sched_native_job(const char *cluster, const struct cl_job *c);
 /* A complete list lacks these: native jobs end, Loom's are requeued once. */
@@ -240,6 +282,67 @@ int sched_acct_may_start(const struct job *j, char *why, size_t size);
  * 1: an account, a VO or a gateway). */
 void sched_acct_why(uint32_t ix, char *why, size_t size);
 void sched_acct_fini(void);
+/* The entry of array id's limit of limit tasks at once (its index + 1),
+ * which its tasks count against; 0 when out of memory. */
+uint32_t sched_acct_array(int64_t id, long limit);
+
+/* sched_array.c: job arrays */
+/* An array came into the table (submitted or loaded): its limit's entry. */
+void sched_array_added(struct job *a);
+/* A record of its own for the task at ordinal ord of array a (pending, or
+ * held when the array's tasks are), in the table and queued for the turn's
+ * insert; NULL when out of memory. */
+struct job *sched_array_split(struct job *a, long ord);
+/* The ordinal of a's next task to start (the first without a record), or
+ * -1 when every task has one. */
+long sched_array_next(const struct job *a);
+/* A task's insert failed (t leaves the table): its array stands for it
+ * again. */
+void sched_array_unsplit(struct job *t);
+/* A loaded task joins its array's bookkeeping. */
+void sched_array_link(struct job *t);
+/* Count task t as it is now (from every change of its view); its array's
+ * state follows. */
+void sched_array_task_note(struct job *t);
+/* The array's view is rendered again at the end of the turn. */
+void sched_array_view_later(struct job *a);
+void sched_array_views_flush(void);
+/* The state of array a as a whole, from its tasks. */
+enum job_state sched_array_state(const struct job *a);
+/* The whole array: cancel every task, or hold or release those that wait.
+ * 0, or -1 with a 409 when there is nothing to do. why: who did it. */
+int sched_array_cancel(struct job *a, const char *why, struct loom_error *err);
+int sched_array_hold(struct job *a, int hold, const char *why,
+                     struct loom_error *err);
+/* The variables a task gets (LOOM_, SLURM_, SGE_ and PBS_ array ids) into
+ * env. 0, or -1 when out of memory. */
+int sched_array_env(const struct job *t, struct strv *env);
+/* Every task record of a, in ordinal order: fn(t, arg). */
+void sched_array_each(struct job *a, void (*fn)(struct job *t, void *arg),
+                      void *arg);
+
+/* sched_depend.c: dependencies */
+/* May j (a new job, or one changing its dependency to deps) wait for the
+ * jobs deps names: each exists, is seen by j's owner, and (changing)
+ * waits for j neither? 0, or -1 with a 400 on field "dependency". */
+int sched_depend_check(const struct job *j, const struct dep_list *deps,
+                       struct loom_error *err);
+/* j's dependencies are registered and looked at (sets dep_wait and the
+ * reason; a dependency never met ends j under kill_invalid_depend). */
+void sched_depend_add(struct job *j);
+/* j's view changed: its dependents are looked at again when what they see
+ * of it changed (from every change of its view). */
+void sched_depend_note(struct job *j);
+/* Look at the dependents of the jobs that changed (each turn). */
+void sched_depend_run(void);
+/* Look at j's dependencies again (released, or changed). */
+void sched_depend_eval(struct job *j);
+/* May j start now, as far as its singleton goes? 1, or 0 (it waits again,
+ * with the reason). */
+int sched_depend_may_start(struct job *j);
+/* After a load: every job's dependencies registered and looked at. */
+void sched_depend_load(void);
+void sched_depend_fini(void);
 
 /* sched_resv_why.c */
 struct fabric;

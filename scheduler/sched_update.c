@@ -151,7 +151,9 @@ void sched_place_now(struct job *j)
     char why[256];
 
     if (!S.enabled || waitq_waiting(&S.wq) || S.n_resv_open ||
-        j->req.reservation || !sched_acct_may_start(j, why, sizeof(why))) {
+        j->req.reservation || j->array || !job_ready(j) ||
+        !sched_acct_may_start(j, why, sizeof(why)) ||
+        !sched_depend_may_start(j)) {
         S.need_cycle = 1;
         return;
     }
@@ -190,6 +192,8 @@ static int load_row(void *arg, const struct store_job_row *row)
         job_destroy(j);
         return -1;
     }
+    if (j->array_id) /* its array was loaded before it (a lower id) */
+        sched_array_link(j);
     (*(size_t *)arg)++;
     if (job_state_final(j->state))
         sched_charge(j);

@@ -92,7 +92,7 @@ static void drop_left(struct waitq *q)
             hole(q, i);
         } else if (f & JF_CHANGED) {
             const struct job *j = sched_job(id);
-            if (!j || j->state != JOB_PENDING) {
+            if (!j || !job_ready(j)) {
                 hole(q, i);
                 continue;
             }
@@ -111,8 +111,9 @@ static int add_pushed(struct waitq *q)
         return -1;
     for (size_t i = 0; i < S.n_pending; i++) {
         const struct job *j = sched_job(S.pending[i]);
-        if (!j || j->state != JOB_PENDING || (S.jf[j->id - 1] & JF_QUEUED))
-            continue; /* gone again, or in the queue already */
+        if (!j || !job_ready(j) || (S.jf[j->id - 1] & JF_QUEUED))
+            continue; /* gone again, waits for another job, or in the
+                         queue already */
         fill(q, q->n, j);
         S.jf[j->id - 1] |= JF_QUEUED | JF_PENDING;
         S.jf[j->id - 1] &= (uint8_t)~JF_CHANGED;

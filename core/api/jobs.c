@@ -117,7 +117,7 @@ void api_jobs_op(struct http_req *rq, struct http_resp *rs,
     snprintf(op->op, sizeof(op->op), "%s", name);
     op->subject = strdup(rq->who.subject);
     op->roles = rq->who.roles;
-    if (domain_id_parse(a->seg[1], &op->id) < 0) {
+    if (domain_job_ref_parse(a->seg[1], &op->id, &op->task) < 0) {
         loom_error_set(&err, LOOM_ENOENT, "no job '%s'", a->seg[1]);
         goto error;
     }
@@ -133,6 +133,33 @@ void api_jobs_op(struct http_req *rq, struct http_resp *rs,
     api_call(sched_queue(), SCHED_JOB_OP, op, sched_job_op_free, rs);
     if (!strcmp(name, "cancel"))
         audit_cancel(rq, rs);
+    return;
+error:
+    sched_job_op_free(op);
+    http_error(rs, &err);
+}
+
+/* PATCH /v1/jobs/{id}: the scheduler checks each field against the job
+ * (a waiting job's name, request, dependency, a lower priority). */
+void api_jobs_patch(struct http_req *rq, struct http_resp *rs,
+                    const struct api_route_args *a)
+{
+    struct sched_job_op *op = calloc(1, sizeof(*op));
+    struct loom_error err;
+
+    if (!op || !(op->subject = strdup(rq->who.subject))) {
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        goto error;
+    }
+    snprintf(op->op, sizeof(op->op), "patch");
+    op->roles = rq->who.roles;
+    if (domain_job_ref_parse(a->seg[1], &op->id, &op->task) < 0) {
+        loom_error_set(&err, LOOM_ENOENT, "no job '%s'", a->seg[1]);
+        goto error;
+    }
+    if (!(op->body = jx_parse_object(rq->body, rq->len, &err)))
+        goto error;
+    api_call(sched_queue(), SCHED_JOB_OP, op, sched_job_op_free, rs);
     return;
 error:
     sched_job_op_free(op);

@@ -10,6 +10,7 @@
 #include "core/api/api.h"
 #include "core/domain.h"
 #include "core/limits.h"
+#include "scheduler/sched.h"
 
 /* A growable output buffer for list bodies. */
 struct buf {
@@ -209,21 +210,49 @@ static void query_param(char *out, size_t n, const char *name,
     out[off < n ? off : n - 1] = '\0';
 }
 
-enum api_see api_job_see(const struct http_req *rq, const struct jview *v)
+enum api_see api_others_see(const struct http_req *rq)
 {
     unsigned r = rq->who.roles;
 
     if (r & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR))
         return API_SEE_ALL;
-    if (r & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)) {
-        /* its owner's, and the gateway's that submitted it */
-        if (!strcmp(v->owner, rq->who.subject) ||
-            !strcmp(v->submitted_by, rq->who.subject))
-            return API_SEE_ALL;
+    if (r & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY))
         return accounts_policy().private_data ? API_SEE_NOTHING
                                               : API_SEE_PUBLIC;
-    }
     return API_SEE_PUBLIC; /* scheduler, monitor, reader */
+}
+
+enum api_see api_job_see(const struct http_req *rq, const struct jview *v)
+{
+    unsigned r = rq->who.roles;
+
+    /* its owner's, and the gateway's that submitted it */
+    if ((r & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)) &&
+        (!strcmp(v->owner, rq->who.subject) ||
+         !strcmp(v->submitted_by, rq->who.subject)))
+        return API_SEE_ALL;
+    return api_others_see(rq);
+}
+
+/* An array's task ("123_7"): the scheduler knows which record it has, or
+ * shows the array's job as the task while it has none. */
+static void task_one(struct http_req *rq, struct http_resp *rs, int64_t id,
+                     long task)
+{
+    struct sched_job_op *op = calloc(1, sizeof(*op));
+    struct loom_error err;
+
+    if (!op || !(op->subject = strdup(rq->who.subject))) {
+        free(op);
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        http_error(rs, &err);
+        return;
+    }
+    snprintf(op->op, sizeof(op->op), "get");
+    op->id = id;
+    op->task = task;
+    op->roles = rq->who.roles;
+    api_call(sched_queue(), SCHED_JOB_OP, op, sched_job_op_free, rs);
 }
 
 static void jobs_one(struct http_req *rq, struct http_resp *rs,
@@ -234,9 +263,14 @@ static void jobs_one(struct http_req *rq, struct http_resp *rs,
     enum api_see see;
     size_t len;
     int64_t id;
+    long task;
 
-    if (domain_id_parse(idstr, &id) < 0) {
+    if (domain_job_ref_parse(idstr, &id, &task) < 0) {
         not_found(rs, "job", idstr);
+        return;
+    }
+    if (task >= 0) {
+        task_one(rq, rs, id, task);
         return;
     }
     s = snapshot_get();
@@ -283,7 +317,7 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
         struct jview *v = jobtab_get(s->jobs, id);
         enum api_see see;
         /* v->cluster: where it runs or ran, else the one it asked for */
-        if (!v || (fs && strcmp(fs, v->state) != 0) ||
+        if (!v || v->unlisted || (fs && strcmp(fs, v->state) != 0) ||
             (fo && strcmp(fo, v->owner) != 0) ||
             (fa && strcmp(fa, v->account) != 0) ||
             (fc && (!v->cluster || strcmp(fc, v->cluster) != 0)))

@@ -47,8 +47,9 @@ static const struct api_param q_diff[] = {
 static void healthz(struct http_req *rq, struct http_resp *rs,
                     const struct api_route_args *a)
 {
-    rs->status = 200;
-    rs->body = strdup("{\"status\":\"ok\"}");
+    (void)rq;
+    (void)a;
+    api_healthz(rs);
 }
 
 #define ANY API_ROLES_ANY
@@ -62,6 +63,8 @@ static void healthz(struct http_req *rq, struct http_resp *rs,
  * test api_openapi holds the two together). */
 static const struct api_route routes[] = {
     {NULL, "/healthz", API_ROLES_NONE, q_none, healthz},
+    {NULL, "/", API_ROLES_NONE, q_none, api_web},
+    {NULL, "/ui/{name}", API_ROLES_NONE, q_none, api_web},
     {"GET", "/metrics", API_ROLES_NONE, q_none, api_metrics},
     {"GET", "/openapi.json", API_ROLES_NONE, q_none, api_openapi},
     {"GET", "/v1/clusters", ANY, q_none, api_clusters},
@@ -76,6 +79,7 @@ static const struct api_route routes[] = {
     {"POST", "/v1/jobs", SUBMITTERS, q_none, api_jobs_submit},
     {"GET", "/v1/jobs/{id}", ANY, q_none, api_jobs_get},
     {"DELETE", "/v1/jobs/{id}", ANY, q_none, api_jobs_op},
+    {"PATCH", "/v1/jobs/{id}", ANY, q_none, api_jobs_patch},
     {"GET", "/v1/jobs/{id}/output", ANY, q_output, api_jobs_output},
     {"POST", "/v1/jobs/{id}/suspend", ANY, q_none, api_jobs_op},
     {"POST", "/v1/jobs/{id}/resume", ANY, q_none, api_jobs_op},
@@ -98,6 +102,7 @@ static const struct api_route routes[] = {
     {"GET", "/v1/actual/nodes/{cluster}/{name}", ANY, q_none, api_actual},
     {"POST", "/v1/actual/nodes/{cluster}/{name}", MONITORS, q_none,
      api_actual},
+    {"GET", "/v1/events", ANY, q_none, api_events},
     {"GET", "/v1/runtime", ANY, q_none, api_runtime_get},
     {"POST", "/v1/runtime/reload", ADMIN, q_none, api_runtime_post},
     {"POST", "/v1/runtime/scheduler", ADMIN, q_none, api_runtime_post},
@@ -523,6 +528,8 @@ static const struct api_route *handle(struct http_req *rq,
         method_seen = 1;
         if (r->method && strcmp(r->method, rq->method) != 0)
             continue;
+        if (api_not_active(rq, rs))
+            return r;
         if (r->roles != API_ROLES_NONE) {
             if (authenticate(rq, key, key_len, &err) < 0)
                 goto error;
@@ -546,6 +553,8 @@ static const struct api_route *handle(struct http_req *rq,
         http_error(rs, &err);
         return r;
     }
+    if (api_not_active(rq, rs))
+        return NULL;
     plen = (int)strcspn(rq->target, "?");
     if (method_seen)
         loom_error_set(&err, LOOM_EINVAL, "%s is not allowed on %s",

@@ -246,11 +246,16 @@ int cmd_show(struct ctl *ctl, int argc, char **argv)
         client_path_init(&p, kinds[i].base);
         if (!*id)
             return ctl_usage("show", "the id is empty");
-        if (kinds[i].loom_id &&
-            (rc = ctl_check_id("show", !strcmp(kinds[i].kind, "maintenance")
-                                           ? "maintenance request"
-                                           : kinds[i].kind, id)) >= 0)
+        if (kinds[i].loom_id && !strcmp(kinds[i].kind, "job")) {
+            if ((rc = ctl_check_job("show", id)) >= 0)
+                return rc;
+        } else if (kinds[i].loom_id &&
+                   (rc = ctl_check_id("show",
+                                      !strcmp(kinds[i].kind, "maintenance")
+                                          ? "maintenance request"
+                                          : kinds[i].kind, id)) >= 0) {
             return rc;
+        }
         if (!kinds[i].pair)
             client_path_segment(&p, id);
         else if (ctl_pair_segments(&p, id) < 0)
@@ -319,7 +324,7 @@ int cmd_job_action(struct ctl *ctl, int argc, char **argv)
     if (optind >= argc)
         return ctl_usage(argv[0], "give at least one job id");
     for (int i = optind; i < argc; i++)
-        if ((rc = ctl_check_id(argv[0], "job", argv[i])) >= 0)
+        if ((rc = ctl_check_job(argv[0], argv[i])) >= 0)
             return rc;
     if (!(c = ctl_client(ctl)))
         return CTL_FAIL;

@@ -57,6 +57,16 @@ static const char submit_more[] =
     "  --export ALL|NONE      ALL: the job gets this environment too\n"
     "                         (default NONE: only --env and Loom's)\n"
     "  --priority N           priority within the fabric queue\n"
+    "  --array TASKS          an array of tasks: 1-100, 1-100:2 (a step), "
+    "1,3,5-7,\n"
+    "                         with %N to run at most N of them at once\n"
+    "  --dependency DEP       start after other jobs, in Slurm's terms:\n"
+    "                         afterok:12:13,afterany:14 (all of them) or "
+    "...?...\n"
+    "                         (any of them); after, afterany, afterok, "
+    "afternotok,\n"
+    "                         singleton; a task of an array is 12_7\n"
+    "  --hold                 submit it held (loomctl release starts it)\n"
     "  --idempotency-key K    a retry with the same key returns the same "
     "job\n"
     "  --json                 print the new job as JSON, not only its id\n"
@@ -64,6 +74,16 @@ static const char submit_more[] =
     "words\nafter -- are its command and arguments, run without a shell.\n"
     "loomd reads the script's #SBATCH, #$ or #PBS directives; the options "
     "given\nhere win over them.\n";
+
+static const char update_more[] =
+    "FIELD is name, nodes, cpus-per-node, mem (MiB), gpus, time (Slurm's "
+    "formats),\n"
+    "time-s, cluster, queue, features (F1,F2; empty: none), reservation\n"
+    "(an id; empty: none), dependency (Slurm's terms; empty: none) or "
+    "priority\n"
+    "(a user may lower it). JOBID may be an array (its waiting tasks "
+    "change\n"
+    "with it) or one of its tasks (123_7).\n";
 
 static const char export_more[] =
     "The directives say the job's name, nodes, cpus, memory, time, queue,\n"
@@ -125,6 +145,8 @@ static const struct command commands[] = {
     { "export", cmd_export, "export --format slurm|gridengine|pbs JOBID",
       "write a job as a native batch script: directives, then its script "
       "or command", export_more },
+    { "update", cmd_update, "update JOBID FIELD=VALUE...",
+      "change a waiting job (pending or held)", update_more },
     { "cancel", cmd_job_action, "cancel JOBID...", "cancel jobs", NULL },
     { "suspend", cmd_job_action, "suspend JOBID...", "suspend jobs", NULL },
     { "resume", cmd_job_action, "resume JOBID...", "resume suspended jobs",
@@ -261,6 +283,17 @@ int ctl_check_id(const char *cmd, const char *kind, const char *value)
         return -1;
     return ctl_usage(cmd, "'%s' is not a %s id (a number from 1, without "
                      "leading zeros)", value, kind);
+}
+
+int ctl_check_job(const char *cmd, const char *value)
+{
+    int64_t id;
+    long task;
+
+    if (domain_job_ref_parse(value, &id, &task) == 0)
+        return -1;
+    return ctl_usage(cmd, "'%s' is not a job id (a number from 1, without "
+                     "leading zeros) or an array's task (123_7)", value);
 }
 
 void ctl_print_json(const json_t *j)

@@ -62,6 +62,8 @@ int ctl_check_name(const char *cmd, const char *what, const struct domain *d,
 int ctl_check_text(const char *cmd, const char *what, const char *value);
 /* A Loom id ([1-9][0-9]* within int64); kind: "job", "reservation", ... */
 int ctl_check_id(const char *cmd, const char *kind, const char *value);
+/* A job's id, or an array's task (123_7). */
+int ctl_check_job(const char *cmd, const char *value);
 /* Print j as indented JSON and a newline on stdout (nothing for NULL). */
 void ctl_print_json(const json_t *j);
 /* Options of a command that has only --json (cmd names it in errors; NULL:
@@ -96,6 +98,8 @@ ctl_cmd_f cmd_submit, cmd_token;
 ctl_cmd_f cmd_output;
 /* export.c */
 ctl_cmd_f cmd_export;
+/* update.c */
+ctl_cmd_f cmd_update;
 /* loomctl_resv.c */
 ctl_cmd_f cmd_reserve, cmd_unreserve;
 /* loomctl_maint.c */

@@ -11,8 +11,10 @@
 
 #include <openssl/crypto.h>
 
+#include "core/arrayspec.h"
 #include "core/ctl/client.h"
 #include "core/ctl/loomctl.h"
+#include "core/depend.h"
 #include "core/directives.h"
 #include "core/limits.h"
 #include "core/timefmt.h"
@@ -35,7 +37,8 @@ struct submit {
 enum {
     OPT_NAME = 256, OPT_NODES, OPT_CPUS, OPT_MEM, OPT_GPUS, OPT_TIME,
     OPT_TIME_S, OPT_CLUSTER, OPT_QUEUE, OPT_ENV, OPT_PRIORITY, OPT_IDEM,
-    OPT_JSON, OPT_CHDIR, OPT_OUTPUT, OPT_ERROR, OPT_EXPORT,
+    OPT_JSON, OPT_ARRAY, OPT_DEPEND, OPT_HOLD, OPT_CHDIR, OPT_OUTPUT,
+    OPT_ERROR, OPT_EXPORT,
 };
 
 /* The option handlers below return -1 to go on, or the exit status to end
@@ -114,6 +117,32 @@ static int set_idem(struct submit *s, const char *key)
     return -1;
 }
 
+/* --array: checked as loomd checks it. */
+static int set_array(json_t *job, const char *text)
+{
+    struct array_spec spec;
+    struct loom_error err;
+
+    if (array_spec_parse(text, &spec, &err) < 0)
+        return ctl_usage("submit", "--array: %s", err.message);
+    array_spec_fini(&spec);
+    json_object_set_new(job, "array", json_string(text));
+    return -1;
+}
+
+/* --dependency: checked as loomd checks it. */
+static int set_depend(json_t *job, const char *text)
+{
+    struct dep_list l;
+    struct loom_error err;
+
+    if (dep_parse(text, &l, &err) < 0)
+        return ctl_usage("submit", "--dependency: %s", err.message);
+    dep_list_fini(&l);
+    json_object_set_new(job, "dependency", json_string(text));
+    return -1;
+}
+
 static int submit_option(struct ctl *ctl, struct submit *s, int c,
                          char **argv)
 {
@@ -153,6 +182,13 @@ static int submit_option(struct ctl *ctl, struct submit *s, int c,
                           -LOOM_JOB_PRIORITY_MAX, LOOM_JOB_PRIORITY_MAX);
     case OPT_IDEM:
         return set_idem(s, optarg);
+    case OPT_ARRAY:
+        return set_array(s->job, optarg);
+    case OPT_DEPEND:
+        return set_depend(s->job, optarg);
+    case OPT_HOLD:
+        json_object_set_new(s->job, "hold", json_true());
+        return -1;
     case OPT_JSON:
         ctl->json = 1;
         return -1;
@@ -190,6 +226,9 @@ static int submit_options(struct ctl *ctl, struct submit *s, int argc,
         { "priority", required_argument, NULL, OPT_PRIORITY },
         { "idempotency-key", required_argument, NULL, OPT_IDEM },
         { "json", no_argument, NULL, OPT_JSON },
+        { "array", required_argument, NULL, OPT_ARRAY },
+        { "dependency", required_argument, NULL, OPT_DEPEND },
+        { "hold", no_argument, NULL, OPT_HOLD },
         { "chdir", required_argument, NULL, OPT_CHDIR },
         { "output", required_argument, NULL, OPT_OUTPUT },
         { "error", required_argument, NULL, OPT_ERROR },

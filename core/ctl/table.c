@@ -330,6 +330,28 @@ static const char *job_nodes(const json_t *j, char *buf, size_t size)
     return buf;
 }
 
+/* An array stands for its tasks without records of their own, in their
+ * state: 123_[8-100] (a long list cut short, as squeue does). */
+static int array_of(const json_t *j, char *id, size_t n, char *st,
+                    size_t n_st)
+{
+    const char *tasks = json_string_value(json_object_get(j,
+                                                          "array_tasks"));
+    const char *state = json_string_value(json_object_get(j,
+                                                          "array_tasks_state"));
+
+    if (!tasks || !*tasks || !state)
+        return 0;
+    if (strlen(tasks) > 40)
+        snprintf(id, n, "%s_[%.36s...]",
+                 json_string_value(json_object_get(j, "id")), tasks);
+    else
+        snprintf(id, n, "%s_[%s]", json_string_value(json_object_get(j, "id")),
+                 tasks);
+    snprintf(st, n_st, "%s", state);
+    return 1;
+}
+
 static int job_row(struct client_table *t, const json_t *j, time_t now)
 {
     char id[128], name[256], owner[256], st[64], cl[256], nodes[32],
@@ -340,6 +362,10 @@ static int job_row(struct client_table *t, const json_t *j, time_t now)
     cells[1] = text_of(j, "name", name, sizeof(name));
     cells[2] = text_of(j, "owner", owner, sizeof(owner));
     cells[3] = text_of(j, "state", st, sizeof(st));
+    if (array_of(j, id, sizeof(id), st, sizeof(st))) {
+        cells[0] = id;
+        cells[3] = st;
+    }
     cells[4] = text_of(j, "cluster", cl, sizeof(cl));
     cells[5] = job_nodes(j, nodes, sizeof(nodes));
     cells[6] = elapsed_of(j, now, tm, sizeof(tm));

@@ -3,7 +3,11 @@
 # clusters x 1,000 nodes x 32 cores, every node busy, 100,000 waiting jobs of
 # mixed sizes. Reports the cycle times loomd measures (EASY over the whole
 # queue; conservative over the first 10,000), the cycle after one job ends,
-# the API's latency while cycles run, and loomd's memory. Prints one table.
+# the API's latency while cycles run, and loomd's memory. Then the same
+# EASY cycles again with a tenth of the waiting jobs in arrays (100 tasks
+# each) and a tenth with a dependency (met: they wait in the queue like the
+# others), beside the first run in a table of their own: what array and
+# dependency bookkeeping adds to a cycle (BENCH_MIXED=0 leaves it out).
 # Run from an optimised build directory:
 #   make bench && LOOM_TOP_SRCDIR=.. LOOM_TOP_BUILDDIR=$PWD bash ../tests/bench/sched-scale.sh
 # SPDX-License-Identifier: MIT
@@ -21,6 +25,10 @@ WAITING=${BENCH_WAITING:-100000}
 POLL_S=${BENCH_POLL_S:-5}
 # The queue's order: fifo (the default) or priority (BENCH_POLICY=priority).
 POLICY=${BENCH_POLICY:-fifo}
+MIXED=${BENCH_MIXED:-1}
+# BENCH_EXTRA=0 leaves out the API's latency and the conservative cycles:
+# the two EASY runs alone, to repeat them.
+EXTRA=${BENCH_EXTRA:-1}
 command -v wrk >/dev/null || { echo "sched-scale.sh: needs wrk" >&2; exit 1; }
 
 ROWS=()
@@ -29,42 +37,67 @@ row() { ROWS+=("$(printf '%-50s %14s %14s' "$@")"); }
 pg_start || exit 1
 loomd_conf '[cluster c0]' 'adaptor = sim' 'nodes = 1'
 loomd_start && loomd_stop || exit 1 # the schema
-# Every node runs one whole-node job (1 to 2 h left); the waiting jobs ask
-# 1 node (60 %), 1-4 nodes (25 %), 4-32 (12 %) or 32-256 (3 %), 1-32 cpus
-# per node (whole nodes when several), 5 min to 24 h.
-pg_sql "insert into jobs (id, state, owner, doc)
-  select g, s, 'u' || (g % 32), json_build_object('id', g::text, 'name', 'b',
-    'owner', 'u' || (g % 32), 'source', 'local', 'state', s,
-    'request', json_build_object('nodes', n, 'cpus_per_node', c,
-       'memory_mb', 100, 'gpus', 0, 'walltime_s', w, 'features', '[]'::json,
-       'cluster', null, 'queue', null, 'reservation', null),
-    'command', '[\"true\"]'::json, 'script', null,
-    'env', json_build_object('LOOM_SIM_RUNTIME_S', w::text), 'priority', 0,
-    'cluster', cl, 'native_id', null,
-    'nodes', case when cl is null then '[]'::json
-                  else json_build_array(nd) end,
-    'submit_time', to_char(now() at time zone 'utc' - interval '1 hour',
-                           'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),
-    'start_time', case when cl is null then null else
-       to_char(now() at time zone 'utc' - interval '10 minutes',
-               'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') end,
-    'end_time', null, 'exit_code', null, 'reason', null,
-    'stdout', null, 'stderr', null, 'requeues', 0)
-  from (select g,
-          case when g <= $((CLUSTERS * NODES)) then 'running' else 'pending' end s,
-          case when g <= $((CLUSTERS * NODES)) then 'c' || ((g - 1) / $NODES) end cl,
-          case when g <= $((CLUSTERS * NODES)) then 'n' || ((g - 1) % $NODES + 1) end nd,
-          case when g <= $((CLUSTERS * NODES)) then 1
-               when r < 0.60 then 1 when r < 0.85 then 1 + (g % 4)
-               when r < 0.97 then 4 + (g % 29) else 32 + (g % 225) end n,
-          case when g <= $((CLUSTERS * NODES)) then 32
-               when r < 0.60 then 1 + (g % 32) else 32 end c,
-          case when g <= $((CLUSTERS * NODES)) then 4200 + (g % 3600)
-               else 300 + (g * 7919 % 86100) end w
-        from (select g, (g * 2654435761 % 1000) / 1000.0 r
-              from generate_series(1, $((CLUSTERS * NODES + WAITING))) g) x) y" \
-    >/dev/null || { echo "sched-scale.sh: cannot fill the database" >&2; exit 1; }
-pg_sql "vacuum analyze jobs" >/dev/null
+# fill: the jobs table as the runs start from.
+fill() {
+    pg_sql "truncate jobs" >/dev/null
+    # Every node runs one whole-node job (1 to 2 h left); the waiting jobs ask
+    # 1 node (60 %), 1-4 nodes (25 %), 4-32 (12 %) or 32-256 (3 %), 1-32 cpus
+    # per node (whole nodes when several), 5 min to 24 h.
+    pg_sql "insert into jobs (id, state, owner, doc)
+      select g, s, 'u' || (g % 32), json_build_object('id', g::text, 'name', 'b',
+        'owner', 'u' || (g % 32), 'source', 'local', 'state', s,
+        'request', json_build_object('nodes', n, 'cpus_per_node', c,
+           'memory_mb', 100, 'gpus', 0, 'walltime_s', w, 'features', '[]'::json,
+           'cluster', null, 'queue', null, 'reservation', null),
+        'command', '[\"true\"]'::json, 'script', null,
+        'env', json_build_object('LOOM_SIM_RUNTIME_S', w::text), 'priority', 0,
+        'cluster', cl, 'native_id', null,
+        'nodes', case when cl is null then '[]'::json
+                      else json_build_array(nd) end,
+        'submit_time', to_char(now() at time zone 'utc' - interval '1 hour',
+                               'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),
+        'start_time', case when cl is null then null else
+           to_char(now() at time zone 'utc' - interval '10 minutes',
+                   'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') end,
+        'end_time', null, 'exit_code', null, 'reason', null,
+        'stdout', null, 'stderr', null, 'requeues', 0)
+      from (select g,
+              case when g <= $((CLUSTERS * NODES)) then 'running' else 'pending' end s,
+              case when g <= $((CLUSTERS * NODES)) then 'c' || ((g - 1) / $NODES) end cl,
+              case when g <= $((CLUSTERS * NODES)) then 'n' || ((g - 1) % $NODES + 1) end nd,
+              case when g <= $((CLUSTERS * NODES)) then 1
+                   when r < 0.60 then 1 when r < 0.85 then 1 + (g % 4)
+                   when r < 0.97 then 4 + (g % 29) else 32 + (g % 225) end n,
+              case when g <= $((CLUSTERS * NODES)) then 32
+                   when r < 0.60 then 1 + (g % 32) else 32 end c,
+              case when g <= $((CLUSTERS * NODES)) then 4200 + (g % 3600)
+                   else 300 + (g * 7919 % 86100) end w
+            from (select g, (g * 2654435761 % 1000) / 1000.0 r
+                  from generate_series(1, $((CLUSTERS * NODES + WAITING))) g) x) y" \
+        >/dev/null || { echo "sched-scale.sh: cannot fill the database" >&2; exit 1; }
+    pg_sql "vacuum analyze jobs" >/dev/null
+}
+fill
+
+# mix: a tenth of the waiting jobs become 100-task arrays (the last tenth:
+# each hundredth job stands for its hundred) and another tenth wait for a
+# job that has completed.
+mix() {
+    local n=$((CLUSTERS * NODES + WAITING)) tenth=$((WAITING / 10))
+    local a0=$((n - tenth + 1)) d0=$((n - 2 * tenth + 1)) done_id=$((n + 1))
+    pg_sql "insert into jobs (id, state, owner, doc)
+      select $done_id, 'completed', 'u0', (doc::jsonb || jsonb_build_object(
+        'id', '$done_id', 'state', 'completed', 'cluster', null,
+        'nodes', '[]'::jsonb, 'exit_code', 0,
+        'end_time', doc->>'submit_time'))::json from jobs where id = $n;
+      update jobs set doc = (doc::jsonb || jsonb_build_object('dependency',
+        'afterany:$done_id'))::json where id between $d0 and $((a0 - 1));
+      update jobs set doc = (doc::jsonb || jsonb_build_object('array',
+        '1-100'))::json where id >= $a0 and id <= $n and (id - $a0) % 100 = 0;
+      delete from jobs where id >= $a0 and id <= $n and (id - $a0) % 100 <> 0" \
+        >/dev/null && pg_sql "vacuum analyze jobs" >/dev/null ||
+        { echo "sched-scale.sh: cannot mix the database" >&2; exit 1; }
+}
 
 # conf BACKFILL DEPTH: loom.conf for the fabric.
 conf() {
@@ -90,73 +123,158 @@ csum() {
     py 'str(d["scheduler"]["cycles"]["count"]) + " " + repr(d["scheduler"]["cycles"]["count"] * d["scheduler"]["cycles"]["mean_ms"])' "$BODY"
 }
 
-conf easy 1000
-t0=$(date +%s%N)
-loomd_start || exit 1
-admin_token || exit 1
-AUTH="Authorization: Bearer $TOKEN"
-wait_for '[ "$(cycles | cut -d" " -f1 | cut -d. -f1)" -ge 3 ]' 120 0.5 ||
-    { echo "sched-scale.sh: no cycles" >&2; exit 1; }
-t1=$(date +%s%N)
-row "start-up to 3 cycles (116,000 jobs, 16,000 nodes)" "$(( (t1 - t0) / 1000000 )) ms" ""
-sleep 5
-read -r n last max mean < <(cycles)
-row "EASY cycle, whole queue (loomd, $n cycles)" "mean $mean ms" "max $max ms"
-row "  target" "< 250 ms" ""
-# get_latency: "req/s p50 p99" of GET /v1/jobs/{id}, 8 clients for 10 s.
-get_latency() {
-    wrk --latency -t2 -c"${1:-8}" -d10s -H "$AUTH" "$LOOM_URL/v1/jobs/20000" 2>&1 |
-        awk 'function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0;
-                              if (v ~ /s$/) return v * 1000; return v }
-             /Requests\/sec/ { r = $2 } $1 == "50%" { a = ms($2) } $1 == "99%" { b = ms($2) }
-             END { printf "%.0f %.2f %.2f\n", r, a, b }'
+# thread_cpu: the CPU time (ms) loomd's scheduler and planner threads have
+# used: what a cycle costs, whatever else this machine runs meanwhile.
+thread_cpu() {
+    local tick
+    tick=$(getconf CLK_TCK)
+    for t in /proc/"$LOOMD_PID"/task/*; do
+        case $(cat "$t/comm" 2>/dev/null) in
+        loom-sched | loom-plan)
+            awk -v tick="$tick" '{ sub(/^.*\) /, ""); print ($12 + $13) * 1000 / tick }' "$t/stat" ;;
+        esac
+    done | awk '{ s += $1 } END { print s + 0 }'
 }
-read -r rps p50 p99 < <(get_latency)
-read -r n2 _ _ _ < <(cycles)
-row "GET /v1/jobs/{id} while $((n2 - n)) cycles ran (8 clients)" "p50 $p50 ms" "p99 $p99 ms"
-read -r rps p50 p99 < <(get_latency 2)
-read -r n3 _ _ _ < <(cycles)
-row "GET /v1/jobs/{id} while $((n3 - n2)) cycles ran (2 clients)" "p50 $p50 ms" "p99 $p99 ms"
-row "  target" "p99 < 5 ms" ""
-api POST /v1/runtime/scheduler '{"enabled": false}' >/dev/null
-read -r rps p50 p99 < <(get_latency)
-row "  the same with the scheduler off (no cycles)" "p50 $p50 ms" "p99 $p99 ms"
-api POST /v1/runtime/scheduler '{"enabled": true}' >/dev/null
-# One running job ends (cancelled): the first cycle after loomd saw the
-# end, then the mean of the cycles in the 3 s after it (the queue and the
-# plan's picture of running jobs are kept between cycles: these are the
-# incremental cycles).
-api DELETE /v1/jobs/1 >/dev/null
-wait_for '[ "$(field 1 .state)" = cancelled ]' 20 0.02
-read -r n1 sum1 < <(csum)
-wait_for '[ "$(csum | cut -d" " -f1)" -gt "$n1" ]' 10 0.02
-api GET /v1/runtime >/dev/null
-last=$(py 'round(d["scheduler"]["cycles"]["last_ms"], 1)' "$BODY")
-parts=$(py '" ".join(str(round(d["scheduler"]["cycles"]["last_parts_ms"][k], 1)) for k in ("build", "plan", "apply"))' "$BODY")
-read -r p_build p_plan p_apply <<<"$parts"
-sleep 3
-read -r n2 sum2 < <(csum)
-after=$(python3 -c "import sys; n1, s1, n2, s2 = map(float, sys.argv[1:]); print(round((s2 - s1) / (n2 - n1), 1) if n2 > n1 else '-')" "$n1" "$sum1" "$n2" "$sum2")
-row "first cycle after one job ended" "$last ms" ""
-row "  its parts: build / plan / apply" "$p_build / $p_plan" "/ $p_apply ms"
-row "  mean of the $((n2 - n1)) cycles in the 3 s after" "$after ms" ""
-row "  target" "< 20 ms" ""
-rss=$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$LOOMD_PID/status")
-row "loomd RSS at that size" "$rss MiB" ""
-loomd_stop
 
-conf conservative 10000
-loomd_start || exit 1
-wait_for '[ "$(cycles | cut -d" " -f1 | cut -d. -f1)" -ge 3 ]' 300 0.5 ||
-    { echo "sched-scale.sh: no conservative cycles" >&2; exit 1; }
-sleep 5
-read -r n last max mean < <(cycles)
-row "conservative cycle, depth 10,000 (loomd, $n cycles)" "mean $mean ms" "max $max ms"
-row "  target" "< 500 ms" ""
-loomd_stop
+# steady: over 10 s of periodic cycles, "cycles wall_ms_mean cpu_ms_mean".
+steady() {
+    local n0 s0 c0 n1 s1 c1
+    read -r n0 s0 < <(csum)
+    c0=$(thread_cpu)
+    sleep 10
+    read -r n1 s1 < <(csum)
+    c1=$(thread_cpu)
+    python3 -c "import sys; n0, s0, c0, n1, s1, c1 = map(float, sys.argv[1:]); d = n1 - n0
+print('%d %s %s' % (d, round((s1 - s0) / d, 1) if d else '-', round((c1 - c0) / d, 1) if d else '-'))" \
+        "$n0" "$s0" "$c0" "$n1" "$s1" "$c1"
+}
+
+# latency: GET /v1/jobs/{id} while cycles run, and with the scheduler off.
+latency() {
+    # get_latency: "req/s p50 p99" of GET /v1/jobs/{id}, 8 clients for 10 s.
+    get_latency() {
+        wrk --latency -t2 -c"${1:-8}" -d10s -H "$AUTH" "$LOOM_URL/v1/jobs/20000" 2>&1 |
+            awk 'function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0;
+                                  if (v ~ /s$/) return v * 1000; return v }
+                 /Requests\/sec/ { r = $2 } $1 == "50%" { a = ms($2) } $1 == "99%" { b = ms($2) }
+                 END { printf "%.0f %.2f %.2f\n", r, a, b }'
+    }
+    read -r rps p50 p99 < <(get_latency)
+    read -r n2 _ _ _ < <(cycles)
+    row "GET /v1/jobs/{id} while $((n2 - n)) cycles ran (8 clients)" "p50 $p50 ms" "p99 $p99 ms"
+    read -r rps p50 p99 < <(get_latency 2)
+    read -r n3 _ _ _ < <(cycles)
+    row "GET /v1/jobs/{id} while $((n3 - n2)) cycles ran (2 clients)" "p50 $p50 ms" "p99 $p99 ms"
+    row "  target" "p99 < 5 ms" ""
+    api POST /v1/runtime/scheduler '{"enabled": false}' >/dev/null
+    read -r rps p50 p99 < <(get_latency)
+    row "  the same with the scheduler off (no cycles)" "p50 $p50 ms" "p99 $p99 ms"
+    api POST /v1/runtime/scheduler '{"enabled": true}' >/dev/null
+}
+
+# easy_run MODE: the EASY cycles, into R[MODE.*]; the API's latency too
+# when MODE is plain.
+declare -A R
+easy_run() {
+    local mode=$1
+    conf easy 1000
+    t0=$(date +%s%N)
+    loomd_start || exit 1
+    admin_token || exit 1
+    AUTH="Authorization: Bearer $TOKEN"
+    wait_for '[ "$(cycles | cut -d" " -f1 | cut -d. -f1)" -ge 3 ]' 120 0.5 ||
+        { echo "sched-scale.sh: no cycles" >&2; exit 1; }
+    t1=$(date +%s%N)
+    R[$mode.startup]="$(( (t1 - t0) / 1000000 )) ms"
+    sleep 5
+    read -r n last max mean < <(cycles)
+    R[$mode.easy]="mean $mean ms"
+    R[$mode.easymax]="max $max ms"
+    R[$mode.cycles]=$n
+    read -r sn swall scpu < <(steady)
+    R[$mode.steady]="$sn cycles"
+    R[$mode.swall]="mean $swall ms"
+    R[$mode.scpu]="$scpu ms"
+    api GET /v1/runtime >/dev/null
+    R[$mode.queue]=$(py 'd["scheduler"]["jobs"]["pending"]' "$BODY")
+    if [ "$mode" = plain ]; then
+        row "start-up to 3 cycles (116,000 jobs, 16,000 nodes)" "${R[$mode.startup]}" ""
+        row "EASY cycle, whole queue (loomd, $n cycles)" "mean $mean ms" "max $max ms"
+        row "  target" "< 250 ms" ""
+        row "  the $sn cycles of the next 10 s: wall, CPU" "mean $swall ms" "$scpu ms"
+        [ "$EXTRA" = 1 ] && latency
+    fi
+    # One running job ends (cancelled): the first cycle after loomd saw the
+    # end, then the mean of the cycles in the 3 s after it (the queue and the
+    # plan's picture of running jobs are kept between cycles: these are the
+    # incremental cycles).
+    api DELETE /v1/jobs/1 >/dev/null
+    wait_for '[ "$(field 1 .state)" = cancelled ]' 20 0.02
+    read -r n1 sum1 < <(csum)
+    wait_for '[ "$(csum | cut -d" " -f1)" -gt "$n1" ]' 10 0.02
+    api GET /v1/runtime >/dev/null
+    last=$(py 'round(d["scheduler"]["cycles"]["last_ms"], 1)' "$BODY")
+    parts=$(py '" ".join(str(round(d["scheduler"]["cycles"]["last_parts_ms"][k], 1)) for k in ("build", "plan", "apply"))' "$BODY")
+    read -r p_build p_plan p_apply <<<"$parts"
+    sleep 3
+    read -r n2 sum2 < <(csum)
+    after=$(python3 -c "import sys; n1, s1, n2, s2 = map(float, sys.argv[1:]); print(round((s2 - s1) / (n2 - n1), 1) if n2 > n1 else '-')" "$n1" "$sum1" "$n2" "$sum2")
+    rss=$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$LOOMD_PID/status")
+    R[$mode.last]="$last ms"
+    R[$mode.parts]="$p_build / $p_plan / $p_apply"
+    R[$mode.after]="$after ms"
+    R[$mode.rss]="$rss MiB"
+    if [ "$mode" = plain ]; then
+        row "first cycle after one job ended" "$last ms" ""
+        row "  its parts: build / plan / apply" "$p_build / $p_plan" "/ $p_apply ms"
+        row "  mean of the $((n2 - n1)) cycles in the 3 s after" "$after ms" ""
+        row "  target" "< 20 ms" ""
+        row "loomd RSS at that size" "$rss MiB" ""
+    fi
+    loomd_stop
+}
+
+easy_run plain
+
+
+if [ "$EXTRA" = 1 ]; then
+    conf conservative 10000
+    loomd_start || exit 1
+    wait_for '[ "$(cycles | cut -d" " -f1 | cut -d. -f1)" -ge 3 ]' 300 0.5 ||
+        { echo "sched-scale.sh: no conservative cycles" >&2; exit 1; }
+    sleep 5
+    read -r n last max mean < <(cycles)
+    row "conservative cycle, depth 10,000 (loomd, $n cycles)" "mean $mean ms" "max $max ms"
+    row "  target" "< 500 ms" ""
+    loomd_stop
+fi
+
+if [ "$MIXED" = 1 ]; then
+    fill
+    mix
+    easy_run mixed
+fi
 
 echo
 printf '%-50s %14s %14s\n' "benchmark" "result" ""
 printf '%s\n' "${ROWS[@]}"
+if [ "$MIXED" = 1 ]; then
+    echo
+    printf '%-40s %22s %22s\n' "EASY, depth 1,000" "plain" \
+        "1/10 arrays, 1/10 deps"
+    for k in "start-up to 3 cycles:startup" "pending jobs (GET /v1/runtime):queue" \
+        "first cycles measured:cycles" "cycle, whole queue:easy" "  max:easymax" \
+        "periodic cycles of 10 s after them:steady" "  their wall time:swall" \
+        "  their CPU (scheduler, planner):scpu" \
+        "first cycle after one job ended:last" \
+        "  build / plan / apply (ms):parts" "  mean of the cycles after:after" \
+        "loomd RSS:rss"; do
+        printf '%-40s %22s %22s\n' "${k%%:*}" "${R[plain.${k##*:}]}" \
+            "${R[mixed.${k##*:}]}"
+    done
+    printf '%-40s %22s\n' "  target (mixed against plain)" "< +10 %"
+    printf '(CPU: of loomd'"'"'s scheduler and planner threads, per cycle, from\n'
+    printf '/proc; unlike wall time it does not grow with what else runs.)\n'
+fi
 t_ok 0 "benchmarks ran"
 t_done

@@ -29,6 +29,9 @@ $GE_ENV
 poll_s = 0.5
 EOF2
 loomd_start || t_bail "loomd did not start"
+# loomctl submit sends the directory it runs in: one $T_USER, as whom the
+# jobs run, may enter
+cd "$T/home/$T_USER" || t_bail "cannot enter $T/home/$T_USER"
 admin_token || t_bail "no token"
 
 # ctl ARGS...: loomctl; OUT, ERR, RC.
@@ -48,6 +51,10 @@ ge_job() {
     qstat -j "$1" 2>/dev/null | awk -v f="$2" 'index($0, f) == 1 {
         sub(/^[^:]*:[ \t]*/, ""); print; exit }'
 }
+
+# loomctl sends the directory it runs in as the job's workdir, as sbatch
+# does: the jobs' account's home, where it may write
+cd "$T/home/$T_USER" || t_bail "cannot enter the home of $T_USER"
 
 # ---- a #$ script on Slurm ------------------------------------------------------
 cat >"$T/ge.sh" <<'EOF'

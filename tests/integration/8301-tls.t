@@ -18,7 +18,8 @@ TPORT=$(free_port)
 HTTPS=https://127.0.0.1:$TPORT
 # the files loomd reads, so that a renewal can replace them
 cp "$P/server.pem" "$T/server.pem" && cp "$P/server.key" "$T/server.key" &&
-    chmod 0600 "$T/server.key" || t_bail "cannot copy the server's files"
+    chmod 0600 "$T/server.key" && chown "$LOOM_SERVICE_USER" "$T/server.key" ||
+    t_bail "cannot copy the server's files"
 loomd_conf <<EOF
 [cluster sim]
 adaptor = sim
@@ -62,7 +63,7 @@ served_serial() {
 
 # ---- the API over HTTPS ------------------------------------------------------
 https /healthz
-t_is "$STATUS $BODY" '200 {"status":"ok"}' \
+t_is "$STATUS $(jget "$BODY" .status)/$(jget "$BODY" .role)" '200 ok/active' \
     "GET /healthz over HTTPS, the chain verified up to the test's root"
 https /v1/clusters
 t_is "$STATUS/$(jget "$BODY" .items.0.name)" 200/sim \

@@ -178,6 +178,56 @@ static void slurm(void)
     is_str(req(), "{\"nodes\":2,\"walltime_s\":60}", "CRLF lines");
 }
 
+/* Arrays, dependencies and holds in each system's terms become Loom's
+ * "array", "dependency" and "hold". */
+static void arrays_and_dependencies(void)
+{
+    ok(apply("#SBATCH --array=1-6%2\n#SBATCH -d afterok:5:6_2\n#SBATCH -H\n",
+             NULL, DIRECTIVES_STRICT) == 0, "#SBATCH --array, -d, -H");
+    if (err.kind)
+        printf("#   %s\n", err.message);
+    is_str(dump(body), "{\"script\":\"#SBATCH --array=1-6%2\\n#SBATCH -d "
+           "afterok:5:6_2\\n#SBATCH -H\\n\",\"array\":\"1-6%2\",\"dependency\":"
+           "\"afterok:5:6_2\",\"hold\":true}", "... array 1-6%%2, dependency "
+           "afterok:5:6_2, hold");
+    is_str(dump(rec), "[{\"line\":1,\"directive\":\"#SBATCH --array=1-6%2\","
+           "\"fields\":[\"array\"]},{\"line\":2,\"directive\":\"#SBATCH -d "
+           "afterok:5:6_2\",\"fields\":[\"dependency\"]},{\"line\":3,"
+           "\"directive\":\"#SBATCH -H\",\"fields\":[\"hold\"]}]",
+           "... recorded with their fields");
+    ok(apply("#$ -t 1-10:2\n#$ -tc 3\n#$ -hold_jid 12,13\n#$ -h\n", NULL,
+             DIRECTIVES_STRICT) == 0, "#$ -t, -tc, -hold_jid, -h");
+    is_str(json_string_value(json_object_get(body, "array")), "1-10:2%3",
+           "... -t 1-10:2 with -tc 3: array 1-10:2%%3");
+    is_str(json_string_value(json_object_get(body, "dependency")),
+           "afterany:12:13", "... -hold_jid 12,13: afterany:12:13");
+    ok(json_is_true(json_object_get(body, "hold")), "... -h: hold");
+    ok(apply("#PBS -J 1-10\n#PBS -W depend=afterok:12.srv:13[].srv,"
+             "afterany:14[2].srv\n#PBS -h\n", NULL, DIRECTIVES_STRICT) == 0,
+       "#PBS -J, -W depend=, -h");
+    is_str(json_string_value(json_object_get(body, "array")), "1-10",
+           "... -J 1-10: array 1-10");
+    is_str(json_string_value(json_object_get(body, "dependency")),
+           "afterok:12:13,afterany:14_2", "... 12.srv, 13[].srv (an array) "
+           "and 14[2].srv (its task): afterok:12:13,afterany:14_2");
+    ok(json_is_true(json_object_get(body, "hold")), "... -h: hold");
+    ok(apply("#PBS -t 1,3,5-7\n", NULL, DIRECTIVES_STRICT) == 0 &&
+       !strcmp(json_string_value(json_object_get(body, "array")), "1,3,5-7"),
+       "#PBS -t 1,3,5-7 (Torque): array 1,3,5-7");
+    json_decref(body);
+    json_decref(rec);
+    json_decref(warns);
+    body = json_pack("{s:s, s:s}", "script", "#$ -t 1-4\n#$ -tc 2\n",
+                     "array", "1-2");
+    ok(directives_apply(body, DIRECTIVES_STRICT, &rec, &warns, &err) == 0 &&
+       !strcmp(json_string_value(json_object_get(body, "array")), "1-2"),
+       "the request's own array wins over -t and -tc");
+    is_str(dump(rec), "[{\"line\":1,\"directive\":\"#$ -t 1-4\",\"fields\":"
+           "[],\"ignored\":\"the request gives array\"},{\"line\":2,"
+           "\"directive\":\"#$ -tc 2\",\"fields\":[],\"ignored\":\"the "
+           "request gives array\"}]", "... both recorded as ignored");
+}
+
 static void slurm_refused(void)
 {
     refused("#!/bin/sh\n#SBATCH --output=myout-%j.txt\n",
@@ -191,12 +241,13 @@ static void slurm_refused(void)
             "Loom: the job request has no error file");
     refused("#SBATCH --chdir=/tmp\n", "line 1: #SBATCH --chdir=/tmp: not "
             "supported by Loom: the job request has no working directory");
-    refused("#SBATCH --array=1-4\n", "line 1: #SBATCH --array=1-4: not "
-            "supported by Loom: the job request has no array");
-    refused("#SBATCH -d afterok:5\n", "line 1: #SBATCH -d afterok:5: not "
-            "supported by Loom: the job request has no dependency");
-    refused("#SBATCH -H\n", "line 1: #SBATCH -H: not supported by Loom: the "
-            "job request has no hold");
+    refused("#SBATCH --array=1-x\n", "line 1: #SBATCH --array=1-x: '1-x' "
+            "is not a task id or range (N, N-M or N-M:S, joined by commas, "
+            "then %LIMIT if any)");
+    refused("#SBATCH -d afterfoo:5\n", "line 1: #SBATCH -d afterfoo:5: "
+            "'afterfoo' is not a dependency type: Loom takes after, "
+            "afterany, afterok, afternotok (each with job ids: "
+            "afterok:12:13, or an array's task: 12_7) and singleton");
     refused("#SBATCH --export=ALL\n", "line 1: #SBATCH --export=ALL: not "
             "supported by Loom: the job request has no environment taken "
             "from the submitter");
@@ -239,8 +290,8 @@ static void slurm_refused(void)
     refused("#SBATCH -N 2\n#PBS -N x\n", "line 2: #PBS -N x: the script's "
             "directives are #SBATCH lines (the first is line 1): Loom reads "
             "those of one system");
-    refused("#SBATCH --hold=1\n", "line 1: #SBATCH --hold=1: not supported by "
-            "Loom: the job request has no hold");
+    refused("#SBATCH --hold=1\n", "line 1: #SBATCH --hold=1: takes no "
+            "value");
 
     refused("#SBATCH --job-name=\n", "line 1: #SBATCH --job-name=: needs a "
             "value");
@@ -331,10 +382,19 @@ static void gridengine(void)
             "request has no joining of error and output");
     refused("#$ -o out.txt\n", "line 1: #$ -o out.txt: not supported by "
             "Loom: the job request has no output file");
-    refused("#$ -t 1-10\n", "line 1: #$ -t 1-10: not supported by Loom: the "
-            "job request has no array");
-    refused("#$ -hold_jid 12\n", "line 1: #$ -hold_jid 12: not supported by "
-            "Loom: the job request has no dependency");
+    refused("#$ -t 10-1\n", "line 1: #$ -t 10-1: the range 10-1 ends before "
+            "it begins");
+    refused("#$ -hold_jid prep\n", "line 1: #$ -hold_jid prep: Loom takes "
+            "job ids (12,13) in -hold_jid, not names or patterns: 'prep'");
+    refused("#$ -hold_jid 12,,13\n", "line 1: #$ -hold_jid 12,,13: '' is "
+            "not a job id (123) or an array's task (123_7)");
+    ok(apply("#$ -tc 2\n", NULL, DIRECTIVES_WARN) < 0 &&
+       !strcmp(err.field, "script"), "-tc without -t is refused, in warn "
+       "mode too");
+    is_str(err.message, "line 1: #$ -tc 2: the script has no array (-t) for "
+           "it to limit", "... saying so");
+    refused("#$ -tc 0\n#$ -t 1-4\n", "line 1: #$ -tc 0: the tasks at once "
+            "must be a whole number from 1 to 1000000, not '0'");
     refused("#$ -l s_rt=10\n", "line 1: #$ -l s_rt=10: the resource s_rt is "
             "not supported by Loom (it takes h_rt, h_vmem, gpu and features "
             "as NAME=true)");
@@ -407,11 +467,18 @@ static void pbs(void)
     refused("#PBS -l vmem=1gb\n", "line 1: #PBS -l vmem=1gb: the resource "
             "vmem is not supported by Loom (it takes select, nodes, walltime, "
             "mem, pmem and ncpus)");
-    refused("#PBS -J 1-10\n", "line 1: #PBS -J 1-10: not supported by Loom: "
-            "the job request has no array");
-    refused("#PBS -W depend=afterok:12\n", "line 1: #PBS -W "
-            "depend=afterok:12: not supported by Loom: the job request has "
-            "no dependency");
+    refused("#PBS -J 1-\n", "line 1: #PBS -J 1-: '1-' is not a task id or "
+            "range (N, N-M or N-M:S, joined by commas, then %LIMIT if any)");
+    refused("#PBS -W depend=before:12\n", "line 1: #PBS -W "
+            "depend=before:12: 'before' is not a dependency type: Loom "
+            "takes after, afterany, afterok, afternotok (each with job ids: "
+            "afterok:12:13, or an array's task: 12_7) and singleton");
+    refused("#PBS -W depend=afterok:x.srv\n", "line 1: #PBS -W "
+            "depend=afterok:x.srv: 'x.srv' is not a job id (123, 123.server, "
+            "123[].server or 123[7].server)");
+    refused("#PBS -W depend=afterok:12,group_list=x\n", "line 1: #PBS -W "
+            "depend=afterok:12,group_list=x: the attribute group_list is not "
+            "supported by Loom");
     refused("#PBS -W group_list=x\n", "line 1: #PBS -W group_list=x: the "
             "attribute group_list is not supported by Loom");
     refused("#PBS -j oe\n", "line 1: #PBS -j oe: not supported by Loom: the "
@@ -462,6 +529,7 @@ int main(void)
 {
     slurm();
     slurm_refused();
+    arrays_and_dependencies();
     gridengine();
     pbs();
     copies();

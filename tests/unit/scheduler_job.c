@@ -95,6 +95,13 @@ static void t_invalid(void)
         {"{\"command\":[\"x\"],\"env\":{\"1A\":\"v\"}}", "env.1A"},
         {"{\"command\":[\"x\"],\"env\":{\"A\":1}}", "env.A"},
         {"{\"command\":[\"x\"],\"priority\":\"high\"}", "priority"},
+        {"{\"command\":[\"x\"],\"array\":\"5-1\"}", "array"},
+        {"{\"command\":[\"x\"],\"array\":7}", "array"},
+        {"{\"command\":[\"x\"],\"dependency\":\"after:x\"}",
+         "dependency"},
+        {"{\"command\":[\"x\"],\"array\":\"1-2\",\"dependency\":"
+         "\"singleton\"}", "dependency"},
+        {"{\"command\":[\"x\"],\"hold\":1}", "hold"},
     };
     struct loom_error err;
 
@@ -106,6 +113,74 @@ static void t_invalid(void)
            "refused on %s: %s", cases[i].field, err.message);
         job_destroy(j);
     }
+}
+
+/* An array, a task of it, a dependency and a held submit: what they
+ * render, and what their stored documents read back as. */
+static void t_arrays(void)
+{
+    struct loom_error err;
+    struct job *a = from("{\"command\":[\"x\"],\"array\":\"1-9:2%3\","
+                         "\"dependency\":\"afterok:4_1?afterany:5\","
+                         "\"hold\":true}", &err), *back;
+    json_t *doc;
+    char *text, id[48];
+
+    ok(a && a->array && a->array->spec.tasks == 5 &&
+       a->array->spec.limit == 3, "array 1-9:2%%3: 5 tasks, 3 at once");
+    if (!a)
+        return;
+    ok(a->state == JOB_HELD && a->array->tasks_state == JOB_HELD &&
+       !strcmp(a->reason, "held by alice at submit"), "hold: held, and its "
+       "tasks with it (%s)", a->reason);
+    ok(a->deps.n == 2 && a->deps.any, "the dependency: 2 jobs, any of them");
+    a->id = 7;
+    a->array->n_split = 1; /* task 1 has a record of its own */
+    a->array->next = 1;
+    a->array->count[TC_ACTIVE] = 1;
+    text = job_render(a, NULL);
+    doc = text ? json_loads(text, 0, NULL) : NULL;
+    is_str(json_string_value(json_object_get(doc, "array")), "1-9:2%3",
+           "it shows its tasks: 1-9:2%%3");
+    is_str(json_string_value(json_object_get(doc, "array_tasks")), "3-9:2",
+           "... and those without a record of their own: 3-9:2");
+    is_str(json_string_value(json_object_get(doc, "dependency")),
+           "afterok:4_1?afterany:5", "... and its dependency");
+    is_int(json_integer_value(json_object_get(json_object_get(doc,
+                                                    "array_counts"),
+                                              "running")), 1,
+           "... and 1 task running");
+    back = doc ? job_from_doc(doc, &err) : NULL;
+    ok(back && back->id == 7 && back->array &&
+       back->array->spec.tasks == 5 && back->array->tasks_state == JOB_HELD
+       && back->deps.n == 2 && back->dep_wait, "the stored array reads back "
+       "(its tasks, held, the dependency to look at again)");
+    job_destroy(back);
+    json_decref(doc);
+    free(text);
+
+    /* a task of it, with a record of its own */
+    job_array_destroy(a->array);
+    a->array = NULL;
+    a->id = 12;
+    a->array_id = 7;
+    a->array_task = 3;
+    is_str(job_id_text(a, id), "7_3", "a task's id is its array's and its "
+           "own: 7_3");
+    text = job_render(a, NULL);
+    doc = text ? json_loads(text, 0, NULL) : NULL;
+    is_str(json_string_value(json_object_get(doc, "id")), "7_3",
+           "... as it shows");
+    is_str(json_string_value(json_object_get(doc, "loom_id")), "12",
+           "... with its record's number");
+    back = doc ? job_from_doc(doc, &err) : NULL;
+    ok(back && back->id == 12 && back->array_id == 7 &&
+       back->array_task == 3 && !back->array, "the stored task reads back "
+       "as record 12, task 3 of array 7");
+    job_destroy(back);
+    json_decref(doc);
+    free(text);
+    job_destroy(a);
 }
 
 static void t_hash(void)
@@ -130,6 +205,7 @@ int main(void)
 {
     t_valid();
     t_invalid();
+    t_arrays();
     t_hash();
     return done_testing();
 }

@@ -526,9 +526,59 @@ static void t_start_later(void)
        checked, later, wrong);
 }
 
+/* An entry that stands for an array's tasks: as many start as fit now,
+ * spread over both clusters; the next then waits as one job would (the
+ * EASY head), and a running limit holds the rest back. */
+static void t_tasks(void)
+{
+    struct plan_job jobs[2] = {job(1, 1, 4, 50, NULL), job(2, 1, 4, 10,
+                                                           NULL)};
+    struct plan_out out[2];
+    struct plan_config cfg = {.backfill = PLAN_BF_EASY};
+    struct plan *p = busy_a(); /* a0 busy until NOW + 100: a1 is free */
+    int room[1] = {2};
+    size_t on_b = 0;
+
+    jobs[0].count = 10;
+    ok(p && plan_run(p, &cfg, jobs, 2, out) == 0, "tasks: the plan runs");
+    ok(!out[0].start && out[0].n_starts == 1 && out[0].starts[0].cluster == 0
+       && out[0].starts[0].nodes[0] == 1, "tasks: one starts on a1, the "
+       "only free node of cluster a");
+    ok(out[0].planned && out[0].planned_start == NOW + 50 &&
+       out[0].reserved, "tasks: the next is the EASY head, planned when "
+       "the first ends");
+    ok(!out[1].start, "tasks: a later job does not pass them (%s)",
+       out[1].reason);
+    plan_out_fini(out, 2);
+    plan_destroy(p);
+
+    p = plan_create(fabric, 2, NOW);
+    jobs[0].count = 4;
+    ok(p && plan_run(p, &cfg, jobs, 1, out) == 0 && out[0].n_starts == 4,
+       "tasks: 4 tasks of 4 cpus start on a free fabric of 6 nodes");
+    for (size_t k = 0; k < out[0].n_starts; k++)
+        on_b += out[0].starts[k].cluster == 1;
+    ok(on_b == 2 && !out[0].planned, "tasks: 2 on a, 2 on b; none is left "
+       "to wait");
+    plan_out_fini(out, 1);
+    plan_destroy(p);
+
+    p = plan_create(fabric, 2, NOW);
+    jobs[0].count = 5;
+    jobs[0].group[3] = 1;
+    cfg.room = room;
+    cfg.n_room = 1;
+    ok(p && plan_run(p, &cfg, jobs, 1, out) == 0 && out[0].n_starts == 2 &&
+       out[0].limited == 1 && room[0] == 0, "tasks: a limit of 2 at once "
+       "starts 2 and holds the rest (limited by group 1)");
+    plan_out_fini(out, 1);
+    plan_destroy(p);
+}
+
 int main(void)
 {
     fabric_init();
+    t_tasks();
     t_policies();
     t_cross_cluster();
     t_reservations();
