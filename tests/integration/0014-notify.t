@@ -48,7 +48,8 @@ t_ok $? "READY=1 once loomd serves"
 t_like "$(notices "$T/notices" | head -n 1)" '^STATUS=starting' \
     "STATUS= while it starts, before READY=1"
 t_like "$(notices "$T/notices" | grep '^READY=1')" \
-    "^READY=1,STATUS=serving the API on 127.0.0.1:$PORT\$" "READY=1 with STATUS= saying where it serves"
+    "^READY=1,STATUS=serving the API on 127.0.0.1:$PORT (active)\$" \
+    "READY=1 with STATUS= saying where it serves, and as what"
 
 admin_token || t_bail "no admin token"
 submit '{"name": "env", "command": ["/usr/bin/env"], "request": {"cluster": "local"}}'
