@@ -22,7 +22,7 @@ SHOTS=$LOOM_TOP_BUILDDIR/tests/integration/dashboard-shots
 command -v node >/dev/null || t_bail "no node (apt-get install nodejs; ./bootstrap check does it)"
 [ -x /usr/bin/chromium ] || t_bail "no /usr/bin/chromium (apt-get install chromium; ./bootstrap check does it)"
 [ -f "$PW/package.json" ] ||
-    t_bail "no playwright-core in $LOOM_TOP_BUILDDIR/node_modules (npm install playwright-core there; ./bootstrap check does it)"
+    t_bail "no playwright-core in $LOOM_TOP_BUILDDIR/node_modules (./bootstrap npm BUILD_DIR installs it; ./bootstrap check does)"
 slurm_available || t_bail "no Slurm here: $SLURM_WHY"
 t_account ALICE_U alice
 map_account alice "$ALICE_U"
