@@ -132,6 +132,12 @@ api POST /v1/jobs '{"command": ["/bin/true"], "request": {"cluster": "sim"}}' \
 t_is "$STATUS" 307 "a submit to a is redirected"
 t_like "$(tr -d '\r' <"$T/a.headers" | grep -i '^location:')" "$B/v1/jobs" \
     "... to b"
+t_like "$(tr -d '\r' <"$T/a.headers" | grep -i '^x-request-id:')" \
+    '^[Xx]-[Rr]equest-[Ii]d: [0-9a-f]{8}-[0-9]+$' "... with its request id"
+# a counts what it answered under the route's pattern
+t_is "$(curl -s "$LOOM_URL/metrics" |
+        grep -c '^loom_http_request_seconds_count{method="POST",route="/v1/jobs",code="3xx"} 1$')" \
+    1 "a's /metrics counts the 307 under the route /v1/jobs"
 
 loomd_stop
 t_is $? 0 "a stops with status 0 (no leak, no sanitizer report)" ||
