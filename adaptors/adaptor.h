@@ -3,6 +3,7 @@
 #ifndef LOOM_ADAPTORS_ADAPTOR_H
 #define LOOM_ADAPTORS_ADAPTOR_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -94,6 +95,10 @@ struct start_req {
     const char *const *command; /* argv, NULL-terminated, or NULL */
     const char *script;         /* script text, or NULL */
     const char *const *env;     /* "NAME=value", NULL-terminated */
+    const char *workdir;        /* absolute, or NULL: the account's home */
+    const char *output, *error; /* file names as asked (patterns of
+                                   core/outpath.h, relative to workdir),
+                                   or NULL: the cluster's default */
     const char *const *nodes;   /* node names chosen by the scheduler */
     size_t n_nodes;
     int cpus_per_node;
@@ -129,7 +134,8 @@ struct start_result {
 void start_result_fini(struct start_result *r);
 
 /* What an instance tells loomd of itself: describe() starts from its
- * type's caps and model, and pinned_only 0. */
+ * type's caps and model, pinned_only and runs_as_user 0, single_account
+ * and info NULL. */
 struct adaptor_desc {
     unsigned caps;            /* LOOM_CAP_* */
     enum adaptor_model model;
@@ -138,6 +144,15 @@ struct adaptor_desc {
                                  reservations; the scheduler places no other
                                  job there (a simulated cluster runs nothing:
                                  a real job must not land on it by chance) */
+    int runs_as_user;         /* 1: each job runs as its own account */
+    const char *single_account; /* every job runs as this one account, so
+                                   the cluster takes only its jobs; NULL:
+                                   any account's. Borrowed from the
+                                   instance, which outlives the cluster */
+    json_t *info;             /* NULL, or a new object whose members the
+                                 cluster's object in /v1/clusters shows too
+                                 (the local executor's confinement); the
+                                 caller owns it */
 };
 
 /* What every adaptor instance is given at creation. */

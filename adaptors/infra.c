@@ -258,10 +258,13 @@ struct scluster *infra_build(const struct infra_desc *d,
     c->preference = d->preference;
     c->hold_for_loom = d->hold_for_loom;
     c->pinned_only = d->pinned_only;
+    c->runs_as_user = d->runs_as_user;
+    c->single_account = d->single_account ? strdup(d->single_account) : NULL;
     c->last_poll = d->last_poll;
     c->nodes = calloc(nodes->n ? nodes->n : 1, sizeof(*c->nodes));
     c->queues = calloc(queues->n ? queues->n : 1, sizeof(*c->queues));
-    if (!c->name || !c->adaptor || !c->state || !c->nodes || !c->queues)
+    if (!c->name || !c->adaptor || !c->state || !c->nodes || !c->queues ||
+        (d->single_account && !c->single_account))
         goto error;
     for (size_t i = 0; i < nodes->n; i++) {
         c->n_nodes++;
@@ -276,11 +279,14 @@ struct scluster *infra_build(const struct infra_desc *d,
             goto error;
     }
     time_format(d->last_poll, stamp);
-    o = json_pack("{s:s, s:s, s:s, s:b, s:s, s:i, s:s?, s:s?}", "name",
-                  d->name, "adaptor", d->adaptor, "model", d->model,
-                  "unpinned_jobs", !d->pinned_only, "state", d->state,
-                  "nodes", (int)nodes->n, "last_poll",
+    o = json_pack("{s:s, s:s, s:s, s:b, s:b, s:s?, s:s, s:i, s:s?, s:s?}",
+                  "name", d->name, "adaptor", d->adaptor, "model", d->model,
+                  "unpinned_jobs", !d->pinned_only, "runs_as_user",
+                  d->runs_as_user, "single_account", d->single_account,
+                  "state", d->state, "nodes", (int)nodes->n, "last_poll",
                   d->last_poll ? stamp : NULL, "error", d->error);
+    if (o && d->info)
+        json_object_update(o, (json_t *)d->info);
     c->json = o ? render(o) : NULL;
     if (!c->json || join_nodes(c) < 0)
         goto error;

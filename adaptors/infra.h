@@ -3,6 +3,8 @@
 #ifndef LOOM_ADAPTORS_INFRA_H
 #define LOOM_ADAPTORS_INFRA_H
 
+#include <jansson.h>
+
 #include "adaptors/adaptor.h"
 #include "core/snapshot.h"
 
@@ -14,9 +16,12 @@ struct infra_desc {
     int preference;
     int hold_for_loom;  /* its held native jobs are Loom's to schedule */
     int pinned_only;    /* it takes only jobs that name it */
+    int runs_as_user;   /* each job runs as its own account */
+    const char *single_account; /* or NULL: see struct adaptor_desc */
     const char *state;  /* up|degraded|unreachable */
     const char *error;  /* or NULL */
     time_t last_poll;
+    const json_t *info; /* members added to the cluster's object, or NULL */
 };
 
 /* A new cluster part (one reference) with every node and queue rendered.

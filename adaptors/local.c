@@ -2,60 +2,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Each job lives in its own directory (adaptors/local_job.h) and is run by a
- * detached loom-supervise process, so jobs survive loomd. Everything this
+ * detached loom-supervise process, as the job's account and in the job's
+ * cgroups (adaptors/cgroup.h), so jobs survive loomd. Everything this
  * instance knows is rebuilt from those directories at create(). See
  * docs/internals/local-executor.md.
  */
-#include "adaptors/adaptor.h"
+#include "adaptors/local_state.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "adaptors/local_job.h"
 #include "core/log.h"
 
-#define KEEP_FINISHED_S (7 * 24 * 3600)
-#define NODES_STATE "nodes.state"
 #define QUEUE "default"
 
-enum admin { A_UP, A_DRAIN, A_DOWN };
-static const char *const admin_names[] = {"up", "drain", "down"};
-
-struct lnode {
-    enum admin admin;
-    char *reason;
-    int cpus_alloc, gpus_alloc;
-    long mem_alloc;
-};
-
-struct local {
-    char *name;      /* the cluster */
-    char *dir;       /* state_dir/clusters/<cluster> */
-    char *jobs_dir;  /* dir/jobs */
-    char *supervise; /* libexec_dir/loom-supervise */
-    int n_nodes, cpus, gpus;
-    long memory_mb;
-    struct strv features;
-    struct lnode *nodes;
-    struct local_job **jobs; /* running, and ended but not yet reported */
-    size_t n_jobs, cap_jobs;
-    int listed; /* jobs() was called: later calls list changes only */
-};
-
-static int oom(struct loom_error *err)
+int local_oom(struct loom_error *err)
 {
     return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
 }
 
 /* A positive decimal and nothing else (a native id, a node number), or -1. */
-static int64_t parse_id(const char *s)
+int64_t local_parse_id(const char *s)
 {
     char *end;
     long long v;
@@ -68,9 +39,9 @@ static int64_t parse_id(const char *s)
 }
 
 /* "n1".."nN" to 0..N-1, or -1. */
-static int node_index(const struct local *l, const char *name)
+int local_node_index(const struct local *l, const char *name)
 {
-    int64_t i = name[0] == 'n' ? parse_id(name + 1) : -1;
+    int64_t i = name[0] == 'n' ? local_parse_id(name + 1) : -1;
 
     return i < 1 || i > l->n_nodes ? -1 : (int)i - 1;
 }
@@ -105,9 +76,7 @@ static int job_reserve(struct local *l)
     return 0;
 }
 
-/* The job of that id from memory, or else from its directory (1), or 0
- * when it never started; -1. */
-static int job_get_id(struct local *l, int64_t id, struct local_job **out,
+int local_job_get_id(struct local *l, int64_t id, struct local_job **out,
                       struct loom_error *err)
 {
     char dir[PATH_MAX];
@@ -117,9 +86,9 @@ static int job_get_id(struct local *l, int64_t id, struct local_job **out,
     if (*out)
         return 1;
     if (job_reserve(l) < 0)
-        return oom(err);
+        return local_oom(err);
     job_dir(l, id, dir);
-    r = local_job_load(dir, l->name, out, err);
+    r = local_job_load(dir, &l->ctx, out, err);
     if (r > 0)
         l->jobs[l->n_jobs++] = *out;
     return r;
@@ -138,7 +107,7 @@ static void alloc_count(struct local *l)
     for (size_t i = 0; i < l->n_jobs; i++) {
         const struct local_job *j = l->jobs[i];
         for (size_t m = 0; local_job_active(j) && m < j->spec.nodes.n; m++) {
-            int k = node_index(l, j->spec.nodes.v[m]);
+            int k = local_node_index(l, j->spec.nodes.v[m]);
             if (k < 0)
                 continue;
             l->nodes[k].cpus_alloc += j->spec.cpus_per_node;
@@ -161,185 +130,6 @@ static const char *node_state(const struct local *l, const struct lnode *n)
     return n->cpus_alloc >= l->cpus ? "allocated" : "mixed";
 }
 
-/* ---- config, node states, adoption ------------------------------------ */
-
-static int split_features(struct strv *v, const char *list,
-                          struct loom_error *err)
-{
-    const char *p = list;
-
-    for (;;) {
-        const char *end = strchr(p, ','), *q = end ? end : p + strlen(p);
-        char item[128];
-        int n;
-
-        while (p < q && isspace((unsigned char)*p))
-            p++;
-        while (q > p && isspace((unsigned char)q[-1]))
-            q--;
-        n = (int)(q - p);
-        if (n == 0 || n >= (int)sizeof(item))
-            return loom_error_set(err, LOOM_EINVAL, "features: an empty or "
-                                  "too long name in '%s'", list);
-        snprintf(item, sizeof(item), "%.*s", n, p);
-        if (strv_push(v, item) < 0)
-            return oom(err);
-        if (!end)
-            return 0;
-        p = end + 1;
-    }
-}
-
-static int read_config(struct local *l, struct conf_section *sec,
-                       struct loom_error *err)
-{
-    long nodes, cpus, gpus;
-    const char *features;
-
-    if (conf_get_long(sec, "nodes", 4, 1, 4096, &nodes, err) < 0 ||
-        conf_get_long(sec, "cpus_per_node", 1, 1, 1024, &cpus, err) < 0 ||
-        conf_get_long(sec, "memory_mb", 1024, 1, 1L << 30, &l->memory_mb,
-                      err) < 0 ||
-        conf_get_long(sec, "gpus", 0, 0, 1024, &gpus, err) < 0 ||
-        conf_get_str(sec, "features", NULL, &features, err) < 0)
-        return -1;
-    l->n_nodes = (int)nodes;
-    l->cpus = (int)cpus;
-    l->gpus = (int)gpus;
-    if (features && split_features(&l->features, features, err) < 0)
-        return -1;
-    l->nodes = calloc((size_t)nodes, sizeof(*l->nodes));
-    return l->nodes ? 0 : oom(err);
-}
-
-/* mkdir -p, mode 0700 for the directories it creates. */
-static int mkdirs(const char *path, struct loom_error *err)
-{
-    char buf[PATH_MAX];
-
-    if (local_path(buf, sizeof(buf), path, "", err) < 0)
-        return -1;
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-            return loom_error_set(err, LOOM_EINTERNAL, "mkdir %s: %s", buf,
-                                  strerror(errno));
-        *p = '/';
-    }
-    return 0;
-}
-
-static int make_paths(struct local *l, const struct adaptor_env *env,
-                      struct loom_error *err)
-{
-    const char *libexec = env->libexec_dir;
-
-#ifdef LOOM_LIBEXECDIR
-    if (!libexec)
-        libexec = LOOM_LIBEXECDIR;
-#endif
-    if (!env->state_dir || !libexec)
-        return loom_error_set(err, LOOM_EINVAL, "no state_dir or libexec "
-                              "directory");
-    l->dir = local_strf("%s/clusters/%s", env->state_dir, env->cluster);
-    l->jobs_dir = local_strf("%s/jobs", l->dir ? l->dir : "");
-    l->supervise = local_strf("%s/loom-supervise", libexec);
-    if (!l->dir || !l->jobs_dir || !l->supervise)
-        return oom(err);
-    if (strlen(l->jobs_dir) > PATH_MAX - 64)
-        return loom_error_set(err, LOOM_EINVAL, "%s: path too long",
-                              l->jobs_dir);
-    if (access(l->supervise, X_OK) < 0)
-        log_warn("cluster=%s: %s: %s: jobs cannot start", l->name,
-                 l->supervise, strerror(errno));
-    return mkdirs(l->jobs_dir, err);
-}
-
-/* nodes.state: {"n3": {"state": "drain", "reason": "..."}, ...} for every
- * node that is not up. */
-static int nodes_save(struct local *l, struct loom_error *err)
-{
-    json_t *o = json_object();
-
-    for (int k = 0; o && k < l->n_nodes; k++) {
-        const struct lnode *n = &l->nodes[k];
-        char name[16];
-
-        snprintf(name, sizeof(name), "n%d", k + 1);
-        if (n->admin != A_UP &&
-            json_object_set_new(o, name, json_pack("{s:s, s:s*}", "state",
-                                                   admin_names[n->admin],
-                                                   "reason", n->reason)) < 0) {
-            json_decref(o);
-            o = NULL;
-        }
-    }
-    return local_json_write_take(l->dir, NODES_STATE, o, err);
-}
-
-static int nodes_load(struct local *l, struct loom_error *err)
-{
-    const char *key;
-    json_t *o, *v;
-    int r = local_json_read(l->dir, NODES_STATE, &o, err);
-
-    if (r <= 0)
-        return r;
-    json_object_foreach(o, key, v) {
-        const char *state = "", *reason = NULL;
-        int k = node_index(l, key), a = A_DRAIN + 1;
-
-        if (json_unpack(v, "{s:s, s?:s}", "state", &state, "reason",
-                        &reason) == 0)
-            for (a = A_DRAIN; a <= A_DOWN; a++)
-                if (strcmp(state, admin_names[a]) == 0)
-                    break;
-        if (k < 0 || a > A_DOWN) {
-            log_warn("cluster=%s: %s: ignoring node %s", l->name,
-                     NODES_STATE, key);
-            continue;
-        }
-        l->nodes[k].admin = (enum admin)a;
-        if (reason && !(l->nodes[k].reason = strdup(reason))) {
-            json_decref(o);
-            return oom(err);
-        }
-    }
-    json_decref(o);
-    return 0;
-}
-
-/* Adopt every job directory: running jobs keep their resources, jobs that
- * ended within KEEP_FINISHED_S are reported once more. */
-static int jobs_scan(struct local *l, struct loom_error *err)
-{
-    time_t horizon = time(NULL) - KEEP_FINISHED_S;
-    DIR *d = opendir(l->jobs_dir);
-    struct dirent *e;
-
-    if (!d)
-        return loom_error_set(err, LOOM_EINTERNAL, "%s: %s", l->jobs_dir,
-                              strerror(errno));
-    while ((e = readdir(d))) {
-        int64_t id = parse_id(e->d_name);
-        struct loom_error why;
-        struct local_job *j = NULL;
-        int r = id > 0 ? job_get_id(l, id, &j, &why) : 0;
-
-        if (r < 0)
-            log_warn("cluster=%s job=%lld: not adopted: %s", l->name,
-                     (long long)id, why.message);
-        if (r > 0 && !local_job_active(j) && j->exit.end_time < horizon) {
-            l->n_jobs--; /* too old to report */
-            local_job_destroy(j);
-        }
-    }
-    closedir(d);
-    return 0;
-}
-
 /* ---- the operations ---------------------------------------------------- */
 
 static void local_destroy(void *self)
@@ -355,9 +145,7 @@ static void local_destroy(void *self)
         free(l->nodes[k].reason);
     free(l->nodes);
     strv_fini(&l->features);
-    free(l->supervise);
-    free(l->jobs_dir);
-    free(l->dir);
+    local_teardown(l);
     free(l->name);
     free(l);
 }
@@ -372,10 +160,9 @@ static int local_create(struct conf_section *sec,
     *self = NULL;
     if (!l || !(l->name = strdup(env->cluster))) {
         free(l);
-        return oom(err);
+        return local_oom(err);
     }
-    if (read_config(l, sec, err) < 0 || make_paths(l, env, err) < 0 ||
-        nodes_load(l, err) < 0 || jobs_scan(l, err) < 0) {
+    if (local_setup(l, sec, env, err) < 0) {
         loom_error_prefix(err, "cluster %s", env->cluster);
         local_destroy(l);
         return -1;
@@ -396,9 +183,9 @@ static int local_probe(void *self, struct loom_error *err)
     if (access(l->jobs_dir, W_OK | X_OK) < 0)
         return loom_error_set(err, LOOM_EUNAVAIL, "cluster %s: %s: %s",
                               l->name, l->jobs_dir, strerror(errno));
-    if (access(l->supervise, X_OK) < 0)
+    if (access(l->runas, X_OK) < 0)
         return loom_error_set(err, LOOM_EUNAVAIL, "cluster %s: %s: %s",
-                              l->name, l->supervise, strerror(errno));
+                              l->name, l->runas, strerror(errno));
     return 0;
 }
 
@@ -460,12 +247,13 @@ static int job_fill(const struct local_job *j, struct cl_job *c)
     c->has_exit_code = ended && j->exit.has_exit_code;
     c->exit_code = c->has_exit_code ? j->exit.exit_code : 0;
     c->reason = ended && j->exit.reason[0] ? strdup(j->exit.reason) : NULL;
-    c->stdout_path = local_strf("%s/%s", j->dir, LOOM_LF_STDOUT);
-    c->stderr_path = local_strf("%s/%s", j->dir, LOOM_LF_STDERR);
+    c->stdout_path = j->pid.stdout_path ? strdup(j->pid.stdout_path) : NULL;
+    c->stderr_path = j->pid.stderr_path ? strdup(j->pid.stderr_path) : NULL;
     bad = !c->native_id || !c->state || (s->name && !c->name) ||
           (s->owner && !c->owner) ||
-          (ended && j->exit.reason[0] && !c->reason) || !c->stdout_path ||
-          !c->stderr_path;
+          (ended && j->exit.reason[0] && !c->reason) ||
+          (j->pid.stdout_path && !c->stdout_path) ||
+          (j->pid.stderr_path && !c->stderr_path);
     for (size_t i = 0; !bad && i < s->nodes.n; i++)
         bad = strv_push(&c->nodes, s->nodes.v[i]) < 0;
     return bad ? -1 : 0;
@@ -478,6 +266,7 @@ static int local_jobs(void *self, struct cl_job_list *out, int *complete,
     int all = !l->listed;
     size_t kept = 0;
 
+    local_cg_left_retry(l);
     for (size_t i = 0; i < l->n_jobs; i++)
         local_job_refresh(l->jobs[i]);
     for (size_t i = 0; i < l->n_jobs; i++) {
@@ -491,15 +280,19 @@ static int local_jobs(void *self, struct cl_job_list *out, int *complete,
     }
     *complete = all;
     l->listed = 1;
-    /* A reported end is done with here; its directory still answers a
-     * repeated start() or cancel(). */
+    /* A reported end is done with here (its cgroups too); its directory
+     * still answers a repeated start() or cancel(). */
     for (size_t i = 0; i < l->n_jobs; i++) {
         struct local_job *j = l->jobs[i];
         j->reported = (int)j->state;
-        if (local_job_active(j))
+        if (local_job_active(j)) {
             l->jobs[kept++] = j;
-        else
-            local_job_destroy(j);
+            continue;
+        }
+        if (local_job_cgroups_remove(&l->ctx, j->spec.loom_id,
+                                     j->spec.account) < 0)
+            local_cg_left_add(l, j->spec.loom_id);
+        local_job_destroy(j);
     }
     l->n_jobs = kept;
     return 0;
@@ -513,7 +306,7 @@ static int local_queues(void *self, struct cl_queue_list *out,
 
     if (!q || !(q->name = strdup(QUEUE)) || !(q->state = strdup("open"))) {
         cl_queue_list_fini(out);
-        return oom(err);
+        return local_oom(err);
     }
     q->nodes = l->n_nodes;
     q->max_walltime_s = 0;
@@ -538,6 +331,12 @@ static int check_req(const struct start_req *req, struct loom_error *err)
     if (req->command && (!req->command[0] || !req->command[0][0]))
         return loom_error_field(err, LOOM_EINVAL, "command",
                                 "the command is empty");
+    if (!req->account || !*req->account)
+        return loom_error_set(err, LOOM_EINVAL, "the job has no account to "
+                              "run as (a record from before accounts)");
+    if (req->workdir && req->workdir[0] != '/')
+        return loom_error_field(err, LOOM_EINVAL, "workdir", "workdir '%s' "
+                                "is not an absolute path", req->workdir);
     for (const char *const *e = req->env; e && *e; e++)
         if (**e == '=' || !strchr(*e, '='))
             return loom_error_field(err, LOOM_EINVAL, "env", "env: '%s' is "
@@ -552,7 +351,7 @@ static int check_node(struct local *l, const struct start_req *req,
                       size_t i, struct loom_error *err)
 {
     const char *name = req->nodes[i];
-    int k = node_index(l, name);
+    int k = local_node_index(l, name);
     int cpus = req->cpus_per_node > 0 ? req->cpus_per_node : 1;
     const struct lnode *n;
 
@@ -588,19 +387,19 @@ static int check_node(struct local *l, const struct start_req *req,
     return 0;
 }
 
-static int result_fill(struct local *l, int64_t id, struct start_result *out,
+/* What start() answers: the job's id and where its output goes (as its
+ * supervisor resolved the names). */
+static int result_fill(const struct local_job *j, struct start_result *out,
                        struct loom_error *err)
 {
-    char dir[PATH_MAX];
-
-    job_dir(l, id, dir);
-    out->native_id = local_strf("%lld", (long long)id);
-    out->stdout_path = local_strf("%s/%s", dir, LOOM_LF_STDOUT);
-    out->stderr_path = local_strf("%s/%s", dir, LOOM_LF_STDERR);
-    if (out->native_id && out->stdout_path && out->stderr_path)
+    out->native_id = local_strf("%lld", (long long)j->spec.loom_id);
+    out->stdout_path = j->pid.stdout_path ? strdup(j->pid.stdout_path) : NULL;
+    out->stderr_path = j->pid.stderr_path ? strdup(j->pid.stderr_path) : NULL;
+    if (out->native_id && (out->stdout_path || !j->pid.stdout_path) &&
+        (out->stderr_path || !j->pid.stderr_path))
         return 0;
     start_result_fini(out);
-    return oom(err);
+    return local_oom(err);
 }
 
 static int local_start(void *self, const struct start_req *req,
@@ -612,13 +411,14 @@ static int local_start(void *self, const struct start_req *req,
     int r;
 
     memset(out, 0, sizeof(*out));
-    if (check_req(req, err) < 0 || job_reserve(l) < 0 ||
-        result_fill(l, req->loom_id, out, err) < 0)
+    if (check_req(req, err) < 0 || job_reserve(l) < 0)
         goto error;
-    r = job_get_id(l, req->loom_id, &j, err);
+    r = local_job_get_id(l, req->loom_id, &j, err);
     if (r < 0)
         goto error;
     if (r > 0) {
+        if (result_fill(j, out, err) < 0)
+            goto error;
         out->adopted = 1;
         log_info("cluster=%s job=%lld: exists, adopted (%s)", l->name,
                  (long long)req->loom_id, local_state_names[j->state]);
@@ -628,19 +428,22 @@ static int local_start(void *self, const struct start_req *req,
     for (size_t i = 0; i < req->n_nodes; i++)
         if (check_node(l, req, i, err) < 0)
             goto error;
-    if (access(l->supervise, X_OK) < 0) {
-        loom_error_set(err, LOOM_EINTERNAL, "cannot run %s: %s",
-                       l->supervise, strerror(errno));
+    if (access(l->runas, X_OK) < 0) {
+        loom_error_set(err, LOOM_EINTERNAL, "cannot run %s: %s", l->runas,
+                       strerror(errno));
         goto error;
     }
     job_dir(l, req->loom_id, dir);
-    j = local_job_start(dir, l->name, req, l->supervise, err);
+    j = local_job_start(dir, &l->ctx, req, err);
     if (!j)
         goto error;
     l->jobs[l->n_jobs++] = j; /* room was reserved */
-    log_info("cluster=%s job=%lld: started on %s%s, supervisor pid %d",
+    if (result_fill(j, out, err) < 0)
+        goto error;
+    log_info("cluster=%s job=%lld: started on %s%s as %s, supervisor pid %d",
              l->name, (long long)req->loom_id, req->nodes[0],
-             req->n_nodes > 1 ? " and more" : "", (int)j->pid.sup_pid);
+             req->n_nodes > 1 ? " and more" : "", req->account,
+             (int)j->pid.sup_pid);
     return 0;
 error:
     start_result_fini(out);
@@ -652,9 +455,9 @@ error:
 static struct local_job *job_get(struct local *l, const char *native_id,
                                  const char *op, struct loom_error *err)
 {
-    int64_t id = parse_id(native_id);
+    int64_t id = local_parse_id(native_id);
     struct local_job *j = NULL;
-    int r = id > 0 ? job_get_id(l, id, &j, err) : 0;
+    int r = id > 0 ? local_job_get_id(l, id, &j, err) : 0;
 
     if (r > 0)
         return j;
@@ -717,26 +520,26 @@ static int local_set_node_state(void *self, const char *node,
                                 struct loom_error *err)
 {
     struct local *l = self;
-    int k = node_index(l, node), a = A_UP;
+    int k = local_node_index(l, node), a = A_UP;
     struct lnode *n, old;
     char *copy = NULL;
 
     if (k < 0)
         return loom_error_set(err, LOOM_ENOENT, "cluster %s: no node %s",
                               l->name, node);
-    while (a <= A_DOWN && strcmp(state, admin_names[a]) != 0)
+    while (a <= A_DOWN && strcmp(state, local_admin_names[a]) != 0)
         a++;
     if (a > A_DOWN)
         return loom_error_field(err, LOOM_EINVAL, "state", "cluster %s: "
                                 "node %s: state '%s' is not up, drain or "
                                 "down", l->name, node, state);
     if (a != A_UP && reason && *reason && !(copy = strdup(reason)))
-        return oom(err);
+        return local_oom(err);
     n = &l->nodes[k];
     old = *n;
     n->admin = (enum admin)a;
     n->reason = copy;
-    if (nodes_save(l, err) < 0) {
+    if (local_nodes_save(l, err) < 0) {
         *n = old;
         free(copy);
         return loom_error_prefix(err, "cluster %s: node %s", l->name, node);
@@ -748,7 +551,8 @@ static int local_set_node_state(void *self, const char *node,
 }
 
 static const char *const local_conf_keys[] = {
-    "nodes", "cpus_per_node", "memory_mb", "gpus", "features", NULL,
+    "nodes", "cpus_per_node", "memory_mb", "gpus", "features", "confine",
+    "pids_max", NULL,
 };
 
 const struct adaptor_type adaptor_local = {
@@ -761,6 +565,7 @@ const struct adaptor_type adaptor_local = {
     .create = local_create,
     .destroy = local_destroy,
     .probe = local_probe,
+    .describe = local_describe,
     .nodes = local_nodes,
     .jobs = local_jobs,
     .queues = local_queues,

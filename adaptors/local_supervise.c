@@ -1,11 +1,15 @@
 /* local_supervise.c - loom-supervise: runs one local job, records its end. */
 /* SPDX-License-Identifier: MIT */
 /*
- * Started by the local adaptor as `loom-supervise JOBDIR` (the protocol is in
- * adaptors/local_job.h). It detaches, runs the job in its own process group,
- * enforces the walltime, turns a SIGTERM into a cancel of the whole group,
- * makes sure nothing of the group survives, writes exit.json and exits.
+ * Started by loom-runas as `loom-supervise --run RUNDIR`, as the job's
+ * account, in the job's cgroups (the protocol is in adaptors/local_job.h).
+ * It detaches, runs the job in its own process group, enforces the
+ * walltime, turns a SIGTERM into a cancel of everything in the job's
+ * cgroup (or, unconfined, its process group), makes sure nothing of it
+ * survives, writes run/exit.json and exits.
  */
+#include "adaptors/local_supervise.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -14,37 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "adaptors/local_job.h"
+#include "adaptors/runas.h"
 #include "core/log.h"
 #include "core/timeutil.h"
 
-#define DRAIN_S 5.0 /* how long to wait for a killed group to be gone */
-#define DEFAULT_PATH "PATH=/usr/local/bin:/usr/bin:/bin"
+#define DRAIN_S 5.0 /* how long to wait for a killed job to be gone */
 
-extern char **environ;
-
-struct sup {
-    const char *dir;
-    struct local_spec spec;
-    struct local_pid pid;
-    struct strv argv, env; /* what the job execs with */
-    pid_t job;             /* the group leader; also the group id */
-    int exec_fd;           /* read end: the errno of a failed exec, or EOF
-                              once the job execs (the write end is
-                              close-on-exec); -1 when none */
-    const char *reason;    /* "walltime exceeded", "cancelled", or NULL */
-    int stopping;          /* SIGTERM sent to the group */
-    double kill_at;        /* when SIGKILL follows it; 0 once sent */
-};
-
-static void ready(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* The one line the adaptor waits for; a vanished reader is no matter. */
-static void ready(const char *fmt, ...)
+void sup_ready(const char *fmt, ...)
 {
     char line[400];
     va_list ap;
@@ -58,202 +43,44 @@ static void ready(const char *fmt, ...)
     close(LOOM_LOCAL_READY_FD);
 }
 
-/* Keep 0-4, close whatever else loomd left open to us. */
+/* Keep 0-5, close whatever else was left open to us. */
 static void close_others(void)
 {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-    if (close_range(LOOM_LOCAL_LOCK_FD + 1, ~0U, 0) == 0)
+    if (close_range(LOOM_RUNAS_RUN_FD + 1, ~0U, 0) == 0)
         return;
 #endif
     long max = sysconf(_SC_OPEN_MAX);
 
     if (max <= 0 || max > 65536)
         max = 65536;
-    for (int fd = LOOM_LOCAL_LOCK_FD + 1; fd < max; fd++)
+    for (int fd = LOOM_RUNAS_RUN_FD + 1; fd < max; fd++)
         close(fd);
 }
 
-static int open_out(const char *dir, const char *name)
+/* sig to every process of the job: each one in its cgroup but us, or
+ * (unconfined) its process group. The number signalled. */
+static int signal_job(struct sup *s, int sig)
 {
-    char path[4096];
+    char line[32];
+    FILE *f;
+    int n = 0;
 
-    if (local_path(path, sizeof(path), dir, name, NULL) < 0)
-        return -1;
-    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-}
-
-/* Variables the job gets from us, whatever the request says. */
-static int is_ours(const char *var)
-{
-    static const char *const ours[] = {"LOOM_JOB_ID=", "LOOM_CLUSTER=",
-                                       "LOOM_NODES=", "LOOM_NODE="};
-
-    for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
-        if (strncmp(var, ours[i], strlen(ours[i])) == 0)
-            return 1;
-    return 0;
-}
-
-static int push_new(struct strv *v, char *str)
-{
-    int rc = str ? strv_push(v, str) : -1;
-
-    free(str);
-    return rc;
-}
-
-/* LOOM_NODES=n1,n2,... */
-static char *nodes_var(const struct strv *nodes)
-{
-    char *s = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&s, &len);
-
-    if (!f)
-        return NULL;
-    for (size_t i = 0; i < nodes->n; i++)
-        fprintf(f, "%s%s", i ? "," : "LOOM_NODES=", nodes->v[i]);
-    if (fclose(f) == 0)
-        return s;
-    free(s);
-    return NULL;
-}
-
-/* The request's environment, our variables, and a PATH when it has none. */
-static int build_env(struct sup *s)
-{
-    const struct local_spec *sp = &s->spec;
-    int has_path = 0;
-
-    for (size_t i = 0; i < sp->env.n; i++) {
-        if (is_ours(sp->env.v[i]))
-            continue;
-        has_path |= strncmp(sp->env.v[i], "PATH=", 5) == 0;
-        if (strv_push(&s->env, sp->env.v[i]) < 0)
-            return -1;
+    if (!s->spec.cgroup_procs)
+        return s->job > 0 && killpg(s->job, sig) == 0 ? 1 : 0;
+    f = fopen(s->spec.cgroup_procs, "re");
+    if (!f) {
+        log_warn("job=%lld: %s: %s", (long long)s->spec.loom_id,
+                 s->spec.cgroup_procs, strerror(errno));
+        return s->job > 0 && killpg(s->job, sig) == 0 ? 1 : 0;
     }
-    if ((!has_path && strv_push(&s->env, DEFAULT_PATH) < 0) ||
-        push_new(&s->env, local_strf("LOOM_JOB_ID=%lld",
-                                     (long long)sp->loom_id)) < 0 ||
-        push_new(&s->env, local_strf("LOOM_CLUSTER=%s", sp->cluster)) < 0 ||
-        push_new(&s->env, local_strf("LOOM_NODE=%s", sp->nodes.v[0])) < 0 ||
-        push_new(&s->env, nodes_var(&sp->nodes)) < 0)
-        return -1;
-    return 0;
-}
-
-/* The command as given; or the script, by its #! line or by /bin/sh. */
-static int build_argv(struct sup *s)
-{
-    char path[4096], head[2] = "";
-    int fd;
-
-    for (size_t i = 0; i < s->spec.command.n; i++)
-        if (strv_push(&s->argv, s->spec.command.v[i]) < 0)
-            return -1;
-    if (s->spec.command.n)
-        return 0;
-    if (local_path(path, sizeof(path), s->dir, LOOM_LF_SCRIPT, NULL) < 0 ||
-        (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return -1;
-    if (read(fd, head, 2) != 2)
-        head[0] = '\0';
-    close(fd);
-    if (memcmp(head, "#!", 2) != 0 && strv_push(&s->argv, "/bin/sh") < 0)
-        return -1;
-    return strv_push(&s->argv, path);
-}
-
-/* In the job's process: wait for the go, then become the job; when it
- * cannot, tell the supervisor why through report (close-on-exec). */
-static void child_exec(struct sup *s, int go, int out, int errfd, int report)
-{
-    int null = open("/dev/null", O_RDONLY);
-    sigset_t none;
-    char c;
-    int e;
-
-    setpgid(0, 0);
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 ||
-        dup2(errfd, 2) < 0 || chdir(s->dir) < 0)
-        _exit(127);
-    /* No go (the supervisor died before pid.json was written): never run. */
-    if (read(go, &c, 1) != 1)
-        _exit(127);
-    environ = s->env.v;
-    execvp(s->argv.v[0], s->argv.v);
-    e = errno;
-    /* On a failed write the supervisor knows the exit code alone. */
-    while (write(report, &e, sizeof(e)) < 0 && errno == EINTR)
-        ;
-    dprintf(2, "loom-supervise: cannot execute %s: %s\n", s->argv.v[0],
-            strerror(e));
-    _exit(e == ENOENT ? 127 : 126);
-}
-
-static int record_pid(struct sup *s, pid_t job)
-{
-    struct loom_error err;
-    char state;
-
-    s->pid.sup_pid = getpid();
-    s->pid.pgid = job;
-    s->pid.start_time = time(NULL);
-    snprintf(s->pid.boot_id, sizeof(s->pid.boot_id), "%s", local_boot_id());
-    if (local_proc_stat(getpid(), &state, &s->pid.sup_start) < 0 ||
-        local_proc_stat(job, &state, &s->pid.job_start) < 0) {
-        ready("error: cannot read /proc for pid %d", (int)job);
-        return -1;
+    while (fgets(line, sizeof(line), f)) {
+        long p = strtol(line, NULL, 10);
+        if (p > 1 && p != (long)getpid() && kill((pid_t)p, sig) == 0)
+            n++;
     }
-    if (local_pid_write(s->dir, &s->pid, &err) < 0) {
-        ready("error: %s", err.message);
-        return -1;
-    }
-    return 0;
-}
-
-static int start_job(struct sup *s)
-{
-    int out = open_out(s->dir, LOOM_LF_STDOUT);
-    int errfd = open_out(s->dir, LOOM_LF_STDERR);
-    int go[2] = {-1, -1}, rep[2] = {-1, -1};
-    pid_t pid = -1;
-
-    if (out >= 0 && errfd >= 0 && pipe2(go, O_CLOEXEC) == 0 &&
-        pipe2(rep, O_CLOEXEC) == 0)
-        pid = fork();
-    if (pid == 0) {
-        close(go[1]);
-        close(rep[0]);
-        child_exec(s, go[0], out, errfd, rep[1]);
-    }
-    if (pid < 0)
-        ready("error: cannot start the job in %s: %s", s->dir,
-              strerror(errno));
-    close(out);
-    close(errfd);
-    close(go[0]);
-    close(rep[1]);
-    if (pid < 0) {
-        close(go[1]);
-        close(rep[0]);
-        return -1;
-    }
-    s->exec_fd = rep[0];
-    setpgid(pid, pid); /* also in the child: whichever runs first */
-    s->job = pid;
-    if (record_pid(s, pid) < 0) {
-        close(go[1]); /* the child reads EOF and ends without exec */
-        waitpid(pid, NULL, 0);
-        return -1;
-    }
-    if (write(go[1], "g", 1) != 1)
-        log_warn("job=%lld: go: %s", (long long)s->spec.loom_id,
-                 strerror(errno));
-    close(go[1]);
-    return 0;
+    fclose(f);
+    return n;
 }
 
 static void begin_stop(struct sup *s, const char *reason, double now)
@@ -263,10 +90,10 @@ static void begin_stop(struct sup *s, const char *reason, double now)
     s->stopping = 1;
     s->reason = reason;
     s->kill_at = now + LOOM_LOCAL_GRACE_S;
-    log_info("job=%lld pgid=%d: %s: SIGTERM to the group",
+    log_info("job=%lld pgid=%d: %s: SIGTERM to the job",
              (long long)s->spec.loom_id, (int)s->job, reason);
-    killpg(s->job, SIGTERM);
-    killpg(s->job, SIGCONT); /* a stopped job must run to see the TERM */
+    signal_job(s, SIGTERM);
+    signal_job(s, SIGCONT); /* a stopped job must run to see the TERM */
 }
 
 /* 1 once the leader has ended (not reaped yet, so its group id stays ours);
@@ -314,29 +141,43 @@ static void supervise(struct sup *s, const sigset_t *set)
         }
         if (s->kill_at && now >= s->kill_at) {
             s->kill_at = 0;
-            log_info("job=%lld pgid=%d: grace over: SIGKILL to the group",
-                     (long long)s->spec.loom_id, (int)s->job);
-            killpg(s->job, SIGKILL);
+            log_info("job=%lld: grace over: SIGKILL to the job",
+                     (long long)s->spec.loom_id);
+            signal_job(s, SIGKILL);
         }
+    }
+    /* A cancel signals every process of the job's cgroup, us too: the job
+     * may end of that TERM before we took ours (thawed together after a
+     * suspend, say). It is still a cancel. */
+    if (!s->stopping) {
+        struct timespec zero = {0, 0};
+        int sig;
+
+        while ((sig = sigtimedwait(set, NULL, &zero)) > 0)
+            if (sig == SIGTERM || sig == SIGINT)
+                begin_stop(s, "cancelled", time_mono());
     }
 }
 
-/* Kill what is left of the group and wait (briefly) until it is gone. */
-static void drain_group(struct sup *s)
+/* Kill what is left of the job and wait (briefly) until it is gone: in a
+ * cgroup, again until none is left (what is killed cannot fork again). */
+static void drain(struct sup *s)
 {
     double deadline = time_mono() + DRAIN_S;
     struct timespec pause = {0, 10 * 1000 * 1000};
 
-    while (killpg(s->job, 0) == 0) {
+    while (signal_job(s, SIGKILL) > 0) {
         while (waitpid(-1, NULL, WNOHANG) > 0)
             ;
         if (time_mono() > deadline) {
-            log_warn("job=%lld pgid=%d: processes of the group survive "
-                     "SIGKILL", (long long)s->spec.loom_id, (int)s->job);
+            log_warn("job=%lld: processes of the job survive SIGKILL",
+                     (long long)s->spec.loom_id);
             return;
         }
         nanosleep(&pause, NULL);
     }
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
 }
 
 /* The errno with which the job's exec failed, or 0 when it ran. Called
@@ -355,6 +196,27 @@ static int exec_errno(struct sup *s)
     return n == (ssize_t)sizeof(e) ? e : 0;
 }
 
+/* The kernel's out-of-memory kills in the job's memory cgroup. */
+static long oom_kills(const struct sup *s)
+{
+    char text[1024], *p;
+    ssize_t n = -1;
+    int fd;
+
+    if (!s->spec.oom_file)
+        return 0;
+    fd = open(s->spec.oom_file, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        n = read(fd, text, sizeof(text) - 1);
+        close(fd);
+    }
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    p = strstr(text, "oom_kill ");
+    return p ? strtol(p + 9, NULL, 10) : 0;
+}
+
 /* Why the job ended, in the words the job's record shows; "" when it
  * ended well (exit code 0). */
 static void end_reason(struct sup *s, const struct local_exit *x, int exec_err,
@@ -364,6 +226,9 @@ static void end_reason(struct sup *s, const struct local_exit *x, int exec_err,
 
     if (s->reason)
         snprintf(out, size, "%s", s->reason);
+    else if (oom_kills(s) > 0)
+        snprintf(out, size, "out of memory (memory_mb %ld)",
+                 s->spec.memory_mb);
     else if (exec_err)
         snprintf(out, size, "cannot execute %s: %s", s->argv.v[0],
                  strerror(exec_err));
@@ -383,22 +248,27 @@ static int finish(struct sup *s)
     struct loom_error err;
     int status = 0;
 
-    killpg(s->job, SIGKILL);
-    while (waitpid(s->job, &status, 0) < 0 && errno == EINTR)
-        ;
-    drain_group(s);
     memset(&e, 0, sizeof(e));
-    e.has_exit_code = 1;
-    if (WIFSIGNALED(status)) {
-        e.signal = WTERMSIG(status);
-        e.exit_code = 128 + e.signal;
+    if (s->job > 0) {
+        /* the group before the leader is reaped: its id cannot be reused */
+        signal_job(s, SIGKILL);
+        while (waitpid(s->job, &status, 0) < 0 && errno == EINTR)
+            ;
+        drain(s);
+        e.has_exit_code = 1;
+        if (WIFSIGNALED(status)) {
+            e.signal = WTERMSIG(status);
+            e.exit_code = 128 + e.signal;
+        } else {
+            e.exit_code = WEXITSTATUS(status);
+        }
+        end_reason(s, &e, exec_errno(s), e.reason, sizeof(e.reason));
     } else {
-        e.exit_code = WEXITSTATUS(status);
+        snprintf(e.reason, sizeof(e.reason), "%s", s->fail);
     }
-    end_reason(s, &e, exec_errno(s), e.reason, sizeof(e.reason));
     e.start_time = s->pid.start_time;
     e.end_time = time(NULL);
-    if (local_exit_write(s->dir, &e, &err) < 0) {
+    if (local_exit_write(s->run_fd, s->rundir, &e, &err) < 0) {
         log_err("job=%lld: %s", (long long)s->spec.loom_id, err.message);
         return 1;
     }
@@ -408,12 +278,32 @@ static int finish(struct sup *s)
     return 0;
 }
 
+/* spec.json, from the descriptor loomd locked (its directory is loomd's,
+ * closed to the account). */
+static int read_spec(struct sup *s)
+{
+    struct loom_error err;
+    json_error_t je;
+    json_t *o;
+    int r;
+
+    if (lseek(LOOM_LOCAL_LOCK_FD, 0, SEEK_SET) < 0 ||
+        !(o = json_loadfd(LOOM_LOCAL_LOCK_FD, JSON_REJECT_DUPLICATES, &je))) {
+        sup_ready("error: %s: %s", LOOM_LF_SPEC,
+                  errno ? strerror(errno) : je.text);
+        return -1;
+    }
+    r = local_spec_from_json(o, LOOM_LF_SPEC, &s->spec, &err);
+    json_decref(o);
+    if (r < 0)
+        sup_ready("error: %s", err.message);
+    return r < 0 ? -1 : 0;
+}
+
 /* The real supervisor, in its own session. */
 static int run(struct sup *s)
 {
-    struct loom_error err;
     sigset_t set;
-    int r;
 
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
@@ -423,29 +313,42 @@ static int run(struct sup *s)
     sigaddset(&set, SIGPIPE);
     sigaddset(&set, SIGCHLD);
     sigprocmask(SIG_BLOCK, &set, NULL);
+    /* The job runs as our account: it must not trace us or reach our
+     * descriptors (the lock, the run directory) through /proc. */
+    prctl(PR_SET_DUMPABLE, 0);
     /* Orphans of the job are re-parented to us, and so can be reaped and
      * waited for. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
+    umask(027);
     close_others();
-    if (chdir(s->dir) < 0)
-        log_warn("chdir %s: %s", s->dir, strerror(errno));
+    if (chdir("/") < 0)
+        log_warn("chdir /: %s", strerror(errno));
     fcntl(LOOM_LOCAL_READY_FD, F_SETFD, FD_CLOEXEC);
     fcntl(LOOM_LOCAL_LOCK_FD, F_SETFD, FD_CLOEXEC);
-    r = local_spec_read(s->dir, &s->spec, &err);
-    if (r <= 0) {
-        ready("error: %s", r == 0 ? "no " LOOM_LF_SPEC : err.message);
+    fcntl(s->run_fd, F_SETFD, FD_CLOEXEC);
+    errno = 0;
+    if (read_spec(s) < 0)
+        return 1;
+    if (launch_prepare(s) < 0) {
+        sup_ready("error: job %lld: cannot build its argv and environment: "
+                  "%s", (long long)s->spec.loom_id, strerror(errno));
         return 1;
     }
-    if (build_argv(s) < 0 || build_env(s) < 0) {
-        ready("error: job %lld: cannot build its argv and environment: %s",
-              (long long)s->spec.loom_id, strerror(errno));
+    if (launch_start(s) < 0)
         return 1;
+    if (s->fail[0])
+        log_info("job=%lld: not started: %s", (long long)s->spec.loom_id,
+                 s->fail);
+    else
+        log_info("job=%lld: started pgid=%d as %s in %s",
+                 (long long)s->spec.loom_id, (int)s->job,
+                 s->spec.account ? s->spec.account : "?", s->pid.workdir);
+    if (s->fail[0]) {
+        int rc = finish(s);
+        sup_ready("ok");
+        return rc;
     }
-    if (start_job(s) < 0)
-        return 1;
-    log_info("job=%lld: started pgid=%d", (long long)s->spec.loom_id,
-             (int)s->job);
-    ready("ok");
+    sup_ready("ok");
     supervise(s, &set);
     return finish(s);
 }
@@ -456,28 +359,30 @@ int main(int argc, char **argv)
     pid_t pid;
     int rc;
 
-    if (argc != 2 || argv[1][0] != '/') {
-        fprintf(stderr, "usage: loom-supervise /ABSOLUTE/JOB/DIR "
-                        "(run by loomd's local adaptor)\n");
+    if (argc != 3 || strcmp(argv[1], "--run") != 0 || argv[2][0] != '/') {
+        fprintf(stderr, "usage: loom-supervise --run /ABSOLUTE/RUN/DIR "
+                        "(run by loom-runas for loomd's local adaptor)\n");
         return 2;
     }
     log_thread_name("supervise");
     memset(&s, 0, sizeof(s));
-    s.dir = argv[1];
-    s.exec_fd = -1;
+    s.rundir = argv[2];
+    s.run_fd = LOOM_RUNAS_RUN_FD;
+    s.exec_fd = s.script_fd = s.out_fd = s.err_fd = -1;
     pid = fork();
     if (pid < 0) {
-        ready("error: fork: %s", strerror(errno));
+        sup_ready("error: fork: %s", strerror(errno));
         return 1;
     }
     if (pid > 0)
         _exit(0); /* the adaptor reaps us; the supervisor is init's child */
     if (setsid() < 0) {
-        ready("error: setsid: %s", strerror(errno));
+        sup_ready("error: setsid: %s", strerror(errno));
         return 1;
     }
     rc = run(&s);
     local_spec_fini(&s.spec);
+    local_pid_fini(&s.pid);
     strv_fini(&s.argv);
     strv_fini(&s.env);
     return rc;

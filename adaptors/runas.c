@@ -14,19 +14,26 @@
  *       owns, in a directory it owns that nobody else may write) is given
  *       to the account (mode 2750, group loomd's); the process joins each
  *       CGROUP (a cgroup directory loomd's account owns), becomes the
- *       account and executes loom-supervise from its own directory. The
- *       file descriptors 0-9 are passed on as they are; the protocol of
- *       loom-supervise is in local_job.h. On a refusal the reason is
- *       written to fd 3 as "error: ..." (the ready pipe) and to stderr.
- *   loom-runas run ACCOUNT [-C DIR] -- PROGRAM [ARG...]
+ *       account and executes loom-supervise from its own directory with
+ *       RUNDIR open on descriptor 5 (LOOM_RUNAS_RUN_FD). The descriptors
+ *       0-4 are passed on as they are; the protocol of loom-supervise is
+ *       in local_job.h. On a refusal the reason is written to fd 3 as
+ *       "error: ..." (the ready pipe) and to stderr.
+ *   loom-runas run ACCOUNT [-C DIR] [-t SECONDS] -- PROGRAM [ARG...]
  *       PROGRAM as the account (HOME, USER, LOGNAME and SHELL set, the
- *       rest of the environment as given), in DIR or the account's home.
+ *       rest of the environment as given), in DIR or the account's home;
+ *       standard input, output and error as given (-C and -t in either
+ *       order). With -t, SIGALRM ends PROGRAM after SECONDS (1 to 86400;
+ *       an alarm survives exec): once it is the account, its caller
+ *       (loomd's account) can no longer signal it.
  *   loom-runas signal ACCOUNT SIGNAL CGROUP | -g PGID
  *       As the account: the signal to every process in CGROUP (again
  *       until none is left, for KILL), or to the process group PGID.
  *   loom-runas read ACCOUNT PATH OFFSET MAX
  *       As the account: "size N" and a newline, then at most MAX bytes of
- *       PATH from OFFSET, on stdout.
+ *       PATH from OFFSET, on stdout; a PATH without a leading / is taken
+ *       relative to the directory open on descriptor 3 (loomd passes a
+ *       job's run directory so). It gives up after 10 s.
  *   loom-runas cgroups
  *       For each cgroup hierarchy, a directory loom.jobs in the caller's
  *       own cgroup, owned by the caller: loomd makes its jobs' cgroups
@@ -84,7 +91,8 @@ static void usage(void) __attribute__((noreturn));
 static void usage(void)
 {
     fputs("usage: loom-runas start ACCOUNT RUNDIR [CGROUP...]\n"
-          "       loom-runas run ACCOUNT [-C DIR] -- PROGRAM [ARG...]\n"
+          "       loom-runas run ACCOUNT [-C DIR] [-t SECONDS] -- PROGRAM "
+          "[ARG...]\n"
           "       loom-runas signal ACCOUNT SIGNAL CGROUP | -g PGID\n"
           "       loom-runas read ACCOUNT PATH OFFSET MAX\n"
           "       loom-runas cgroups\n", stderr);
@@ -228,7 +236,12 @@ static int verb_start(int argc, char **argv)
     if (fchown(dir, pw.pw_uid, getgid()) < 0 || fchmod(dir, 02750) < 0)
         runas_fail("run directory %s: %s", argv[3], strerror(errno));
     close(parent);
-    close(dir);
+    /* open across exec: the copy that dup2 makes, or dir itself */
+    if (dup2(dir, LOOM_RUNAS_RUN_FD) < 0 ||
+        fcntl(LOOM_RUNAS_RUN_FD, F_SETFD, 0) < 0)
+        runas_fail("run directory %s: %s", argv[3], strerror(errno));
+    if (dir != LOOM_RUNAS_RUN_FD)
+        close(dir);
     /* Into the job's cgroups, while still root. */
     snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
     for (int i = 4; i < argc; i++) {
@@ -257,22 +270,40 @@ static int verb_start(int argc, char **argv)
     runas_fail("exec %s: %s", sup, strerror(errno));
 }
 
+/* A number of seconds for alarm(): 1 to a day. */
+static unsigned seconds(const char *text)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+
+    if (*end || end == text || v < 1 || v > 86400)
+        runas_fail("-t: expected seconds from 1 to 86400, not '%s'", text);
+    return (unsigned)v;
+}
+
 static int verb_run(int argc, char **argv)
 {
     const char *cwd = NULL;
+    unsigned timeout = 0;
     struct passwd pw;
     int i = 3;
 
     if (argc < 5)
         usage();
     pw = target(argv[2]);
-    if (!strcmp(argv[i], "-C") && i + 1 < argc) {
-        cwd = argv[i + 1];
+    while (i + 1 < argc && (!strcmp(argv[i], "-C") || !strcmp(argv[i], "-t"))) {
+        if (argv[i][1] == 'C')
+            cwd = argv[i + 1];
+        else
+            timeout = seconds(argv[i + 1]);
         i += 2;
     }
     if (i >= argc || strcmp(argv[i], "--") || i + 1 >= argc)
         usage();
     become(&pw);
+    /* The timer outlives exec; SIGALRM's default action (main() restored
+     * it) ends the program. */
+    alarm(timeout);
     set_user_env(&pw);
     if (chdir(cwd ? cwd : pw.pw_dir) < 0 && (cwd || chdir("/") < 0))
         runas_fail("%s cannot enter %s: %s", pw.pw_name, cwd ? cwd : pw.pw_dir,
@@ -353,7 +384,10 @@ static int verb_read(int argc, char **argv)
     if (*end)
         usage();
     become(&pw);
-    fd = open(argv[3], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    alarm(LOOM_RUNAS_READ_TIMEOUT_S);
+    fd = argv[3][0] == '/' ? open(argv[3], O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+                           : openat(3, argv[3], O_RDONLY | O_CLOEXEC |
+                                                    O_NONBLOCK);
     if (fd < 0)
         runas_fail("%s: %s", argv[3], strerror(errno));
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
@@ -376,6 +410,9 @@ int main(int argc, char **argv)
     if (argc < 2)
         usage();
     check_caller();
+    /* run's and read's alarm must end the program, even when the caller
+     * ignored SIGALRM (an ignored signal stays ignored across exec). */
+    signal(SIGALRM, SIG_DFL);
     if (!strcmp(argv[1], "start"))
         return verb_start(argc, argv);
     if (!strcmp(argv[1], "run"))

@@ -10,4 +10,13 @@
 /* The name of loom-runas in the libexec directory, beside loom-supervise. */
 #define LOOM_RUNAS_NAME "loom-runas"
 
+/* `start` hands loom-supervise its run directory open on this descriptor:
+ * the account owns the directory but cannot reach it by path (it lies in
+ * loomd's private job directory). */
+#define LOOM_RUNAS_RUN_FD 5
+
+/* `read` gives up after this long (loomd cannot signal it once it has
+ * become the account); `run -t` sets its own. */
+#define LOOM_RUNAS_READ_TIMEOUT_S 10
+
 #endif

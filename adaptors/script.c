@@ -1,7 +1,6 @@
 /* script.c - the script adaptor: one pack executable per operation. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +8,6 @@
 #include <unistd.h>
 
 #include "adaptors/script.h"
-#include "core/directives.h"
 #include "core/log.h"
 #include "core/proc.h"
 
@@ -17,36 +15,21 @@
 #define DEFAULT_MAX_OUT (1 << 20)
 #define MAX_ERR (64 << 10)
 
-enum op {
-    OP_NODES, OP_JOBS, OP_QUEUES, OP_START, OP_CANCEL, OP_SET_NODE_STATE,
-    OP_SUSPEND, OP_RESUME, OP_HOLD, OP_RELEASE, OP_RESERVE, OP_UNRESERVE,
-    N_OPS
-};
-
-static const char *const op_names[N_OPS] = {
+const char *const script_op_names[N_OPS] = {
     "nodes", "jobs", "queues", "start", "cancel", "set-node-state",
     "suspend", "resume", "hold", "release", "reserve", "unreserve",
 };
 
-struct script {
-    char *cluster, *pack, *pack_dir, *dir, *workdir;
-    struct strv env;          /* "NAME=value": the section's env.* */
-    double timeout[N_OPS];
-    size_t max_out;
-    int has[N_OPS];
-    unsigned caps;
-    enum adaptor_model model;
-};
 
 static int op_of(const char *name)
 {
     for (int i = 0; i < N_OPS; i++)
-        if (!strcmp(op_names[i], name))
+        if (!strcmp(script_op_names[i], name))
             return i;
     return -1;
 }
 
-static int fail(const struct script *s, const char *op, struct loom_error *err)
+int script_fail(const struct script *s, const char *op, struct loom_error *err)
 {
     return loom_error_prefix(err, "cluster %s: pack %s: %s", s->cluster,
                              s->pack, op);
@@ -107,7 +90,7 @@ static char *pack_dir_of(const char *pack)
     return d;
 }
 
-static char *path_join(const char *a, const char *b)
+char *script_path_join(const char *a, const char *b)
 {
     size_t n = strlen(a) + strlen(b) + 2;
     char *p = malloc(n);
@@ -117,12 +100,13 @@ static char *path_join(const char *a, const char *b)
     return p;
 }
 
-/* Read pack.json: protocol, model, the ops (each an executable). */
+/* Read pack.json: protocol, model, whether start submits as the job's
+ * account, the ops (each an executable). */
 static int read_manifest(struct script *s, struct loom_error *err)
 {
-    char *path = path_join(s->pack_dir, "pack.json");
+    char *path = script_path_join(s->pack_dir, "pack.json");
     json_error_t je;
-    json_t *m = path ? json_load_file(path, 0, &je) : NULL, *ops, *v;
+    json_t *m = path ? json_load_file(path, 0, &je) : NULL, *ops, *v, *rau;
     const char *model;
     size_t i;
     int rc = -1;
@@ -146,10 +130,17 @@ static int read_manifest(struct script *s, struct loom_error *err)
     }
     s->model = strcmp(model, "execution-queue") ? LOOM_MODEL_DISABLED_SCHEDULER
                                                 : LOOM_MODEL_EXECUTION_QUEUE;
+    rau = json_object_get(m, "runs_as_user");
+    if (rau && !json_is_boolean(rau)) {
+        loom_error_set(err, LOOM_EINVAL, "pack %s: pack.json: runs_as_user "
+                       "must be true or false", s->pack);
+        goto out;
+    }
+    s->runs_as_user = json_is_true(rau);
     ops = json_object_get(m, "ops");
     json_array_foreach(ops, i, v) {
         int op = json_is_string(v) ? op_of(json_string_value(v)) : -1;
-        char *exe = op >= 0 ? path_join(s->pack_dir, op_names[op]) : NULL;
+        char *exe = op >= 0 ? script_path_join(s->pack_dir, script_op_names[op]) : NULL;
         int ok = exe && access(exe, X_OK) == 0;
         free(exe);
         if (op < 0 || !ok) {
@@ -165,7 +156,7 @@ static int read_manifest(struct script *s, struct loom_error *err)
     for (int op = OP_NODES; op <= OP_CANCEL; op++)
         if (!s->has[op]) {
             loom_error_set(err, LOOM_EINVAL, "pack %s: the required operation "
-                           "'%s' is missing", s->pack, op_names[op]);
+                           "'%s' is missing", s->pack, script_op_names[op]);
             goto out;
         }
     s->caps = (s->has[OP_SUSPEND] && s->has[OP_RESUME] ? LOOM_CAP_SUSPEND : 0) |
@@ -191,11 +182,13 @@ static void script_destroy(void *self)
     free(s->pack_dir);
     free(s->dir);
     free(s->workdir);
+    free(s->runas);
+    free(s->single_account);
     strv_fini(&s->env);
     free(s);
 }
 
-static int mkdir_p(const char *path)
+int script_mkdir_p(const char *path)
 {
     char buf[4096];
     size_t n = strlen(path);
@@ -211,6 +204,49 @@ static int mkdir_p(const char *path)
             *p = '/';
         }
     return mkdir(buf, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* A Unix account name as useradd takes it: letters, digits, '.', '_',
+ * '-' (not first), at most 32. */
+static int account_name_ok(const char *a)
+{
+    size_t n = strlen(a);
+
+    if (n == 0 || n > 32 || a[0] == '-')
+        return 0;
+    return strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789._-") == n;
+}
+
+/* Whose jobs the cluster takes: a pack that submits as the job's account
+ * takes anyone's; any other runs every job as one account, which its
+ * section must name (single_account), and then takes only that account's
+ * jobs. */
+static int read_accounts(struct script *s, struct conf_section *sec,
+                         const struct adaptor_env *env,
+                         struct loom_error *err)
+{
+    const char *one;
+
+    if (conf_get_str(sec, "single_account", NULL, &one, err) < 0)
+        return -1;
+    if (one && !account_name_ok(one))
+        return loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s] "
+                              "single_account: '%s' is not an account name",
+                              sec->file, sec->line, sec->name, one);
+    if (!one && !s->runs_as_user)
+        return loom_error_set(err, LOOM_EINVAL, "cluster %s: pack %s does "
+                              "not submit jobs as their own accounts (its "
+                              "pack.json does not say \"runs_as_user\": "
+                              "true); name the one account every job of "
+                              "this cluster runs as with single_account = "
+                              "ACCOUNT in [cluster %s]", s->cluster, s->pack,
+                              s->cluster);
+    if (one && !(s->single_account = strdup(one)))
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    s->runas = script_path_join(env->libexec_dir ? env->libexec_dir : LOOM_LIBEXECDIR,
+                         "loom-runas");
+    return s->runas ? 0 : loom_error_set(err, LOOM_EINTERNAL, "out of memory");
 }
 
 static int script_create(struct conf_section *sec,
@@ -247,15 +283,15 @@ static int script_create(struct conf_section *sec,
     s->max_out = (size_t)max_out;
     s->pack = strdup(pack);
     s->pack_dir = pack_dir_of(pack);
-    s->workdir = workdir ? strdup(workdir) : path_join(s->dir, "jobs");
+    s->workdir = workdir ? strdup(workdir) : script_path_join(s->dir, "jobs");
     if (!s->pack || !s->pack_dir || !s->workdir)
         goto oom;
-    if (mkdir_p(s->dir) < 0 || mkdir_p(s->workdir) < 0) {
+    if (script_mkdir_p(s->dir) < 0 || script_mkdir_p(s->workdir) < 0) {
         loom_error_set(err, LOOM_EINVAL, "cluster %s: cannot create %s: %s",
                        s->cluster, s->workdir, strerror(errno));
         goto error;
     }
-    if (read_manifest(s, err) < 0)
+    if (read_manifest(s, err) < 0 || read_accounts(s, sec, env, err) < 0)
         goto error;
     *self = s;
     return 0;
@@ -268,10 +304,10 @@ error:
 
 /* ---- one run ----------------------------------------------------------- */
 
-/* The environment of a run: PATH and HOME, the section's env.*, LOOM_*,
- * then the op's own (extra). */
-static char **run_env(const struct script *s, const char *op,
-                      const struct strv *extra)
+/* The environment of a run: PATH and HOME, the section's env.*, LOOM_*
+ * (LOOM_TIMEOUT_S: the op's time limit, whole seconds rounded up), then the
+ * op's own (extra). */
+static char **run_env(const struct script *s, int op, const struct strv *extra)
 {
     struct strv e = {0};
     const char *home = getenv("HOME");
@@ -284,7 +320,10 @@ static char **run_env(const struct script *s, const char *op,
         rc |= strv_push(&e, s->env.v[i]);
     snprintf(buf, sizeof(buf), "LOOM_CLUSTER=%s", s->cluster);
     rc |= strv_push(&e, buf);
-    snprintf(buf, sizeof(buf), "LOOM_OP=%s", op);
+    snprintf(buf, sizeof(buf), "LOOM_OP=%s", script_op_names[op]);
+    rc |= strv_push(&e, buf);
+    snprintf(buf, sizeof(buf), "LOOM_TIMEOUT_S=%ld",
+             (long)s->timeout[op] + (s->timeout[op] > (long)s->timeout[op]));
     rc |= strv_push(&e, buf);
     snprintf(buf, sizeof(buf), "LOOM_PACK_DIR=%s", s->pack_dir);
     rc |= strv_push(&e, buf);
@@ -356,16 +395,13 @@ static int judge(const struct script *s, int op, const struct proc_result *r,
     return 0;
 }
 
-/* Run the pack's op with args, input and extra environment. 0 with a JSON
- * object in *answer (the caller decrefs), or -1 with err naming the
- * cluster, the pack and the op. */
-static int run(struct script *s, int op, const char *const *args,
+int script_run(struct script *s, int op, const char *const *args,
                json_t *input, const struct strv *extra, json_t **answer,
                struct loom_error *err)
 {
-    char *exe = path_join(s->pack_dir, op_names[op]);
+    char *exe = script_path_join(s->pack_dir, script_op_names[op]);
     char *in = input ? json_dumps(input, JSON_COMPACT) : strdup("{}");
-    char **envp = run_env(s, op_names[op], extra);
+    char **envp = run_env(s, op, extra);
     const char *argv[8] = {exe};
     struct proc_result r = {0};
     struct proc_spec spec;
@@ -390,7 +426,7 @@ static int run(struct script *s, int op, const char *const *args,
         err->kind = LOOM_ETEMP;
 out:
     if (rc < 0)
-        fail(s, op_names[op], err);
+        script_fail(s, script_op_names[op], err);
     proc_result_fini(&r);
     free(exe);
     free(in);
@@ -408,7 +444,7 @@ out:
 static int script_probe(void *self, struct loom_error *err)
 {
     struct script *s = self;
-    char *exe = path_join(s->pack_dir, op_names[OP_NODES]);
+    char *exe = script_path_join(s->pack_dir, script_op_names[OP_NODES]);
     int ok = exe && access(exe, X_OK) == 0;
 
     free(exe);
@@ -423,6 +459,8 @@ static void script_describe(void *self, struct adaptor_desc *d)
 
     d->caps = s->caps;
     d->model = s->model;
+    d->runs_as_user = s->runs_as_user;
+    d->single_account = s->single_account;
 }
 
 static int script_nodes(void *self, struct cl_node_list *out,
@@ -432,11 +470,11 @@ static int script_nodes(void *self, struct cl_node_list *out,
     json_t *a;
     int rc;
 
-    if (run(s, OP_NODES, NULL, NULL, NULL, &a, err) < 0)
+    if (script_run(s, OP_NODES, NULL, NULL, NULL, &a, err) < 0)
         return -1;
     rc = script_parse_nodes(a, out, err);
     json_decref(a);
-    return rc < 0 ? fail(s, "nodes", err) : 0;
+    return rc < 0 ? script_fail(s, "nodes", err) : 0;
 }
 
 static int script_jobs(void *self, struct cl_job_list *out, int *complete,
@@ -446,11 +484,11 @@ static int script_jobs(void *self, struct cl_job_list *out, int *complete,
     json_t *a;
     int rc;
 
-    if (run(s, OP_JOBS, NULL, NULL, NULL, &a, err) < 0)
+    if (script_run(s, OP_JOBS, NULL, NULL, NULL, &a, err) < 0)
         return -1;
     rc = script_parse_jobs(a, out, complete, err);
     json_decref(a);
-    return rc < 0 ? fail(s, "jobs", err) : 0;
+    return rc < 0 ? script_fail(s, "jobs", err) : 0;
 }
 
 static int script_queues(void *self, struct cl_queue_list *out,
@@ -460,11 +498,11 @@ static int script_queues(void *self, struct cl_queue_list *out,
     json_t *a;
     int rc;
 
-    if (run(s, OP_QUEUES, NULL, NULL, NULL, &a, err) < 0)
+    if (script_run(s, OP_QUEUES, NULL, NULL, NULL, &a, err) < 0)
         return -1;
     rc = script_parse_queues(a, out, err);
     json_decref(a);
-    return rc < 0 ? fail(s, "queues", err) : 0;
+    return rc < 0 ? script_fail(s, "queues", err) : 0;
 }
 
 static int job_op(struct script *s, int op, const char *native_id,
@@ -476,12 +514,12 @@ static int job_op(struct script *s, int op, const char *native_id,
     if (!s->has[op])
         return loom_error_set(err, LOOM_ENOTSUP, "cluster %s: %s is not "
                               "supported by pack %s", s->cluster,
-                              op_names[op], s->pack);
+                              script_op_names[op], s->pack);
     if (!native_id || !*native_id)
         return loom_error_set(err, LOOM_EINVAL, "cluster %s: %s: the job has "
                               "no id in the cluster yet", s->cluster,
-                              op_names[op]);
-    if (run(s, op, args, NULL, NULL, &a, err) < 0)
+                              script_op_names[op]);
+    if (script_run(s, op, args, NULL, NULL, &a, err) < 0)
         return -1;
     json_decref(a);
     return 0;
@@ -529,173 +567,16 @@ static int script_set_node_state(void *self, const char *node,
                               s->pack);
     snprintf(buf, sizeof(buf), "LOOM_REASON=%s", reason ? reason : "");
     strv_push(&extra, buf);
-    rc = run(s, OP_SET_NODE_STATE, args, in, &extra, &a, err);
+    rc = script_run(s, OP_SET_NODE_STATE, args, in, &extra, &a, err);
     json_decref(in);
     json_decref(a);
     strv_fini(&extra);
-    return rc;
-}
-
-/* The job's directory under workdir and its job file (mode 0755). */
-static int job_files(struct script *s, const struct start_req *req,
-                     char **dir, char **file, struct loom_error *err)
-{
-    char id[32], *text = script_job_file(req);
-    FILE *f = NULL;
-
-    snprintf(id, sizeof(id), "%lld", (long long)req->loom_id);
-    *dir = path_join(s->workdir, id);
-    *file = *dir ? path_join(*dir, "job.sh") : NULL;
-    if (!text || !*file)
-        goto oom;
-    if (mkdir_p(*dir) < 0 || !(f = fopen(*file, "w")) ||
-        fputs(text, f) == EOF || fclose(f) != 0 || chmod(*file, 0755) < 0) {
-        if (f)
-            fclose(f);
-        loom_error_set(err, LOOM_ETEMP, "cluster %s: cannot write %s: %s",
-                       s->cluster, *file, strerror(errno));
-        free(text);
-        return -1;
-    }
-    free(text);
-    return 0;
-oom:
-    free(text);
-    return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-}
-
-static int push_env(struct strv *e, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int push_env(struct strv *e, const char *name, const char *fmt, ...)
-{
-    char value[4096], kv[4200];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(value, sizeof(value), fmt, ap);
-    va_end(ap);
-    snprintf(kv, sizeof(kv), "%s=%s", name, value);
-    return strv_push(e, kv);
-}
-
-static json_t *start_input(const struct start_req *req, const char *dir,
-                           const char *out, const char *errf)
-{
-    json_t *env = json_object(), *nodes = json_array(), *cmd = json_null();
-    char id[32];
-
-    snprintf(id, sizeof(id), "%lld", (long long)req->loom_id);
-    for (size_t i = 0; req->env && req->env[i]; i++) {
-        const char *eq = strchr(req->env[i], '=');
-        char name[256];
-        if (!eq || (size_t)(eq - req->env[i]) >= sizeof(name))
-            continue;
-        memcpy(name, req->env[i], (size_t)(eq - req->env[i]));
-        name[eq - req->env[i]] = '\0';
-        json_object_set_new(env, name, json_string(eq + 1));
-    }
-    for (size_t i = 0; i < req->n_nodes; i++)
-        json_array_append_new(nodes, json_string(req->nodes[i]));
-    if (req->command) {
-        cmd = json_array();
-        for (size_t i = 0; req->command[i]; i++)
-            json_array_append_new(cmd, json_string(req->command[i]));
-    }
-    return json_pack("{s:s, s:s?, s:s?, s:o, s:s?, s:o, s:o, s:i, s:I, s:i, "
-                     "s:I, s:s?, s:s, s:s, s:s, s:s?}",
-                     "loom_id", id, "name", req->name, "owner", req->owner,
-                     "command", cmd, "script", req->script, "env", env,
-                     "nodes", nodes, "cpus_per_node", req->cpus_per_node,
-                     "memory_mb", (json_int_t)req->memory_mb, "gpus",
-                     req->gpus, "walltime_s", (json_int_t)req->walltime_s,
-                     "queue", req->queue, "workdir", dir, "stdout", out,
-                     "stderr", errf, "native_id", req->native_id);
-}
-
-/* The cluster system gets the script with the directives Loom read
- * neutralised (core/directives.h): Loom applied them through the request,
- * in the CMS's terms; sbatch or qsub must not apply them again. */
-static int script_start(void *self, const struct start_req *asked,
-                        struct start_result *res, struct loom_error *err)
-{
-    struct script *s = self;
-    struct start_req copy = *asked, *req = &copy;
-    char *neutral = asked->script ? directives_neutralise(asked->script)
-                                  : NULL;
-    char *dir = NULL, *file = NULL, *out = NULL, *errf = NULL, id[32];
-    char nodes[4096] = "";
-    struct strv extra = {0};
-    const char *args[] = {id, NULL};
-    json_t *in = NULL, *a = NULL;
-    const char *native;
-    int rc = -1;
-
-    snprintf(id, sizeof(id), "%lld", (long long)req->loom_id);
-    copy.script = neutral;
-    if (asked->script && !neutral) {
-        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-        goto out;
-    }
-    if (job_files(s, req, &dir, &file, err) < 0)
-        goto out;
-    out = path_join(dir, "stdout");
-    errf = path_join(dir, "stderr");
-    for (size_t i = 0; i < req->n_nodes; i++)
-        snprintf(nodes + strlen(nodes), sizeof(nodes) - strlen(nodes), "%s%s",
-                 i ? "," : "", req->nodes[i]);
-    in = start_input(req, dir, out, errf);
-    if (!out || !errf || !in ||
-        push_env(&extra, "LOOM_JOB_ID", "%s", id) < 0 ||
-        push_env(&extra, "LOOM_JOB_NAME", "%s", req->name ? req->name : "job") ||
-        push_env(&extra, "LOOM_JOB_OWNER", "%s", req->owner ? req->owner : "") ||
-        push_env(&extra, "LOOM_JOB_ACCOUNT", "%s",
-                 req->account ? req->account : "") ||
-        push_env(&extra, "LOOM_JOB_NODES", "%s", nodes) ||
-        push_env(&extra, "LOOM_JOB_NNODES", "%zu", req->n_nodes) ||
-        push_env(&extra, "LOOM_JOB_CPUS_PER_NODE", "%d", req->cpus_per_node) ||
-        push_env(&extra, "LOOM_JOB_MEMORY_MB", "%ld", req->memory_mb) ||
-        push_env(&extra, "LOOM_JOB_GPUS", "%d", req->gpus) ||
-        push_env(&extra, "LOOM_JOB_WALLTIME_S", "%ld", req->walltime_s) ||
-        push_env(&extra, "LOOM_JOB_QUEUE", "%s", req->queue ? req->queue : "") ||
-        push_env(&extra, "LOOM_JOB_NATIVE_ID", "%s",
-                 req->native_id ? req->native_id : "") ||
-        push_env(&extra, "LOOM_JOB_SCRIPT", "%s", file) ||
-        push_env(&extra, "LOOM_JOB_WORKDIR", "%s", dir) ||
-        push_env(&extra, "LOOM_JOB_STDOUT", "%s", out) ||
-        push_env(&extra, "LOOM_JOB_STDERR", "%s", errf)) {
-        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-        goto out;
-    }
-    if (run(s, OP_START, args, in, &extra, &a, err) < 0)
-        goto out;
-    native = json_string_value(json_object_get(a, "native_id"));
-    if (!native || !*native) {
-        loom_error_set(err, LOOM_ETEMP, "answer does not follow the "
-                       "protocol: no \"native_id\"");
-        fail(s, "start", err);
-        goto out;
-    }
-    res->native_id = strdup(native);
-    res->queued = 1; /* the CMS runs it: its jobs answer says when */
-    res->stdout_path = out;
-    res->stderr_path = errf;
-    out = errf = NULL;
-    rc = res->native_id ? 0 : loom_error_set(err, LOOM_EINTERNAL, "no memory");
-out:
-    json_decref(in);
-    json_decref(a);
-    strv_fini(&extra);
-    free(dir);
-    free(file);
-    free(out);
-    free(errf);
-    free(neutral);
     return rc;
 }
 
 static const char *const script_conf_keys[] = {
-    "pack", "workdir", "max_output_bytes", "env.", "timeout.", NULL,
+    "pack", "workdir", "max_output_bytes", "env.", "timeout.",
+    "single_account", NULL,
 };
 
 const struct adaptor_type adaptor_script = {

@@ -6,6 +6,49 @@
 #include <jansson.h>
 
 #include "adaptors/adaptor.h"
+#include "core/strv.h"
+
+/* The protocol's operations, in the order of script_op_names. */
+enum script_op {
+    OP_NODES, OP_JOBS, OP_QUEUES, OP_START, OP_CANCEL, OP_SET_NODE_STATE,
+    OP_SUSPEND, OP_RESUME, OP_HOLD, OP_RELEASE, OP_RESERVE, OP_UNRESERVE,
+    N_OPS
+};
+
+/* One script adaptor instance: its pack, its directories, whose jobs it
+ * takes. Created and used by the cluster's worker only. */
+struct script {
+    char *cluster, *pack, *pack_dir, *dir, *workdir;
+    char *runas;              /* the path of loom-runas */
+    char *single_account;     /* single_account = ACCOUNT, or NULL */
+    int runs_as_user;         /* pack.json: start submits as the account */
+    struct strv env;          /* "NAME=value": the section's env.* */
+    double timeout[N_OPS];
+    size_t max_out;
+    int has[N_OPS];
+    unsigned caps;
+    enum adaptor_model model;
+};
+
+extern const char *const script_op_names[N_OPS];
+
+/* Run the pack's op with args, input and extra environment ("NAME=value").
+ * 0 with a JSON object in *answer (the caller decrefs), or -1 with err
+ * naming the cluster, the pack and the op. */
+int script_run(struct script *s, int op, const char *const *args,
+               json_t *input, const struct strv *extra, json_t **answer,
+               struct loom_error *err);
+/* Prefix err with "cluster C: pack P: OP"; returns -1. */
+int script_fail(const struct script *s, const char *op,
+                struct loom_error *err);
+/* "a/b", new string (NULL when out of memory). */
+char *script_path_join(const char *a, const char *b);
+/* mkdir -p, mode 0755; 0 or -1 with errno. */
+int script_mkdir_p(const char *path);
+
+/* The start op (script_start.c), as struct adaptor_type's start. */
+int script_start(void *self, const struct start_req *req,
+                 struct start_result *res, struct loom_error *err);
 
 /* Turn a pack's answers into adaptor lists. Each fills an empty list (the
  * caller owns it) or fails with LOOM_ETEMP naming the item and field. */

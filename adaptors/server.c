@@ -7,9 +7,11 @@
 #include <string.h>
 
 #include "adaptors/infra.h"
+#include "adaptors/local_job.h"
 #include "adaptors/server_state.h"
 #include "core/log.h"
 #include "core/opstats.h"
+#include "core/runas_call.h"
 #include "core/timeutil.h"
 #include "scheduler/sched.h"
 
@@ -38,10 +40,11 @@ void server_publish(struct srv_cluster *c)
         .name = c->name, .adaptor = c->type->name,
         .model = model_name(c->model), .caps = c->caps,
         .preference = c->preference, .hold_for_loom = c->hold_for_loom,
-        .pinned_only = c->pinned_only,
+        .pinned_only = c->pinned_only, .runs_as_user = c->runs_as_user,
+        .single_account = c->single_account,
         .state = c->fails == 0 ? "up"
                  : c->fails < FAILS_UNREACHABLE ? "degraded" : "unreachable",
-        .error = c->error, .last_poll = c->last_poll};
+        .error = c->error, .last_poll = c->last_poll, .info = c->info};
     struct scluster *sc = infra_build(&d, &c->nodes, &c->queues);
 
     if (sc)
@@ -224,12 +227,15 @@ static int cluster_create(struct srv_cluster *c, struct conf_section *sec,
     c->preference = (int)pref;
     if (c->type->create(sec, env, &c->inst, err) < 0)
         return server_error_prefix(err, sec->name, NULL);
-    d = (struct adaptor_desc){c->type->caps, c->type->model, 0};
+    d = (struct adaptor_desc){.caps = c->type->caps, .model = c->type->model};
     if (c->type->describe)
         c->type->describe(c->inst, &d);
     c->caps = d.caps;
     c->model = d.model;
     c->pinned_only = d.pinned_only;
+    c->runs_as_user = d.runs_as_user;
+    c->single_account = d.single_account;
+    c->info = d.info;
     c->wq = msgq_create();
     if (!c->wq)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
@@ -244,6 +250,8 @@ int server_start(struct conf *cf, const char *state_dir,
 
     V.state_dir = strdup(state_dir);
     V.libexec = strdup(libexec && *libexec ? libexec : LOOM_LIBEXECDIR);
+    if (V.libexec)
+        runas_call_set_dir(V.libexec); /* the output endpoint's reads */
     V.q = msgq_create();
     for (size_t i = 0; i < cf->n_sections; i++)
         n += strcmp(cf->sections[i].kind, "cluster") == 0;
@@ -308,6 +316,7 @@ void server_fini(void)
         cl_node_list_fini(&c->nodes);
         cl_queue_list_fini(&c->queues);
         msgq_destroy(c->wq);
+        json_decref(c->info);
         free(c->name);
         free(c->error);
     }
@@ -321,4 +330,10 @@ void server_fini(void)
 struct msgq *server_queue(void)
 {
     return V.q;
+}
+
+int server_run_dir(const char *cluster, int64_t id, char *buf, size_t size)
+{
+    return V.state_dir ? local_run_dir(V.state_dir, cluster, id, buf, size)
+                       : -1;
 }

@@ -22,6 +22,7 @@ struct server_start {
     char *cluster;
     int64_t loom_id;
     char *name, *owner, *account, *script, *queue;
+    char *workdir, *output, *error;
     struct strv command, env, nodes;
     int cpus_per_node, gpus;
     long memory_mb, walltime_s;
@@ -60,6 +61,10 @@ void server_stop(void);
  * and the queue. */
 void server_fini(void);
 struct msgq *server_queue(void);
+/* Any thread: the run directory of job id on a local cluster (loomd's
+ * account may open it, the job's account owns it but cannot reach it by
+ * its path): 0 with its path in buf, or -1. */
+int server_run_dir(const char *cluster, int64_t id, char *buf, size_t size);
 /* Any thread: have the cluster's worker render its part again from what
  * it last polled (no adaptor call) and publish it, so that what changed in
  * how it is shown (nodes marked with infra_maint_mark) is seen. The reply

@@ -38,7 +38,8 @@ static void do_start(struct server_start *s)
         .loom_id = s->loom_id, .name = s->name, .owner = s->owner,
         .account = s->account,
         .command = s->command.n ? (const char *const *)s->command.v : NULL,
-        .script = s->script, .nodes = (const char *const *)s->nodes.v,
+        .script = s->script, .workdir = s->workdir, .output = s->output,
+        .error = s->error, .nodes = (const char *const *)s->nodes.v,
         .n_nodes = s->nodes.n, .cpus_per_node = s->cpus_per_node,
         .memory_mb = s->memory_mb, .gpus = s->gpus,
         .walltime_s = s->walltime_s, .queue = s->queue, .adopt = s->adopt,
@@ -330,6 +331,9 @@ void server_start_free(void *p)
     free(s->account);
     free(s->script);
     free(s->queue);
+    free(s->workdir);
+    free(s->output);
+    free(s->error);
     free(s->native_id);
     strv_fini(&s->command);
     strv_fini(&s->env);

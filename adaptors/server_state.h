@@ -26,6 +26,9 @@ struct srv_cluster {
     int preference;
     int hold_for_loom;
     int pinned_only;     /* takes only jobs that name it */
+    int runs_as_user;    /* each job runs as its own account */
+    const char *single_account; /* borrowed from the instance, or NULL */
+    json_t *info;        /* what describe() added to its object, or NULL */
     int fails;
     char *error;
     unsigned long polls;

@@ -21,21 +21,32 @@
  *     LOOM      alice              alice
  *     LOOM      /^ops-([a-z]+)$/   \1
  *
- * METHOD says which kind of identity the line maps:
+ *     SCITOKENS https://iam.example/,pilot-7  pilot
+ *     GROUP     https://iam.example/,/atlas    atlas001  cluster=slurm-a
+ *     DN        "/DC=org/DC=example/CN=Bob Smith"  bob
+ *     "/DC=org/DC=example/CN=Eve Jones" eve
+ *
+ * METHOD says which kind of identity the line maps (the methods are a
+ * table in accounts_file.c):
  *   LOOM       the subject of Loom's own tokens;
  *   SCITOKENS  a token of an outside issuer: "ISSUER,SUBJECT" (its iss and
  *              sub, as HTCondor-CE writes them);
  *   GROUP      a group of such a token: "ISSUER,GROUP" (an entry of its
- *              groups claim, wlcg.groups: "https://iam.example/,/atlas").
+ *              groups claim, wlcg.groups: "https://iam.example/,/atlas");
+ *   DN         the subject of a client certificate, in OpenSSL's one-line
+ *              form (/DC=org/DC=example/CN=Bob Smith).
  * IDENTITY is a literal, or /ERE/: a POSIX extended regular expression
  * matched against the whole identity, whose groups ACCOUNT may name as
- * \1..\9. Fields are separated by blanks; an identity with blanks is
- * written as a regular expression with [[:blank:]] for them. The first
- * line that matches wins (a GROUP line matches when one of the token's
- * groups does, the first in the token's order). A LOOM identity that no
- * line matches maps to the account of its own name, when there is one.
+ * \1..\9. Fields are separated by blanks; a field may be quoted ("...",
+ * with \" and \\ inside), and a quoted identity is always a literal. A
+ * line that begins with a quote is a grid-mapfile's, "DN" ACCOUNT, of
+ * method DN. The first line that matches wins (a GROUP line matches when
+ * one of the token's groups does, the first in the token's order). A LOOM
+ * identity that no line matches maps to the account of its own name, when
+ * there is one; an identity of another method that no line matches maps
+ * to none.
  *
- * A fourth field, cluster=NAME[,NAME...], makes a line hold only for jobs
+ * A last field, cluster=NAME[,NAME...], makes a line hold only for jobs
  * on those clusters, where accounts differ between clusters: an identity's
  * account on cluster C is the first line that matches it and names C or no
  * cluster; its account elsewhere, the first that matches and names none.
@@ -65,7 +76,7 @@ struct accounts_who {
     const char *iss, *sub;     /* SCITOKENS */
     const char *const *groups; /* GROUP, in the token's order */
     size_t n_groups;
-    const char *method, *identity; /* another method's */
+    const char *method, *identity; /* another method's (DN) */
 };
 
 /* The rules of [loomd] on accounts and on who sees what. */
@@ -82,14 +93,21 @@ struct accounts_policy {
 /* A parsed accounts file and the policy, immutable once built. */
 struct accounts;
 
-/* Read the accounts file at path (NULL: none, every identity maps to its
- * own account) with the policy. Returns a new object, or NULL with err
- * naming file:line and what is wrong (an unknown METHOD, a line without
- * three fields, a regular expression that does not compile, a \N beyond
- * its groups). Any thread. */
+/* Read the accounts file at path (NULL: none, a LOOM subject maps to the
+ * account of its name and any other identity to none) with the policy.
+ * Returns a new object, or NULL with err naming file:line and what is
+ * wrong (an unknown METHOD or option, a line without three or four
+ * fields, a quote not closed, a regular expression that does not compile
+ * or is beyond bounds, a \N beyond its groups). Any thread. */
 struct accounts *accounts_read(const char *path,
                                const struct accounts_policy *pol,
                                struct loom_error *err);
+/* The same from text (len bytes, which may hold NUL bytes), called name
+ * in messages (tests and the fuzz target). */
+struct accounts *accounts_parse(const char *name, const char *text,
+                                size_t len,
+                                const struct accounts_policy *pol,
+                                struct loom_error *err);
 void accounts_destroy(struct accounts *a); /* NULL-safe */
 
 /* Make a the map every later lookup uses (takes it); the previous one is
@@ -104,10 +122,11 @@ struct accounts_policy accounts_policy(void);
  * lookup). */
 unsigned accounts_generation(void);
 
-/* Map identity (of method, e.g. "LOOM") to a local account: 0 with its
- * name in account (size bytes), or -1 with a 403 saying why there is
- * none (no line matches and there is no account of that name; a line maps
- * it to an account that does not exist). Any thread. */
+/* Map identity (of a method of one identity: "LOOM" or "DN") to a local
+ * account: 0 with its name in account (size bytes), or -1 with a 403
+ * saying why there is none (no line matches and, for LOOM, there is no
+ * account of that name; a line maps it to an account that does not exist;
+ * only cluster= lines map it). Any thread. */
 int accounts_map(const char *method, const char *identity, char *account,
                  size_t size, struct loom_error *err);
 

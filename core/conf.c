@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/domain.h"
 #include "core/limits.h"
@@ -240,9 +241,30 @@ error:
     return NULL;
 }
 
-struct conf *conf_load(const char *path, struct loom_error *err)
+/* The file open as f must be one that only its owner may read or write. */
+static int check_private(FILE *f, const char *path, struct loom_error *err)
 {
-    FILE *f = fopen(path, "r");
+    struct stat st;
+
+    if (fstat(fileno(f), &st) < 0)
+        return loom_error_set(err, LOOM_EINVAL, "%s: %s", path,
+                              strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return loom_error_set(err, LOOM_EINVAL, "%s is not a regular file",
+                              path);
+    if (st.st_mode & 077)
+        return loom_error_set(err, LOOM_EINVAL,
+                              "%s may be read or written by group or others "
+                              "(mode %04o), and it holds the database "
+                              "connection; chmod 600 it",
+                              path, (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+static struct conf *load(const char *path, int private,
+                         struct loom_error *err)
+{
+    FILE *f = fopen(path, "re");
     struct conf *c = NULL;
     char *buf = NULL;
     size_t len;
@@ -252,6 +274,8 @@ struct conf *conf_load(const char *path, struct loom_error *err)
                        strerror(errno));
         return NULL;
     }
+    if (private && check_private(f, path, err) < 0)
+        goto out;
     buf = malloc(CONF_MAX_BYTES + 1);
     if (!buf) {
         loom_error_set(err, LOOM_EINTERNAL, "out of memory");
@@ -273,6 +297,16 @@ out:
     free(buf);
     fclose(f);
     return c;
+}
+
+struct conf *conf_load(const char *path, struct loom_error *err)
+{
+    return load(path, 0, err);
+}
+
+struct conf *conf_load_private(const char *path, struct loom_error *err)
+{
+    return load(path, 1, err);
 }
 
 static struct conf_entry *find(struct conf_section *s, const char *key)

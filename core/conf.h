@@ -35,6 +35,10 @@ struct conf {
  * gateway=NAME), cluster, action, rule and issuer, duplicate sections and
  * duplicate keys are errors. */
 struct conf *conf_load(const char *path, struct loom_error *err);
+/* The same for loomd's own loom.conf, which holds the database
+ * connection: a file that group or others may read or write is refused
+ * (naming its mode), as is anything but a regular file. */
+struct conf *conf_load_private(const char *path, struct loom_error *err);
 /* Parse text in memory; name is used in messages (e.g. "<embedded>"). */
 struct conf *conf_parse(const char *name, const char *text,
                         struct loom_error *err);

@@ -130,7 +130,7 @@ static int read_constraint(struct dir_ctx *ctx, const char *arg,
     char name[65];
     size_t n;
 
-    do {
+    for (;;) {
         end = strchr(p, '&');
         n = end ? (size_t)(end - p) : strlen(p);
         snprintf(name, sizeof(name), "%.*s", (int)(n < 64 ? n : 64), p);
@@ -141,9 +141,10 @@ static int read_constraint(struct dir_ctx *ctx, const char *arg,
                                   "'%.64s'", arg);
         if (dir_put_feature(ctx, name, p != arg, err) < 0)
             return -1;
+        if (!end) /* the last feature */
+            return 0;
         p = end + 1;
-    } while (end);
-    return 0;
+    }
 }
 
 /* A GPU count: "N" or "gpu:N" (what = "--gres"); a type is refused. */

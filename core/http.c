@@ -1,6 +1,7 @@
 /* http.c - libmicrohttpd glue: body limits, content type, replies; a pool
  * of threads on epoll (an idle connection costs no thread), limits on
- * connections in all and per address. */
+ * connections in all and per address; plain HTTP on one listener, HTTPS
+ * (tls.c's credentials, the client certificate's verdict) on another. */
 /* SPDX-License-Identifier: MIT */
 #include "core/http.h"
 
@@ -20,6 +21,7 @@
 
 #include "core/http_conn.h"
 #include "core/log.h"
+#include "core/tls.h"
 
 /* Threads that serve connections. A handler may wait up to 30 s for a
  * busy thread's answer, holding its pool thread and the connections on
@@ -39,9 +41,23 @@ struct ctx {
 
 #define DRAIN_S 10
 
-static struct MHD_Daemon *daemon_;
+/* A listener: plain HTTP, or HTTPS. */
+struct server {
+    struct MHD_Daemon *daemon;
+    const char *listen;
+    int port;
+    int tls;
+};
+
+/* A connection (libmicrohttpd's socket context of it). */
+struct conn {
+    struct http_conn *watch;  /* its deadline */
+    gnutls_session_t session; /* HTTPS: pinned to its credentials */
+    struct tls_peer peer;     /* HTTPS: its client certificate's verdict */
+};
+
+static struct server servers_[2]; /* plain, HTTPS */
 static struct http_config cfg_;
-static int port_;
 static atomic_int inflight; /* requests begun and not yet completed */
 
 const char *http_query(const struct http_req *rq, const char *name)
@@ -193,8 +209,8 @@ static void take_body(struct ctx *c, const char *data, size_t n)
     c->body[c->len] = '\0';
 }
 
-/* The watch of a connection (its socket context). */
-static struct http_conn *conn_of(struct MHD_Connection *conn)
+/* A connection's own state (its socket context), or NULL. */
+static struct conn *conn_of(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *i =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
@@ -202,11 +218,39 @@ static struct http_conn *conn_of(struct MHD_Connection *conn)
     return i ? i->socket_context : NULL;
 }
 
+static struct http_conn *watch_of(struct MHD_Connection *conn)
+{
+    struct conn *k = conn_of(conn);
+
+    return k ? k->watch : NULL;
+}
+
+/* What the client certificate of an HTTPS request's connection proves. */
+static void peer_of(struct MHD_Connection *conn, struct http_req *rq)
+{
+    struct conn *k = conn_of(conn);
+
+    rq->tls = 1;
+    if (!k || !k->session) {
+        rq->cert_error = "the connection's client certificate cannot be "
+                         "checked (out of memory)";
+        return;
+    }
+    tls_peer_check(k->session, &k->peer);
+    rq->cert_asked = k->peer.mode != TLS_CLIENT_OFF;
+    rq->cert_required = k->peer.mode == TLS_CLIENT_REQUIRE;
+    if (k->peer.ok)
+        rq->cert_dn = k->peer.dn;
+    else if (k->peer.presented)
+        rq->cert_error = k->peer.why;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
                                const char *url, const char *method,
                                const char *version, const char *upload,
                                size_t *upload_size, void **con_cls)
 {
+    struct server *srv = cls;
     struct ctx *c = *con_cls;
     struct http_resp rs = {0};
     struct http_req rq = {0};
@@ -233,7 +277,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
         *upload_size = 0;
         return MHD_YES;
     }
-    http_conn_handling(conn_of(conn));
+    http_conn_handling(watch_of(conn));
     if (c->too_big) {
         loom_error_set(&err, LOOM_ETOOBIG, "the request body is larger than "
                        "%zu bytes", cfg_.max_body);
@@ -255,6 +299,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
         rq.query_over = t.over;
         rq.body = c->body ? c->body : "";
         rq.len = c->len;
+        if (srv->tls)
+            peer_of(conn, &rq);
         cfg_.handle(&rq, &rs, cfg_.key, cfg_.key_len);
     }
     http_target_fini(&t);
@@ -269,7 +315,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
     struct ctx *c = *con_cls;
 
-    http_conn_answered(conn_of(conn));
+    http_conn_answered(watch_of(conn));
     if (c) {
         free(c->target);
         free(c->body);
@@ -284,14 +330,26 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 static void notify(void *cls, struct MHD_Connection *conn, void **sc,
                    enum MHD_ConnectionNotificationCode code)
 {
+    struct server *srv = cls;
     const union MHD_ConnectionInfo *i;
+    struct conn *k;
 
-    (void)cls;
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        *sc = k = calloc(1, sizeof(*k));
+        if (!k)
+            return; /* not watched; an HTTPS handshake then fails */
         i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-        *sc = i ? http_conn_open(i->connect_fd) : NULL;
-    } else {
-        http_conn_close(*sc);
+        k->watch = i ? http_conn_open(i->connect_fd) : NULL;
+        /* the TLS session exists; its handshake has not begun */
+        i = srv->tls ? MHD_get_connection_info(
+                           conn, MHD_CONNECTION_INFO_GNUTLS_SESSION)
+                     : NULL;
+        if (i && i->tls_session && tls_conn_open(i->tls_session) == 0)
+            k->session = i->tls_session;
+    } else if ((k = *sc)) {
+        http_conn_close(k->watch);
+        tls_conn_close(k->session);
+        free(k);
         *sc = NULL;
     }
 }
@@ -352,48 +410,73 @@ static int listen_tcp(const char *spec, struct loom_error *err)
     return fd;
 }
 
-int http_start(const struct http_config *cfg, struct loom_error *err)
+/* Start one listener's libmicrohttpd daemon on listen. */
+static int serve(struct server *srv, const char *listen, int tls,
+                 struct loom_error *err)
 {
     const union MHD_DaemonInfo *info;
-    int fd;
+    int unix_ = strncmp(listen, "unix:", 5) == 0;
+    int fd = unix_ ? listen_unix(listen + 5, err) : listen_tcp(listen, err);
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+                     MHD_USE_ITC | (tls ? MHD_USE_TLS : 0);
 
-    cfg_ = *cfg;
-    fd = strncmp(cfg->listen, "unix:", 5) == 0 ? listen_unix(cfg->listen + 5, err)
-                                               : listen_tcp(cfg->listen, err);
     if (fd < 0)
         return -1;
-    if (http_conn_start(cfg->request_timeout_s ? cfg->request_timeout_s : 10,
-                        err) < 0) {
-        close(fd);
-        return -1;
-    }
-    /* A unix socket has no address to limit per: the total limit holds. */
-    daemon_ = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC,
-        0, NULL, NULL, handler, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
+    srv->listen = listen;
+    srv->tls = tls;
+    /* A unix socket has no address to limit per: the total limit holds.
+     * HTTPS: GnuTLS asks tls.c for the certificate in each handshake, so
+     * that a reload can replace it without closing the listener. */
+    srv->daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, handler, srv, MHD_OPTION_LISTEN_SOCKET, fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)POOL_THREADS,
         MHD_OPTION_URI_LOG_CALLBACK, target_seen, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-        MHD_OPTION_NOTIFY_CONNECTION, notify, NULL,
+        MHD_OPTION_NOTIFY_CONNECTION, notify, srv,
         MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)(cfg->max_conns ? cfg->max_conns : 4096),
+        (unsigned)(cfg_.max_conns ? cfg_.max_conns : 4096),
         MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned)(strncmp(cfg->listen, "unix:", 5) == 0
-                       ? 0 : cfg->max_per_address ? cfg->max_per_address
-                                                  : 64),
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);
-    if (!daemon_) {
-        http_conn_stop();
+        (unsigned)(unix_ ? 0 : cfg_.max_per_address ? cfg_.max_per_address
+                                                    : 64),
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+        /* plain HTTP: the list ends here */
+        tls ? MHD_OPTION_HTTPS_CERT_CALLBACK : MHD_OPTION_END, &tls_retrieve,
+        MHD_OPTION_HTTPS_PRIORITIES, tls_priorities(), MHD_OPTION_END);
+    if (!srv->daemon) {
         close(fd);
-        return loom_error_set(err, LOOM_EINTERNAL, "cannot start the HTTP "
-                              "server on %s", cfg->listen);
+        return loom_error_set(err, LOOM_EINTERNAL, "cannot start the %s "
+                              "server on %s", tls ? "HTTPS" : "HTTP",
+                              listen);
     }
-    info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
-    port_ = info ? info->port : 0;
-    log_info("serving the API on %s (%u threads; at most %u connections, "
+    info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    srv->port = info ? info->port : 0;
+    log_info("serving the API on %s%s (%u threads; at most %u connections, "
              "%u from one address; a request must arrive within %u s)",
-             cfg->listen, POOL_THREADS, cfg->max_conns, cfg->max_per_address,
-             cfg->request_timeout_s);
+             tls ? "https://" : "", listen, POOL_THREADS, cfg_.max_conns,
+             cfg_.max_per_address, cfg_.request_timeout_s);
+    return 0;
+}
+
+static void unserve(struct server *srv)
+{
+    if (srv->daemon)
+        MHD_stop_daemon(srv->daemon);
+    memset(srv, 0, sizeof(*srv));
+}
+
+int http_start(const struct http_config *cfg, struct loom_error *err)
+{
+    cfg_ = *cfg;
+    if (http_conn_start(cfg->request_timeout_s ? cfg->request_timeout_s : 10,
+                        err) < 0)
+        return -1;
+    if (serve(&servers_[0], cfg->listen, 0, err) < 0 ||
+        (cfg->listen_tls && serve(&servers_[1], cfg->listen_tls, 1,
+                                  err) < 0)) {
+        unserve(&servers_[0]);
+        http_conn_stop();
+        return -1;
+    }
     return 0;
 }
 
@@ -404,22 +487,28 @@ void http_stop(void)
     struct timespec tick = {0, 10 * 1000 * 1000};
     int fd, waited = 0;
 
-    if (!daemon_)
+    if (!servers_[0].daemon)
         return;
-    fd = MHD_quiesce_daemon(daemon_);
-    if (fd >= 0)
-        close(fd);
+    for (int i = 0; i < 2; i++)
+        if (servers_[i].daemon &&
+            (fd = MHD_quiesce_daemon(servers_[i].daemon)) >= 0)
+            close(fd);
     while (atomic_load(&inflight) > 0 && waited++ < DRAIN_S * 100)
         nanosleep(&tick, NULL);
     if (atomic_load(&inflight) > 0)
         log_warn("%d request(s) still in flight after %d s; closing",
                  atomic_load(&inflight), DRAIN_S);
-    MHD_stop_daemon(daemon_);
-    daemon_ = NULL;
+    unserve(&servers_[1]);
+    unserve(&servers_[0]);
     http_conn_stop();
 }
 
 int http_port(void)
 {
-    return port_;
+    return servers_[0].port;
+}
+
+int http_tls_port(void)
+{
+    return servers_[1].port;
 }

@@ -40,6 +40,13 @@ struct http_req {
     int query_over;     /* more than HTTP_QUERY_MAX parameters came */
     const char *body;
     size_t len;
+    int tls;            /* it came over HTTPS (listen_tls) */
+    const char *cert_dn;    /* the identity of the client certificate of its
+                               connection, verified; NULL when none */
+    const char *cert_error; /* why the client certificate presented was
+                               refused; NULL when none was, or it verified */
+    int cert_asked;     /* its connection asked for a client certificate */
+    int cert_required;  /* ... and needs one (tls_client_cert = require) */
     int authed;
     struct token_claims who;
     char account[33];   /* the local account who maps to, or "" */
@@ -90,6 +97,8 @@ typedef void (*http_handler_f)(struct http_req *rq, struct http_resp *rs,
 
 struct http_config {
     const char *listen;   /* host:port or unix:/path */
+    const char *listen_tls; /* HTTPS on host:port, or NULL; the credentials
+                               are tls.c's (tls_install before) */
     http_handler_f handle;
     size_t max_body;      /* bytes */
     const unsigned char *key; /* token key, borrowed for the server's life */
@@ -100,12 +109,15 @@ struct http_config {
                                    come within this */
 };
 
-/* Start serving. Start-up errors (address in use, bad listen value) end
- * the daemon: -1 with err. */
+/* Start serving: plain HTTP on listen, HTTPS on listen_tls. Start-up
+ * errors (address in use, bad listen value) end the daemon: -1 with err.
+ * The connection limits hold for each listener on its own. */
 int http_start(const struct http_config *cfg, struct loom_error *err);
 /* Stop accepting, finish in-flight requests, close. */
 void http_stop(void);
 /* The bound port (for listen = host:0), or 0. */
 int http_port(void);
+/* The bound port of listen_tls, or 0. */
+int http_tls_port(void);
 
 #endif

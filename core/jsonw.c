@@ -55,8 +55,9 @@ static void sep(struct jw *w)
         put(w, ",", 1);
 }
 
-/* Length of the valid UTF-8 sequence at s (1 to 4), or 0. */
-static size_t utf8_len(const unsigned char *s)
+/* Length of the valid UTF-8 sequence at s (1 to 4, within avail bytes),
+ * or 0. */
+static size_t utf8_len(const unsigned char *s, size_t avail)
 {
     size_t n;
     unsigned cp;
@@ -71,6 +72,8 @@ static size_t utf8_len(const unsigned char *s)
         n = 4, cp = s[0] & 0x07;
     else
         return 0;
+    if (n > avail)
+        return 0;
     for (size_t i = 1; i < n; i++) {
         if ((s[i] & 0xc0) != 0x80)
             return 0;
@@ -82,20 +85,32 @@ static size_t utf8_len(const unsigned char *s)
     return n;
 }
 
-/* A JSON string; bytes that are not UTF-8 become U+FFFD, so the output
- * stays valid whatever a cluster printed. */
-static void quoted(struct jw *w, const char *str)
+/* Could s[0..n) (shorter than its sequence) begin a valid sequence? Its
+ * lead byte opens one and the rest are continuation bytes. */
+static int utf8_prefix(const unsigned char *s, size_t n)
 {
-    const unsigned char *s = (const unsigned char *)str;
+    if (s[0] < 0xc2 || s[0] > 0xf4)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    return 1;
+}
+
+/* A JSON string of s[0..n); bytes that are not UTF-8 become U+FFFD, so
+ * the output stays valid whatever a cluster or a job printed. */
+static void quoted(struct jw *w, const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str, *end = s + len;
 
     put(w, "\"", 1);
-    while (*s) {
+    while (s < end) {
         const unsigned char *run = s;
         size_t n;
-        while (*s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\')
+        while (s < end && *s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\')
             s++;
         put(w, (const char *)run, (size_t)(s - run));
-        if (!*s)
+        if (s == end)
             break;
         if (*s == '"' || *s == '\\') {
             char esc[2] = {'\\', (char)*s++};
@@ -109,7 +124,7 @@ static void quoted(struct jw *w, const char *str)
             else
                 put(w, esc, (size_t)snprintf(esc, sizeof(esc), "\\u%04x", *s));
             s++;
-        } else if ((n = utf8_len(s)) > 0) {
+        } else if ((n = utf8_len(s, (size_t)(end - s))) > 0) {
             put(w, (const char *)s, n);
             s += n;
         } else {
@@ -118,6 +133,30 @@ static void quoted(struct jw *w, const char *str)
         }
     }
     put(w, "\"", 1);
+}
+
+/* The length of the sequence a lead byte opens (1 for any other byte). */
+static size_t utf8_need(unsigned char c)
+{
+    return c < 0xc2 ? 1 : c <= 0xdf ? 2 : c <= 0xef ? 3 : c <= 0xf4 ? 4 : 1;
+}
+
+size_t jw_utf8_whole(const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str;
+
+    /* a sequence cut at the end begins in the last three bytes */
+    for (size_t back = 1; back <= 3 && back <= len; back++) {
+        unsigned char c = s[len - back];
+        if ((c & 0xc0) == 0x80)
+            continue; /* a continuation byte: look further back */
+        if (utf8_need(c) > back &&
+            utf8_len(s + len - back, back) == 0 &&
+            utf8_prefix(s + len - back, back))
+            return len - back;
+        break;
+    }
+    return len;
 }
 
 void jw_open(struct jw *w, char brace)
@@ -141,7 +180,7 @@ void jw_close(struct jw *w, char brace)
 void jw_key(struct jw *w, const char *key)
 {
     sep(w);
-    quoted(w, key);
+    quoted(w, key, strlen(key));
     put(w, ":", 1);
     w->after_key = 1;
 }
@@ -153,7 +192,13 @@ void jw_str(struct jw *w, const char *s)
         return;
     }
     sep(w);
-    quoted(w, s);
+    quoted(w, s, strlen(s));
+}
+
+void jw_strn(struct jw *w, const char *s, size_t n)
+{
+    sep(w);
+    quoted(w, s, n);
 }
 
 void jw_int(struct jw *w, long long v)

@@ -24,6 +24,9 @@ void jw_open(struct jw *w, char brace);  /* '{' or '[' */
 void jw_close(struct jw *w, char brace); /* '}' or ']' */
 void jw_key(struct jw *w, const char *key);
 void jw_str(struct jw *w, const char *s); /* NULL: null */
+/* s[0..n) as a string: NUL bytes are written \u0000, bytes that are not
+ * UTF-8 U+FFFD. */
+void jw_strn(struct jw *w, const char *s, size_t n);
 void jw_int(struct jw *w, long long v);
 void jw_double(struct jw *w, double v); /* 6 significant digits; NaN and
                                           infinities are written null */
@@ -36,6 +39,9 @@ void jw_kv_double(struct jw *w, const char *key, double v);
 /* An RFC 3339 time; 0 is written null. */
 void jw_kv_time(struct jw *w, const char *key, time_t t);
 void jw_kv_strs(struct jw *w, const char *key, char *const *v, size_t n);
+/* The length of s[0..n) without a UTF-8 sequence cut short at its end
+ * (one that more bytes could complete), to read the rest from later. */
+size_t jw_utf8_whole(const char *s, size_t n);
 /* A value already written as JSON text (a document rendered before and
  * stored): put as it is. */
 void jw_raw(struct jw *w, const char *json);

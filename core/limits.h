@@ -42,6 +42,7 @@
 #define LOOM_LIST_LIMIT_DEFAULT 10000L
 
 #define LOOM_IDEM_KEY_MAX 255 /* characters of an Idempotency-Key */
+#define LOOM_OFFSET_MAX (1LL << 50) /* ?offset= of a job's output */
 
 /* Grid identities (WLCG common JWT profile): an issuer's URL and a
  * subject are at most 255 characters each; an identity is

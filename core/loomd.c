@@ -18,8 +18,10 @@
 #include "core/http.h"
 #include "core/log.h"
 #include "core/runtime.h"
+#include "core/service_account.h"
 #include "core/settings.h"
 #include "core/store.h"
+#include "core/tls.h"
 #include "core/token.h"
 #include "grid/grid.h"
 #include "maintenance/maint.h"
@@ -87,6 +89,44 @@ static int mkdirs(const char *path, struct loom_error *err)
     return 0;
 }
 
+/* state_dir: made 0700 when missing; one that is not ours, or that group
+ * or others may enter, is refused (it holds the log, the key by default
+ * and the jobs' files). */
+static int state_dir_make(const char *path, struct loom_error *err)
+{
+    struct stat st;
+
+    if (mkdirs(path, err) < 0)
+        return -1;
+    if (stat(path, &st) < 0)
+        return loom_error_set(err, LOOM_EINVAL, "state_dir %s: %s", path,
+                              strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return loom_error_set(err, LOOM_EINVAL, "state_dir %s is not a "
+                              "directory", path);
+    if (st.st_uid != geteuid())
+        return loom_error_set(err, LOOM_EINVAL, "state_dir %s belongs to uid "
+                              "%u, not to uid %u that loomd runs as; chown "
+                              "it", path, (unsigned)st.st_uid,
+                              (unsigned)geteuid());
+    if (st.st_mode & 077)
+        return loom_error_set(err, LOOM_EINVAL, "state_dir %s may be entered "
+                              "by group or others (mode %04o); chmod 700 it",
+                              path, (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+/* After the switch to loomd's account: a reload reads the file again. */
+static int conf_readable(const char *path, struct loom_error *err)
+{
+    if (access(path, R_OK) < 0)
+        return loom_error_set(err, LOOM_EINVAL, "%s: uid %u that loomd runs "
+                              "as cannot read it (%s), and a reload must; "
+                              "chown it to that account", path,
+                              (unsigned)geteuid(), strerror(errno));
+    return 0;
+}
+
 /* The parent's side: relay the child's verdict on its start-up. */
 static void await_child(int fd, pid_t pid)
 {
@@ -151,6 +191,7 @@ int main(int argc, char **argv)
     struct store *st;
     struct accounts *accts;
     struct grid_issuers *issuers;
+    struct tls_conf *tls = NULL;
     struct conf *cf;
     int fg = 0, opt;
 
@@ -174,10 +215,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "loomd: libcurl cannot be initialised\n");
         return 1;
     }
-    cf = conf_load(conf_path, &err);
+    /* Read as whoever started loomd; then become [loomd] user before
+     * anything else is opened or created. */
+    cf = conf_load_private(conf_path, &err);
     if (!cf || settings_read(cf, &set, &err) < 0 ||
         sched_conf_read(cf, &sconf, &err) < 0 ||
-        maint_conf_read(cf, set.listen, &mconf, &err) < 0)
+        maint_conf_read(cf, set.listen, &mconf, &err) < 0 ||
+        service_account_become(set.user, &err) < 0 ||
+        conf_readable(conf_path, &err) < 0)
         die(&err);
     log_set_level(log_level_parse(set.log_level));
     directives_mode_set(set.directives);
@@ -186,13 +231,16 @@ int main(int argc, char **argv)
         die(&err);
     accounts_install(accts);
     grid_issuers_install(issuers);
-    if (mkdirs(set.state_dir, &err) < 0 ||
+    if (set.tls.listen && !(tls = tls_conf_load(&set.tls, &err)))
+        die(&err);
+    if (state_dir_make(set.state_dir, &err) < 0 ||
         token_key_load(set.token_key_file, 1, &key, &key_len, &err) < 0)
         die(&err);
     if (!fg)
         daemonize(set.state_dir);
     log_info("loomd %s starting, configuration %s", PACKAGE_VERSION,
              conf_path);
+    service_account_report(set.user);
     if (runtime_init(conf_path, &err) < 0)
         die(&err);
     st = store_open(set.database, &err);
@@ -203,7 +251,9 @@ int main(int argc, char **argv)
         server_run(&err) < 0 || maint_start(&mconf, set.database, &err) < 0 ||
         grid_start(set.database, &err) < 0)
         die(&err);
+    tls_install(tls); /* logs the certificate it serves */
     hc.listen = set.listen;
+    hc.listen_tls = set.tls.listen;
     hc.handle = api_handle;
     hc.max_body = (size_t)set.max_body_bytes;
     hc.key = key;
@@ -229,6 +279,7 @@ int main(int argc, char **argv)
     snapshot_shutdown();
     runtime_fini();
     accounts_shutdown();
+    tls_shutdown();
     token_key_free(key, key_len);
     settings_fini(&set);
     conf_destroy(cf);

@@ -74,6 +74,8 @@ static int spawn(const struct proc_spec *sp, int in[2], int out[2],
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+    if (sp->fd3 > 0)
+        posix_spawn_file_actions_adddup2(&fa, sp->fd3, 3);
     if (sp->cwd)
         posix_spawn_file_actions_addchdir_np(&fa, sp->cwd);
     /* Its own process group; default signal dispositions and no blocked

@@ -17,6 +17,8 @@ struct proc_spec {
     size_t input_len;
     double timeout_s;          /* then SIGTERM to the group, SIGKILL 1 s on */
     size_t max_out, max_err;   /* caps on standard output and error */
+    int fd3;                   /* > 0: an open descriptor the child gets as
+                                  descriptor 3; 0: none */
 };
 
 struct proc_result {

@@ -14,6 +14,7 @@
 #include "core/log.h"
 #include "core/settings.h"
 #include "core/timeutil.h"
+#include "core/tls.h"
 #include "grid/grid.h"
 #include "maintenance/maint.h"
 #include "maintenance/maint_conf.h"
@@ -76,19 +77,21 @@ double runtime_started_at(void)
     return R.started;
 }
 
-/* Re-read the file; a bad file changes nothing and says why. The server
- * thread checks and applies the cluster sections; the log level changes
- * when they were accepted. */
+/* Re-read the file and what it names (the accounts file, the [issuer]
+ * sections, the TLS certificate, key, CAs and CRLs); anything bad changes
+ * nothing and says why. The server thread checks and applies the cluster
+ * sections; the rest changes when they were accepted. */
 static void reload(struct reply *asker)
 {
     struct reply *r = reply_create();
     struct loom_error err;
     struct settings set = {0};
-    struct conf *cf = conf_load(R.conf_path, &err);
+    struct conf *cf = conf_load_private(R.conf_path, &err);
     struct sched_conf *sc = calloc(1, sizeof(*sc));
     struct maint_conf *mc = calloc(1, sizeof(*mc));
     struct accounts *accts = NULL;
     struct grid_issuers *issuers = NULL;
+    struct tls_conf *tls = NULL;
     enum directives_mode dirs = DIRECTIVES_STRICT;
     int level = -1;
 
@@ -98,12 +101,17 @@ static void reload(struct reply *asker)
              sched_conf_read(cf, sc, &err) == 0 &&
              maint_conf_read(cf, set.listen, mc, &err) == 0 &&
              (accts = accounts_read(set.accounts_file, &set.policy, &err)) &&
-             (issuers = grid_issuers_read(cf, &err)))
+             (issuers = grid_issuers_read(cf, &err)) &&
+             (!set.tls.listen || (tls = tls_conf_load(&set.tls, &err))))
         level = log_level_parse(set.log_level);
+    if (level >= 0 && !set.tls.listen != !tls_active())
+        log_warn("reload: listen_tls %s takes effect at the next start",
+                 set.tls.listen ? "added" : "removed");
     dirs = set.directives;
     settings_fini(&set);
     if (!cf || level < 0 || !r) {
         log_err("reload refused: %s", err.message);
+        tls_conf_unref(tls);
         accounts_destroy(accts);
         grid_issuers_free(issuers);
         conf_destroy(cf);
@@ -131,6 +139,10 @@ static void reload(struct reply *asker)
         accts = NULL;
         grid_issuers_install(issuers);
         issuers = NULL;
+        if (tls && tls_active()) { /* new certificate, key, CAs, CRLs */
+            tls_install(tls);
+            tls = NULL;
+        }
         msgq_post(sched_queue(), msg_create(SCHED_CONFIG, sc, free, NULL));
         msgq_post(maint_queue(), msg_create(MAINT_CONFIG, mc, maint_conf_free,
                                             NULL));
@@ -145,6 +157,7 @@ static void reload(struct reply *asker)
     reply_unref(r);
     accounts_destroy(accts);
     grid_issuers_free(issuers);
+    tls_conf_unref(tls);
     free(sc);
     maint_conf_free(mc);
 }

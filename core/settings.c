@@ -72,6 +72,7 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
                       &s->max_body_bytes, err) < 0 ||
         conf_get_bool(sec, "scheduler", 1, &s->scheduler_enabled, err) < 0 ||
         conf_get_str(sec, "log_level", "info", &s->log_level, err) < 0 ||
+        conf_get_str(sec, "user", LOOM_SERVICE_USER, &s->user, err) < 0 ||
         conf_get_str(sec, "accounts_file", NULL, &s->accounts_file,
                      err) < 0 ||
         conf_get_long(sec, "min_uid", 1000, 0, 4294967294L,
@@ -89,7 +90,8 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
                       &s->max_connections_per_address, err) < 0 ||
         conf_get_long(sec, "request_timeout_s", 10, 1, 3600,
                       &s->request_timeout_s, err) < 0 ||
-        conf_get_str(sec, "directives", "strict", &dirs, err) < 0)
+        conf_get_str(sec, "directives", "strict", &dirs, err) < 0 ||
+        tls_settings_read(sec, &s->tls, err) < 0)
         return -1;
     if (directives_mode_parse(dirs, &s->directives) < 0)
         return loom_error_set(err, LOOM_EINVAL, "%s: directives must be "

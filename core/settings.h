@@ -8,15 +8,18 @@
 #include "core/accounts.h"
 #include "core/conf.h"
 #include "core/directives.h"
+#include "core/tls.h"
 
 struct settings {
     const char *listen;         /* borrowed from the conf */
+    struct tls_settings tls;    /* listen_tls and the tls_ keys */
     const char *database;
     const char *token_key_file; /* owned copy (may be derived) */
     const char *state_dir;
     long max_body_bytes;
     int scheduler_enabled;
     const char *log_level;
+    const char *user; /* the account loomd runs as */
     const char *accounts_file;  /* or NULL */
     struct accounts_policy policy;
     long max_connections;       /* at once, from all addresses */

@@ -292,6 +292,7 @@ void scluster_unref(struct scluster *c)
     free(c->adaptor);
     free(c->state);
     free(c->error);
+    free(c->single_account);
     free(c->json);
     free(c->nodes_json);
     free(c);

@@ -102,6 +102,9 @@ struct scluster {
     int hold_for_loom; /* its held native jobs are Loom's to schedule */
     int pinned_only;   /* it takes only jobs that name it (request.cluster)
                           or run in one of its reservations */
+    int runs_as_user;  /* each job runs as its own account */
+    char *single_account; /* every job runs as this account, so it takes
+                             only this account's jobs; NULL: anyone's */
     time_t last_poll;
     struct snode *nodes;
     size_t n_nodes;

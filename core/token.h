@@ -40,8 +40,9 @@
                                    refused */
 
 #define LOOM_IDENTITY_MAX 511 /* characters of an identity as a request
-                                 carries it: a Loom subject, or a grid
-                                 token's "ISSUER,SUBJECT" */
+                                 carries it: a Loom subject, a grid
+                                 token's "ISSUER,SUBJECT", or a client
+                                 certificate's DN */
 
 struct token_claims {
     char subject[LOOM_IDENTITY_MAX + 1]; /* a Loom token's: at most

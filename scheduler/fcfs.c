@@ -170,6 +170,10 @@ int fcfs_place(const struct snapshot *s, const struct usage *u,
         if (j->req.cluster ? strcmp(c->name, j->req.cluster) != 0
                            : c->pinned_only && !j->req.reservation)
             continue;
+        if (c->single_account &&
+            (!job_account_on(j, c->name) ||
+             strcmp(c->single_account, job_account_on(j, c->name))))
+            continue;
         if (strcmp(c->state, "up") != 0 || !queue_ok(c, j, why, why_len))
             continue;
         rc = place_in(c, u, j, first ? &first[i] : NULL, nodes);

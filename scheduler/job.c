@@ -10,7 +10,9 @@
 #include "core/domain.h"
 #include "core/jsonx.h"
 #include "core/limits.h"
+#include "core/outpath.h"
 #include "core/timeutil.h"
+#include "scheduler/plan.h"
 
 /* The states' names are the API's, kept in core/domain.c. */
 _Static_assert(JOB_CANCELLED + 1 == DOMAIN_JOB_STATES_N,
@@ -106,17 +108,8 @@ int job_set_str(char **field, const char *value)
 
 const char *job_account_on(const struct job *j, const char *cluster)
 {
-    const char *other = NULL;
-
-    for (size_t i = 0; i < j->cluster_accounts.n; i++) {
-        const char *e = j->cluster_accounts.v[i];
-        size_t n = strcspn(e, "=");
-        if (cluster && n == strlen(cluster) && !strncmp(e, cluster, n))
-            return e + n + 1;
-        if (n == 1 && e[0] == '*')
-            other = e + 2;
-    }
-    return other ? other : j->account;
+    return plan_account_on((const char *const *)j->cluster_accounts.v,
+                           j->cluster_accounts.n, j->account, cluster);
 }
 
 const char *job_gateway(const struct job *j)
@@ -144,6 +137,9 @@ void job_destroy(struct job *j)
     strv_fini(&j->command);
     free(j->script);
     strv_fini(&j->env);
+    free(j->workdir);
+    free(j->output);
+    free(j->error);
     free(j->directives);
     free(j->cluster);
     free(j->native_id);
@@ -161,6 +157,9 @@ static const struct jx_field body_fields[] = {
     {"command", JX_ARRAY | JX_NULLABLE, 0},
     {"script", JX_STRING | JX_NULLABLE, 0},
     {"env", JX_OBJECT, 0},
+    {"workdir", JX_STRING | JX_NULLABLE, 0},
+    {"output", JX_STRING | JX_NULLABLE, 0},
+    {"error", JX_STRING | JX_NULLABLE, 0},
     {"priority", JX_INT, 0},
     {"array", JX_STRING | JX_NULLABLE, 0},
     {"dependency", JX_STRING | JX_NULLABLE, 0},
@@ -342,6 +341,24 @@ static int env_in(struct job *j, json_t *env, struct loom_error *err)
     return 0;
 }
 
+/* workdir, output and error: paths the job's account will use. */
+static int paths_in(struct job *j, json_t *body, struct loom_error *err)
+{
+    static const char *const keys[] = {"workdir", "output", "error"};
+    char **fields[] = {&j->workdir, &j->output, &j->error};
+
+    for (int i = 0; i < 3; i++) {
+        const char *v = jx_str(body, keys[i], NULL);
+        if (!v)
+            continue;
+        if (outpath_check(v, keys[i], i == 0, err) < 0)
+            return -1;
+        if (job_set_str(fields[i], v) < 0)
+            return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    }
+    return 0;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -392,6 +409,8 @@ static int body_in(struct job *j, json_t *body, struct loom_error *err)
         return -1;
     if (j->env.n)
         qsort(j->env.v, j->env.n, sizeof(char *), cmp_str);
+    if (paths_in(j, body, err) < 0)
+        return -1;
     if (jx_int_range(body, "", "priority", 0, -LOOM_JOB_PRIORITY_MAX,
                      LOOM_JOB_PRIORITY_MAX, &prio, err) < 0)
         return -1;

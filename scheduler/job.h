@@ -102,6 +102,10 @@ struct job {
     struct strv command; /* empty when script is used */
     char *script;
     struct strv env;     /* "NAME=value", sorted by name */
+    char *workdir;       /* where it runs (absolute), or NULL: the
+                            cluster's default (the account's home) */
+    char *output, *error; /* its output file names as asked (patterns,
+                             relative to workdir), or NULL: the default */
     char *directives; /* what the script's directives did: a JSON array
                          (core/directives.h), or NULL */
     int priority;

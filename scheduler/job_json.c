@@ -172,6 +172,9 @@ char *job_render(const struct job *j, size_t priv[2])
         jw_null(&w);
     }
     jw_close(&w, '}');
+    jw_kv_str(&w, "workdir", j->workdir);
+    jw_kv_str(&w, "output", j->output);
+    jw_kv_str(&w, "error", j->error);
     /* the private fields, one span: a redacted copy leaves it out */
     if (priv)
         priv[0] = w.len;
@@ -329,6 +332,9 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
         bad |= strv_push(&j->env, kv);
         free(kv);
     }
+    bad |= job_set_str(&j->workdir, jx_str(doc, "workdir", NULL));
+    bad |= job_set_str(&j->output, jx_str(doc, "output", NULL));
+    bad |= job_set_str(&j->error, jx_str(doc, "error", NULL));
     j->priority = (int)jx_int(doc, "priority", 0);
     j->requeues = (int)jx_int(doc, "requeues", 0);
     bad |= job_set_str(&j->cluster, jx_str(doc, "cluster", NULL));

@@ -265,9 +265,56 @@ const struct plan_queue *plan_queue_of(const struct plan_cluster *c,
     return NULL;
 }
 
+const char *plan_account_on(const char *const *ca, size_t n,
+                            const char *account, const char *cluster)
+{
+    const char *other = NULL;
+
+    for (size_t i = 0; i < n; i++) {
+        size_t k = strcspn(ca[i], "=");
+        if (cluster && k == strlen(cluster) && !strncmp(ca[i], cluster, k))
+            return ca[i] + k + 1;
+        if (k == 1 && ca[i][0] == '*')
+            other = ca[i] + 2;
+    }
+    return other ? other : account;
+}
+
+static const char *account_there(const struct plan_cluster *cl,
+                                 const struct plan_job *j)
+{
+    return plan_account_on(j->cluster_accounts, j->n_cluster_accounts,
+                           j->account, cl->name);
+}
+
+int plan_cluster_runs_as(const struct plan_cluster *cl,
+                         const struct plan_job *j)
+{
+    const char *a = cl->single_account ? account_there(cl, j) : NULL;
+
+    return !cl->single_account || (a && !strcmp(cl->single_account, a));
+}
+
+void plan_why_account(const struct plan_cluster *cl, const struct plan_job *j,
+                      char *why, size_t why_len)
+{
+    const char *a = account_there(cl, j);
+
+    if (a)
+        snprintf(why, why_len, "cluster %s runs every job as %s "
+                 "(single_account); this job is %s's", cl->name,
+                 cl->single_account, a);
+    else
+        snprintf(why, why_len, "cluster %s runs every job as %s "
+                 "(single_account); this job's account is not known",
+                 cl->name, cl->single_account);
+}
+
 int plan_cluster_takes(const struct plan_cluster *cl,
                        const struct plan_job *j)
 {
+    if (!plan_cluster_runs_as(cl, j))
+        return 0;
     if (j->cluster)
         return !strcmp(j->cluster, cl->name);
     return !cl->pinned_only || j->reservation;

@@ -46,6 +46,9 @@ struct plan_cluster {
     size_t n_queues;
     int pinned_only; /* takes only jobs that name it (plan_job.cluster) or
                         run in one of its reservations */
+    const char *single_account; /* runs every job as this account, so it
+                                   takes only this account's jobs; NULL:
+                                   anyone's */
 };
 
 /* Capacity one node gives to one job (or reservation) over a time. */
@@ -98,6 +101,12 @@ struct plan_job {
                             for (0 or 1: one job): as many as can start now
                             start; the next of them then waits as the entry's
                             job would */
+    const char *account; /* the local account it runs as, or NULL (not
+                            known) */
+    const char *const *cluster_accounts; /* "CLUSTER=ACCOUNT" and
+                            "*=ACCOUNT" where its account differs between
+                            clusters (struct job's); account elsewhere */
+    size_t n_cluster_accounts;
 };
 
 enum plan_backfill {
@@ -181,6 +190,19 @@ int plan_add_resv(struct plan *p, const struct plan_resv *r);
 int plan_run(struct plan *p, const struct plan_config *cfg,
              const struct plan_job *jobs, size_t n, struct plan_out *out);
 void plan_out_fini(struct plan_out *out, size_t n);
+
+/* The account in ca ("CLUSTER=ACCOUNT" entries, "*=ACCOUNT" for every
+ * cluster without one) for cluster (NULL: not placed), else account.
+ * Borrowed. */
+const char *plan_account_on(const char *const *ca, size_t n,
+                            const char *account, const char *cluster);
+/* May j run there at all: a cluster that runs every job as one account
+ * (single_account) takes only the jobs whose account there is that one. */
+int plan_cluster_runs_as(const struct plan_cluster *cl,
+                         const struct plan_job *j);
+/* "cluster C runs every job as A (single_account); this job is B's". */
+void plan_why_account(const struct plan_cluster *cl, const struct plan_job *j,
+                      char *why, size_t why_len);
 
 /* Could any cluster ever run j (all its matching nodes free, whatever their
  * state now)? 1, or 0 with why filled ("needs 8 nodes with 64 cpus; the

@@ -16,6 +16,8 @@ int plan_feasible(const struct plan_cluster *clusters, size_t n,
     size_t best = 0, want = j->nodes > 0 ? (size_t)j->nodes : 1;
     int pinned_seen = 0, queue_seen = 0, walltime_over = 0;
     const char *only_named = NULL; /* would fit, takes named jobs only */
+    const struct plan_cluster *only_as = NULL; /* would fit, runs as another
+                                                  account */
 
     for (size_t c = 0; c < n; c++) {
         const struct plan_queue *q = j->queue ? plan_queue_of(&clusters[c],
@@ -36,13 +38,19 @@ int plan_feasible(const struct plan_cluster *clusters, size_t n,
             count += plan_node_matches(&clusters[c].nodes[i], j);
         if (count >= want && takes)
             return 1;
-        if (count >= want && !only_named)
+        if (count >= want && !plan_cluster_runs_as(&clusters[c], j)) {
+            if (!only_as)
+                only_as = &clusters[c];
+        } else if (count >= want && !only_named) {
             only_named = clusters[c].name;
+        }
         if (count > best && takes)
             best = count;
     }
     if (j->cluster && !pinned_seen)
         snprintf(why, why_len, "no cluster is named %s", j->cluster);
+    else if (only_as && !only_named)
+        plan_why_account(only_as, j, why, why_len);
     else if (only_named)
         snprintf(why, why_len, "it fits only on %s, a cluster that takes "
                  "only the jobs that name it (request.cluster)", only_named);
@@ -68,6 +76,10 @@ int plan_fits_nodes(const struct plan *p, const struct plan_job *j,
 {
     struct prof_need need = plan_need_of(j);
 
+    if (c < p->n_cl && !plan_cluster_runs_as(p->cl[c].def, j)) {
+        plan_why_account(p->cl[c].def, j, why, why_len);
+        return 0;
+    }
     if (c < p->n_cl && !j->cluster && !plan_cluster_takes(p->cl[c].def, j)) {
         snprintf(why, why_len, "cluster %s takes only the jobs that name it "
                  "(request.cluster)", p->cl[c].def->name);

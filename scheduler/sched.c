@@ -248,6 +248,9 @@ void sched_start_later(struct job *j, int adopt)
     s->account = dup_or_null(j->account);
     s->script = dup_or_null(j->script);
     s->queue = dup_or_null(j->req.queue);
+    s->workdir = dup_or_null(j->workdir);
+    s->output = dup_or_null(j->output);
+    s->error = dup_or_null(j->error);
     if (copy_strv(&s->command, &j->command) < 0 || start_env(j, s) < 0 ||
         copy_strv(&s->nodes, &j->nodes) < 0)
         goto error;

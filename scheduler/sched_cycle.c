@@ -316,6 +316,12 @@ int sched_feasible(const struct job *j, struct loom_error *err)
         pj.reservation = 0;
         pj.cluster = resv_cluster;
     }
+    if (pj.cluster && fabric_cluster(f, pj.cluster, &c) == 0 &&
+        !plan_cluster_runs_as(&f->cl[c], &pj)) {
+        plan_why_account(&f->cl[c], &pj, why, sizeof(why));
+        return loom_error_field(err, LOOM_EIMPOSSIBLE, "request.cluster",
+                                "%s", why);
+    }
     ok = plan_feasible(f->cl, f->n, &pj, why, sizeof(why));
     if (!ok)
         return loom_error_set(err, LOOM_EIMPOSSIBLE, "no cluster could ever "

@@ -39,7 +39,7 @@ int fabric_build(struct fabric *f)
         f->cl[c] = (struct plan_cluster){sc->name, sc->preference,
                                          &f->nodes[k], sc->n_nodes,
                                          &f->queues[q], sc->n_queues,
-                                         sc->pinned_only};
+                                         sc->pinned_only, sc->single_account};
         for (size_t i = 0; i < sc->n_nodes; i++, k++) {
             const struct snode *n = &sc->nodes[i];
             f->nodes[k] = (struct plan_node){
@@ -135,7 +135,10 @@ void fabric_job(const struct job *j, struct plan_job *out)
         .queue = j->req.queue, .reservation = j->req.reservation,
         .group = {j->acct_ix, j->vo_ix, j->gw_ix,
                   j->array ? j->array->limit_ix : j->arr_ix},
-        .count = j->array ? j->array->spec.tasks - j->array->n_split : 1};
+        .count = j->array ? j->array->spec.tasks - j->array->n_split : 1,
+        .account = j->account,
+        .cluster_accounts = (const char *const *)j->cluster_accounts.v,
+        .n_cluster_accounts = j->cluster_accounts.n};
 }
 
 /* What a job holds (h) on its nodes, until start + walltime. */

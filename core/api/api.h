@@ -11,6 +11,23 @@
 void api_handle(struct http_req *rq, struct http_resp *rs,
                 const unsigned char *key, size_t key_len);
 
+/* Authentication, in this order (route.c):
+ *  1. On HTTPS, the client certificate is checked first: one presented
+ *     and refused, or none where one is required, is a 401 whatever else
+ *     the request carries.
+ *  2. A bearer token wins over a certificate: a JWT of an outside issuer
+ *     (grid/) acts as a gateway of identity ISSUER,SUBJECT, limited by its
+ *     scopes and mapped by the SCITOKENS and GROUP lines; a Loom token
+ *     acts with its roles, its subject mapped by the LOOM lines.
+ *  3. Without a token, a verified certificate's DN acts as a user, mapped
+ *     by the DN lines of the accounts file.
+ *  4. Otherwise, a 401.
+ * api_cert_auth does steps 1 and 3 (cert.c): -1 with a 401 (step 1, or
+ * step 4 on a connection that asked for a certificate); 1 when the
+ * certificate is the identity (no token was sent: rq->who is its DN, with
+ * the role user, for the caller to map); 0 when a token decides. */
+int api_cert_auth(struct http_req *rq, int has_token, struct loom_error *err);
+
 /* The VO of a grid request: the group whose GROUP line mapped it, else
  * the first of its token's groups; NULL for none. Borrowed from rq. */
 const char *api_vo(const struct http_req *rq);
@@ -48,6 +65,8 @@ enum api_qdom {
     API_Q_MAINT_STATE,
     API_Q_LIMIT,       /* 1 to LOOM_LIST_LIMIT_MAX */
     API_Q_AFTER,       /* a job id, or 0 */
+    API_Q_STREAM,      /* stdout or stderr */
+    API_Q_OFFSET,      /* a byte offset: 0 or more */
 };
 
 /* A query parameter a route takes (route.c has a table per route). */
@@ -92,6 +111,11 @@ void api_jobs_op(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a);
 void api_jobs_patch(struct http_req *rq, struct http_resp *rs,
                     const struct api_route_args *a);
+/* GET /v1/jobs/{id}/output (output.c): what the job wrote, read as its
+ * account; to those who see all of the job (api_job_see: its owner and
+ * the gateway that submitted it, operators, admins); 404 to anyone else. */
+void api_jobs_output(struct http_req *rq, struct http_resp *rs,
+                     const struct api_route_args *a);
 void api_node_state(struct http_req *rq, struct http_resp *rs,
                     const struct api_route_args *a);
 void api_runtime_get(struct http_req *rq, struct http_resp *rs,

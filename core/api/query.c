@@ -196,6 +196,20 @@ static int check_value(struct api_route_args *a, int k,
         return loom_error_field(err, LOOM_EINVAL, p->name, "query parameter "
                                 "after must be a job id or 0, not '%.100s'",
                                 v);
+    case API_Q_STREAM:
+        if (!strcmp(v, "stdout") || !strcmp(v, "stderr"))
+            return 0;
+        return loom_error_field(err, LOOM_EINVAL, p->name, "query parameter "
+                                "stream must be stdout or stderr, not "
+                                "'%.100s'", v);
+    case API_Q_OFFSET:
+        if (!strcmp(v, "0") ||
+            (domain_id_parse(v, &n) == 0 && n <= LOOM_OFFSET_MAX))
+            return 0;
+        return loom_error_field(err, LOOM_EINVAL, p->name, "query parameter "
+                                "offset must be a whole number of bytes from "
+                                "0 to %lld, not '%.100s'",
+                                (long long)LOOM_OFFSET_MAX, v);
     default:
         if (domain_check(named(p->dom), v, p->name, err) == 0)
             return 0;

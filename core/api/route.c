@@ -38,6 +38,8 @@ static const struct api_param q_jobs[] = {
     {"owner", API_Q_TEXT},      {"account", API_Q_TEXT},
     {"limit", API_Q_LIMIT},     {"after", API_Q_AFTER},
     {NULL, 0}};
+static const struct api_param q_output[] = {
+    {"stream", API_Q_STREAM}, {"offset", API_Q_OFFSET}, {NULL, 0}};
 static const struct api_param q_resv[] = {
     {"cluster", API_Q_CLUSTER}, {"state", API_Q_RESV_STATE},
     {"owner", API_Q_TEXT},      {"purpose", API_Q_PURPOSE},
@@ -64,6 +66,7 @@ static const struct route routes[] = {
     {"GET", "queues", 2, 3, ANY_ROLE, q_none, api_queues},
     {"GET", "jobs", 1, 1, ANY_ROLE, q_jobs, api_jobs_get},
     {"GET", "jobs", 2, 2, ANY_ROLE, q_none, api_jobs_get},
+    {"GET", "jobs", 3, 3, ANY_ROLE, q_output, api_jobs_output},
     {"POST", "jobs", 1, 1, SUBMITTERS, q_none, api_jobs_submit},
     {"DELETE", "jobs", 2, 2, ANY_ROLE, q_none, api_jobs_op},
     {"PATCH", "jobs", 2, 2, ANY_ROLE, q_none, api_jobs_patch},
@@ -159,8 +162,9 @@ static int claims_ok(const struct token_claims *c, time_t now,
 }
 
 /* rq->account (and rq->map) from who the request is, cached per thread:
- * the same subject or grid identity, the same accounts file, recently. */
-static void map_account(struct http_req *rq, time_t now)
+ * the same subject, grid identity or certificate DN (by_cert), the same
+ * accounts file, recently. */
+static void map_account(struct http_req *rq, int by_cert, time_t now)
 {
     unsigned gen = accounts_generation();
     struct accounts_who who = {0};
@@ -168,7 +172,10 @@ static void map_account(struct http_req *rq, time_t now)
     char groups[sizeof(last.groups)] = "";
     size_t o = 0;
 
-    if (rq->grid) /* never the same key as a Loom subject's */
+    /* never the same key as a Loom subject's */
+    if (by_cert)
+        snprintf(groups, sizeof(groups), "dn\n");
+    else if (rq->grid)
         o = (size_t)snprintf(groups, sizeof(groups), "grid\n");
     for (size_t i = 0; rq->grid && i < rq->grid->n_groups; i++)
         o += (size_t)snprintf(groups + o, o < sizeof(groups)
@@ -184,7 +191,10 @@ static void map_account(struct http_req *rq, time_t now)
         last.mapped_at = now;
         last.mapped = 1;
         last.no_account[0] = '\0';
-        if (rq->grid) {
+        if (by_cert) {
+            who.method = "DN";
+            who.identity = rq->who.subject;
+        } else if (rq->grid) {
             who.iss = rq->grid->iss;
             who.sub = rq->grid->sub;
             who.groups = rq->grid->groups;
@@ -279,12 +289,12 @@ static int auth_grid(struct http_req *rq, const char *tok, time_t now,
     return 0;
 }
 
-static int authenticate(struct http_req *rq, const unsigned char *key,
-                        size_t key_len, struct loom_error *err)
+/* The bearer token h (the Authorization header, or NULL) into rq->who: a
+ * JWT of an outside issuer, or a Loom token. 0, or -1 with a 401. */
+static int auth_token(struct http_req *rq, const char *h,
+                      const unsigned char *key, size_t key_len, time_t now,
+                      struct loom_error *err)
 {
-    const char *h = http_header(rq, "Authorization");
-    time_t now = time(NULL);
-
     if (!h || strncasecmp(h, "Bearer ", 7) != 0)
         return loom_error_set(err, LOOM_EAUTH, "a bearer token is required "
                               "(Authorization: Bearer <token>)");
@@ -307,7 +317,22 @@ static int authenticate(struct http_req *rq, const unsigned char *key,
         api_audit_denial(rq, NULL, err);
         return -1;
     }
-    map_account(rq, now);
+    return 0;
+}
+
+/* Who the request is, in the order of api.h: its client certificate
+ * checked, then a token (which wins), else the certificate's DN. */
+static int authenticate(struct http_req *rq, const unsigned char *key,
+                        size_t key_len, struct loom_error *err)
+{
+    const char *h = http_header(rq, "Authorization");
+    time_t now = time(NULL);
+    int by_cert = api_cert_auth(rq, h != NULL, err);
+
+    if (by_cert < 0 ||
+        (!by_cert && auth_token(rq, h, key, key_len, now, err) < 0))
+        return -1;
+    map_account(rq, by_cert, now);
     /* users and gateways act as their account: without one, nothing */
     if (!rq->map && (rq->who.roles & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY))) {
         loom_error_set(err, LOOM_EPERM, "%s", rq->no_account);

@@ -3,10 +3,13 @@
 #include "core/ctl/client.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 #include <openssl/crypto.h>
@@ -24,6 +27,7 @@ struct client {
     char *base;   /* what paths are appended to */
     char *socket; /* Unix socket path, or NULL */
     char *auth;   /* "Authorization: Bearer ..." or NULL; a secret */
+    char *ca_file, *ca_dir, *cert_file, *key_file; /* TLS, or NULL */
     long timeout_s;
     char errbuf[CURL_ERROR_SIZE];
 };
@@ -157,12 +161,116 @@ void client_destroy(struct client *c)
     free(c->url);
     free(c->base);
     free(c->socket);
+    free(c->ca_file);
+    free(c->ca_dir);
+    free(c->cert_file);
+    free(c->key_file);
     free(c);
 }
 
 const char *client_url(const struct client *c)
 {
     return c->url;
+}
+
+/* TLS ----------------------------------------------------------------- */
+
+static const char *env_or_null(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+void client_tls_from_env(struct client_tls *t)
+{
+    t->ca_file = env_or_null("LOOM_CA_FILE");
+    t->ca_dir = env_or_null("LOOM_CA_DIR");
+    t->cert_file = env_or_null("LOOM_CERT_FILE");
+    t->key_file = env_or_null("LOOM_KEY_FILE");
+}
+
+int client_tls_given(const struct client_tls *t)
+{
+    return t->ca_file || t->ca_dir || t->cert_file || t->key_file;
+}
+
+/* path can be read (dir: is a directory); key: may hold a private key,
+ * so group and others may not read it (as ssh with its keys). */
+static int tls_file_check(const char *what, const char *path, int dir,
+                          int key, struct loom_error *err)
+{
+    struct stat st;
+
+    if (stat(path, &st) < 0 || access(path, R_OK) < 0)
+        return loom_error_set(err, LOOM_EINVAL, "%s %s: %s", what, path,
+                              strerror(errno));
+    if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+        return loom_error_set(err, LOOM_EINVAL, "%s %s is not a %s", what,
+                              path, dir ? "directory" : "regular file");
+    if (key && (st.st_mode & 077))
+        return loom_error_set(err, LOOM_EINVAL, "%s %s may be read by group "
+                              "or others (mode %04o); chmod 600 it", what,
+                              path, (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+/* Whether the PEM file at path holds a private key. */
+static int holds_key(const char *path)
+{
+    char line[256];
+    int found = 0;
+    FILE *f = fopen(path, "re");
+
+    while (f && !found && fgets(line, sizeof(line), f))
+        found = strncmp(line, "-----BEGIN ", 11) == 0 &&
+                strstr(line, "PRIVATE KEY-----") != NULL;
+    if (f)
+        fclose(f);
+    return found;
+}
+
+static int set_copy(char **dst, const char *src)
+{
+    free(*dst);
+    *dst = src ? strdup(src) : NULL;
+    return src && !*dst ? -1 : 0;
+}
+
+int client_set_tls(struct client *c, const struct client_tls *t,
+                   struct loom_error *err)
+{
+    if (!client_tls_given(t))
+        return 0;
+    if (strncmp(c->url, "https://", 8) != 0)
+        return loom_error_set(err, LOOM_EINVAL, "a CA, certificate or key "
+                              "is given, but %s is not an https:// URL",
+                              c->url);
+    if (t->key_file && !t->cert_file)
+        return loom_error_set(err, LOOM_EINVAL, "a key file is given "
+                              "without its certificate");
+    if ((t->ca_file && tls_file_check("CA file", t->ca_file, 0, 0,
+                                      err) < 0) ||
+        (t->ca_dir && tls_file_check("CA directory", t->ca_dir, 1, 0,
+                                     err) < 0) ||
+        (t->cert_file && tls_file_check("certificate file", t->cert_file, 0,
+                                        0, err) < 0) ||
+        (t->key_file && tls_file_check("key file", t->key_file, 0, 1,
+                                       err) < 0))
+        return -1;
+    if (t->cert_file && !t->key_file &&
+        (!holds_key(t->cert_file)
+             ? loom_error_set(err, LOOM_EINVAL, "certificate file %s holds "
+                              "no private key: give its key file too",
+                              t->cert_file)
+             : tls_file_check("certificate file", t->cert_file, 0, 1,
+                              err)) < 0)
+        return -1;
+    if (set_copy(&c->ca_file, t->ca_file) < 0 ||
+        set_copy(&c->ca_dir, t->ca_dir) < 0 ||
+        set_copy(&c->cert_file, t->cert_file) < 0 ||
+        set_copy(&c->key_file, t->key_file ? t->key_file : t->cert_file) < 0)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    return 0;
 }
 
 /* Sending ------------------------------------------------------------- */
@@ -280,6 +388,18 @@ static int setup(struct client *c, const char *method, const char *path,
                                                       : CONNECT_TIMEOUT_S);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "loomctl/" PACKAGE_VERSION);
     curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
+    /* https: the server is always verified, chain and name */
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+    curl_easy_setopt(h, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
+    if (c->ca_file)
+        curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
+    if (c->ca_dir)
+        curl_easy_setopt(h, CURLOPT_CAPATH, c->ca_dir);
+    if (c->cert_file) {
+        curl_easy_setopt(h, CURLOPT_SSLCERT, c->cert_file);
+        curl_easy_setopt(h, CURLOPT_SSLKEY, c->key_file);
+    }
     /* A bearer token must not detour through a proxy to the local host. */
     if (!getenv("no_proxy") && !getenv("NO_PROXY"))
         curl_easy_setopt(h, CURLOPT_NOPROXY, "localhost,127.0.0.1,::1");
@@ -323,6 +443,21 @@ static int transfer_error(struct client *c, CURLcode cc,
         return loom_error_set(err, LOOM_EUNAVAIL,
                               "%s closed the connection without answering",
                               c->url);
+    case CURLE_PEER_FAILED_VERIFICATION:
+        return loom_error_set(err, LOOM_EUNAVAIL,
+                              "cannot verify the server at %s: %s (give the "
+                              "CA that signed its certificate with "
+                              "--cacert or LOOM_CA_FILE)", c->url, why);
+    case CURLE_SSL_CERTPROBLEM:
+        return loom_error_set(err, LOOM_EINVAL,
+                              "the client certificate %s cannot be used: %s",
+                              c->cert_file ? c->cert_file : "", why);
+    case CURLE_SSL_CACERT_BADFILE:
+        return loom_error_set(err, LOOM_EINVAL, "the CAs cannot be read: %s",
+                              why);
+    case CURLE_SSL_CONNECT_ERROR:
+        return loom_error_set(err, LOOM_EUNAVAIL,
+                              "TLS with %s failed: %s", c->url, why);
     case CURLE_WRITE_ERROR:
         if (out->too_big)
             return loom_error_set(err, LOOM_ETOOBIG,
@@ -417,7 +552,9 @@ static int parse_reply(struct client *c, const struct reply_buf *out,
         i++;
     if (i == out->len)
         return 0; /* an empty answer, as for 204 */
-    *reply = json_loadb(out->data, out->len, JSON_DECODE_ANY, &je);
+    /* a job's output may hold NUL bytes (\u0000) */
+    *reply = json_loadb(out->data, out->len, JSON_DECODE_ANY | JSON_ALLOW_NUL,
+                        &je);
     if (!*reply)
         return loom_error_set(err, LOOM_EINTERNAL,
                               "the answer from %s is not JSON: %s", c->url,

@@ -33,6 +33,27 @@ void client_destroy(struct client *c); /* NULL-safe */
 /* The URL the client was created with, for messages. Borrowed from c. */
 const char *client_url(const struct client *c);
 
+/* TLS for an https:// URL. The server's certificate is always verified
+ * (its chain and its name), against ca_file and ca_dir when given, else
+ * against the system's CAs; TLS 1.2 at least. */
+struct client_tls {
+    const char *ca_file;   /* PEM file of CAs, or NULL */
+    const char *ca_dir;    /* hashed CA directory (openssl rehash), or NULL */
+    const char *cert_file; /* a client certificate (PEM; a chain or a proxy
+                              file may follow it), or NULL */
+    const char *key_file;  /* its key (PEM), or NULL: in cert_file */
+};
+/* t from the environment: LOOM_CA_FILE, LOOM_CA_DIR, LOOM_CERT_FILE,
+ * LOOM_KEY_FILE (unset or empty: NULL). The strings are borrowed. */
+void client_tls_from_env(struct client_tls *t);
+/* Whether t names anything. */
+int client_tls_given(const struct client_tls *t);
+/* Use t (copied) for c's requests. -1 with err (LOOM_EINVAL) when c's URL
+ * is not https://, a file cannot be read, or the key file (cert_file when
+ * it holds the key) may be read by group or others. */
+int client_set_tls(struct client *c, const struct client_tls *t,
+                   struct loom_error *err);
+
 /*
  * Send method ("GET", "POST", "PUT", "DELETE") to path (starting with '/',
  * query included, already percent-encoded: see client_path below) with

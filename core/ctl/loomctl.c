@@ -50,6 +50,12 @@ static const char submit_more[] =
     "  --queue Q              run in queue Q\n"
     "  --env NAME=VALUE       set a variable in the job's environment "
     "(repeatable)\n"
+    "  --chdir DIR            run in DIR (default: the current directory)\n"
+    "  --output NAME          the job's output file (default loom-%j.out;\n"
+    "                         relative to its directory; %j %u %x %A %a %N)\n"
+    "  --error NAME           its error file (default: the output file)\n"
+    "  --export ALL|NONE      ALL: the job gets this environment too\n"
+    "                         (default NONE: only --env and Loom's)\n"
     "  --priority N           priority within the fabric queue\n"
     "  --array TASKS          an array of tasks: 1-100, 1-100:2 (a step), "
     "1,3,5-7,\n"
@@ -133,6 +139,9 @@ static const struct command commands[] = {
     { "submit", cmd_submit,
       "submit [OPTIONS] SCRIPT | submit [OPTIONS] -- COMMAND [ARG...]",
       "submit a job to the fabric; prints its id", submit_more },
+    { "output", cmd_output, "output [--stream stdout|stderr] [--follow] "
+      "JOBID", "print a job's output (--follow: until it has ended)",
+      NULL },
     { "export", cmd_export, "export --format slurm|gridengine|pbs JOBID",
       "write a job as a native batch script: directives, then its script "
       "or command", export_more },
@@ -178,8 +187,8 @@ static const struct command commands[] = {
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static const char usage_line[] =
-    "usage: loomctl [-c loom.conf | --url URL --token-file FILE] [--json] "
-    "COMMAND [ARG...]\n";
+    "usage: loomctl [-c loom.conf | --url URL (--token-file FILE | --cert "
+    "FILE)] [--json] COMMAND [ARG...]\n";
 
 /* Messages ------------------------------------------------------------- */
 
@@ -332,6 +341,18 @@ static void help(void)
           "      --token-file FILE  a token from 'loomctl token create', "
           "readable by its\n"
           "                         owner only (default $LOOM_TOKEN_FILE)\n"
+          "      --cacert FILE      https: verify loomd with these CAs "
+          "(default\n"
+          "                         $LOOM_CA_FILE, else the system's)\n"
+          "      --capath DIR       https: ... or a hashed CA directory "
+          "($LOOM_CA_DIR)\n"
+          "      --cert FILE        https: a client certificate (PEM; its "
+          "key may follow,\n"
+          "                         as in a proxy file), instead of a token "
+          "or with it\n"
+          "                         ($LOOM_CERT_FILE)\n"
+          "      --key FILE         https: the certificate's key "
+          "($LOOM_KEY_FILE)\n"
           "      --json             print the server's JSON instead of "
           "tables\n"
           "  -h, --help             print this help; COMMAND --help prints "
@@ -543,11 +564,15 @@ struct client *ctl_client(struct ctl *ctl)
     const char *conf = conf_path(ctl);
     const char *tfile = ctl->token_file ? ctl->token_file
                                         : env("LOOM_TOKEN_FILE");
+    struct client_tls tls = ctl->tls;
     struct loom_error err = { 0 };
     char url[1024], *tok = NULL;
+    int ok = 0;
 
     if (ctl->client)
         return ctl->client;
+    if (!client_tls_given(&tls)) /* the environment's, for https only */
+        client_tls_from_env(&tls);
     if (conf) {
         tok = from_conf(conf, tfile, url, sizeof(url), &err);
         if (!tok && !ctl->conf_path && !env("LOOM_CONF") &&
@@ -555,17 +580,29 @@ struct client *ctl_client(struct ctl *ctl)
             loom_error_set(&err, LOOM_EINVAL,
                            "%s does not exist: give -c loom.conf, or --url "
                            "URL with --token-file FILE", conf);
-    } else if (!tfile) {
-        loom_error_set(&err, LOOM_EINVAL,
-                       "no token: give --token-file FILE (or set "
-                       "LOOM_TOKEN_FILE) with a URL, or -c loom.conf on "
-                       "the daemon's host");
+        ok = tok != NULL;
     } else {
         snprintf(url, sizeof(url), "%s", ctl->url ? ctl->url : env("LOOM_URL"));
-        tok = token_file_read(tfile, &err);
+        if (strncmp(url, "https://", 8) != 0 && !client_tls_given(&ctl->tls))
+            memset(&tls, 0, sizeof(tls));
+        if (tfile)
+            ok = (tok = token_file_read(tfile, &err)) != NULL;
+        else if (tls.cert_file)
+            ok = 1; /* the certificate is the identity */
+        else
+            loom_error_set(&err, LOOM_EINVAL,
+                           "no token: give --token-file FILE (or set "
+                           "LOOM_TOKEN_FILE) or, for https, --cert FILE "
+                           "with a URL, or -c loom.conf on the daemon's "
+                           "host");
     }
-    if (tok)
-        ctl->client = client_create(url, tok, 0, &err);
+    if (conf && !client_tls_given(&ctl->tls))
+        memset(&tls, 0, sizeof(tls)); /* loom.conf's listen is plain HTTP */
+    if (ok && (ctl->client = client_create(url, tok, 0, &err)) &&
+        client_set_tls(ctl->client, &tls, &err) < 0) {
+        client_destroy(ctl->client);
+        ctl->client = NULL;
+    }
     wipe_free(tok);
     if (!ctl->client)
         ctl_fail("%s", err.message);
@@ -582,6 +619,10 @@ static int parse_global(struct ctl *ctl, int argc, char **argv, int *first)
         { "conf", required_argument, NULL, 'c' },
         { "url", required_argument, NULL, 'u' },
         { "token-file", required_argument, NULL, 't' },
+        { "cacert", required_argument, NULL, 'A' },
+        { "capath", required_argument, NULL, 'P' },
+        { "cert", required_argument, NULL, 'E' },
+        { "key", required_argument, NULL, 'K' },
         { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
@@ -595,6 +636,10 @@ static int parse_global(struct ctl *ctl, int argc, char **argv, int *first)
         case 'c': ctl->conf_path = optarg; break;
         case 'u': ctl->url = optarg; break;
         case 't': ctl->token_file = optarg; break;
+        case 'A': ctl->tls.ca_file = optarg; break;
+        case 'P': ctl->tls.ca_dir = optarg; break;
+        case 'E': ctl->tls.cert_file = optarg; break;
+        case 'K': ctl->tls.key_file = optarg; break;
         case 'j': ctl->json = 1; break;
         case 'h': help(); return CTL_OK;
         case 'V': printf("loomctl %s\n", PACKAGE_VERSION); return CTL_OK;

@@ -32,6 +32,7 @@ struct ctl {
     const char *conf_path;  /* -c FILE, or NULL */
     const char *url;        /* --url URL, or NULL */
     const char *token_file; /* --token-file FILE, or NULL */
+    struct client_tls tls;  /* --cacert, --capath, --cert, --key */
     struct client *client;  /* opened by ctl_client; main destroys it */
 };
 
@@ -93,6 +94,8 @@ ctl_cmd_f cmd_clusters, cmd_nodes, cmd_queues, cmd_jobs, cmd_reservations,
     cmd_status, cmd_job_action, cmd_node_state, cmd_runtime;
 /* loomctl_submit.c */
 ctl_cmd_f cmd_submit, cmd_token;
+/* output.c */
+ctl_cmd_f cmd_output;
 /* export.c */
 ctl_cmd_f cmd_export;
 /* update.c */

@@ -29,13 +29,16 @@ struct submit {
     json_t *request; /* borrowed from job */
     json_t *env;     /* borrowed from job */
     const char *idem;
+    const char *chdir; /* --chdir, or NULL: the current directory */
+    int export_all;    /* --export ALL */
     int named;
 };
 
 enum {
     OPT_NAME = 256, OPT_NODES, OPT_CPUS, OPT_MEM, OPT_GPUS, OPT_TIME,
     OPT_TIME_S, OPT_CLUSTER, OPT_QUEUE, OPT_ENV, OPT_PRIORITY, OPT_IDEM,
-    OPT_JSON, OPT_ARRAY, OPT_DEPEND, OPT_HOLD,
+    OPT_JSON, OPT_ARRAY, OPT_DEPEND, OPT_HOLD, OPT_CHDIR, OPT_OUTPUT,
+    OPT_ERROR, OPT_EXPORT,
 };
 
 /* The option handlers below return -1 to go on, or the exit status to end
@@ -189,6 +192,19 @@ static int submit_option(struct ctl *ctl, struct submit *s, int c,
     case OPT_JSON:
         ctl->json = 1;
         return -1;
+    case OPT_CHDIR:
+        s->chdir = optarg;
+        return set_text(s->job, "workdir", "chdir", optarg);
+    case OPT_OUTPUT:
+        return set_text(s->job, "output", "output", optarg);
+    case OPT_ERROR:
+        return set_text(s->job, "error", "error", optarg);
+    case OPT_EXPORT:
+        if (strcmp(optarg, "ALL") && strcmp(optarg, "NONE"))
+            return ctl_usage("submit", "--export takes ALL or NONE, not "
+                             "'%s'", optarg);
+        s->export_all = !strcmp(optarg, "ALL");
+        return -1;
     }
     return ctl_opt_error("submit", c, argv);
 }
@@ -213,6 +229,10 @@ static int submit_options(struct ctl *ctl, struct submit *s, int argc,
         { "array", required_argument, NULL, OPT_ARRAY },
         { "dependency", required_argument, NULL, OPT_DEPEND },
         { "hold", no_argument, NULL, OPT_HOLD },
+        { "chdir", required_argument, NULL, OPT_CHDIR },
+        { "output", required_argument, NULL, OPT_OUTPUT },
+        { "error", required_argument, NULL, OPT_ERROR },
+        { "export", required_argument, NULL, OPT_EXPORT },
         { NULL, 0, NULL, 0 },
     };
     int c, rc;
@@ -329,6 +349,61 @@ static int submit_payload(struct submit *s, int argc, char **argv)
     return -1;
 }
 
+/* workdir: --chdir made absolute, or the directory loomctl runs in (as
+ * sbatch does). */
+static int set_workdir(struct submit *s)
+{
+    char cwd[4096], *abs = NULL;
+    int rc;
+
+    if (s->chdir && s->chdir[0] == '/')
+        return -1;
+    if (!getcwd(cwd, sizeof(cwd)))
+        return ctl_fail("cannot tell the current directory (%s): give "
+                        "--chdir", strerror(errno));
+    if (s->chdir && asprintf(&abs, "%s/%s", cwd, s->chdir) < 0)
+        return ctl_fail("out of memory");
+    rc = set_text(s->job, "workdir", "chdir", abs ? abs : cwd);
+    free(abs);
+    return rc;
+}
+
+extern char **environ;
+
+/* --export ALL: loomctl's whole environment, under what --env set. What
+ * loomd could not take is left out, and said. */
+static int export_env(struct submit *s)
+{
+    for (char **e = environ; s->export_all && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t n = eq ? (size_t)(eq - *e) : 0;
+        char name[256];
+        json_t *v;
+
+        if (!eq || !n || n >= sizeof(name))
+            continue;
+        memcpy(name, *e, n);
+        name[n] = '\0';
+        if (json_object_get(s->env, name))
+            continue; /* --env wins */
+        if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                         "0123456789_") != n || (name[0] >= '0' &&
+                                                  name[0] <= '9') ||
+            !(v = json_string(eq + 1))) {
+            fprintf(stderr, "loomctl: --export ALL: %s is not exported (not "
+                    "a variable name, or its value is not UTF-8)\n", name);
+            continue;
+        }
+        if (json_object_size(s->env) == LOOM_JOB_ENV_MAX) {
+            json_decref(v);
+            return ctl_fail("--export ALL: more than %d variables",
+                            LOOM_JOB_ENV_MAX);
+        }
+        json_object_set_new(s->env, name, v);
+    }
+    return -1;
+}
+
 static int submit_send(struct ctl *ctl, const struct submit *s)
 {
     struct loom_error err = { 0 };
@@ -376,6 +451,10 @@ int cmd_submit(struct ctl *ctl, int argc, char **argv)
     rc = submit_options(ctl, &s, argc, argv);
     if (rc < 0)
         rc = submit_payload(&s, argc, argv);
+    if (rc < 0)
+        rc = set_workdir(&s);
+    if (rc < 0)
+        rc = export_env(&s);
     if (rc < 0 && !json_object_size(s.env))
         json_object_del(s.job, "env");
     if (rc < 0)

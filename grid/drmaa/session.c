@@ -124,6 +124,26 @@ void dr_session_nap(long ms)
 
 /* HTTP clients ---------------------------------------------------------- */
 
+static int https(void)
+{
+    return strncmp(S.contact, "https://", 8) == 0;
+}
+
+/* A client for the contact, with the TLS files of the environment
+ * (LOOM_CA_FILE, LOOM_CA_DIR, LOOM_CERT_FILE, LOOM_KEY_FILE) for https. */
+static struct client *open_client(struct loom_error *err)
+{
+    struct client_tls t;
+    struct client *c = client_create(S.contact, S.token, 0, err);
+
+    client_tls_from_env(&t);
+    if (c && https() && client_set_tls(c, &t, err) < 0) {
+        client_destroy(c);
+        c = NULL;
+    }
+    return c;
+}
+
 struct client *dr_client_take(struct dr_error *e)
 {
     struct client *c = NULL;
@@ -135,7 +155,7 @@ struct client *dr_client_take(struct dr_error *e)
     pthread_mutex_unlock(&S.lock);
     if (c)
         return c;
-    c = client_create(S.contact, S.token, 0, &err);
+    c = open_client(&err);
     if (!c)
         dr_error_set(e, DRMAA_ERRNO_INTERNAL_ERROR, "%s", err.message);
     return c;
@@ -324,6 +344,7 @@ static int start(const char *contact, struct dr_error *e)
 {
     const char *env_url = getenv("LOOM_URL");
     int from_env = !contact || !*contact;
+    struct client_tls tls;
     struct loom_error err;
     struct client *c;
 
@@ -334,9 +355,13 @@ static int start(const char *contact, struct dr_error *e)
     S.contact = strdup(from_env ? env_url : contact);
     if (!S.contact)
         return dr_error_set(e, DRMAA_ERRNO_NO_MEMORY, "out of memory");
-    if (dr_token_read(&S.token, e) < 0)
+    client_tls_from_env(&tls);
+    /* https with a client certificate: the certificate may be the
+     * identity, and a token is read only when LOOM_TOKEN_FILE names one */
+    if ((!https() || !tls.cert_file || getenv("LOOM_TOKEN_FILE")) &&
+        dr_token_read(&S.token, e) < 0)
         return -1;
-    c = client_create(S.contact, S.token, 0, &err);
+    c = open_client(&err);
     if (!c)
         return dr_error_set(e, from_env
                                    ? DRMAA_ERRNO_DEFAULT_CONTACT_STRING_ERROR

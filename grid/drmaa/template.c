@@ -23,12 +23,15 @@ static int check_none(const char *name, const char *value, struct dr_error *e)
     static const struct {
         const char *name, *why;
     } whys[] = {
-        { DRMAA_WD, "a job runs in the directory its cluster gives it" },
+        { DRMAA_WD, "this library does not map it to the request's "
+                    "workdir yet; a job runs in its account's home" },
         { DRMAA_INPUT_PATH, "a job's standard input is not redirected" },
-        { DRMAA_OUTPUT_PATH, "a job's output goes to the file its cluster "
-                             "chooses, the job's 'stdout' in the API" },
-        { DRMAA_ERROR_PATH, "a job's errors go to the file its cluster "
-                            "chooses, the job's 'stderr' in the API" },
+        { DRMAA_OUTPUT_PATH, "this library does not map DRMAA's paths to "
+                             "the request's output yet; the job's 'stdout' "
+                             "in the API names its file" },
+        { DRMAA_ERROR_PATH, "this library does not map DRMAA's paths to "
+                            "the request's error yet; the job's 'stderr' "
+                            "in the API names its file" },
         { DRMAA_START_TIME, "a job starts when the scheduler places it" },
         { DRMAA_JOB_CATEGORY, "Loom has no job categories; use "
                               "drmaa_native_specification" },
@@ -42,8 +45,7 @@ static int check_none(const char *name, const char *value, struct dr_error *e)
         if (!strcmp(whys[i].name, name))
             why = whys[i].why;
     return dr_error_set(e, DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE,
-                        "%s cannot be honoured: Loom's job request has no "
-                        "field for it (%s)", name, why);
+                        "%s cannot be honoured (%s)", name, why);
 }
 
 static int check_js_state(const char *name, const char *value,
@@ -72,15 +74,13 @@ static int check_block_email(const char *name, const char *value,
     return 0;
 }
 
+/* y: output and errors in one file (Loom's default); n: the library asks
+ * for the errors in a file of their own (dr_template_request). */
 static int check_join_files(const char *name, const char *value,
                             struct dr_error *e)
 {
-    if (!strcmp(value, "n"))
+    if (!strcmp(value, "n") || !strcmp(value, "y"))
         return 0;
-    if (!strcmp(value, "y"))
-        return dr_error_set(e, DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE,
-                            "%s 'y' cannot be honoured: Loom keeps a job's "
-                            "output and errors in two files", name);
     return dr_error_set(e, DRMAA_ERRNO_INVALID_ATTRIBUTE_FORMAT,
                         "%s must be 'y' or 'n', not '%s'", name, value);
 }

@@ -92,7 +92,7 @@ EOF
 loomd_start || exit 1
 admin_token || exit 1
 MON=$(token_for bench-monitor monitor) && [ -n "$MON" ] || fail "no monitor token"
-printf '%s\n' "$MON" >"$TF" && chmod 0600 "$TF"
+printf '%s\n' "$MON" >"$TF" && chmod 0600 "$TF" && loom_owns "$T/maint"
 printf '%s\n' "$TOKEN" >"$T/admin.token" && chmod 0600 "$T/admin.token"
 wait_for 'api GET /v1/clusters >/dev/null; [ "$(py "sum(c[\"nodes\"] for c in d[\"items\"])" "$BODY")" = $((NODES + 10)) ]' 60 0.5 ||
     fail "the clusters do not show $((NODES + 10)) nodes"

@@ -48,8 +48,8 @@ cpus_per_node = 1
 memory_mb = 1024
 poll_s = 0.2
 EOF
-# the users' jobs run as nobody (an account with no privilege)
-for u in alice bob sam; do map_account "$u" nobody; done
+# the users' jobs run as the test's account, $T_USER (no privilege)
+for u in alice bob sam; do map_account "$u" "$T_USER"; done
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 ADMIN=$TOKEN

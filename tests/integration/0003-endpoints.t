@@ -22,9 +22,9 @@ memory_mb = 8192
 speed = 1000
 poll_s = 0.2
 EOF
-# the users' jobs run as nobody (an account with no privilege)
-for u in alice bob; do map_account "$u" nobody; done
-map_account '/^r&d[[:blank:]]team$/' nobody
+# the users' jobs run as the test's account, $T_USER (no privilege)
+for u in alice bob; do map_account "$u" "$T_USER"; done
+map_account '/^r&d[[:blank:]]team$/' "$T_USER"
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 ADMIN=$TOKEN

@@ -40,8 +40,8 @@ memory_mb = 8192
 speed = 1000
 poll_s = 0.2
 EOF
-# the users' jobs run as nobody (an account with no privilege)
-for u in carol; do map_account "$u" nobody; done
+# the users' jobs run as the test's account, $T_USER (no privilege)
+for u in carol; do map_account "$u" "$T_USER"; done
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 
@@ -95,16 +95,21 @@ ctl unreserve 2
 t_like "$RC $OUT" '^0 2 cancelled ' "loomctl unreserve 2: cancelled" || ctl_diag
 
 # ---- submit, jobs, show ------------------------------------------------------
+# A job runs where loomctl is run, as the account its identity maps to
+# ($T_USER): from a directory that account may write in.
+mkdir -m 1777 "$T/work" && cd "$T/work" || t_bail "cannot make $T/work"
 ctl submit --cluster local -- /bin/echo hi
 t_is "$RC" 0 "loomctl submit -- /bin/echo hi" || ctl_diag
 ECHO=$OUT
 t_like "$ECHO" '^[0-9]+$' "submit prints the job id"
 wait_for '[ "$(job_state "$ECHO")" = completed ]' 30
 api GET "/v1/jobs/$ECHO" >/dev/null
-t_is "$(py '[d["state"], d["command"], d["name"], d["owner"]]' "$BODY")" \
-    '["completed", ["/bin/echo", "hi"], "echo", "loomctl"]' \
-    "the job ran /bin/echo hi, named echo, as the -c admin"
+t_is "$(py '[d["state"], d["command"], d["name"], d["owner"], d["workdir"]]' "$BODY")" \
+    "[\"completed\", [\"/bin/echo\", \"hi\"], \"echo\", \"loomctl\", \"$T/work\"]" \
+    "the job ran /bin/echo hi, named echo, as the -c admin, in the directory loomctl ran in"
 t_is "$(cat "$(jget "$BODY" .stdout)" 2>/dev/null)" hi "its stdout holds hi"
+ctl output "$ECHO"
+t_is "$RC/$OUT" 0/hi "loomctl output ID prints it" || ctl_diag
 
 ctl jobs
 t_is "$RC" 0 "loomctl jobs" || ctl_diag

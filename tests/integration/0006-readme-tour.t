@@ -7,11 +7,14 @@
 # Before the comparison both sides are normalised, and only in what must
 # vary from run to run: RFC 3339 times, the Date header, ages ("3s ago"),
 # run times (0:02), loomd's port (shown as 8470), the clone's directory
-# (shown as $PWD), uptime, cycle and comparison counts and timings, and the
+# (shown as $PWD), the accounts the jobs run as (this test makes its own:
+# shown as the demo's, loom-demo and loom-alice, their homes as
+# /home/NAME), uptime, cycle and comparison counts and timings, and the
 # width of the blanks that align a table. Ids, states, nodes, messages and
-# everything else must match. A command that only reads (loomctl's lists
-# and show, cat, a curl GET) is run again until its output matches, for up
-# to 60 s: the README shows the state the fabric reaches, not how fast.
+# everything else must match. A command that only reads (loomctl's lists,
+# show and output, cat, a curl GET) is run again until its output matches,
+# for up to 60 s: the README shows the state the fabric reaches, not how
+# fast.
 # A mismatch prints a diff (-README +loomd).
 #
 # After a mismatch the fabric is not where the README expects it, so the
@@ -97,8 +100,12 @@ PY
 pg_start || t_bail "PostgreSQL did not start"
 PORT=$(free_port) || t_bail "no free port"
 LOOM_URL=http://127.0.0.1:$PORT
-mkdir -p "$T/var/state" "$T/build"
-demo_conf_text "$PORT" "$LOOM_PG_CONNINFO" "$T/var" >"$T/var/loom.conf"
+mkdir -p "$T/build"
+# the accounts of the demo's jobs: the admin token's and loomctl's, alice's
+t_account DEMO_ACCOUNT demo
+t_account DEMO_ALICE alice
+demo_conf_write "$PORT" "$LOOM_PG_CONNINFO" "$T/var" ||
+    t_bail "cannot write the demo's loom.conf"
 ln -s var/loom.conf "$T/loom.conf"
 ln -s "$LOOM_TOP_BUILDDIR" "$T/build/release"
 loomd_start || t_bail "loomd did not start"
@@ -129,10 +136,17 @@ unset TOKEN LOOM_URL
 # ---- the tour ----------------------------------------------------------------
 
 T_RE=$(printf '%s' "$T" | sed 's/[.[\*^$/]/\\&/g')
+# tour_accounts: stdin to stdout with this test's accounts and their homes
+# shown as the demo's.
+tour_accounts() {
+    sed -E -e "s/$T_RE\/home\/$DEMO_ALICE([^a-z0-9-]|$)/\/home\/loom-alice\1/g" \
+        -e "s/$T_RE\/home\/$DEMO_ACCOUNT([^a-z0-9-]|$)/\/home\/loom-demo\1/g" \
+        -e "s/$DEMO_ALICE/loom-alice/g" -e "s/$DEMO_ACCOUNT/loom-demo/g"
+}
 
 # tour_norm: stdin to stdout with what may vary replaced (see the top).
 tour_norm() {
-    sed -E \
+    tour_accounts | sed -E \
         -e 's/\r$//' \
         -e "s/127\\.0\\.0\\.1:$PORT([^0-9]|$)/127.0.0.1:8470\\1/g" \
         -e "s/$T_RE/\$PWD/g" \
@@ -148,7 +162,7 @@ tour_norm() {
 # tour_is_read CMD: the command only reads, so it may run again.
 tour_is_read() {
     local first=${1%%$'\n'*}
-    [[ $first =~ ^loomctl\ (clusters|nodes|queues|jobs|show|reservations|diff|status)(\ |$) ]] && return 0
+    [[ $first =~ ^loomctl\ (clusters|nodes|queues|jobs|show|reservations|diff|status|output)(\ |$) ]] && return 0
     [[ $first =~ ^loomctl\ maintenance(\ list)?(\ --[a-z]|\ \||$) ]] && return 0
     [[ $first =~ ^cat\  ]] && return 0
     [[ $first =~ ^curl\  ]] && ! [[ $1 =~ \ (-d|-X|--data)\  ]] && return 0
@@ -177,9 +191,9 @@ for cmdf in "$T"/tour/*.cmd; do
     fi
     if [ -n "${LOOM_TOUR_OUT:-}" ]; then
         printf '$ %s\n' "$(<"$cmdf")" >>"$LOOM_TOUR_OUT"
-        sed -E -e 's/\r$//' -e "s/$T_RE/\$PWD/g" \
+        tour_accounts <"$T/tour.got" | sed -E -e 's/\r$//' -e "s/$T_RE/\$PWD/g" \
             -e "s/127\\.0\\.0\\.1:$PORT([^0-9]|$)/127.0.0.1:8470\\1/g" \
-            -e '$a\' "$T/tour.got" >>"$LOOM_TOUR_OUT"
+            -e '$a\' >>"$LOOM_TOUR_OUT"
     fi
     name="\$ ${cmd%%$'\n'*}"
     if [ "$GOT" = "$WANT" ]; then

@@ -28,6 +28,8 @@ poll_s = 0.2
 EOF
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
+# The jobs run as the account the admin token maps to ($T_USER): they
+# write in $T_OUT.
 
 # A job that failed with exit code 3 before the crash.
 submit '{"name": "three", "command": ["/bin/sh", "-c", "exit 3"], "request": {"cluster": "local"}}'
@@ -38,20 +40,20 @@ t_is "$(job_state "$THREE")" failed "the exit-3 job failed before the crash"
 # Two long jobs take both cpus. They run until the test lets them end (the
 # file go; 60 s at most), so that they outlive loomd's crash and restart.
 HOLD='i=0; while [ ! -e '"$T"'/go ] && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done'
-submit "$(sh_job long "$T/long.start" "$HOLD; exit 7")"
+submit "$(sh_job long "$T_OUT/long.start" "$HOLD; exit 7")"
 LONG=$JOB
-submit "$(sh_job long2 "$T/long2.start" "$HOLD")"
+submit "$(sh_job long2 "$T_OUT/long2.start" "$HOLD")"
 LONG2=$JOB
-wait_for '[ "$(job_state "$LONG")" = running ] && [ "$(job_state "$LONG2")" = running ] && [ -s "$T/long.start" ] && [ -s "$T/long2.start" ]' 30
+wait_for '[ "$(job_state "$LONG")" = running ] && [ "$(job_state "$LONG2")" = running ] && [ -s "$T_OUT/long.start" ] && [ -s "$T_OUT/long2.start" ]' 30
 t_ok $? "both long jobs run and have written their start lines"
 
 # Pending jobs behind them, two with an Idempotency-Key, one held.
-P1_BODY=$(sh_job p1 "$T/p1.start" 'exit 0')
+P1_BODY=$(sh_job p1 "$T_OUT/p1.start" 'exit 0')
 submit "$P1_BODY" -H 'Idempotency-Key: restart-p1'
 P1=$JOB
-submit "$(sh_job p2 "$T/p2.start" 'exit 0')" -H 'Idempotency-Key: restart-p2'
+submit "$(sh_job p2 "$T_OUT/p2.start" 'exit 0')" -H 'Idempotency-Key: restart-p2'
 P2=$JOB
-submit "$(sh_job held "$T/held.start" 'exit 0')"
+submit "$(sh_job held "$T_OUT/held.start" 'exit 0')"
 HELD=$JOB
 api POST "/v1/jobs/$HELD/hold" '{}' >/dev/null
 t_is "$STATUS" 200 "hold of a pending job" || t_diag "$BODY"
@@ -68,7 +70,7 @@ OLD_PID=$LOOMD_PID
 loomd_kill9
 ! alive "$OLD_PID"
 t_ok $? "loomd is killed (SIGKILL)"
-t_is "$(lines "$T/long.start")" 1 "the long job ran on without loomd"
+t_is "$(lines "$T_OUT/long.start")" 1 "the long job ran on without loomd"
 loomd_start || t_bail "loomd did not start again"
 t_like "$(grep -c 'starting, configuration' "$T/loomd.log")" '^2$' "loomd started a second time"
 
@@ -92,18 +94,18 @@ wait_for '[ "$(job_state "$LONG")" = failed ]' 30
 api GET "/v1/jobs/$LONG" >/dev/null
 t_is "$(py '[d["state"], d["exit_code"]]' "$BODY")" '["failed", 7]' \
     "the adopted job's end is collected: failed, exit_code 7"
-t_is "$(lines "$T/long.start")" 1 "the adopted job started exactly once"
+t_is "$(lines "$T_OUT/long.start")" 1 "the adopted job started exactly once"
 wait_for '[ "$(job_state "$LONG2")" = completed ]' 30
 api GET "/v1/jobs/$LONG2" >/dev/null
 t_is "$(py '[d["state"], d["exit_code"]]' "$BODY")" '["completed", 0]' \
     "the second long job completed with exit_code 0"
-t_is "$(lines "$T/long2.start")" 1 "the second long job started exactly once"
+t_is "$(lines "$T_OUT/long2.start")" 1 "the second long job started exactly once"
 
 wait_for '[ "$(job_state "$P1")" = completed ] && [ "$(job_state "$P2")" = completed ]' 30
 t_is "$(job_state "$P1")/$(job_state "$P2")" completed/completed \
     "the pending jobs ran after the restart"
-t_is "$(lines "$T/p1.start")/$(lines "$T/p2.start")" 1/1 "each of them once"
-t_is "$(job_state "$HELD")/$(lines "$T/held.start")" held/0 \
+t_is "$(lines "$T_OUT/p1.start")/$(lines "$T_OUT/p2.start")" 1/1 "each of them once"
+t_is "$(job_state "$HELD")/$(lines "$T_OUT/held.start")" held/0 \
     "the held job did not run"
 
 # ---- idempotency after the crash -------------------------------------------------
@@ -120,7 +122,7 @@ t_ok "$( ((JOB > HELD)) && echo 0 || echo 1)" "a new job gets a new id ($JOB > $
 api POST "/v1/jobs/$HELD/release" '{}' >/dev/null
 t_is "$STATUS" 200 "release of the held job"
 wait_for '[ "$(job_state "$HELD")" = completed ]' 30
-t_is "$(job_state "$HELD")/$(lines "$T/held.start")" completed/1 \
+t_is "$(job_state "$HELD")/$(lines "$T_OUT/held.start")" completed/1 \
     "released, it runs once"
 
 # The database holds the same.

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # 2001-local-jobs.t - the local executor runs real processes: exit codes
 # and the reasons that say how a job ended (an exit code, an exec that
-# failed and why, a signal), stdout files, scripts, the environment (with
-# LOOM_JOB_ID), and a job that waits for a busy 1-cpu node.
+# failed and why, a signal), output files, scripts, the environment (with
+# LOOM_JOB_ID), and a job that waits for a busy 1-cpu node. The jobs run as
+# the account the harness maps the admin token to, $T_USER, in its home
+# (the request names no workdir), and write their output there.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -30,20 +32,35 @@ poll_s = 0.2
 EOF
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
+# the account the admin token's jobs run as, and its home
+ACCOUNT=$(awk '$1 == "LOOM" && $2 == "admin" { print $3; exit }' "$T/accounts")
+t_is "$ACCOUNT" "$T_USER" "the harness maps admin to the test's account, $T_USER"
+HOME_A=$(getent passwd "$ACCOUNT" | cut -d: -f6)
+[ -d "$HOME_A" ] || t_bail "$ACCOUNT has no home"
 
-# ---- exit code and stdout -----------------------------------------------------
-submit '{"name": "three", "command": ["/bin/sh", "-c", "echo out-marker-1; echo err-marker-1 >&2; exit 3"]}'
+# ---- exit code and output ------------------------------------------------------
+submit '{"name": "three", "command": ["/bin/sh", "-c", "echo out-marker-1; echo err-marker-1 >&2; exit 3"], "error": "three-%j.err"}'
 THREE=$JOB
 wait_for 'ended "$THREE"' 30
 api GET "/v1/jobs/$THREE" >/dev/null
-t_is "$(py '[d["state"], d["exit_code"], d["cluster"], d["nodes"]]' "$BODY")" \
-    '["failed", 3, "one", ["n1"]]' "exit 3: failed with exit_code 3 on one/n1"
+t_is "$(py '[d["state"], d["exit_code"], d["cluster"], d["nodes"], d["account"]]' "$BODY")" \
+    "[\"failed\", 3, \"one\", [\"n1\"], \"$ACCOUNT\"]" \
+    "exit 3: failed with exit_code 3 on one/n1, as $ACCOUNT"
 t_is "$(jget "$BODY" .reason)" "exited with code 3" "... reason: exited with code 3"
-t_like "$(jget "$BODY" .stdout)" '^/' "the job names its stdout file"
+t_is "$(jget "$BODY" .stdout)" "$HOME_A/loom-$THREE.out" \
+    "the job names its stdout file: loom-%j.out in its working directory (its account's home)"
+t_is "$(jget "$BODY" .stderr)" "$HOME_A/three-$THREE.err" "... and its stderr file, as asked (three-%j.err)"
+t_is "$(stat -c %U "$HOME_A/loom-$THREE.out")" "$ACCOUNT" "... written as $ACCOUNT"
 t_is "$(file_of "$THREE" stdout)" out-marker-1 "the stdout file holds what it printed"
 t_is "$(file_of "$THREE" stderr)" err-marker-1 "the stderr file holds what it printed there"
 t_like "$(py '[d["start_time"], d["end_time"]]' "$BODY")" \
     '^\["20[0-9TZ:-]+", "20[0-9TZ:-]+"\]$' "start and end times"
+submit '{"name": "both", "command": ["/bin/sh", "-c", "echo one; echo two >&2"]}'
+BOTH=$JOB
+wait_for 'ended "$BOTH"' 30
+t_is "$(field "$BOTH" .stdout)" "$(field "$BOTH" .stderr)" "without 'error': stderr goes to the output file too"
+t_is "$(file_of "$BOTH" stdout)" "one
+two" "... which holds both streams"
 
 submit '{"name": "zero", "command": ["/bin/true"]}'
 ZERO=$JOB
@@ -118,11 +135,11 @@ t_is "$(file_of "$ENV2" stdout)" "ID=$ENV2" "LOOM_JOB_ID cannot be overridden by
 # ---- a busy 1-cpu node ------------------------------------------------------------
 # The first job runs until the test lets it end (the file busy.go; 50 s at
 # most).
-submit "{\"name\": \"busy\", \"command\": [\"/bin/sh\", \"-c\", \"i=0; while [ ! -e $T/busy.go ] && [ \$i -lt 250 ]; do sleep 0.2; i=\$((i + 1)); done; date +%s.%N > $T/busy.end\"]}"
+submit "{\"name\": \"busy\", \"command\": [\"/bin/sh\", \"-c\", \"i=0; while [ ! -e $T/busy.go ] && [ \$i -lt 250 ]; do sleep 0.2; i=\$((i + 1)); done; date +%s.%N > $T_OUT/busy.end\"]}"
 BUSY=$JOB
 wait_for '[ "$(job_state "$BUSY")" = running ]' 30
 t_is "$(job_state "$BUSY")" running "the first job runs on the only cpu"
-submit "{\"name\": \"waiter\", \"command\": [\"/bin/sh\", \"-c\", \"date +%s.%N > $T/waiter.start\"]}"
+submit "{\"name\": \"waiter\", \"command\": [\"/bin/sh\", \"-c\", \"date +%s.%N > $T_OUT/waiter.start\"]}"
 WAITER=$JOB
 api GET "/v1/jobs/$WAITER" >/dev/null
 t_is "$(jget "$BODY" .state)" pending "the second job is pending"
@@ -141,7 +158,7 @@ t_is "$(field "$WAITER" .state)/$(field "$WAITER" .reason)" "pending/waiting for
 touch "$T/busy.go"
 wait_for 'ended "$WAITER"' 30
 t_is "$(job_state "$WAITER")" completed "once the node is free, it runs"
-t_ok "$(python3 -c 'import sys; sys.exit(0 if float(open(sys.argv[1]).read()) <= float(open(sys.argv[2]).read()) else 1)' "$T/busy.end" "$T/waiter.start" 2>/dev/null; echo $?)" \
+t_ok "$(python3 -c 'import sys; sys.exit(0 if float(open(sys.argv[1]).read()) <= float(open(sys.argv[2]).read()) else 1)' "$T_OUT/busy.end" "$T_OUT/waiter.start" 2>/dev/null; echo $?)" \
     "it started after the first one ended"
 
 alive "$LOOMD_PID"

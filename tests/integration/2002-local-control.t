@@ -1,15 +1,11 @@
 #!/usr/bin/env bash
 # 2002-local-control.t - job control on the local executor, checked in
-# /proc: cancel kills the whole process group, suspend stops it (T),
-# resume continues it, walltime ends a job, hold and release.
+# /proc and the jobs' cgroups: cancel kills every process of the job,
+# suspend freezes its cgroup, resume thaws it, walltime ends a job, hold and
+# release. The jobs run as the account the harness maps the admin token to.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
-
-# pstate PID: the one-letter state in /proc, or "gone".
-pstate() {
-    awk '/^State:/{print $2; f=1} END{if (!f) print "gone"}' "/proc/$1/status" 2>/dev/null ||
-        echo gone
-}
+. "$LOOM_TOP_SRCDIR/tests/lib/local.sh"
 
 # A job whose shell starts a child and waits: pids in FILE ("SH CHILD").
 family_job() {
@@ -30,13 +26,13 @@ loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 
 # Whatever a failed run leaves: kill the process groups the jobs made.
-t_cleanup 'for f in "$T"/*.pids; do [ -f "$f" ] && read -r s c <"$f" && kill -KILL -- "-$s" 2>/dev/null; done'
+t_cleanup 'for f in "$T_OUT"/*.pids; do [ -f "$f" ] && read -r s c <"$f" && kill -KILL -- "-$s" 2>/dev/null; done'
 
 # ---- cancel kills the whole group ------------------------------------------------
-submit "$(family_job cancelme "$T/cancel.pids")"
+submit "$(family_job cancelme "$T_OUT/cancel.pids")"
 CANCEL=$JOB
-wait_for '[ "$(job_state "$CANCEL")" = running ] && [ -s "$T/cancel.pids" ]' 30
-read -r SH CHILD <"$T/cancel.pids"
+wait_for '[ "$(job_state "$CANCEL")" = running ] && [ -s "$T_OUT/cancel.pids" ]' 30
+read -r SH CHILD <"$T_OUT/cancel.pids"
 t_like "$SH $CHILD" '^[0-9]+ [0-9]+$' "the job wrote its shell and child pids"
 t_ok "$(alive "$CHILD" && alive "$SH"; echo $?)" "the shell and its child run"
 t_is "$(awk '{print $5}' "/proc/$CHILD/stat" 2>/dev/null)" "$SH" \
@@ -51,22 +47,27 @@ wait_dead "$SH" 50
 t_ok $? "the job's shell is gone"
 
 # ---- suspend and resume -------------------------------------------------------------
-submit "$(family_job suspendme "$T/suspend.pids")"
+submit "$(family_job suspendme "$T_OUT/suspend.pids")"
 SUS=$JOB
-wait_for '[ "$(job_state "$SUS")" = running ] && [ -s "$T/suspend.pids" ]' 30
-read -r SH CHILD <"$T/suspend.pids"
+wait_for '[ "$(job_state "$SUS")" = running ] && [ -s "$T_OUT/suspend.pids" ]' 30
+read -r SH CHILD <"$T_OUT/suspend.pids"
+t_is "$(frozen "$SH") $(frozen "$CHILD")" "0 0" "before: their cgroup is not frozen"
 api POST "/v1/jobs/$SUS/suspend" '{}' >/dev/null
 t_is "$STATUS" 202 "POST suspend: 202" || t_diag "$BODY"
-wait_for '[ "$(pstate "$CHILD")" = T ] && [ "$(pstate "$SH")" = T ]' 30
-t_is "$(pstate "$SH") $(pstate "$CHILD")" "T T" "the shell and its child are stopped (T)"
+wait_for '[ "$(frozen "$CHILD")" = 1 ] && [ "$(frozen "$SH")" = 1 ]' 30
+t_is "$(frozen "$SH") $(frozen "$CHILD")" "1 1" "the shell and its child are frozen (their cgroup)"
+# a frozen task sleeps in the freezer: /proc shows S (v2) or D (v1), never R
+t_like "$(pstate "$SH") $(pstate "$CHILD")" '^[SD] [SD]$' \
+    "... /proc shows them asleep ($(pstate "$SH") $(pstate "$CHILD"))"
 wait_for '[ "$(job_state "$SUS")" = suspended ]' 30
 t_is "$(job_state "$SUS")" suspended "the job shows suspended"
 api POST "/v1/jobs/$SUS/suspend" '{}' >/dev/null
 t_is "$STATUS" 409 "suspend of a suspended job: 409"
 api POST "/v1/jobs/$SUS/resume" '{}' >/dev/null
 t_is "$STATUS" 202 "POST resume: 202" || t_diag "$BODY"
-wait_for '[[ $(pstate "$CHILD") == [SR] && $(pstate "$SH") == [SR] ]]' 30
-t_like "$(pstate "$SH") $(pstate "$CHILD")" '^[SR] [SR]$' "both run again (S or R)"
+wait_for '[ "$(frozen "$CHILD")" = 0 ] && [ "$(frozen "$SH")" = 0 ]' 30
+t_is "$(frozen "$SH") $(frozen "$CHILD")" "0 0" "both are thawed"
+t_like "$(pstate "$SH") $(pstate "$CHILD")" '^[SR] [SR]$' "... and run again (S or R)"
 wait_for '[ "$(job_state "$SUS")" = running ]' 30
 t_is "$(job_state "$SUS")" running "the job shows running again"
 api POST "/v1/jobs/$SUS/resume" '{}' >/dev/null
@@ -78,10 +79,10 @@ wait_dead "$CHILD" 50
 t_ok $? "its child is gone too"
 
 # ---- a suspended job can be cancelled --------------------------------------------
-submit "$(family_job stopped "$T/stopped.pids")"
+submit "$(family_job stopped "$T_OUT/stopped.pids")"
 STOPPED=$JOB
-wait_for '[ "$(job_state "$STOPPED")" = running ] && [ -s "$T/stopped.pids" ]' 30
-read -r SH CHILD <"$T/stopped.pids"
+wait_for '[ "$(job_state "$STOPPED")" = running ] && [ -s "$T_OUT/stopped.pids" ]' 30
+read -r SH CHILD <"$T_OUT/stopped.pids"
 api POST "/v1/jobs/$STOPPED/suspend" '{}' >/dev/null
 wait_for '[ "$(job_state "$STOPPED")" = suspended ]' 30
 api DELETE "/v1/jobs/$STOPPED" >/dev/null
@@ -103,13 +104,13 @@ t_ok "$([ "$WS" != - ] && [ "$WE" != - ] && ((WE - WS >= 1 && WE - WS < 30)) && 
 t_is "$(jget "$BODY" .reason 2>/dev/null)" "walltime exceeded" "the reason says the walltime was exceeded"
 
 # ---- hold and release -----------------------------------------------------------------
-submit "$(family_job fill1 "$T/fill1.pids")"
+submit "$(family_job fill1 "$T_OUT/fill1.pids")"
 F1=$JOB
-submit "$(family_job fill2 "$T/fill2.pids")"
+submit "$(family_job fill2 "$T_OUT/fill2.pids")"
 F2=$JOB
 wait_for '[ "$(job_state "$F1")" = running ] && [ "$(job_state "$F2")" = running ]' 30
 t_is "$(job_state "$F1")/$(job_state "$F2")" running/running "two fillers take both cpus"
-submit "{\"name\": \"holdme\", \"command\": [\"/bin/sh\", \"-c\", \"echo ran >> $T/held.ran\"], \"request\": {\"cluster\": \"local\"}}"
+submit "{\"name\": \"holdme\", \"command\": [\"/bin/sh\", \"-c\", \"echo ran >> $T_OUT/held.ran\"], \"request\": {\"cluster\": \"local\"}}"
 H=$JOB
 t_is "$(job_state "$H")" pending "a third job is pending"
 api POST "/v1/jobs/$H/hold" '{}' >/dev/null
@@ -126,12 +127,12 @@ AH=$JOB
 wait_for '[ "$(job_state "$AH")" = completed ]' 30
 t_is "$(job_state "$AH")/$(job_state "$H")" completed/held \
     "with a cpu free a later job runs, and the held job stays held"
-t_ok "$([ ! -e "$T/held.ran" ]; echo $?)" "and did not run"
+t_ok "$([ ! -e "$T_OUT/held.ran" ]; echo $?)" "and did not run"
 api POST "/v1/jobs/$H/release" '{}' >/dev/null
 t_is "$STATUS" 200 "POST release" || t_diag "$BODY"
 wait_for '[ "$(job_state "$H")" = completed ]' 30
 t_is "$(job_state "$H")" completed "released, it runs"
-t_is "$(cat "$T/held.ran" 2>/dev/null)" ran "once"
+t_is "$(cat "$T_OUT/held.ran" 2>/dev/null)" ran "once"
 api DELETE "/v1/jobs/$F2" >/dev/null
 wait_for '[ "$(job_state "$F2")" = cancelled ]' 30
 t_is "$(job_state "$F2")" cancelled "the second filler is cancelled"

@@ -81,7 +81,10 @@ timeout.jobs = 2
 max_output_bytes = 1048576
 EOF
 loomd_start || t_bail "loomd did not start"
-admin_token || t_bail "no token"
+# The jobs run as a test account, the admin token's subject.
+t_account ALICE alice
+admin_token "$ALICE" || t_bail "no token"
+t_diag "the jobs of this test run as $ALICE"
 
 cluster_state slurm
 t_is "$STATE" up "the Slurm cluster (pack $T/pack) is up"
@@ -92,10 +95,10 @@ cat >"$T/jobs.hang" <<EOF
 # ignores SIGTERM (so does its child): only the SIGKILL a second later ends it
 trap '' TERM
 sleep 60 &
-echo "\$\$ \$!" >>"$T/hang.pids"
+echo "\$\$ \$!" >>"$T_OUT/hang.pids"
 wait
 EOF
-: >"$T/hang.pids"
+: >"$T_OUT/hang.pids" && loom_owns "$T_OUT/hang.pids" # the pack runs as loom
 swap_jobs "$T/jobs.hang"
 T0=$(now_us)
 
@@ -109,7 +112,7 @@ DURING=0
 MAXGROUPS=0
 time_local() {
     local r before after g
-    before=$(tail -n 1 "$T/hang.pids" 2>/dev/null)
+    before=$(tail -n 1 "$T_OUT/hang.pids" 2>/dev/null)
     [ -n "$before" ] && [ -z "$(for p in $before; do alive "$p" && echo "$p"; done)" ] && before=
     r=$(curl -s -o /dev/null --max-time 30 -w '%{http_code} %{time_total}' \
         -H "Authorization: Bearer $TOKEN" "$LOOM_URL/v1/nodes?cluster=local")
@@ -119,7 +122,7 @@ time_local() {
     [ "${r%% *}" = 200 ] || BAD="$BAD [$r]"
     [ "${r%% *}" = 200 ] && [ -n "$after" ] && DURING=$((DURING + 1))
     MAXT=$(awk -v a="$MAXT" -v b="${r#* }" 'BEGIN { print (b > a ? b : a) }')
-    g=$(groups_alive "$T/hang.pids")
+    g=$(groups_alive "$T_OUT/hang.pids")
     ((g > MAXGROUPS)) && MAXGROUPS=$g
 }
 
@@ -131,7 +134,7 @@ t_is "$STATE" degraded "a hanging jobs op turns the cluster degraded"
 t_diag "degraded after $((($(now_us) - T0) / 1000)) ms: $ERR"
 t_like "$ERR" "pack $PACK_RE: jobs: script timed out after 2 s" \
     "the error names the pack, the op and 'timed out after 2 s'"
-FIRST=$(head -n 1 "$T/hang.pids")
+FIRST=$(head -n 1 "$T_OUT/hang.pids")
 t_like "$FIRST" '^[0-9]+ [0-9]+$' "the hanging script ran (pids $FIRST)"
 # The timed-out run's group got SIGTERM (ignored) and SIGKILL 1 s later.
 wait_for '[ -z "$(for p in $FIRST; do alive $p && echo $p; done)" ]' 30
@@ -146,7 +149,7 @@ t_like "$STATE" '^(degraded|unreachable)$' "... (the Slurm cluster was still fai
 wait_for 'time_local; cluster_state slurm; [ "$STATE" = unreachable ]' 90
 t_is "$STATE" unreachable "after three failed polls the cluster is unreachable"
 t_diag "unreachable after $((($(now_us) - T0) / 1000)) ms;" \
-    "$(wc -l <"$T/hang.pids") hanging runs so far"
+    "$(wc -l <"$T_OUT/hang.pids") hanging runs so far"
 t_like "$ERR" "pack $PACK_RE: jobs: script timed out after 2 s" \
     "... and the error still says why"
 t_is "$BAD" "" "GET /v1/nodes?cluster=local answered 200 every time ($NREQ calls, slowest $MAXT s)"
@@ -166,8 +169,8 @@ T1=$(now_us)
 wait_for 'cluster_state slurm; [ "$STATE" = up ]' 60
 t_is "$STATE/$ERR" "up/" "restoring the real jobs op brings the cluster up again by itself"
 t_diag "up again $((($(now_us) - T1) / 1000)) ms after the restore"
-wait_for '[ -z "$(pids_alive "$T/hang.pids")" ]' 30
-t_is "$(pids_alive "$T/hang.pids")" "" "no process of any hanging run is left"
+wait_for '[ -z "$(pids_alive "$T_OUT/hang.pids")" ]' 30
+t_is "$(pids_alive "$T_OUT/hang.pids")" "" "no process of any hanging run is left"
 t_is "$(procs_of_pack | grep -c 'sleep 60')" 0 "no 'sleep 60' of the pack is left (/proc)"
 
 # ---- (b) garbage ---------------------------------------------------------------

@@ -78,7 +78,10 @@ env.LOOM_GE_PE_MULTI = rr
 poll_s = 0.5
 EOF2
 loomd_start || t_bail "loomd did not start"
-admin_token || t_bail "no token"
+# The jobs run as a test account, the admin token's subject.
+t_account ALICE alice
+admin_token "$ALICE" || t_bail "no token"
+t_diag "the jobs of this test run as $ALICE"
 
 # ---- the fabric: three clusters, their nodes -------------------------------------
 clusters() {

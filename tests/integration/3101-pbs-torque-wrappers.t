@@ -15,7 +15,9 @@
 #   pbsnodes -a, -o -N, -c   nodes, set-node-state drain/down/up
 #   qstat -f, qstat -Q -f    jobs, queues (and the flavor: auto-detected)
 #   qsub -h -N -o -e -l      start, in the "release" mode: the resource
-#                            request names the nodes (sbatch -w), then qrls
+#                            request names the nodes (sbatch -w), then qrls;
+#                            qsub runs as the job's account (a test account,
+#                            through loom-runas, the wrapper on a pipe)
 #   qhold -h u, qrls -h u    hold, release (Slurm priority 0)
 #   qdel                     cancel (nothing said for an ended job: the pack
 #                            asks qstat -f)
@@ -77,6 +79,7 @@ for b in sbatch salloc srun; do # qsub runs $FindBin::Bin/sbatch
     ln -s "$(command -v "$b")" "$BIN/$b" || t_bail "no $b"
 done
 mkdir -p "$WORK"
+t_account ALICE alice # the jobs' account
 
 slurm_start 4 || t_bail "Slurm did not start"
 
@@ -119,20 +122,22 @@ print(v if isinstance(v, str) else json.dumps(v))
 ' "$OUT" "$1"
 }
 
-# start_job ID NODES CPUS SCRIPT: the job files as loomd writes them, then
-# the start op (with the NAME=VALUE words of MORE added). Sets NATIVE.
+# start_job ID NODES CPUS SCRIPT: the job files as loomd writes them (the
+# job file mode 0600, the caller's), then the start op for a job of ALICE
+# working in $WORK/ID (hers), with the NAME=VALUE words of MORE added.
+# Sets NATIVE.
 MORE=()
 start_job() {
     local id=$1 nodes=$2 cpus=$3 n
-    mkdir -p "$WORK/$id"
-    printf '#!/bin/sh\n%s\n' "$4" >"$WORK/$id/job.sh"
-    chmod 0755 "$WORK/$id/job.sh"
+    install -d -o "$ALICE" -g "$ALICE" "$WORK/$id"
+    (umask 077 && printf '#!/bin/sh\n%s\n' "$4" >"$STATE/job-$id.sh")
     n=$(tr ',' '\n' <<<"$nodes" | grep -c .)
     EXTRA=(LOOM_JOB_ID="$id" LOOM_JOB_NAME="job$id" LOOM_JOB_OWNER=root
+        LOOM_JOB_ACCOUNT="$ALICE" LOOM_RUNAS="$LOOM_TOP_BUILDDIR/loom-runas"
         LOOM_JOB_NODES="$nodes" LOOM_JOB_NNODES="$n"
         LOOM_JOB_CPUS_PER_NODE="$cpus" LOOM_JOB_MEMORY_MB=100 LOOM_JOB_GPUS=0
         LOOM_JOB_WALLTIME_S=300 LOOM_JOB_QUEUE=
-        LOOM_JOB_SCRIPT="$WORK/$id/job.sh" LOOM_JOB_WORKDIR="$WORK/$id"
+        LOOM_JOB_SCRIPT="$STATE/job-$id.sh" LOOM_JOB_WORKDIR="$WORK/$id"
         LOOM_JOB_STDOUT="$WORK/$id/stdout" LOOM_JOB_STDERR="$WORK/$id/stderr"
         "${MORE[@]}")
     pack start "$id"
@@ -250,12 +255,15 @@ t_is "$RC" 0 "cancel: a job Slurm does not know counts as ended"
 
 # --- a job that ends by itself ----------------------------------------------
 
-start_job 104 n1 1 'echo "job 104 in $(pwd)"'
+start_job 104 n1 1 'echo "job 104 in $(pwd) as $(id -un)"'
 t_is "$RC" 0 "start: 104 on n1"
+N104=$NATIVE
+t_is "$(squeue -h -u "$ALICE" -t all -o '%i %u' | grep "^$N104 ")" "$N104 $ALICE" \
+    "squeue -u $ALICE lists it as hers: qsub ran as the job's account"
 wait_job 104 completed 20
 t_ok $? "jobs: 104 completed"
-t_is "$(cat "$WORK/104/stdout" 2>&1)" "job 104 in $WORK/104" \
-    "104 ran its script in its directory; stdout where Loom asked"
+t_is "$(cat "$WORK/104/stdout" 2>&1)" "job 104 in $WORK/104 as $ALICE" \
+    "104 ran its script (carried in the wrapper) in its directory, as $ALICE; stdout where Loom asked"
 t_is "$(jq_py "[job('104')['nodes'], job('104')['exit_code']]")" '[["n1"], null]' \
     "jobs: on n1; the wrappers give no exit status"
 

@@ -3,8 +3,9 @@
 # private Slurm 22.05 (tests/lib/slurm.sh, 4 nodes), run directly as loomd
 # would run it (minimal environment, the cluster's state directory, the
 # request on stdin and in LOOM_* variables): nodes, queues, start pinned to
-# a node (and idempotent), jobs (running -> completed/failed with exit
-# codes, Loom ids, native jobs), cancel, suspend/resume, hold/release,
+# a node (and idempotent) as the job's account (a test account, through
+# loom-runas, the script on sbatch's stdin), jobs (running ->
+# completed/failed with exit codes, Loom ids, native jobs), cancel, suspend/resume, hold/release,
 # drain/down/up, reserve/unreserve, and exit status 75 while slurmctld is
 # down.
 # SPDX-License-Identifier: MIT
@@ -18,6 +19,10 @@ slurm_start 4 || t_bail "Slurm did not start"
 PACK=$LOOM_TOP_SRCDIR/adaptors/scripts/slurm
 CL=$T/state/clusters/slurm-a
 mkdir -p "$CL"
+# The jobs run as ALICE: they work and write in her home, as loomd has
+# them do.
+t_account ALICE alice
+H=$T/home/$ALICE
 
 # op OP [ARGS...]: run the pack's OP as loomd does. The request is $REQ
 # (default {}) on stdin; OPENV adds variables. Sets RC, OUT and ERRTXT.
@@ -46,21 +51,23 @@ op_ok() {
     fi
 }
 
-# start_job ID NODES CPUS BODY [NAME]: op start for a Loom job whose script
-# runs BODY; NATIVE is the answer's native_id. JOBENV: more variables (env
-# takes the last of a name).
+# start_job ID NODES CPUS BODY [NAME]: op start for a Loom job of ALICE
+# whose script (mode 0600, the caller's, as loomd's) runs BODY; NATIVE is
+# the answer's native_id. It works in her home, its output in
+# loom-ID.out and loom-ID.err there. JOBENV: more variables (env takes the
+# last of a name).
 JOBENV=()
 start_job() {
     local id=$1 nodes=$2 cpus=$3 body=$4 name=${5:-job$1} d=$CL/jobs/$1
     mkdir -p "$d"
-    printf '#!/bin/sh\nexport LOOM_JOB_ID=%s\n%s\n' "$id" "$body" >"$d/script"
-    chmod 0755 "$d/script"
+    (umask 077 && printf '#!/bin/sh\nexport LOOM_JOB_ID=%s\n%s\n' "$id" "$body" >"$d/script")
     OPENV=(LOOM_JOB_ID="$id" LOOM_JOB_NAME="$name" LOOM_JOB_OWNER=alice
+        LOOM_JOB_ACCOUNT="$ALICE" LOOM_RUNAS="$LOOM_TOP_BUILDDIR/loom-runas"
         LOOM_JOB_NODES="$nodes" LOOM_JOB_NNODES=$(($(tr -cd , <<<"$nodes" | wc -c) + 1))
         LOOM_JOB_CPUS_PER_NODE="$cpus" LOOM_JOB_MEMORY_MB=100 LOOM_JOB_GPUS=0
         LOOM_JOB_WALLTIME_S=90 LOOM_JOB_QUEUE= LOOM_JOB_SCRIPT="$d/script"
-        LOOM_JOB_WORKDIR="$d" LOOM_JOB_STDOUT="$d/stdout" LOOM_JOB_STDERR="$d/stderr"
-        "${JOBENV[@]}")
+        LOOM_JOB_WORKDIR="$H" LOOM_JOB_STDOUT="$H/loom-$id.out"
+        LOOM_JOB_STDERR="$H/loom-$id.err" "${JOBENV[@]}")
     REQ="{\"loom_id\": \"$id\", \"name\": \"$name\", \"script\": \"...\", \"nodes\": [\"${nodes//,/\", \"}\"]}"
     op start "$id"
     OPENV=()
@@ -115,7 +122,7 @@ t_is "$?: $OUT" "75: nodes: SLURM_CONF=$T/nonexistent: no such readable file" \
 
 # ---- start on the node Loom chose; idempotent ---------------------------------------
 # It runs until the test has looked at it (the file j101.go; 60 s at most).
-start_job 101 n3 1 'echo "ran on $SLURMD_NODENAME as $LOOM_JOB_ID"
+start_job 101 n3 1 'echo "ran on $SLURMD_NODENAME as $LOOM_JOB_ID by $(id -un) in $PWD"
 i=0; while [ ! -e '"$T"'/j101.go ] && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done'
 t_is "$RC" 0 "start 101 on n3: exit 0"
 J101=$NATIVE
@@ -123,6 +130,8 @@ t_like "$J101" '^[0-9]+$' "start answers a native id"
 start_job 101 n3 1 'echo second submit'
 t_is "$NATIVE" "$J101" "start again with the same Loom id: the same native id"
 t_is "$(squeue -h -t all -o '%k' | grep -c '^loom:101$')" 1 "Slurm holds one job with comment loom:101"
+t_is "$(squeue -h -u "$ALICE" -t all -o '%i %u %k')" "$J101 $ALICE loom:101" \
+    "squeue -u $ALICE lists it as hers: sbatch ran as the job's account"
 wait_for '[ "$(jobstate 101)" = running ]' 30
 jobs_now
 t_is "$(loomjob 101 'i["state"]')" running "jobs: 101 runs"
@@ -135,13 +144,16 @@ touch "$T/j101.go"
 wait_for '[ "$(jobstate 101)" = completed ]' 60
 jobs_now
 t_is "$(loomjob 101 '[i["state"], i["exit_code"]]')" '["completed", 0]' "jobs: 101 completed with exit code 0"
-t_is "$(cat "$CL/jobs/101/stdout")" "ran on n3 as 101" "its stdout file: it ran on n3 (SLURMD_NODENAME)"
+t_is "$(cat "$H/loom-101.out")" "ran on n3 as 101 by $ALICE in $H" \
+    "its stdout file: it ran on n3 (SLURMD_NODENAME) as $ALICE, in her home"
+t_is "$(stat -c '%U %a' "$CL/jobs/101/script")" "root 600" \
+    "the job file stays its writer's alone (mode 0600): sbatch read it on stdin"
 t_like "$(loomjob 101 i)" \
     '"submit_time": [0-9]+, "start_time": [0-9]+, "end_time": [0-9]+' "jobs: submit, start and end times"
 
 # ---- exit 3 -> failed; two nodes; a % in the output path --------------------------------
 start_job 102 n1,n2 1 'exit 3'
-JOBENV=(LOOM_JOB_STDOUT="$CL/jobs/107/out%j.txt")
+JOBENV=(LOOM_JOB_STDOUT="$H/out%j.txt")
 start_job 107 n4 1 'echo percent'
 JOBENV=()
 wait_for 'case $(jobstate 102) in failed|completed) true ;; *) false ;; esac' 30
@@ -149,7 +161,7 @@ jobs_now
 t_is "$(loomjob 102 '[i["state"], i["exit_code"], i["nodes"]]')" \
     '["failed", 3, ["n1", "n2"]]' "jobs: a job exiting 3 on n1,n2 failed with exit_code 3"
 wait_for '[ "$(jobstate 107)" = completed ]' 30
-t_is "$(cat "$CL/jobs/107/out%j.txt" 2>&1)" percent "a % in the stdout path is kept as it is"
+t_is "$(cat "$H/out%j.txt" 2>&1)" percent "a % in the stdout path is kept as it is"
 t_like "$(cat "$CL/slurm-exit-codes" 2>/dev/null)" "(^|
 )$(loomjob 102 'i["native_id"]') 3:0" "the pack keeps its exit code in the state dir"
 
@@ -272,7 +284,8 @@ down_op() {
 down_op nodes nodes
 down_op jobs jobs
 down_op queues queues
-OPENV=(LOOM_JOB_ID=199 LOOM_JOB_NODES=n1 LOOM_JOB_NNODES=1 LOOM_JOB_SCRIPT="$CL/jobs/101/script")
+OPENV=(LOOM_JOB_ID=199 LOOM_JOB_NODES=n1 LOOM_JOB_NNODES=1 LOOM_JOB_SCRIPT="$CL/jobs/101/script"
+    LOOM_JOB_ACCOUNT="$ALICE" LOOM_RUNAS="$LOOM_TOP_BUILDDIR/loom-runas")
 down_op start start 199
 OPENV=()
 down_op cancel cancel "$J104"

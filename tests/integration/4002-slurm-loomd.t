@@ -22,7 +22,10 @@ env.SLURM_CONF = $SLURM_CONF
 poll_s = 0.5
 EOF2
 loomd_start || t_bail "loomd did not start"
-admin_token || t_bail "no token"
+# The jobs run as a test account, the admin token's subject.
+t_account ALICE alice
+admin_token "$ALICE" || t_bail "no token"
+t_diag "the jobs of this test run as $ALICE"
 
 # ---- the fabric --------------------------------------------------------------
 api GET /v1/clusters/slurm >/dev/null

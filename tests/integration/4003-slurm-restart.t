@@ -12,7 +12,7 @@
 #       ones Slurm lost were submitted again exactly once (requeues 1) and
 #       ran once to completion after that; the ones Slurm kept were never
 #       submitted twice (requeues 0, the same native id).
-# Every job appends "<loom id> start|end <slurm id> <epoch>" to $T/marks.
+# Every job appends "<loom id> start|end <slurm id> <epoch>" to $T_OUT/marks.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
@@ -24,7 +24,7 @@ now_us() { echo "${EPOCHREALTIME/[.,]/}"; }
 
 
 
-# jobjson NAME SECS: a Slurm job that records its start and end in $T/marks.
+# jobjson NAME SECS: a Slurm job that records its start and end in $T_OUT/marks.
 jobjson() {
     python3 -c 'import json, sys
 name, secs, marks = sys.argv[1:4]
@@ -32,7 +32,7 @@ rec = "echo \"$LOOM_JOB_ID %s $SLURM_JOB_ID $(date +%%s.%%N)\" >>" + marks
 cmd = (rec % "start") + "; sleep " + secs + "; " + (rec % "end")
 print(json.dumps({"name": name, "command": ["/bin/sh", "-c", cmd],
                   "request": {"cluster": "slurm", "walltime_s": 600}}))' \
-        "$1" "$2" "$T/marks"
+        "$1" "$2" "$T_OUT/marks"
 }
 
 
@@ -41,7 +41,7 @@ print(json.dumps({"name": name, "command": ["/bin/sh", "-c", cmd],
 marks() {
     awk -v id="$1" -v k="$2" -v after="${3:-0}" \
         '$1 == id && $2 == k && $4 + 0 > after + 0 { n++ } END { print n + 0 }' \
-        "$T/marks" 2>/dev/null
+        "$T_OUT/marks" 2>/dev/null
 }
 
 # comments ID: how many jobs Slurm knows carry the comment loom:ID.
@@ -88,8 +88,11 @@ timeout.start = 20
 timeout.cancel = 15
 EOF
 loomd_start || t_bail "loomd did not start"
-admin_token || t_bail "no token"
-: >"$T/marks"
+# The jobs run as a test account, the admin token's subject.
+t_account ALICE alice
+admin_token "$ALICE" || t_bail "no token"
+t_diag "the jobs of this test run as $ALICE"
+: >"$T_OUT/marks" && chmod 0666 "$T_OUT/marks" # its jobs append to it
 cluster_state slurm
 t_is "$STATE" up "the Slurm cluster is up"
 
@@ -161,7 +164,7 @@ for j in $A_IDS; do
     [ "$got" = 1/1/1 ] || { t_diag "job $j: starts/ends/Slurm jobs $got, want 1/1/1"; OK=1; }
 done
 t_ok $OK "none lost, none started twice: each ran once, and Slurm has one job for each"
-awk -v id="$R1" -v a="$KILL_A" -v b="$START_A" '$1 == id && $2 == "end" && $4 > a && $4 < b { f = 1 } END { exit !f }' "$T/marks" &&
+awk -v id="$R1" -v a="$KILL_A" -v b="$START_A" '$1 == id && $2 == "end" && $4 > a && $4 < b { f = 1 } END { exit !f }' "$T_OUT/marks" &&
     t_diag "(job $R1 ended while slurmctld was away)"
 
 # ---- (b) a controller that forgets what it acknowledged ----------------------------
@@ -289,7 +292,7 @@ t_ok $OK "the jobs Slurm lost ($NLOST): requeued once, submitted again once afte
     t_diag "$SAME lost job(s) got back the same Slurm job id: slurmctld reuses the ids it forgot"
 [ "$T_FAILED" = 0 ] ||
     t_diag "marks of the burst (loom-id start|end slurm-id epoch), kill at $KILL_EPOCH:" \
-        "$(awk -v f="$FIRST" '$1 >= f' "$T/marks" | sort -n -k1,1 -k4,4)"
+        "$(awk -v f="$FIRST" '$1 >= f' "$T_OUT/marks" | sort -n -k1,1 -k4,4)"
 
 loomd_stop
 t_is $? 0 "loomd stops with status 0"

@@ -18,6 +18,9 @@ read -r H N1 <<<"$GE_NODES"
 PACK=$LOOM_TOP_SRCDIR/adaptors/scripts/gridengine
 S=$T/state/clusters/ge
 mkdir -p "$S"
+# The jobs run as ALICE (qsub through loom-runas): their directories are
+# hers.
+t_account ALICE alice
 
 # op NAME ARGS...: run a pack op as loomd does (minimal environment, the
 # cluster's env.* lines, LOOM_*, cwd = state dir, stdin {} unless IN is
@@ -57,17 +60,18 @@ job_field() {
     pyq "$OUT" "[$2 for j in d['items'] if j['native_id'] == '$1']"
 }
 
-# start_job LOOM_ID NODES SCRIPT_BODY [CPUS]: the files loomd writes, then
-# the start op; NID = the native id.
+# start_job LOOM_ID NODES SCRIPT_BODY [CPUS]: the files loomd writes (the
+# job file mode 0600, the caller's), then the start op for a job of ALICE
+# working in $T/jobs/ID (hers); NID = the native id.
 start_job() {
     local id=$1 dir=$T/jobs/$1
-    mkdir -p "$dir"
-    printf '#!/bin/sh\nexport GREETING='"'"'hello there'"'"'\n%s\n' "$3" >"$dir/job.sh"
-    chmod 0755 "$dir/job.sh"
+    mkdir -p "$T/jobs" && install -d -o "$ALICE" -g "$ALICE" "$dir"
+    (umask 077 && printf '#!/bin/sh\nexport GREETING='"'"'hello there'"'"'\n%s\n' "$3" >"$S/job-$id.sh")
     OPENV=(LOOM_JOB_ID="$id" LOOM_JOB_NAME="job $id" LOOM_JOB_OWNER=root
+        LOOM_JOB_ACCOUNT="$ALICE" LOOM_RUNAS="$LOOM_TOP_BUILDDIR/loom-runas"
         LOOM_JOB_NODES="$2" LOOM_JOB_NNODES="$(awk -F, '{print NF}' <<<"$2")"
         LOOM_JOB_CPUS_PER_NODE="${4:-1}" LOOM_JOB_MEMORY_MB=100 LOOM_JOB_GPUS=0
-        LOOM_JOB_WALLTIME_S=120 LOOM_JOB_QUEUE= LOOM_JOB_SCRIPT="$dir/job.sh"
+        LOOM_JOB_WALLTIME_S=120 LOOM_JOB_QUEUE= LOOM_JOB_SCRIPT="$S/job-$id.sh"
         LOOM_JOB_WORKDIR="$dir" LOOM_JOB_STDOUT="$dir/stdout"
         LOOM_JOB_STDERR="$dir/stderr")
     op start "$id"
@@ -100,13 +104,15 @@ t_is "$(pyq "$OUT" 'd')" '{"complete": true, "items": []}' "jobs: none yet, comp
 go() {
     echo "i=0; while [ ! -e $T/$1 ] && [ \$i -lt 300 ]; do sleep 0.2; i=\$((i + 1)); done"
 }
-start_job 1 "$N1" 'echo "$GREETING from $(hostname) job $LOOM_JOB_ID in $(pwd)"; '"$(go j1.go)"
+start_job 1 "$N1" 'echo "$GREETING from $(hostname) job $LOOM_JOB_ID in $(pwd) as $(id -un)"; '"$(go j1.go)"
 t_is "$RC" 0 "start: exit 0" || t_diag "$ERR"
 t_like "$NID" '^[0-9]+$' "start answers the Grid Engine job id"
 J1=$NID
 wait_for '[ "$(ge_state "$J1")" = r ]' 30
 t_is "$(qstat -u '*' | awk -v j="$J1" '$1 == j { print $3, $5, $8 }')" \
     "loom-1 r all.q@$N1" "qstat: loom-1 runs in the chosen queue instance all.q@$N1"
+t_is "$(qstat -u "$ALICE" | awk -v j="$J1" '$1 == j { print $3, $4 }')" "loom-1 $ALICE" \
+    "qstat -u $ALICE lists it as hers: qsub ran as the job's account"
 t_is "$(qstat -j "$J1" | awk '$1 == "context:" { print $2, $3 }')" \
     "loom_id=1,loom_name=job 1,loom_owner=root" "the Loom id, name and owner are in the job's context"
 start_job 1 "$N1" 'echo second'
@@ -121,8 +127,8 @@ t_is "$(job_field "$J1" '[j["state"], j["exit_code"], j["reason"]]')" \
 op jobs
 t_like "$(pyq "$OUT" '[j["start_time"] + " " + j["end_time"] for j in d["items"] if j["native_id"] == "'"$J1"'"][0]')" \
     '^20[0-9-]{8}T[0-9:]{8}Z 20[0-9-]{8}T[0-9:]{8}Z$' "jobs: RFC 3339 start and end times"
-t_is "$(cat "$T/jobs/1/stdout")" "hello there from $N1 job 1 in $T/jobs/1" \
-    "the job ran its script on $N1, in its workdir, with its env and LOOM_JOB_ID"
+t_is "$(cat "$T/jobs/1/stdout")" "hello there from $N1 job 1 in $T/jobs/1 as $ALICE" \
+    "the job ran its script on $N1, in its workdir, with its env and LOOM_JOB_ID, as $ALICE"
 t_is "$(cat "$T/jobs/1/stderr")" "" "and wrote nothing to stderr"
 start_job 1 "$N1" 'echo again'
 t_like "$RC:$NID" '^0:[0-9]+$' "start after jobs saw it end: accepted" &&

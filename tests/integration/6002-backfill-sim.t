@@ -102,8 +102,8 @@ poll_s = 0.2
 unpinned_jobs = yes
 EOF
 }
-# the users' jobs run as nobody (an account with no privilege)
-for u in bob; do map_account "$u" nobody; done
+# the users' jobs run as the test's account, $T_USER (no privilege)
+for u in bob; do map_account "$u" "$T_USER"; done
 # restart_with POLICY BACKFILL [KEYS]: stop loomd (checking its status) and
 # start it on a new configuration.
 restart_with() {

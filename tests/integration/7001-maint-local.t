@@ -154,12 +154,12 @@ cpus_per_node = 2
 memory_mb = 1024
 poll_s = 1
 EOF
-# the users' jobs run as nobody (an account with no privilege)
-for u in bob; do map_account "$u" nobody; done
+# the users' jobs run as the test's account, $T_USER (no privilege)
+for u in bob; do map_account "$u" "$T_USER"; done
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 MON=$(token_for nagios monitor) && [ -n "$MON" ] || t_bail "no monitor token"
-printf '%s\n' "$MON" >"$TF" && chmod 0600 "$TF"
+printf '%s\n' "$MON" >"$TF" && chmod 0600 "$TF" && loom_owns "$T/maint"
 OPER=$(token_for olga operator)
 USERT=$(token_for bob user)
 READER=$(token_for rita reader)

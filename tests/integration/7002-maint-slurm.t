@@ -95,9 +95,12 @@ env.SLURM_CONF = $SLURM_CONF
 poll_s = 0.5
 EOF2
 loomd_start || t_bail "loomd did not start"
-admin_token || t_bail "no token"
+# The jobs run as a test account, the admin token's subject.
+t_account ALICE alice
+admin_token "$ALICE" || t_bail "no token"
+t_diag "the jobs of this test run as $ALICE"
 MON=$(token_for nagios monitor) && [ -n "$MON" ] || t_bail "no monitor token"
-printf '%s\n' "$MON" >"$TF" && chmod 0600 "$TF"
+printf '%s\n' "$MON" >"$TF" && chmod 0600 "$TF" && loom_owns "$T/maint"
 wait_for 'api GET /v1/clusters/slurm >/dev/null; [ "$(jget "$BODY" .state)/$(jget "$BODY" .nodes)" = up/4 ]' 30
 t_is "$(jget "$BODY" .state)/$(jget "$BODY" .nodes)" up/4 "the Slurm cluster is up with 4 nodes"
 

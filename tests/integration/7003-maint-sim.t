@@ -84,7 +84,7 @@ conf 3600
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"
 MON=$(token_for nagios monitor) && [ -n "$MON" ] || t_bail "no monitor token"
-printf '%s\n' "$MON" >"$TF" && chmod 0600 "$TF"
+printf '%s\n' "$MON" >"$TF" && chmod 0600 "$TF" && loom_owns "$T/maint"
 wait_for 'api GET /v1/nodes >/dev/null; [ "$(jlen "$BODY" .items)" = 210 ]' 30
 t_is "$(jlen "$BODY" .items)" 210 "210 sim nodes (sa: 200, sb: 10)"
 

@@ -18,28 +18,13 @@ err_is() {
 }
 
 # Two accounts of our own, unique to this run (uid >= 1000).
-add_user() {
-    local i
-    for ((i = 0; i < 50; i++)); do # another test may hold /etc/passwd's lock
-        useradd -M -N -s /usr/sbin/nologin "$1" 2>/dev/null && return 0
-        id "$1" >/dev/null 2>&1 && return 0
-        sleep 0.2
-    done
-    return 1
-}
-SUF=$(head -c 64 /dev/urandom | tr -dc 'a-z0-9' | head -c 6)
-ALICE_U=alice-$SUF
-BOB_U=bob-$SUF
-add_user "$ALICE_U" || t_bail "cannot create account $ALICE_U"
-t_cleanup "userdel $ALICE_U 2>/dev/null"
-add_user "$BOB_U" || t_bail "cannot create account $BOB_U"
-t_cleanup "userdel $BOB_U 2>/dev/null"
+t_account ALICE_U alice
+t_account BOB_U bob
 
 pg_start || t_bail "PostgreSQL did not start"
-cat >"$T/accounts" <<EOF
-# METHOD IDENTITY ACCOUNT
-LOOM admin nobody
-LOOM loomctl nobody
+echo "# METHOD IDENTITY ACCOUNT" >"$T/accounts"
+accounts_default # admin and loomctl: $T_USER
+cat >>"$T/accounts" <<EOF
 LOOM alice $ALICE_U
 LOOM /^b(o)b\$/ $BOB_U
 LOOM rooty root
@@ -105,14 +90,14 @@ err_is 403 forbidden "a monitor token (no account, no submit role) submits"
 
 # A reload on SIGHUP: a regular expression maps ops-NAME to NAME; a bad
 # file is refused and the old map stays.
-echo 'LOOM /^ops-([a-z]+)$/ \1' >>"$T/accounts"
+echo 'LOOM /^ops-([a-z0-9-]+)$/ \1' >>"$T/accounts"
 kill -HUP "$LOOMD_PID"
-OPS=$(token_for ops-nobody user)
+OPS=$(token_for "ops-$T_USER" user)
 TOKEN=$OPS
 wait_for 'api GET /v1/jobs >/dev/null; [ "$STATUS" = 200 ]' 10
-t_is "$STATUS" 200 "after SIGHUP, ops-nobody maps to nobody through \\1"
+t_is "$STATUS" 200 "after SIGHUP, ops-$T_USER maps to $T_USER through \\1"
 submit '{"command": ["/bin/true"]}'
-t_is "$(field "$JOB" .account)" nobody "... and its job's account is nobody"
+t_is "$(field "$JOB" .account)" "$T_USER" "... and its job's account is $T_USER"
 cp "$T/accounts" "$T/accounts.good"
 echo 'KERBEROS alice alice' >>"$T/accounts"
 TOKEN=$ADMIN
@@ -122,7 +107,7 @@ t_like "$(jget "$BODY" .error.message)" "$T/accounts:[0-9]+: unknown method 'KER
     "... naming file:line and the method"
 TOKEN=$OPS
 api GET /v1/jobs >/dev/null
-t_is "$STATUS" 200 "... and the old map stays (ops-nobody still maps)"
+t_is "$STATUS" 200 "... and the old map stays (ops-$T_USER still maps)"
 cp "$T/accounts.good" "$T/accounts"
 
 # ---- privacy -------------------------------------------------------------

@@ -36,8 +36,8 @@ gpus = 1
 features = ssd,fast
 poll_s = 0.2
 EOF2
-# the users' jobs run as nobody (an account with no privilege)
-for u in drmaa-user; do map_account "$u" nobody; done
+# the users' jobs run as the test's account, $T_USER (no privilege)
+for u in drmaa-user; do map_account "$u" "$T_USER"; done
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no token"
 (umask 077 && token_for drmaa-user user >"$T/user.token" &&

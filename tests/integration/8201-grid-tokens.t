@@ -26,22 +26,8 @@ err_is() {
         "$3: HTTP $1, $2" || t_diag "  body: $BODY"
 }
 
-add_user() {
-    local i
-    for ((i = 0; i < 50; i++)); do # another test may hold /etc/passwd's lock
-        useradd -M -N -s /usr/sbin/nologin "$1" 2>/dev/null && return 0
-        id "$1" >/dev/null 2>&1 && return 0
-        sleep 0.2
-    done
-    return 1
-}
-SUF=$(head -c 64 /dev/urandom | tr -dc 'a-z0-9' | head -c 6)
-POOL=atlas-$SUF   # the VO's pool account
-DTEAM=dteam-$SUF  # another VO's, and its account on cluster big
-add_user "$POOL" || t_bail "cannot create account $POOL"
-t_cleanup "userdel $POOL 2>/dev/null"
-add_user "$DTEAM" || t_bail "cannot create account $DTEAM"
-t_cleanup "userdel $DTEAM 2>/dev/null"
+t_account POOL atlas   # the VO's pool account
+t_account DTEAM dteam  # another VO's, and its account on cluster big
 
 # ---- the issuer: keys, a JWKS file, tokens ---------------------------------
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$T/rsa.pem" 2>/dev/null &&
@@ -75,10 +61,9 @@ DT=$(sign rsa.pem RS256 rsa-1 "$(claims dteam-user \
 [ -n "$GATEWAY" ] && [ -n "$READER" ] || t_bail "jwt_sign made no token"
 
 pg_start || t_bail "PostgreSQL did not start"
-cat >"$T/accounts" <<EOF
-LOOM admin nobody
-LOOM loomctl nobody
-LOOM /^ce-[0-9]\$/ nobody
+accounts_default # admin and loomctl: $T_USER
+cat >>"$T/accounts" <<EOF
+LOOM /^ce-[0-9]\$/ $T_USER
 GROUP $ISS,/atlas $POOL
 GROUP $ISS,/cms $POOL
 GROUP $ISS,/dteam $DTEAM cluster=big

@@ -81,11 +81,8 @@ fetches() { # PATH: requests the JWKS server had for it
 }
 
 pg_start || t_bail "PostgreSQL did not start"
-cat >"$T/accounts" <<'EOF'
-LOOM admin nobody
-LOOM loomctl nobody
-SCITOKENS /^https://iam\.example\.org/[pk],u[0-9]+$/ nobody
-EOF
+accounts_default # admin and loomctl: $T_USER
+echo "SCITOKENS /^https://iam\\.example\\.org/[pk],u[0-9]+\$/ $T_USER" >>"$T/accounts"
 loomd_conf <<EOF
 [issuer p]
 url = https://iam.example.org/p

@@ -292,7 +292,7 @@ static void attributes(void)
     set_is(jt, DRMAA_JS_STATE, DRMAA_SUBMISSION_STATE_HOLD,
            DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, "cannot submit a job held");
     set_is(jt, DRMAA_WD, "/tmp", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE,
-           "no field for it");
+           "does not map it");
     set_is(jt, DRMAA_OUTPUT_PATH, ":" DRMAA_PLACEHOLDER_HD "/out",
            DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, "stdout");
     set_is(jt, DRMAA_ERROR_PATH, "host:/tmp/e",
@@ -303,9 +303,10 @@ static void attributes(void)
            DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, NULL);
     set_is(jt, DRMAA_JOB_CATEGORY, "big",
            DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, NULL);
-    set_is(jt, DRMAA_JOIN_FILES, "y", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE,
-           NULL);
+    set_is(jt, DRMAA_JOIN_FILES, "y", DRMAA_ERRNO_SUCCESS, NULL);
     set_is(jt, DRMAA_JOIN_FILES, "n", DRMAA_ERRNO_SUCCESS, NULL);
+    set_is(jt, DRMAA_JOIN_FILES, "maybe",
+           DRMAA_ERRNO_INVALID_ATTRIBUTE_FORMAT, NULL);
     set_is(jt, DRMAA_BLOCK_EMAIL, "1", DRMAA_ERRNO_SUCCESS, NULL);
     set_is(jt, DRMAA_BLOCK_EMAIL, "yes",
            DRMAA_ERRNO_INVALID_ATTRIBUTE_FORMAT, NULL);

@@ -8,9 +8,9 @@
 #   ge_start [EXTRA_NODES] || t_bail "Grid Engine did not start"
 #
 # ge_available  0 when this machine can run a cell (root, the Debian
-#               gridengine-master/-exec/-client binaries); else GE_WHY says
-#               why not. Tests fail on it, they never skip: CI installs the
-#               packages (./bootstrap check).
+#               gridengine-master/-exec/-client binaries, loomd's account);
+#               else GE_WHY says why not. Tests fail on it, they never
+#               skip: CI installs the packages (./bootstrap check).
 # ge_start [N]  builds a cell of its own in $T/ge (SGE_ROOT) named
 #               loom<random> (never "default"), with classic spooling, free
 #               qmaster and execd ports, host_aliases, min_uid 0, advance
@@ -26,6 +26,9 @@
 #               resolve them; edits by rename, under the lock
 #               /tmp/loom-test-ge-hosts.lock that concurrent runs share).
 #               No admin-only queue: the pack holds jobs itself (qsub -h).
+#               loomd's account ($LOOM_SERVICE_USER) is a manager of the
+#               cell (qconf -am), as root is: loomd holds, suspends and
+#               deletes other users' jobs and sets queue states.
 #               Registers ge_stop with t_cleanup.
 #               Exports SGE_ROOT SGE_CELL SGE_QMASTER_PORT SGE_EXECD_PORT,
 #               puts /usr/lib/gridengine first in PATH, and sets GE_CELL,
@@ -68,6 +71,10 @@ ge_available() {
     done
     [ -d /var/lib/gridengine/bin ] || {
         GE_WHY="/var/lib/gridengine/bin missing (gridengine-common)"
+        return 1
+    }
+    id -u "$LOOM_SERVICE_USER" >/dev/null 2>&1 || {
+        GE_WHY="no account $LOOM_SERVICE_USER, a manager of the cell (./bootstrap creates it)"
         return 1
     }
     return 0
@@ -383,6 +390,7 @@ EOF
         ge_q qconf -Ae "$d/host.$n" || return 1
     done
     printf 'group_name @allhosts\nhostlist %s\n' "$GE_NODES" >"$d/allhosts"
+    ge_q qconf -am "$LOOM_SERVICE_USER" || return 1
     ge_q qconf -as "$GE_HOST" && ge_q qconf -Ahgrp "$d/allhosts" &&
         ge_q qconf -Ap "$d/rr" &&
         ge_q qconf -Aq "$d/all.q" || return 1

@@ -5,6 +5,8 @@
 #   . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 # make check exports LOOM_TOP_SRCDIR and LOOM_TOP_BUILDDIR; run by hand, a
 # test may set them itself (they default to the tree this file is in).
+# LOOM_SERVICE_USER is loomd's account (loom; make check passes configure's
+# --with-service-user).
 #
 # TAP:      t_plan N, t_ok STATUS NAME, t_is GOT WANT NAME, t_isnt GOT
 #           UNWANTED NAME, t_like GOT ERE NAME, t_diag MSG, t_skip NAME
@@ -15,19 +17,45 @@
 #           is not installed"). ./bootstrap check counts any other skip as
 #           a failure. A test of a real system (Slurm, Grid Engine,
 #           PostgreSQL) that cannot start it fails with t_bail, saying why.
-# Temp dir: $T, made per test (mktemp -d, mode 0755 so that postgres can
-#           traverse it); removed at exit unless LOOM_KEEP_TMP=1.
+# Temp dir: $T, made per test (mktemp -d, mode 0755 so that postgres and
+#           loom can traverse it); removed at exit unless LOOM_KEEP_TMP=1.
+#           Jobs run as other accounts than the test's: the files they are
+#           to write go into $T_OUT ($T/out, mode 1777, as /tmp).
 # Postgres: pg_start, pg_stop, pg_kill, pg_restart_same; LOOM_PG_DIR,
 #           LOOM_PG_CONNINFO, pg_sql SQL (psql -tA, one value per line).
 # loomd:    free_port, loomd_conf [SECTIONS] (or a heredoc on stdin; sets
 #           PORT and LOOM_URL), loomd_start [ARGS], loomd_stop (returns
 #           loomd's exit status), loomd_kill9, loomctl ARGS (with -c
 #           $T/loom.conf), admin_token (sets TOKEN), token_for SUBJECT ROLE
-#           [TTL] (prints the token), map_account IDENTITY ACCOUNT (a line
-#           of $T/accounts, which maps admin and loomctl to nobody by
-#           default).
+#           [TTL] (prints the token).
+#           loomd runs as its own account, $LOOM_SERVICE_USER: started as
+#           root, it switches to it. $T/loom.conf (mode 0600) and $T/state
+#           (0700, the key in it) are that account's; loom_owns PATH...
+#           gives it more (a directory an action writes to, a token file it
+#           reads).
+#           The private PostgreSQL's socket directory is postgres:loom 0750.
+#           loomd_start makes the build tree's loom-runas root:loom 4750.
+#           loom.conf names the accounts file $T/accounts; unless the test
+#           wrote one before, loomd_conf writes it mapping admin and loomctl
+#           (the subjects of admin_token and of loomctl -c) to $T_USER, an
+#           account of this test run (t_account T_USER user): the jobs of a
+#           test that does not care run as that unprivileged account.
+#           map_account IDENTITY ACCOUNT adds a line (loomd reads the file at
+#           start and on SIGHUP); accounts_default writes the default lines
+#           (and makes $T_USER) into a file the test begins itself.
 # Processes: alive PID (a zombie counts as dead), wait_dead PID TENTHS,
 #           t_sleep SECS.
+# Accounts: t_account VAR NAME makes a Unix account NAME-<6 random
+#           letters and digits> for this test run (its own group, shell
+#           /bin/sh, uid >= 1000, home $T/home/<account> mode 0700) and
+#           sets VAR to its name; useradd is tried again while another
+#           test holds /etc/passwd's lock. The clean-up kills every
+#           process of the account, then removes it and its home. Jobs
+#           run as such accounts: a test that runs one says as whom.
+#           Tokens for them: token_for "$ALICE" user, admin_token "$ADM".
+#           Call t_account in the test's shell, not in $(...): the removal
+#           is registered there. account_procs NAME: the pids of NAME's
+#           processes, one a line.
 # HTTP:     api METHOD PATH [JSON|-] [curl args...]: prints the body and sets
 #           STATUS and BODY. Call it as `api GET /v1/x >/dev/null` to keep
 #           STATUS and BODY; inside $(...) they are lost with the subshell,
@@ -65,7 +93,8 @@ if [ -z "${LOOM_TOP_SRCDIR:-}" ]; then
     LOOM_TOP_SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 fi
 LOOM_TOP_BUILDDIR=${LOOM_TOP_BUILDDIR:-$LOOM_TOP_SRCDIR}
-export LOOM_TOP_SRCDIR LOOM_TOP_BUILDDIR
+LOOM_SERVICE_USER=${LOOM_SERVICE_USER:-loom}
+export LOOM_TOP_SRCDIR LOOM_TOP_BUILDDIR LOOM_SERVICE_USER
 
 if [ -x /usr/bin/python3 ]; then
     python3() { /usr/bin/python3 "$@"; }
@@ -242,7 +271,9 @@ t_sleep() {
 
 T=$(mktemp -d /tmp/loom-test.XXXXXX) || t_bail "cannot make a temp dir"
 chmod 0755 "$T"
-export T
+T_OUT=$T/out
+mkdir -m 1777 "$T_OUT" || t_bail "cannot make $T_OUT"
+export T T_OUT
 # Tests run in their temp dir, so that what a CMS writes in the current
 # directory (sbatch's slurm-N.out, say) never lands in the source tree.
 LOOM_TOP_SRCDIR=$(cd "$LOOM_TOP_SRCDIR" && pwd -P)
@@ -259,16 +290,103 @@ t_cleanup() {
 
 # t_sweep: SIGKILL the strays that provably belong to this test: processes
 # whose working directory is in $T (local jobs and their supervisors run in
-# $T/state, e.g. after loomd_kill9). The test's own shell is spared.
+# $T/state, e.g. after loomd_kill9), and processes in the cgroups of this
+# test's local clusters (listed in $T/state/clusters/*/cgroups), which it
+# then removes. The test's own shell is spared.
 t_sweep() {
-    local p pids=
+    local p pids= f d
     for p in $(find /proc/[0-9]*/cwd -maxdepth 0 \( -lname "$T" -o \
         -lname "$T/*" \) 2>/dev/null | cut -d/ -f3); do
         [ "$p" = "$$" ] || [ "$p" = "$BASHPID" ] || pids="$pids $p"
     done
-    [ -n "$pids" ] || return 0
-    echo "# killing strays of this test:$pids" >&2
-    kill -KILL $pids 2>/dev/null
+    for f in "$T"/state/clusters/*/cgroups; do
+        [ -f "$f" ] || continue
+        while read -r _ d; do
+            pids="$pids $(cat "$d"/*/cgroup.procs 2>/dev/null | tr '\n' ' ')"
+        done <"$f"
+    done
+    pids=$(echo $pids)
+    if [ -n "$pids" ]; then
+        echo "# killing strays of this test: $pids" >&2
+        kill -KILL $pids 2>/dev/null
+    fi
+    for f in "$T"/state/clusters/*/cgroups; do
+        [ -f "$f" ] || continue
+        while read -r _ d; do
+            [ -d "$d" ] || continue
+            wait_for "rmdir \"\$d\"/*/ 2>/dev/null; rmdir \"\$d\" 2>/dev/null; [ ! -d \"\$d\" ]" 10
+        done <"$f"
+    done
+    return 0
+}
+
+# ---- accounts ----------------------------------------------------------------
+
+T_ACCOUNTS=()
+
+# t_passwd_retry CMD...: CMD (useradd, userdel), again while another
+# process holds a lock of /etc/passwd or /etc/group ("cannot lock ...;
+# try again later") or the account still runs a process (userdel: 8); 30 s
+# at most. CMD's last status; its output in $T/passwd.out.
+t_passwd_retry() {
+    local i rc
+    for ((i = 0; i < 300; i++)); do
+        "$@" >"$T/passwd.out" 2>&1
+        rc=$?
+        [ "$rc" = 8 ] || grep -q 'cannot lock' "$T/passwd.out" ||
+            return "$rc"
+        sleep "0.$((RANDOM % 2))$((RANDOM % 10))"
+    done
+    return "$rc"
+}
+
+# t_account VAR NAME: see the header.
+t_account() {
+    local var=$1 base=$2 name i rc
+    [ "$(id -u)" = 0 ] || t_bail "t_account: making accounts needs root"
+    mkdir -p "$T/home" && chmod 0755 "$T/home" || t_bail "cannot make $T/home"
+    for ((i = 0; i < 20; i++)); do
+        name=$base-$(tr -dc 'a-z0-9' </dev/urandom | head -c 6)
+        getent passwd "$name" >/dev/null && continue
+        t_passwd_retry useradd --user-group --no-create-home \
+            --home-dir "$T/home/$name" --shell /bin/sh \
+            --comment "Loom test $(basename "$0")" "$name"
+        rc=$?
+        [ "$rc" = 9 ] && continue # taken meanwhile
+        [ "$rc" = 0 ] || t_bail "useradd $name failed ($rc): $(cat "$T/passwd.out")"
+        T_ACCOUNTS+=("$name")
+        install -d -m 0700 -o "$name" -g "$name" "$T/home/$name" ||
+            t_bail "cannot make the home of $name"
+        printf -v "$var" '%s' "$name"
+        return 0
+    done
+    t_bail "t_account: no free account name $base-XXXXXX"
+}
+
+account_procs() {
+    ps -o pid= -u "$1" 2>/dev/null | tr -d ' '
+}
+
+# t_account_kill NAME: SIGKILL every process of the account, until none.
+t_account_kill() {
+    local i pids
+    for ((i = 0; i < 50; i++)); do
+        pids=$(account_procs "$1")
+        [ -n "$pids" ] || return 0
+        # shellcheck disable=SC2086 # one pid a word
+        kill -KILL $pids 2>/dev/null
+        sleep 0.1
+    done
+}
+
+t_accounts_remove() {
+    local a
+    for a in "${T_ACCOUNTS[@]}"; do
+        t_account_kill "$a"
+        t_passwd_retry userdel --remove "$a" ||
+            echo "# userdel $a failed: $(cat "$T/passwd.out")" >&2
+    done
+    T_ACCOUNTS=()
 }
 
 t_harness_cleanup() {
@@ -292,6 +410,7 @@ t_harness_cleanup() {
         wait_dead "$LOOM_PG_PID" 30 || kill -KILL "$LOOM_PG_PID" 2>/dev/null
     fi
     cd / && t_sweep
+    t_accounts_remove
     if [ "${LOOM_KEEP_TMP:-0}" = 1 ]; then
         echo "# kept $T" >&2
     else
@@ -344,8 +463,13 @@ pg_start() {
     PG_BIN=$(pg_bindir) || { t_diag "PostgreSQL server binaries not found"; return 1; }
     LOOM_PG_DIR=$T/pg
     mkdir -p "$LOOM_PG_DIR"
-    [ "$(id -u)" = 0 ] && chown postgres: "$LOOM_PG_DIR"
-    chmod 0700 "$LOOM_PG_DIR"
+    # The socket's directory: loomd's account may connect, others not.
+    if [ "$(id -u)" = 0 ]; then
+        chown "postgres:$LOOM_SERVICE_USER" "$LOOM_PG_DIR" || return 1
+        chmod 0750 "$LOOM_PG_DIR"
+    else
+        chmod 0700 "$LOOM_PG_DIR"
+    fi
     if ! as_pg "$PG_BIN/initdb" -D "$LOOM_PG_DIR/data" -U postgres -A trust \
         -E UTF8 --locale=C -N >"$T/initdb.log" 2>&1; then
         t_diag "initdb failed:" "$(tail -n 20 "$T/initdb.log")"
@@ -420,41 +544,69 @@ print(s.getsockname()[1])' && return 0
     return 1
 }
 
+# loom_owns PATH...: give each PATH (and what is in it) to loomd's
+# account, as an installation would; nothing when the test is not root.
+loom_owns() {
+    [ "$(id -u)" = 0 ] || return 0
+    chown -R "$LOOM_SERVICE_USER:" "$@"
+}
+
 # loomd_conf [SECTIONS]: write $T/loom.conf for a free port ($PORT when
 # set); the cluster sections come as the argument or on stdin (a heredoc).
 # Stdin is read only when it has something ready, so a bare call never
-# hangs on an idle inherited pipe.
+# hangs on an idle inherited pipe. The file (0600) and state_dir (0700,
+# with the token key) belong to loomd's account.
 loomd_conf() {
     PORT=${PORT:-$(free_port)}
     LOOM_URL=http://127.0.0.1:$PORT
     export PORT LOOM_URL
     mkdir -p "$T/state"
-    {
-        echo "[loomd]"
-        echo "listen = 127.0.0.1:$PORT"
-        echo "database = $LOOM_PG_CONNINFO"
-        echo "token_key_file = $T/token.key"
-        echo "state_dir = $T/state"
-        echo "accounts_file = $T/accounts"
-        echo
-        if [ $# -gt 0 ]; then
-            printf '%s\n' "$@"
-        elif [ ! -t 0 ] && read -r -t 0 2>/dev/null; then
-            cat
-        fi
-    } >"$T/loom.conf"
+    chmod 0700 "$T/state"
+    loom_owns "$T/state" || return 1
     # the admin token's subject runs its jobs as an unprivileged account
-    [ -e "$T/accounts" ] || accounts_default
+    [ -e "$T/accounts" ] || accounts_default </dev/null
+    (
+        umask 077
+        {
+            echo "[loomd]"
+            echo "listen = 127.0.0.1:$PORT"
+            echo "database = $LOOM_PG_CONNINFO"
+            echo "token_key_file = $T/state/token.key"
+            echo "state_dir = $T/state"
+            echo "accounts_file = $T/accounts"
+            echo
+            if [ $# -gt 0 ]; then
+                printf '%s\n' "$@"
+            elif [ ! -t 0 ] && read -r -t 0 2>/dev/null; then
+                cat
+            fi
+        } >"$T/loom.conf"
+    ) || return 1
+    chmod 0600 "$T/loom.conf"
+    loom_owns "$T/loom.conf"
 }
 
-# The accounts file every test starts with: the admin token's and
-# loomctl -c's jobs run as nobody, an account without privilege.
+# loom_runas_setuid: the build tree's loom-runas as make install leaves it
+# (root:loom 4750), changed only when it is not so already: a test running
+# beside this one may be using it.
+loom_runas_setuid() {
+    local r=$LOOM_TOP_BUILDDIR/loom-runas
+    [ "$(id -u)" = 0 ] && [ -f "$r" ] || return 0
+    [ "$(stat -c '%u:%G %a' "$r")" = "0:$LOOM_SERVICE_USER 4750" ] && return 0
+    chown "root:$LOOM_SERVICE_USER" "$r" && chmod 4750 "$r"
+}
+
+# accounts_default: the lines every test's accounts file begins with:
+# admin and loomctl run their jobs as $T_USER, made (t_account T_USER user)
+# when the test has not made it yet. To $T/accounts, appended.
 accounts_default() {
-    printf 'LOOM admin nobody\nLOOM loomctl nobody\n' >"$T/accounts"
+    [ -n "${T_USER:-}" ] || t_account T_USER user
+    printf 'LOOM admin %s\nLOOM loomctl %s\n' "$T_USER" "$T_USER" \
+        >>"$T/accounts"
 }
 
-# map_account IDENTITY ACCOUNT: a line of $T/accounts (loomd_conf writes
-# one for admin); loomd reads the file at start and on SIGHUP.
+# map_account IDENTITY ACCOUNT: a line of $T/accounts (after the default
+# lines, which it writes first when the file is not there yet).
 map_account() {
     [ -e "$T/accounts" ] || accounts_default
     printf 'LOOM %s %s\n' "$1" "$2" >>"$T/accounts"
@@ -464,6 +616,8 @@ map_account() {
 # log in $T/loomd.log; wait up to 60 s for /healthz.
 loomd_start() {
     local end=$((SECONDS + 60))
+    loom_runas_setuid || { t_diag "cannot make loom-runas setuid"; return 1; }
+    (umask 077 && : >>"$T/loomd.log") # the log is loomd's (and root's) only
     LOOM_LIBEXECDIR=$LOOM_TOP_BUILDDIR \
         LOOM_SCRIPTS_DIR=${LOOM_SCRIPTS_DIR:-$LOOM_TOP_SRCDIR/adaptors/scripts} \
         "$LOOM_TOP_BUILDDIR/loomd" \
@@ -523,9 +677,10 @@ token_for() {
     loomctl token create --subject "$1" --role "$2" --ttl "${3:-3600}"
 }
 
-# admin_token: set TOKEN to a new admin token. 0 or 1.
+# admin_token [SUBJECT]: set TOKEN to a new admin token (subject admin,
+# or SUBJECT: a test account, for a test whose jobs must run as one).
 admin_token() {
-    TOKEN=$(token_for admin admin) && [ -n "$TOKEN" ]
+    TOKEN=$(token_for "${1:-admin}" admin) && [ -n "$TOKEN" ]
 }
 
 # ---- HTTP and JSON -----------------------------------------------------------

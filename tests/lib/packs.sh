@@ -22,8 +22,11 @@
 #   pyq EXPR            a Python expression on the last answer (d).
 #   logged              the commands the last op ran, one a line.
 #   json_ok NAME        two test points: status 0, the answer is JSON.
-#   start_env ID NODES CPUS [MEM GPUS WALL QUEUE]: EXTRA for a start, with
-#                       the job's files where loomd writes them.
+#   start_env ID NODES CPUS [MEM GPUS WALL QUEUE]: EXTRA for a start of a
+#                       job of the account alice, with the job's files
+#                       where loomd writes them (the job file mode 0600)
+#                       and LOOM_RUNAS the stand-in of tests/fixtures/runas
+#                       (it logs its words and runs the command as is).
 #   manifest KEY        pack.json's KEY (a list: its words joined by blanks).
 #   pack_manifest_ok    one test point: pack.json has protocol 1, a model,
 #                       the required ops, each an executable.
@@ -99,9 +102,10 @@ json_ok() {
 start_env() {
     local d=$STATE/jobs/$1
     mkdir -p "$d"
-    printf '#!/bin/sh\necho hi\n' >"$d/job.sh"
-    chmod 0755 "$d/job.sh"
+    (umask 077 && printf '#!/bin/sh\necho hi\n' >"$d/job.sh")
     EXTRA=(LOOM_JOB_ID="$1" LOOM_JOB_NAME=x LOOM_JOB_OWNER=alice
+        LOOM_JOB_ACCOUNT=alice
+        LOOM_RUNAS="$LOOM_TOP_SRCDIR/tests/fixtures/runas/loom-runas"
         LOOM_JOB_NODES="$2" LOOM_JOB_NNODES="$(tr ',' '\n' <<<"$2" | grep -c .)"
         LOOM_JOB_CPUS_PER_NODE="$3" LOOM_JOB_MEMORY_MB="${4:-0}"
         LOOM_JOB_GPUS="${5:-0}" LOOM_JOB_WALLTIME_S="${6:-0}"

@@ -7,15 +7,23 @@
 #   slurm_available || t_bail "no Slurm: $SLURM_WHY"
 #   slurm_start 4 || t_bail "Slurm did not start"
 #
-# slurm_available    0 when munge, Slurm and tini are installed and we are
-#                    root; else 1 with the reason in SLURM_WHY (and on
-#                    stderr). Tests fail on it, they never skip: CI installs
-#                    the packages (./bootstrap check).
+# slurm_available    0 when munge, Slurm and tini are installed, we are
+#                    root and loomd's account exists; else 1 with the reason
+#                    in SLURM_WHY (and on stderr). Tests fail on it, they
+#                    never skip: CI installs the packages (./bootstrap check).
 # slurm_start [N]    munged (own key and socket), slurmctld and N slurmd
 #                    (n1..nN, default 4, each under `tini -s --`) in
 #                    $SLURM_DIR = $T/slurm, on free random loopback ports;
 #                    waits until every node is idle; exports SLURM_CONF.
 #                    Registers slurm_stop with t_cleanup. 0 or 1.
+#                    loomd's account ($LOOM_SERVICE_USER) is the SlurmUser:
+#                    Slurm has no AdminLevel without slurmdbd, and loomd
+#                    sets node states, makes reservations, holds and
+#                    suspends other users' jobs. So slurmctld runs as that
+#                    account (started as root, it switches), and its state,
+#                    log and run directories are that account's; slurmd
+#                    stays root. The munge socket (in a directory every
+#                    account may enter) serves every account.
 # slurm_stop         cancels every job, stops the daemons by recorded PID,
 #                    then kills strays that provably belong to $SLURM_DIR.
 # slurm_kill_ctld    SIGKILL slurmctld (fault tests).
@@ -63,7 +71,9 @@ slurm_available() {
     if [ -n "$missing" ]; then
         SLURM_WHY="missing:$missing (apt-get install munge slurmctld slurmd slurm-client tini; ./bootstrap check does it)"
     elif [ "$(id -u)" != 0 ]; then
-        SLURM_WHY="the private Slurm needs root (SlurmUser=root)"
+        SLURM_WHY="the private Slurm needs root (slurmd runs jobs as their users)"
+    elif ! id -u "$LOOM_SERVICE_USER" >/dev/null 2>&1; then
+        SLURM_WHY="no account $LOOM_SERVICE_USER, the SlurmUser (./bootstrap creates it)"
     fi
     [ -z "$SLURM_WHY" ] && return 0
     echo "slurm.sh: $SLURM_WHY" >&2
@@ -123,7 +133,7 @@ SlurmctldHost=localhost(127.0.0.1)
 SlurmctldPort=$SLURM_PORT
 SlurmdPort=$((SLURM_PORT + 1))
 CommunicationParameters=NoInAddrAny,NoCtldInAddrAny
-SlurmUser=root
+SlurmUser=$LOOM_SERVICE_USER
 SlurmdUser=root
 AuthType=auth/munge
 AuthInfo=socket=$d/munge/munge.socket
@@ -195,8 +205,10 @@ slurm_launch() {
     local d=$SLURM_DIR i end p
     rm -rf "$d"
     mkdir -p "$d"/{munge,etc,state,spool,log,run}
-    chmod 0755 "$d" "$d/munge" "$d/etc"
+    chmod 0755 "$d" "$d/munge" "$d/etc" "$d/log" "$d/run"
     chmod 0700 "$d/state"
+    # slurmctld runs as the SlurmUser: its state, log and pid file.
+    chown "$LOOM_SERVICE_USER:" "$d/state" "$d/log" "$d/run" || return 1
     export SLURM_CONF=$d/etc/slurm.conf
     slurm_write_conf >"$SLURM_CONF"
     : >"$d/etc/plugstack.conf" # not /etc/slurm/plugstack.conf.d

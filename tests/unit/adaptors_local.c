@@ -108,7 +108,8 @@ static int start_env(void *a, int64_t id, const char *nodes, int cpus,
 {
     char list[64], *v[5], *p = list;
     struct start_req req = {
-        .loom_id = id, .name = "t", .owner = "tester", .command = cmd,
+        .loom_id = id, .name = "t", .owner = "tester", .account = "nobody",
+        .command = cmd,
         .script = script, .env = envv, .nodes = (const char *const *)v,
         .cpus_per_node = cpus, .memory_mb = 100, .walltime_s = wall,
         .adopt = adopt};
@@ -151,6 +152,14 @@ static void job_path(char *buf, int64_t id, const char *name)
 {
     snprintf(buf, PATH_MAX, "%s/clusters/t/jobs/%lld/%s", top, (long long)id,
              name);
+}
+
+/* A file of the job's run directory: its pid.json, and (nobody has no
+ * home) its working directory with its output. */
+static void run_path(char *buf, int64_t id, const char *name)
+{
+    snprintf(buf, PATH_MAX, "%s/clusters/t/jobs/%lld/run/%s", top,
+             (long long)id, name);
 }
 
 static int slurp(const char *path, char *buf, size_t size)
@@ -213,11 +222,42 @@ static int wait_gone(pid_t pid, double secs)
     return 1;
 }
 
-static int wait_proc_state(pid_t pid, char want, double secs)
+/* 1 when pid's cgroup is frozen (v2 cgroup.events, or the v1 freezer),
+ * 0 when not, -1 when it is in no freezable cgroup. */
+static int frozen(pid_t pid)
+{
+    char path[PATH_MAX], line[PATH_MAX], text[256];
+    int found = -1;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+    if (!(f = fopen(path, "r")))
+        return -1;
+    while (found < 1 && fgets(line, sizeof(line), f)) {
+        char *cg = strrchr(line, ':');
+        line[strcspn(line, "\n")] = '\0';
+        if (!cg)
+            continue;
+        if (!strncmp(line, "0::", 3))
+            snprintf(path, sizeof(path), "/sys/fs/cgroup/unified%s/"
+                     "cgroup.events", cg + 1);
+        else if (strstr(line, ":freezer:"))
+            snprintf(path, sizeof(path), "/sys/fs/cgroup/freezer%s/"
+                     "freezer.state", cg + 1);
+        else
+            continue;
+        if (slurp(path, text, sizeof(text)) > 0)
+            found = strstr(text, "frozen 1") || !strncmp(text, "FROZEN", 6);
+    }
+    fclose(f);
+    return found;
+}
+
+static int wait_frozen(pid_t pid, int want, double secs)
 {
     double end = time_mono() + secs;
 
-    while (proc_state(pid) != want)
+    while (frozen(pid) != want)
         if (time_mono() > end)
             return 0;
         else
@@ -233,6 +273,10 @@ static struct local_pid job_pid(int64_t id)
 
     job_path(dir, id, "");
     local_pid_read(dir, &p, &err);
+    free(p.workdir); /* the numbers are what the tests use */
+    free(p.stdout_path);
+    free(p.stderr_path);
+    p.workdir = p.stdout_path = p.stderr_path = NULL;
     return p;
 }
 
@@ -342,18 +386,19 @@ static void test_exit_codes(void *a)
     ok(seen[1].has_exit_code && seen[1].exit_code == 0, "exit code 0");
     is_str(seen[1].reason, "", "no reason: it ended well");
     slurp(seen[1].out, buf, sizeof(buf));
-    job_path(path, 1, "");
+    run_path(path, 1, "");
     path[strlen(path) - 1] = '\0';
     snprintf(want, sizeof(want), "hello 1 t n1 n1 bar %s\n", path);
-    is_str(buf, want, "stdout captured; env and cwd as documented");
+    is_str(buf, want, "stdout captured; env as documented; a home it cannot "
+           "enter: it runs in its run directory");
     ok(wait_state(a, 2, "failed", 30), "job 2 failed");
     is_int(seen[2].exit_code, 3, "exit code 3");
     is_str(seen[2].reason, "exited with code 3", "reason: exited with code 3");
     slurp(seen[2].out, buf, sizeof(buf));
-    is_str(buf, "out\n", "job 2 stdout");
-    job_path(path, 2, LOOM_LF_STDERR);
-    slurp(path, buf, sizeof(buf));
-    is_str(buf, "err\n", "job 2 stderr");
+    is_str(buf, "out\nerr\n", "job 2 stdout and stderr, in one file");
+    run_path(path, 2, "loom-2.out");
+    is_str(seen[2].out, path, "the default output file: loom-%%j.out in the "
+           "working directory");
     ok(wait_state(a, 3, "completed", 30), "job 3 completed");
     slurp(seen[3].out, buf, sizeof(buf));
     is_str(buf, "shebang\n", "a #! script runs by its interpreter");
@@ -367,10 +412,10 @@ static void test_exit_codes(void *a)
     ok(start(a, 1, "n1", 1, 0, hello, NULL, 0, &res, &err) == 0 &&
        res.adopted == 1, "starting job 1 again answers adopted=1");
     is_str(res.native_id, "1", "native id is the loom id");
-    ok(res.stdout_path && strstr(res.stdout_path, "/jobs/1/stdout"),
+    ok(res.stdout_path && strstr(res.stdout_path, "/jobs/1/run/loom-1.out"),
        "stdout path %s", res.stdout_path ? res.stdout_path : "(null)");
     start_result_fini(&res);
-    job_path(path, 1, LOOM_LF_PID);
+    run_path(path, 1, LOOM_LF_PID);
     ok(access(path, F_OK) == 0, "it was not started twice (one pid file)");
     ok(T->cancel(a, "1", &err) == 0, "cancel of an ended job: no-op");
     ok(T->cancel(a, "99", &err) < 0 && err.kind == LOOM_ENOENT,
@@ -388,7 +433,7 @@ static void test_cancel_kills_group(void *a)
     pid_t child;
 
     ok(run(a, 4, "n1", 1, 0, NULL, script) == 0, "start job 4 with a child");
-    job_path(path, 4, "child.pid");
+    run_path(path, 4, "child.pid");
     ok(wait_file(path, 30), "the child wrote its pid");
     slurp(path, buf, sizeof(buf));
     child = (pid_t)strtol(buf, NULL, 10);
@@ -411,14 +456,15 @@ static void test_suspend_resume(void *a)
     ok(run(a, 5, "n1", 1, 0, sleep30, NULL) == 0, "start job 5 (sleep)");
     ok(wait_state(a, 5, "running", 30), "job 5 running");
     p = job_pid(5);
+    is_int(frozen(p.pgid), 0, "its cgroup is not frozen");
     ok(T->suspend(a, "5", &err) == 0, "suspend job 5");
-    ok(wait_proc_state(p.pgid, 'T', 30), "its process is stopped (T)");
+    ok(wait_frozen(p.pgid, 1, 30), "its cgroup is frozen");
     ok(wait_state(a, 5, "suspended", 30), "reported suspended");
     ok(T->suspend(a, "5", &err) == 0, "suspending again is a no-op");
     ok(T->resume(a, "5", &err) == 0, "resume job 5");
-    ok(wait_proc_state(p.pgid, 'S', 30), "its process runs again (S)");
+    ok(wait_frozen(p.pgid, 0, 30), "its cgroup is thawed");
     ok(wait_state(a, 5, "running", 30), "reported running");
-    ok(T->suspend(a, "5", &err) == 0 && wait_proc_state(p.pgid, 'T', 30),
+    ok(T->suspend(a, "5", &err) == 0 && wait_frozen(p.pgid, 1, 30),
        "suspended once more");
     ok(T->cancel(a, "5", &err) == 0, "cancel a suspended job");
     ok(wait_state(a, 5, "cancelled", 30), "job 5 cancelled");
@@ -464,7 +510,7 @@ static void test_bad_starts(void *a)
     is_int(seen[14].exit_code, 127, "exit code 127");
     is_str(seen[14].reason, "cannot execute /nonexistent/prog: No such file "
            "or directory", "reason: cannot execute, and why");
-    job_path(path, 14, LOOM_LF_STDERR);
+    run_path(path, 14, "loom-14.out");
     slurp(path, buf, sizeof(buf));
     buf[strcspn(buf, "\n")] = '\0';
     ok(strstr(buf, "cannot execute /nonexistent/prog") != NULL,
@@ -473,14 +519,13 @@ static void test_bad_starts(void *a)
     env2.libexec_dir = "/nonexistent";
     env2.cluster = "u";
     ok(T->create(NULL, &env2, &b, &err) == 0, "create cluster u, all "
-       "defaults, no loom-supervise");
+       "defaults, no loom-runas");
     if (b) {
         ok(T->probe(b, &err) < 0 && err.kind == LOOM_EUNAVAIL,
-           "probe without loom-supervise: %s", err.message);
+           "probe without loom-runas: %s", err.message);
         ok(start(b, 15, "n1", 1, 0, sh, NULL, 0, &res, &err) < 0 &&
-           err.kind == LOOM_EINTERNAL && strstr(err.message,
-                                                "loom-supervise"),
-           "start without loom-supervise: %s", err.message);
+           err.kind == LOOM_EINTERNAL && strstr(err.message, "loom-runas"),
+           "start without loom-runas: %s", err.message);
     }
     T->destroy(b);
 }
@@ -549,8 +594,8 @@ static void test_adoption(void **ap)
     struct loom_error err;
     const struct cl_node *n;
 
-    snprintf(starts, sizeof(starts), "%s/starts", top);
-    snprintf(go, sizeof(go), "%s/go", top);
+    snprintf(starts, sizeof(starts), "%s/w/starts", top);
+    snprintf(go, sizeof(go), "%s/w/go", top);
     snprintf(script, sizeof(script), "echo started >> %s\n"
              "while [ ! -e %s ]; do sleep 0.05; done\necho done\n", starts, go);
     ok(run(*ap, 9, "n1", 1, 0, NULL, script) == 0, "start job 9");
@@ -634,6 +679,13 @@ int main(void)
     if (!mkdtemp(top) || !realpath(top, real) ||
         snprintf(top, sizeof(top), "%s", real) >= (int)sizeof(top)) {
         printf("Bail out! mkdtemp %s: %s\n", top, strerror(errno));
+        return 1;
+    }
+    /* jobs run as nobody: they may enter top and write in top/w */
+    snprintf(real, sizeof(real), "%s/w", top);
+    if (chmod(top, 0755) < 0 || mkdir(real, 0755) < 0 ||
+        chmod(real, 01777) < 0) {
+        printf("Bail out! %s: %s\n", real, strerror(errno));
         return 1;
     }
     env = (struct adaptor_env){"t", top, libexec};

@@ -249,7 +249,7 @@ static void t_features(void)
 static void t_pinned_only(void)
 {
     struct loom_error err = {0};
-    struct adaptor_desc d = {T->caps, T->model, 0};
+    struct adaptor_desc d = {.caps = T->caps, .model = T->model};
     void *self = cluster(SMALL, &err);
 
     ok(self && T->describe, "describe: a sim cluster says what it takes");
@@ -259,7 +259,7 @@ static void t_pinned_only(void)
     is_int(d.caps, T->caps, "... the type's capabilities");
     T->destroy(self);
     self = cluster(SMALL "unpinned_jobs = yes\n", &err);
-    d = (struct adaptor_desc){T->caps, T->model, 0};
+    d = (struct adaptor_desc){.caps = T->caps, .model = T->model};
     if (self && T->describe)
         T->describe(self, &d);
     is_int(d.pinned_only, 0, "unpinned_jobs = yes: any job");

@@ -1,6 +1,10 @@
 /* core_conf.c - the loom.conf parser: sections, keys, errors, getters. */
 /* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/conf.h"
 #include "core/settings.h"
@@ -124,6 +128,8 @@ static void t_settings(void)
     ok(settings_read(c, &set, &err) == 0, "minimal [loomd] (%s)", err.message);
     is_str(set.listen, "127.0.0.1:8470", "default listen");
     is_int(set.max_body_bytes, 1 << 20, "default body limit 1 MiB");
+    is_str(set.user, LOOM_SERVICE_USER, "default user: the service account "
+           "(" LOOM_SERVICE_USER ")");
     is_int(set.directives, DIRECTIVES_STRICT, "directives strict by default");
     ok(conf_section(c, "cluster", "local") && conf_section(c, "cluster",
                                                            "sim1000"),
@@ -154,6 +160,43 @@ static void t_settings(void)
     conf_destroy(c);
 }
 
+/* loomd's own file: mode 0600 is read, anything open to group or others
+ * is refused; loomctl's conf_load reads both. */
+static void t_private(void)
+{
+    char path[] = "/tmp/loom-conf-XXXXXX";
+    struct loom_error err;
+    struct conf *c;
+    char want[256];
+    int fd = mkstemp(path);
+
+    ok(fd >= 0 && write(fd, "[loomd]\n", 8) == 8, "a temporary conf");
+    if (fd < 0)
+        return;
+    close(fd);
+    chmod(path, 0600);
+    c = conf_load_private(path, &err);
+    ok(c != NULL, "mode 0600 is loaded%s%s", c ? "" : ": ",
+       c ? "" : err.message);
+    conf_destroy(c);
+    chmod(path, 0640);
+    c = conf_load_private(path, &err);
+    snprintf(want, sizeof(want), "%s may be read or written by group or "
+             "others (mode 0640), and it holds the database connection; "
+             "chmod 600 it", path);
+    ok(c == NULL, "mode 0640 is refused");
+    is_str(c ? "" : err.message, want, "... saying why and what to do");
+    conf_destroy(c);
+    chmod(path, 0602);
+    c = conf_load_private(path, &err);
+    ok(c == NULL, "mode 0602 (others may write) is refused");
+    conf_destroy(c);
+    c = conf_load(path, &err);
+    ok(c != NULL, "conf_load (loomctl's) does not check the mode");
+    conf_destroy(c);
+    unlink(path);
+}
+
 int main(void)
 {
     t_good();
@@ -161,5 +204,6 @@ int main(void)
     t_grid_sections();
     t_typed();
     t_settings();
+    t_private();
     return done_testing();
 }

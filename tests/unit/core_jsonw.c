@@ -85,10 +85,44 @@ static void t_large(void)
     free(text);
 }
 
+/* Bytes as a job writes them: NUL, a cut character, a stray byte. */
+static void t_bytes(void)
+{
+    static const char e_acute[] = "a\xc3\xa9";    /* a, then é whole */
+    static const char cut2[] = "ab\xc3";           /* é cut after 1 of 2 */
+    static const char cut3[] = "a\xe2\x82";       /* € cut after 2 of 3 */
+    static const char bad[] = "a\xff";             /* never UTF-8 */
+    static const char cont[] = "a\x80";            /* a stray continuation */
+    struct jw w;
+    char *text;
+
+    jw_init(&w);
+    jw_strn(&w, "a\0b\xff" "c\xc3\xa9", 7);
+    text = jw_finish(&w);
+    is_str(text, "\"a\\u0000b\xef\xbf\xbd" "c\xc3\xa9\"",
+           "jw_strn: NUL as \\u0000, a stray byte as U+FFFD, UTF-8 as it is");
+    free(text);
+    jw_init(&w);
+    jw_strn(&w, cut2, 3);
+    text = jw_finish(&w);
+    is_str(text, "\"ab\xef\xbf\xbd\"", "jw_strn: a character cut at the end is "
+           "U+FFFD");
+    free(text);
+    is_int(jw_utf8_whole(e_acute, 3), 3, "utf8_whole: a whole text stays");
+    is_int(jw_utf8_whole(cut2, 3), 2, "utf8_whole: a 2-byte character cut "
+           "after its first byte is left out");
+    is_int(jw_utf8_whole(cut3, 3), 1, "utf8_whole: a 3-byte one cut after two");
+    is_int(jw_utf8_whole(bad, 2), 2, "utf8_whole: a byte that cannot begin "
+           "a character is not held back");
+    is_int(jw_utf8_whole(cont, 2), 2, "utf8_whole: nor a stray continuation");
+    is_int(jw_utf8_whole("", 0), 0, "utf8_whole: nothing");
+}
+
 int main(void)
 {
     t_nesting();
     t_escapes();
     t_large();
+    t_bytes();
     return done_testing();
 }

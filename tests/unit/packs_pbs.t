@@ -175,14 +175,27 @@ t_is "$(pyq 'd["items"]')" '[{"name": "debug", "state": "open", "nodes": 6, "max
 start_env 99 node01,node04 2 100 1 600
 op torque start 99
 t_is "$RC/$OUT" '0/{"native_id":"1250.torque-server.example.com"}' "torque start: the new job's id"
-t_is "$(grep -E '^(qsub|qrun|qrls|qmove)' "$T/log")" \
-    "qsub [-h] [-N] [loom-99] [-o] [$STATE/jobs/99/stdout] [-e] [$STATE/jobs/99/stderr] [-l] [nodes=node01:ppn=2:gpus=1+node04:ppn=2:gpus=1,mem=200mb,walltime=00:10:00] [$(sed -n 's/^qsub .* \[\(.*\)\]$/\1/p' "$T/log")]
+t_is "$(grep -E '^(loom-runas|qsub|qrun|qrls|qmove)' "$T/log")" \
+    "loom-runas [run] [alice] [-C] [$STATE/jobs/99] [-t] [30]
+qsub [-h] [-N] [loom-99] [-o] [$STATE/jobs/99/stdout] [-e] [$STATE/jobs/99/stderr] [-l] [nodes=node01:ppn=2:gpus=1+node04:ppn=2:gpus=1,mem=200mb,walltime=00:10:00] [/dev/stdin]
 qrun [-H] [node01:ppn=2:gpus=1+node04:ppn=2:gpus=1] [1250.torque-server.example.com]" \
-    "torque start: qsub -h -N loom-99 naming the nodes, then qrun -H on them"
-t_is "$(cat "$T/keep/loom-99.sh")" "#!/bin/sh
+    "torque start: qsub -h -N loom-99 naming the nodes, as the job's account (loom-runas, in its directory, 30 s at most), then qrun -H on them"
+t_is "$(cat "$T/keep/stdin")" "#!/bin/sh
 # Loom job 99, submitted by Loom's pbs pack
 cd '$STATE/jobs/99' || exit 1
-exec '$STATE/jobs/99/job.sh'" "torque start: the script qsub gets cd's to the job's directory"
+f=\$(mktemp \"\${TMPDIR:-/tmp}/loom-job.XXXXXX\") || exit 1
+trap 'rm -f \"\$f\"' EXIT
+cat >\"\$f\" <<'LOOM_JOB_SCRIPT_99_END'
+#!/bin/sh
+echo hi
+LOOM_JOB_SCRIPT_99_END
+chmod 0700 \"\$f\" && \"\$f\"" \
+    "torque start: the script qsub reads on stdin cd's to the job's directory and runs the job's script, which it carries"
+printf 'sh\n' >"$T/job-out"
+EXTRA+=(LOOM_JOB_STDOUT="$T/job-out" LOOM_JOB_STDERR="$T/job-out")
+op torque start 99
+t_like "$(grep -E '^qsub' "$T/log")" "\\[-o\\] \\[$T/job-out\\] \\[-j\\] \\[oe\\] \\[-l\\]" \
+    "torque start: stdout and stderr in one file: -j oe, no -e"
 
 start_env 99 node01 1
 EXTRA+=(LOOM_FIXTURE_ENV="$T/env" LC_ALL=C.UTF-8)
@@ -223,7 +236,7 @@ t_like "$ERR" 'stays held' "torque start: says the job stays held"
 start_env 99 node01,node04 2 100 0 3661 workq
 op openpbs start 99
 t_is "$RC/$OUT" '0/{"native_id":"51.pbs-server"}' "openpbs start: the new job's id"
-t_is "$(grep -E '^(qsub|qrun|qrls|qhold)' "$T/log" | sed 's/ \[[^]]*loom-99.sh\]$//')" \
+t_is "$(grep -E '^(qsub|qrun|qrls|qhold)' "$T/log" | sed 's/ \[\/dev\/stdin\]$//')" \
     "qsub [-h] [-N] [loom-99] [-o] [$STATE/jobs/99/stdout] [-e] [$STATE/jobs/99/stderr] [-q] [workq] [-l] [select=1:host=node01:ncpus=2:mem=100mb+1:host=node04:ncpus=2:mem=100mb,place=scatter,walltime=01:01:01]
 qrls [51.pbs-server]
 qrun [-H] [(node01:ncpus=2:mem=100mb)+(node04:ncpus=2:mem=100mb)] [51.pbs-server]" \
@@ -239,7 +252,7 @@ t_like "$(logged)" 'qhold \[-h\] \[u\] \[51.pbs-server\]|qhold \[51.pbs-server\]
 start_env 99 n1,n2 2 100 0 60
 op slurm start 99
 t_is "$RC/$OUT" '0/{"native_id":"9"}' "wrappers start: the new job's id"
-t_is "$(grep -E '^(qsub|qrun|qrls)' "$T/log" | sed 's/ \[[^]]*loom-99.sh\]$//')" \
+t_is "$(grep -E '^(qsub|qrun|qrls)' "$T/log" | sed 's/ \[\/dev\/stdin\]$//')" \
     "qsub [-h] [-N] [loom-99] [-o] [$STATE/jobs/99/stdout] [-e] [$STATE/jobs/99/stderr] [-l] [nodes=n1+n2,mppnppn=2,mem=100mb,walltime=00:01:00]
 qrls [9]" \
     "wrappers start: release mode: one -l (sbatch -w n1,n2 --ntasks-per-node=2), qrls"
@@ -247,7 +260,7 @@ qrls [9]" \
 start_env 97 node01 1
 EXTRA+=(LOOM_PBS_RUN=release)
 op torque start 97
-t_is "$(grep -E '^(qsub|qrun|qrls)' "$T/log" | sed -e 's/ \[[^]]*loom-97.sh\]$//' -e 's/^qsub .*\(\[-l\].*\)$/qsub \1/')" \
+t_is "$(grep -E '^(qsub|qrun|qrls)' "$T/log" | sed -e 's/ \[\/dev\/stdin\]$//' -e 's/^qsub .*\(\[-l\].*\)$/qsub \1/')" \
     "qsub [-l] [nodes=node01:ppn=1]
 qrls [1250.torque-server.example.com]" "torque start, env.LOOM_PBS_RUN = release: qrls, no qrun"
 

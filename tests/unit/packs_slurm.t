@@ -262,12 +262,24 @@ t_is "$? ${#out} $(head -n 1 "$T/op.err")" \
 out=$(FAKE_RC=1 FAKE_ERR='squeue: error: Invalid user: nobody' fake_op /dev/null jobs)
 t_is "$? ${#out} $(head -n 1 "$T/op.err")" "1 0 squeue: Invalid user: nobody" \
     "jobs op: squeue refusing: status 1, no answer"
-# start: sbatch's answer read from its file; stdin (however long) left unread.
-printf '#!/bin/sh\necho "4242;loomtest"\n' >"$T/bin/sbatch"
+# start: sbatch's answer read from its file; stdin (however long) left
+# unread. sbatch runs as the job's account through loom-runas (here the
+# stand-in that logs its words), the job file on its stdin.
+printf '#!/bin/sh\necho "sbatch $*" >>"%s/log"; cat >"%s/sbatch.in"\necho "4242;loomtest"\n' "$T" "$T" >"$T/bin/sbatch"
 chmod +x "$T/bin/sbatch"
+printf '#!/bin/sh\necho job file\n' >"$T/job.sh"
+: >"$T/log"
 out=$(head -c 200000 /dev/zero | env -i PATH="$T/bin:/usr/bin:/bin" LOOM_STATE_DIR="$T/state" \
-    LOOM_JOB_ID=7 LOOM_JOB_NODES=n1 LOOM_JOB_SCRIPT=/bin/true "$PACK/start" 7 2>"$T/op.err")
+    LOOM_JOB_ID=7 LOOM_JOB_NODES=n1 LOOM_JOB_SCRIPT="$T/job.sh" LOOM_JOB_ACCOUNT=alice \
+    LOOM_RUNAS="$LOOM_TOP_SRCDIR/tests/fixtures/runas/loom-runas" LOOM_FIXTURE_LOG="$T/log" \
+    LOOM_JOB_WORKDIR=/home/alice LOOM_TIMEOUT_S=12 \
+    LOOM_JOB_STDOUT=/home/alice/loom-7.out LOOM_JOB_STDERR=/home/alice/loom-7.out \
+    "$PACK/start" 7 2>"$T/op.err")
 t_is "$? $out" '0 {"native_id": "4242"}' "start op: one sbatch; its id without the cluster name"
+t_is "$(cat "$T/log")" "loom-runas [run] [alice] [-C] [/home/alice] [-t] [12]
+sbatch --parsable --comment=loom:7 --job-name=loom-7 --nodelist=n1 --nodes=1 --ntasks-per-node=1 --chdir=/home/alice --output=/home/alice/loom-7.out" \
+    "start op: sbatch as the job's account, in its workdir, ended after LOOM_TIMEOUT_S; one output file, no --error"
+t_is "$(cat "$T/sbatch.in")" "$(cat "$T/job.sh")" "start op: sbatch reads the job file on its stdin"
 
 # ---- errors ----------------------------------------------------------------------------------
 # classify FILE: "STATUS" per stderr line of FILE.

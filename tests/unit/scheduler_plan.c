@@ -196,6 +196,37 @@ static void t_checks(void)
     plan_destroy(p);
 }
 
+/* A cluster that runs every job as one account takes only its jobs. */
+static void t_single_account(void)
+{
+    struct plan_job j = job(1, 4, 4, 10, NULL);
+    char why[200];
+    static const size_t n0[] = {0};
+    struct plan *p;
+
+    fabric[1].single_account = "alice";
+    j.account = "bob";
+    ok(!plan_cluster_runs_as(&fabric[1], &j) &&
+       plan_cluster_runs_as(&fabric[0], &j),
+       "cluster b (single_account alice) does not take bob's job; a does");
+    ok(!plan_feasible(fabric, 2, &j, why, sizeof(why)), "4 nodes of bob's: "
+       "only b could, so no cluster can");
+    is_str(why, "cluster b runs every job as alice (single_account); this "
+           "job is bob's", "... and why says whose cluster it is");
+    j.account = "alice";
+    ok(plan_feasible(fabric, 2, &j, why, sizeof(why)),
+       "the same job of alice's: b can");
+    j = job(2, 1, 1, 10, "b");
+    j.account = "bob";
+    p = plan_create(fabric, 2, NOW);
+    ok(p && !plan_fits_nodes(p, &j, 1, n0, 1, why, sizeof(why)),
+       "a start of bob's job on b by hand does not fit");
+    is_str(why, "cluster b runs every job as alice (single_account); this "
+           "job is bob's", "... saying why");
+    plan_destroy(p);
+    fabric[1].single_account = NULL;
+}
+
 /* ---- starts against a check of every node -------------------------------- */
 
 #define RN 150 /* nodes of a large cluster: several words of the plan's index
@@ -552,6 +583,7 @@ int main(void)
     t_cross_cluster();
     t_reservations();
     t_checks();
+    t_single_account();
     t_start_now();
     t_start_later();
     return done_testing();

@@ -28,6 +28,12 @@
 #   run_submit CMD...   run, but with LC_ALL as loomd gave it: sbatch (under
 #                       Slurm's qsub) and bsub copy their environment into
 #                       the job.
+#   run_submit_as FILE CMD...
+#                       run_submit as the job's account (LOOM_JOB_ACCOUNT,
+#                       through loom-runas: LOOM_RUNAS), in LOOM_JOB_WORKDIR
+#                       when set, with FILE on stdin; loom-runas ends CMD
+#                       after LOOM_TIMEOUT_S seconds (loomd cannot signal
+#                       the account's processes).
 #   mark_cancelled ID / cancelled_file: the native ids this pack cancelled,
 #                       one a line, in $LOOM_STATE_DIR (so that `jobs` can
 #                       tell "cancelled" from "failed" where the CMS cannot).
@@ -68,6 +74,28 @@ run_submit() {
             unset LC_ALL
         fi
         "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null
+    )
+}
+
+run_submit_as() {
+    _in=$1
+    shift
+    [ -n "${LOOM_JOB_ACCOUNT:-}" ] || fail 1 "no account to run as (LOOM_JOB_ACCOUNT)"
+    [ -n "${LOOM_RUNAS:-}" ] || fail 1 "no loom-runas (LOOM_RUNAS)"
+    if [ -n "${LOOM_JOB_WORKDIR:-}" ]; then
+        set -- -C "$LOOM_JOB_WORKDIR" -t "${LOOM_TIMEOUT_S:-30}" -- "$@"
+    else
+        set -- -t "${LOOM_TIMEOUT_S:-30}" -- "$@"
+    fi
+    (
+        if [ -n "$PACK_LC_ALL_SET" ]; then
+            LC_ALL=$PACK_LC_ALL
+            export LC_ALL
+        else
+            unset LC_ALL
+        fi
+        "$LOOM_RUNAS" run "$LOOM_JOB_ACCOUNT" "$@" >"$TMPD/out" \
+            2>"$TMPD/err" <"$_in"
     )
 }
 
