@@ -37,7 +37,9 @@ static int strv_copy(struct strv *v, const char *const *src, size_t n)
 static int spec_paths(struct local_spec *s, const struct start_req *req,
                       const struct local_ctx *ctx)
 {
-    struct outpath_vars v = {req->loom_id, req->account, req->name, 0,
+    struct outpath_vars v = {req->loom_id, req->account, req->name,
+                             req->array_id,
+                             req->array_id ? req->array_task : 0,
                              req->nodes[0]};
     const char *oom = cgroups_oom_file(ctx->cg);
     char path[PATH_MAX];

@@ -84,7 +84,9 @@ static int job_paths(struct script *s, const struct start_req *req,
                      const char *jobdir, char **dir, char **out, char **errf,
                      struct loom_error *err)
 {
-    struct outpath_vars v = {req->loom_id, req->account, req->name, 0,
+    struct outpath_vars v = {req->loom_id, req->account, req->name,
+                             req->array_id,
+                             req->array_id ? req->array_task : 0,
                              req->n_nodes ? req->nodes[0] : NULL};
     char buf[4096], *o = NULL, *e = NULL;
     struct passwd pw, *p = NULL;

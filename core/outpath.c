@@ -55,8 +55,11 @@ char *outpath_expand(const char *pattern, const struct outpath_vars *v)
         }
         switch (*++p) {
         case 'j':
-        case 'A':
             fprintf(f, "%lld", (long long)v->job_id);
+            break;
+        case 'A':
+            fprintf(f, "%lld",
+                    (long long)(v->array_id ? v->array_id : v->job_id));
             break;
         case 'a':
             fprintf(f, "%lld", (long long)v->task_id);

@@ -18,10 +18,11 @@
 
 /* What a pattern stands for in one job. Borrowed strings. */
 struct outpath_vars {
-    int64_t job_id;      /* %j, and %A until job arrays exist */
+    int64_t job_id;      /* %j, and %A of a job that is no array task */
     const char *account; /* %u */
     const char *name;    /* %x */
-    int64_t task_id;     /* %a: 0 until job arrays exist */
+    int64_t array_id;    /* %A of an array's task: its array's id; else 0 */
+    int64_t task_id;     /* %a: an array task's id; 0 for another job */
     const char *node;    /* %N: the first node */
 };
 

@@ -118,6 +118,9 @@ static struct job *task_of(const struct job *a, long ord)
     bad |= copy_strv(&t->command, &a->command);
     bad |= job_set_str(&t->script, a->script);
     bad |= copy_strv(&t->env, &a->env);
+    bad |= job_set_str(&t->workdir, a->workdir);
+    bad |= job_set_str(&t->output, a->output);
+    bad |= job_set_str(&t->error, a->error);
     bad |= job_set_str(&t->directives, a->directives);
     bad |= dep_list_copy(&t->deps, &a->deps);
     t->priority = a->priority;

@@ -83,9 +83,15 @@ static int turn_copy(struct commit_batch *b, size_t n_dirty, size_t n_lazy)
     b->upd = calloc(n_dirty + n_lazy + 1, sizeof(*b->upd));
     if (!b->ins || !b->upd)
         return -1;
+    /* A job touched lazily again after a turn took it has two entries;
+     * once copied (4) its later ones are skipped: a batch names a job
+     * once. */
     for (size_t i = 0; i < n_lazy; i++) {
         struct job *j = sched_job(S.lazy[S.lazy_head + i].id);
-        if (j && j->dirty == 3 && copy_one(&b->upd[b->n_upd++], j) < 0)
+        if (!j || j->dirty != 3)
+            continue;
+        j->dirty = 4;
+        if (copy_one(&b->upd[b->n_upd++], j) < 0)
             return -1;
     }
     for (size_t i = 0; i < S.n_ins; i++) {
@@ -114,6 +120,17 @@ static int turn_copy(struct commit_batch *b, size_t n_dirty, size_t n_lazy)
             r->id, resv_state_name(r->state), doc};
     }
     return 0;
+}
+
+/* The lazy changes in the window of n that turn_copy marked copied (4):
+ * to (3, waiting still) or, once they go, to 0. */
+static void lazy_mark(size_t n, int to)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct job *j = sched_job(S.lazy[S.lazy_head + i].id);
+        if (j && j->dirty == 4)
+            j->dirty = to;
+    }
 }
 
 /* The first n changed jobs go with this turn; the rest wait for the next. */
@@ -196,17 +213,14 @@ void sched_send_turn(void)
     a = calloc(1, sizeof(*a));
     if (!b || !a || turn_copy(b, n_dirty, n_lazy) < 0) {
         log_err("out of memory handing a turn to the committer");
+        lazy_mark(n_lazy, 3);
         commit_batch_free(b);
         free(a);
         return;
     }
     take_dirty(n_dirty);
     S.n_resv_dirty = 0;
-    for (size_t i = 0; i < n_lazy; i++) {
-        struct job *j = sched_job(S.lazy[S.lazy_head + i].id);
-        if (j && j->dirty == 3)
-            j->dirty = 0;
-    }
+    lazy_mark(n_lazy, 0);
     S.lazy_head += n_lazy;
     keep_waiting(a);
     b->after = a;

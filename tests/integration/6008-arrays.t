@@ -6,6 +6,7 @@
 # whole array is cancelled (running tasks too), one task is held and
 # released; a task without a record of its own is shown; and after kill -9
 # loomd keeps each array's tasks where they were, starting none twice.
+# The tasks run as $T_USER, the account admin's jobs run as, and say so.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -21,6 +22,8 @@ memory_mb = 1024
 poll_s = 0.2
 EOF
 loomd_start || t_bail "loomd did not start"
+# loomctl submit sends the directory it runs in: one $T_USER may enter
+cd "$T/home/$T_USER" || t_bail "cannot enter $T/home/$T_USER"
 admin_token || t_bail "no admin token"
 t_cleanup 'touch "$T/go" "$T/go2" "$T/go3"'
 
@@ -51,7 +54,7 @@ cat >"$T/arr.sh" <<EOF
 #!/bin/sh
 #SBATCH --job-name=arr
 #SBATCH --array=1-6
-echo "slurm \$SLURM_ARRAY_TASK_ID sge \$SGE_TASK_ID pbs \$PBS_ARRAY_INDEX loom \$LOOM_ARRAY_TASK_ID of \$SLURM_ARRAY_JOB_ID \$LOOM_ARRAY_JOB_ID count \$SLURM_ARRAY_TASK_COUNT range \$SGE_TASK_FIRST-\$SGE_TASK_LAST"
+echo "slurm \$SLURM_ARRAY_TASK_ID sge \$SGE_TASK_ID pbs \$PBS_ARRAY_INDEX loom \$LOOM_ARRAY_TASK_ID of \$SLURM_ARRAY_JOB_ID \$LOOM_ARRAY_JOB_ID count \$SLURM_ARRAY_TASK_COUNT range \$SGE_TASK_FIRST-\$SGE_TASK_LAST as \$(id -un)"
 $(gate "$T/go")
 EOF
 ctl submit "$T/arr.sh"
@@ -84,8 +87,8 @@ for i in 1 2 3 4 5 6; do
     job "${A}_$i"
     LOOMID=$(jget "$BODY" .loom_id)
     t_is "$(head -n 1 "$(jget "$BODY" .stdout)" 2>/dev/null)" \
-        "slurm $i sge $i pbs $i loom $i of $A $A count 6 range 1-6" \
-        "task $i (record $LOOMID) saw its index as Slurm, Grid Engine, PBS and Loom name it"
+        "slurm $i sge $i pbs $i loom $i of $A $A count 6 range 1-6 as $T_USER" \
+        "task $i (record $LOOMID) saw its index as Slurm, Grid Engine, PBS and Loom name it, running as $T_USER"
 done
 t_is "$(listed completed | tr ' ' '\n' | grep -c "^${A}_")" 6 \
     "the completed tasks are listed, not the array as well"
@@ -138,7 +141,7 @@ t_is "$(counts "$L")" "0 0 5 0 0" "the limited array completed too"
 
 # ---- kill -9: arrays are where they were ----------------------------------------------
 rm -f "$T/go3"
-submit "{\"name\": \"k\", \"array\": \"1-8\", \"command\": [\"/bin/sh\", \"-c\", \"echo run >> $T/k.\$LOOM_ARRAY_TASK_ID; $(gate "$T/go3")\"]}"
+submit "{\"name\": \"k\", \"array\": \"1-8\", \"command\": [\"/bin/sh\", \"-c\", \"echo run >> $T/home/$T_USER/k.\$LOOM_ARRAY_TASK_ID; $(gate "$T/go3")\"]}"
 K=$JOB
 submit "{\"name\": \"kh\", \"array\": \"1-3\", \"hold\": true, \"command\": [\"true\"]}"
 KH=$JOB
@@ -155,7 +158,7 @@ t_is "$(jget "$BODY" .state)/$(jget "$BODY" .array_tasks)" "held/1-3" \
 touch "$T/go3"
 wait_for '[ "$(job_state "$K")" = completed ]' 60
 t_is "$(counts "$K")" "0 0 8 0 0" "all 8 tasks complete"
-t_is "$(cat "$T"/k.* | wc -l)" 8 "each task ran once (8 starts for 8 tasks)"
+t_is "$(cat "$T/home/$T_USER"/k.* | wc -l)" 8 "each task ran once (8 starts for 8 tasks)"
 api POST "/v1/jobs/$KH/release" '{}' >/dev/null
 wait_for '[ "$(job_state "$KH")" = completed ]' 30
 t_is "$(job_state "$KH")" completed "released after the restart, the held array completes"

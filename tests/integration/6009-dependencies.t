@@ -4,7 +4,8 @@
 # saying why; afterany and after; a whole array and one of its tasks;
 # '?' (any of them); singleton; a dependency on no job is refused; with
 # kill_invalid_depend = no a job that can never start stays pending saying
-# so; and dependencies survive a restart.
+# so; and dependencies survive a restart. The jobs run as $T_USER, the
+# account admin's jobs run as.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -59,6 +60,10 @@ t_is "$(job_state "$P")/$(job_state "$AFTER")" running/running \
     "after: it starts once its job has started"
 t_is "$(job_state "$OK")/$(job_state "$NOTOK")/$(job_state "$ANY")" \
     pending/pending/pending "afterok, afternotok and afterany wait"
+t_is "$(field "$P" .account)/$(field "$AFTER" .account)" "$T_USER/$T_USER" \
+    "the two running jobs are $T_USER's"
+t_ok "$([ -n "$(account_procs "$T_USER")" ]; echo $?)" \
+    "... and run as $T_USER (its processes: $(account_procs "$T_USER" | wc -l))"
 t_is "$(reason "$ANY")" "waiting for job $P to end (afterany)" "afterany says why"
 t_is "$(reason "$NOTOK")" "waiting for job $P to fail (afternotok)" \
     "afternotok says why"

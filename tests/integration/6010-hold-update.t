@@ -4,7 +4,7 @@
 # loomctl update): its name, request, dependency and priority change; any
 # other field is refused naming it; a user may only lower a priority; a
 # job that no longer waits is a 409; an array's change is its waiting
-# tasks' too.
+# tasks' too. Jobs run as accounts of this test (t_account).
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -19,8 +19,13 @@ cpus_per_node = 1
 memory_mb = 1024
 poll_s = 0.2
 EOF
-map_account alice nobody
+# admin's jobs run as $T_USER (the harness's), alice's as an account of
+# her own
+t_account ALICE_U alice
+map_account alice "$ALICE_U"
 loomd_start || t_bail "loomd did not start"
+# loomctl submit sends the directory it runs in: one $T_USER may enter
+cd "$T/home/$T_USER" || t_bail "cannot enter $T/home/$T_USER"
 admin_token || t_bail "no admin token"
 ADMIN=$TOKEN
 ALICE=$(token_for alice user)

@@ -40,7 +40,8 @@ static void t_check(void)
 
 static void t_expand(void)
 {
-    struct outpath_vars v = {42, "alice", "sum", 0, "n3"};
+    struct outpath_vars v = {42, "alice", "sum", 0, 0, "n3"};
+    struct outpath_vars task = {57, "alice", "sum", 40, 7, "n3"};
     char *s;
 
     s = outpath_expand("o/%x-%j-%u-%N-%A-%a-%%.out", &v);
@@ -51,6 +52,10 @@ static void t_expand(void)
     free(s);
     s = outpath_expand("plain", &v);
     is_str(s, "plain", "no pattern");
+    free(s);
+    s = outpath_expand("%A_%a-%j.out", &task);
+    is_str(s, "40_7-57.out", "an array's task: %%A its array, %%a its task, "
+           "%%j its own record");
     free(s);
 }
 

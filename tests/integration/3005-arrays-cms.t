@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# 3004-arrays-cms.t - arrays and dependencies across the real cluster
+# 3005-arrays-cms.t - arrays and dependencies across the real cluster
 # systems, through one loomd: the same #SBATCH --array=1-6 script runs on
 # the local executor, on Slurm and on Grid Engine, each task printing its
 # index from $SLURM_ARRAY_TASK_ID and $SGE_TASK_ID; an array that names no
 # cluster spreads over several; and an afterok chain Slurm -> Grid Engine
-# -> Slurm runs in order.
+# -> Slurm runs in order. The jobs run as $T_USER, the account admin's and
+# loomctl's jobs run as, and say so.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
@@ -36,6 +37,8 @@ $GE_ENV
 poll_s = 0.5
 EOF2
 loomd_start || t_bail "loomd did not start"
+# loomctl submit sends the directory it runs in: one $T_USER may enter
+cd "$T/home/$T_USER" || t_bail "cannot enter $T/home/$T_USER"
 admin_token || t_bail "no token"
 t_cleanup 'touch "$T/go"'
 
@@ -60,7 +63,7 @@ cat >"$T/arr.sh" <<'EOF'
 #SBATCH --job-name=arr
 #SBATCH --array=1-6
 #SBATCH --time=5
-echo "task $SLURM_ARRAY_TASK_ID $SGE_TASK_ID of $SLURM_ARRAY_JOB_ID"
+echo "task $SLURM_ARRAY_TASK_ID $SGE_TASK_ID of $SLURM_ARRAY_JOB_ID as $(id -un)"
 EOF
 for CL in local slurm ge; do
     ctl submit --cluster "$CL" "$T/arr.sh"
@@ -78,8 +81,12 @@ for CL in local slurm ge; do
     for i in 1 2 3 4 5 6; do
         got="$got$(out "${A}_$i")|"
     done
-    t_is "$got" "task 1 1 of $A|task 2 2 of $A|task 3 3 of $A|task 4 4 of $A|task 5 5 of $A|task 6 6 of $A|" \
-        "on $CL: each task printed its index from \$SLURM_ARRAY_TASK_ID and \$SGE_TASK_ID"
+    want=
+    for i in 1 2 3 4 5 6; do
+        want="${want}task $i $i of $A as $T_USER|"
+    done
+    t_is "$got" "$want" \
+        "on $CL: each task printed its index from \$SLURM_ARRAY_TASK_ID and \$SGE_TASK_ID, running as $T_USER"
     t_is "$(for i in 1 2 3 4 5 6; do field "${A}_$i" .cluster; done | sort -u | tr '\n' ' ')" \
         "$CL " "on $CL: every task ran there"
 done
