@@ -49,6 +49,10 @@ ge_job() {
         sub(/^[^:]*:[ \t]*/, ""); print; exit }'
 }
 
+# loomctl sends the directory it runs in as the job's workdir, as sbatch
+# does: the jobs' account's home, where it may write
+cd "$T/home/$T_USER" || t_bail "cannot enter the home of $T_USER"
+
 # ---- a #$ script on Slurm ------------------------------------------------------
 cat >"$T/ge.sh" <<'EOF'
 #!/bin/sh

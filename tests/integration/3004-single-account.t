@@ -67,7 +67,7 @@ ADMIN=$(token_for admin admin) || t_bail "no admin token"
 TOKEN=$TA
 api GET /v1/clusters >/dev/null
 t_is "$(py '[[c["name"], c["runs_as_user"], c["single_account"]] for c in d["items"]]' "$BODY")" \
-    "[[\"local\", false, null], [\"one\", false, \"$ALICE\"]]" \
+    "[[\"local\", true, null], [\"one\", false, \"$ALICE\"]]" \
     "GET /v1/clusters: cluster one runs every job as $ALICE (single_account)"
 
 TOKEN=$TB api POST /v1/jobs '{"name":"pinned","command":["true"],"request":{"cluster":"one"}}' >/dev/null
@@ -95,15 +95,15 @@ wait_for '[ "$(field "$JBUSY" .state)" = running ]' 30
 TOKEN=$TB submit '{"name":"his","command":["true"]}'
 JB=$JOB
 polls_pass one 2
-t_is "$(field "$JB" .state)/$(field "$JB" .cluster)" "pending/null" \
+t_is "$(TOKEN=$TB field "$JB" .state)/$(TOKEN=$TB field "$JB" .cluster)" "pending/null" \
     "bob's job without a pin waits for local while cluster one sits idle"
 TOKEN=$ADMIN api POST "/v1/jobs/$JB/start" '{"cluster":"one","nodes":["n1"]}' >/dev/null
 t_is "$STATUS $(jget "$BODY" .error.message)" \
     "409 cannot start job $JB on cluster one: cluster one runs every job as $ALICE (single_account); this job is $BOB's" \
     "starting bob's job on cluster one by hand: 409, saying why"
 touch "$T/go"
-wait_for '[ "$(field "$JB" .state)" = completed ]' 60
-t_is "$(field "$JB" .state)/$(field "$JB" .cluster)" completed/local \
+TOKEN=$TB wait_for '[ "$(field "$JB" .state)" = completed ]' 60
+t_is "$(TOKEN=$TB field "$JB" .state)/$(TOKEN=$TB field "$JB" .cluster)" completed/local \
     "once local is free, bob's job runs there"
 
 loomd_stop

@@ -39,8 +39,8 @@ TOKEN=$TA submit '{"name":"who","command":["/bin/sh","-c","id -un; pwd"],"reques
 JA=$JOB
 TOKEN=$TB submit '{"name":"who","command":["/bin/sh","-c","id -un; pwd"],"request":{"cluster":"slurm"}}'
 JB=$JOB
-wait_for '[ "$(field "$JA" .state)/$(field "$JB" .state)" = completed/completed ]' 60
-t_is "$(field "$JA" .state)/$(field "$JB" .state)" completed/completed "both jobs completed"
+wait_for '[ "$(field "$JA" .state)/$(TOKEN=$TB field "$JB" .state)" = completed/completed ]' 60
+t_is "$(field "$JA" .state)/$(TOKEN=$TB field "$JB" .state)" completed/completed "both jobs completed"
 t_is "$(field "$JA" .stdout)" "$T/home/$ALICE/loom-$JA.out" \
     "alice's job writes loom-ID.out in her home"
 t_is "$(cat "$T/home/$ALICE/loom-$JA.out" 2>&1 | paste -sd' ')" "$ALICE $T/home/$ALICE" \
@@ -48,7 +48,7 @@ t_is "$(cat "$T/home/$ALICE/loom-$JA.out" 2>&1 | paste -sd' ')" "$ALICE $T/home/
 t_is "$(cat "$T/home/$BOB/loom-$JB.out" 2>&1 | paste -sd' ')" "$BOB $T/home/$BOB" \
     "bob's job ran as $BOB, in his home"
 NA=$(field "$JA" .native_id)
-NB=$(field "$JB" .native_id)
+NB=$(TOKEN=$TB field "$JB" .native_id)
 t_is "$(squeue -h -t all -u "$ALICE" -o '%i %u %k')" "$NA $ALICE loom:$JA" \
     "squeue -u $ALICE lists alice's job, and only it, as hers"
 t_is "$(squeue -h -t all -u "$BOB" -o '%i %u %k')" "$NB $BOB loom:$JB" \

@@ -40,8 +40,8 @@ TOKEN=$TA submit '{"name":"who","command":["/bin/sh","-c","id -un; pwd"],"reques
 JA=$JOB
 TOKEN=$TB submit '{"name":"who","command":["/bin/sh","-c","id -un; pwd"],"request":{"cluster":"ge"}}'
 JB=$JOB
-wait_for '[ "$(field "$JA" .state)/$(field "$JB" .state)" = completed/completed ]' 60
-t_is "$(field "$JA" .state)/$(field "$JB" .state)" completed/completed "both jobs completed"
+wait_for '[ "$(field "$JA" .state)/$(TOKEN=$TB field "$JB" .state)" = completed/completed ]' 60
+t_is "$(field "$JA" .state)/$(TOKEN=$TB field "$JB" .state)" completed/completed "both jobs completed"
 t_is "$(field "$JA" .stdout)" "$T/home/$ALICE/loom-$JA.out" \
     "alice's job writes loom-ID.out in her home"
 t_is "$(cat "$T/home/$ALICE/loom-$JA.out" 2>&1 | paste -sd' ')" "$ALICE $T/home/$ALICE" \

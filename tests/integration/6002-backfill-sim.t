@@ -103,6 +103,7 @@ unpinned_jobs = yes
 EOF
 }
 # the users' jobs run as the test's account, $T_USER (no privilege)
+accounts_default # makes $T_USER
 for u in bob; do map_account "$u" "$T_USER"; done
 # restart_with POLICY BACKFILL [KEYS]: stop loomd (checking its status) and
 # start it on a new configuration.

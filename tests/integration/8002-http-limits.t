@@ -40,7 +40,7 @@ t_like "$RESP" 'Content-Length headers that differ' "... saying why"
 # sign TTL IAT_OFFSET: a token for admin signed with the key, as loomctl
 # would, but with any iat and exp.
 sign() {
-    python3 - "$T/token.key" "$1" "$2" <<'EOF'
+    python3 - "$T/state/token.key" "$1" "$2" <<'EOF'
 import base64, hashlib, hmac, json, sys, time
 key = open(sys.argv[1], "rb").read()
 iat = int(time.time()) + int(sys.argv[3])

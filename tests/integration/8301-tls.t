@@ -18,7 +18,8 @@ TPORT=$(free_port)
 HTTPS=https://127.0.0.1:$TPORT
 # the files loomd reads, so that a renewal can replace them
 cp "$P/server.pem" "$T/server.pem" && cp "$P/server.key" "$T/server.key" &&
-    chmod 0600 "$T/server.key" || t_bail "cannot copy the server's files"
+    chmod 0600 "$T/server.key" && chown "$LOOM_SERVICE_USER" "$T/server.key" ||
+    t_bail "cannot copy the server's files"
 loomd_conf <<EOF
 [cluster sim]
 adaptor = sim

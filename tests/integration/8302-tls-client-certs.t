@@ -92,7 +92,8 @@ tls_keys() {
         /^(listen_tls|tls_)/ { next }
         { print }
         /^\[loomd\]$/ { print keys; if (more != "") print more }' \
-        "$T/loom.conf" >"$tmp" && mv "$tmp" "$T/loom.conf"
+        "$T/loom.conf" >"$tmp" && mv "$tmp" "$T/loom.conf" &&
+        chmod 0600 "$T/loom.conf" && loom_owns "$T/loom.conf"
 }
 tls_keys
 loomd_start || t_bail "loomd did not start"

@@ -608,6 +608,7 @@ accounts_default() {
 # map_account IDENTITY ACCOUNT: a line of $T/accounts (after the default
 # lines, which it writes first when the file is not there yet).
 map_account() {
+    [ -n "$2" ] || t_bail "map_account $1: no account given (make it first)"
     [ -e "$T/accounts" ] || accounts_default
     printf 'LOOM %s %s\n' "$1" "$2" >>"$T/accounts"
 }

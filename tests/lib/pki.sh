@@ -143,9 +143,12 @@ pki_make() {
     pki_server "$dir" server && pki_crls "$dir"
 }
 
+# pki_server DIR NAME: a server certificate; its key is loomd's account's
+# (loomd reads it after giving up root).
 pki_server() {
     pki_issue "$1" inter "$2" "$PKI_DC/CN=localhost" server_ext &&
-        cat "$1/inter.pem" >>"$1/$2.pem"
+        cat "$1/inter.pem" >>"$1/$2.pem" &&
+        { [ "$(id -u)" != 0 ] || chown "$LOOM_SERVICE_USER" "$1/$2.key"; }
 }
 
 pki_user() {
