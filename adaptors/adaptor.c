@@ -9,11 +9,13 @@
 extern const struct adaptor_type adaptor_local;
 extern const struct adaptor_type adaptor_sim;
 extern const struct adaptor_type adaptor_script;
+extern const struct adaptor_type adaptor_slurmrest;
 
 static const struct adaptor_type *const registry[] = {
     &adaptor_local,
     &adaptor_sim,
     &adaptor_script,
+    &adaptor_slurmrest,
 };
 #define N_TYPES (sizeof(registry) / sizeof(registry[0]))
 
@@ -213,6 +215,69 @@ void cl_queue_list_fini(struct cl_queue_list *l)
     free(l->v);
     l->v = NULL;
     l->n = 0;
+}
+
+const char *adaptor_op_name(enum adaptor_op op)
+{
+    static const char *const names[LOOM_N_OPS] = {
+        "nodes", "jobs", "queues", "start", "cancel", "set_node_state",
+        "suspend", "resume", "hold", "release",
+    };
+
+    return (unsigned)op < LOOM_N_OPS ? names[op] : "?";
+}
+
+void adaptor_call_fini(struct adaptor_call *k)
+{
+    if (!k)
+        return;
+    cl_node_list_fini(&k->nodes);
+    cl_job_list_fini(&k->jobs);
+    cl_queue_list_fini(&k->queues);
+    start_result_fini(&k->started);
+}
+
+void adaptor_call_run(const struct adaptor_type *t, void *self,
+                      struct adaptor_call *k)
+{
+    struct loom_error *err = &k->err;
+    const char *id = k->native_id;
+
+    k->blocking = 0;
+    switch (k->op) {
+    case LOOM_OP_NODES:
+        k->rc = t->nodes(self, &k->nodes, err);
+        break;
+    case LOOM_OP_JOBS:
+        k->rc = t->jobs(self, &k->jobs, &k->complete, err);
+        break;
+    case LOOM_OP_QUEUES:
+        k->rc = t->queues(self, &k->queues, err);
+        break;
+    case LOOM_OP_START:
+        k->rc = t->start(self, k->start, &k->started, err);
+        break;
+    case LOOM_OP_CANCEL:
+        k->rc = t->cancel(self, id, err);
+        break;
+    case LOOM_OP_SET_NODE_STATE:
+        k->rc = t->set_node_state(self, k->node, k->state, k->reason, err);
+        break;
+    case LOOM_OP_SUSPEND:
+        k->rc = t->suspend(self, id, err);
+        break;
+    case LOOM_OP_RESUME:
+        k->rc = t->resume(self, id, err);
+        break;
+    case LOOM_OP_HOLD:
+        k->rc = t->hold(self, id, err);
+        break;
+    case LOOM_OP_RELEASE:
+        k->rc = t->release(self, id, err);
+        break;
+    default:
+        k->rc = loom_error_set(err, LOOM_EINVAL, "no operation %d", k->op);
+    }
 }
 
 void start_result_fini(struct start_result *r)

@@ -155,21 +155,75 @@ struct adaptor_desc {
                                  caller owns it */
 };
 
+struct curlloop; /* adaptors/curlloop.h */
+
 /* What every adaptor instance is given at creation. */
 struct adaptor_env {
     const char *cluster;      /* the cluster's name */
     const char *state_dir;    /* loomd's state_dir; an adaptor may use
                                  state_dir/clusters/<cluster>/ */
     const char *libexec_dir;  /* where loom-supervise lives */
+    struct curlloop *loop;    /* the server thread's HTTP requests, for
+                                 call() (borrowed for the instance's life) */
 };
 
+/* The operations of the server interface, for the asynchronous form. */
+enum adaptor_op {
+    LOOM_OP_NODES,
+    LOOM_OP_JOBS,
+    LOOM_OP_QUEUES,
+    LOOM_OP_START,
+    LOOM_OP_CANCEL,
+    LOOM_OP_SET_NODE_STATE,
+    LOOM_OP_SUSPEND,
+    LOOM_OP_RESUME,
+    LOOM_OP_HOLD,
+    LOOM_OP_RELEASE,
+    LOOM_N_OPS
+};
+/* "nodes", "jobs", ..., "set_node_state" (static). */
+const char *adaptor_op_name(enum adaptor_op op);
+
 /*
- * The ops table of one kind of cluster system. Every op is called only from
- * the server-interface thread, one at a time per instance; they may block
- * (a script adaptor up to its timeout), and return plain data: they never
- * touch the database or another room's state. Each returns 0 or -1 with err
- * filled (LOOM_ETEMP for a passing failure, LOOM_ENOTSUP when the system
- * cannot, LOOM_EINVAL / LOOM_ENOENT for a bad request).
+ * One operation in the asynchronous form (docs/internals/async-adaptors.md):
+ * the request, the answer and whom to tell. The caller owns it and keeps
+ * it (and what the request points to) until done_cb.
+ */
+struct adaptor_call {
+    enum adaptor_op op;
+    /* The request, borrowed. */
+    const struct start_req *start;      /* LOOM_OP_START */
+    const char *native_id;              /* CANCEL ... RELEASE */
+    const char *node, *state, *reason;  /* SET_NODE_STATE */
+    /* The answer: rc 0 or -1 with err; the lists and start result are
+     * the caller's afterwards (adaptor_call_fini frees them). */
+    int rc;
+    struct loom_error err;
+    struct cl_node_list nodes;
+    struct cl_job_list jobs;
+    int complete;
+    struct cl_queue_list queues;
+    struct start_result started;
+    /* Set by the adaptor instead of an answer: "carry this one out with
+     * my blocking op" (it found out only now, e.g. from the API version
+     * it was offered); the caller then runs it on the cluster's worker. */
+    int blocking;
+    /* Called once when the call ended (or was handed back), on the server
+     * thread, never from inside call(). */
+    void (*done_cb)(struct adaptor_call *k);
+    void *arg;                          /* the caller's */
+};
+/* Free the answer's lists and start result (the call itself is not). */
+void adaptor_call_fini(struct adaptor_call *k);
+
+/*
+ * The ops table of one kind of cluster system. The blocking ops are called
+ * on the cluster's worker thread, one at a time per instance; they may
+ * block (a script adaptor up to its timeout), and return plain data: they
+ * never touch the database or another room's state. call(), where a type
+ * has it, is their asynchronous form, on the server thread. Each returns 0
+ * or -1 with err filled (LOOM_ETEMP for a passing failure, LOOM_ENOTSUP
+ * when the system cannot, LOOM_EINVAL / LOOM_ENOENT for a bad request).
  */
 struct adaptor_type {
     const char *name;
@@ -219,7 +273,28 @@ struct adaptor_type {
     int (*resume)(void *self, const char *native_id, struct loom_error *err);
     int (*hold)(void *self, const char *native_id, struct loom_error *err);
     int (*release)(void *self, const char *native_id, struct loom_error *err);
+
+    /* Optional, the asynchronous form: start k->op and return at once,
+     * never blocking; 0 when started (k->done_cb follows, from the server
+     * thread's loop: the instance's transfers go through env->loop), or 1
+     * when this instance carries that op out with its blocking op (the
+     * caller then runs it on the cluster's worker, and done_cb is not
+     * called). Called on the server thread, any number of calls at once;
+     * the blocking ops run meanwhile on the worker, one at a time, and
+     * must share no state with call() but what create() set. A type
+     * without it is called only through its blocking ops, on the
+     * worker. */
+    int (*call)(void *self, struct adaptor_call *k);
+    /* Optional: how the instance carries op out now, for people (shown in
+     * /v1/clusters): "slurmrestd v0.0.38", "pack slurm". NULL to say
+     * nothing. Server thread. */
+    const char *(*via)(void *self, enum adaptor_op op);
 };
+
+/* Carry k out with t's blocking op on self (rc, err and the answer
+ * filled; done_cb is not called). Any thread that may call self's ops. */
+void adaptor_call_run(const struct adaptor_type *t, void *self,
+                      struct adaptor_call *k);
 
 /* The registered type of that name, with optional ops filled, or NULL. */
 const struct adaptor_type *adaptor_type_find(const char *name);

@@ -285,6 +285,14 @@ struct scluster *infra_build(const struct infra_desc *d,
                   d->runs_as_user, "single_account", d->single_account,
                   "state", d->state, "nodes", (int)nodes->n, "last_poll",
                   d->last_poll ? stamp : NULL, "error", d->error);
+    if (o && d->via) {
+        json_t *ops = json_object();
+        for (int op = 0; op < LOOM_N_OPS; op++)
+            if (d->via[op])
+                json_object_set_new(ops, adaptor_op_name(op),
+                                    json_string(d->via[op]));
+        json_object_set_new(o, "operations", ops);
+    }
     if (o && d->info)
         json_object_update(o, (json_t *)d->info);
     c->json = o ? render(o) : NULL;

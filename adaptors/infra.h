@@ -21,6 +21,9 @@ struct infra_desc {
     const char *state;  /* up|degraded|unreachable */
     const char *error;  /* or NULL */
     time_t last_poll;
+    /* How each operation is carried out (adaptor_type.via), indexed by
+     * enum adaptor_op, or NULL: shown as "operations" when any is set. */
+    const char *const *via;
     const json_t *info; /* members added to the cluster's object, or NULL */
 };
 

@@ -435,6 +435,16 @@ static int local_start(void *self, const struct start_req *req,
     }
     job_dir(l, req->loom_id, dir);
     j = local_job_start(dir, &l->ctx, req, err);
+    if (!j && err->kind == LOOM_ECONFLICT &&
+        local_job_get_id(l, req->loom_id, &j, err) > 0) {
+        /* another loomd started it meanwhile: it is adopted */
+        if (result_fill(j, out, err) < 0)
+            goto error;
+        out->adopted = 1;
+        log_info("cluster=%s job=%lld: started by another loomd, adopted",
+                 l->name, (long long)req->loom_id);
+        return 0;
+    }
     if (!j)
         goto error;
     l->jobs[l->n_jobs++] = j; /* room was reserved */

@@ -161,7 +161,11 @@ int local_job_load(const char *dir, const struct local_ctx *ctx,
  * account), make its cgroups and run its supervisor: a new job, or NULL
  * with err. Blocks up to 10 s for the supervisor's answer and leaves no
  * child behind. A failure leaves no directory and no cgroup, unless a job
- * did start after all: then that job is returned and a warning logged. */
+ * did start after all: then that job is returned and a warning logged.
+ * The start holds a lock on dir throughout, and starts nothing when the
+ * job started already: LOOM_ECONFLICT (the caller adopts it), or
+ * LOOM_ETEMP while another process holds that lock (docs/internals/
+ * standby.md: two loomd never start a job twice). */
 struct local_job *local_job_start(const char *dir, const struct local_ctx *ctx,
                                   const struct start_req *req,
                                   struct loom_error *err);

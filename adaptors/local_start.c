@@ -254,6 +254,39 @@ static int started(const char *dir)
                       NULL) == 0 && access(path, F_OK) == 0;
 }
 
+/* Claim dir for a start: create it and hold a lock on it (not on a file
+ * in it: spec.json is replaced whole). Two loomd that start the same job
+ * (one that lost its lease in the middle of a start, and the one that took
+ * over) come one after the other, and the second finds the job started.
+ * The descriptor, or -1 with err: LOOM_ETEMP when another holds the claim,
+ * LOOM_ECONFLICT when the job started already. */
+static int claim(const char *dir, struct loom_error *err)
+{
+    int fd;
+
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        return loom_error_set(err, LOOM_EINTERNAL, "mkdir %s: %s", dir,
+                              strerror(errno));
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return loom_error_set(err, LOOM_EINTERNAL, "%s: %s", dir,
+                              strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        close(fd);
+        if (errno == EWOULDBLOCK)
+            return loom_error_set(err, LOOM_ETEMP, "%s: another loomd is "
+                                  "starting this job", dir);
+        return loom_error_set(err, LOOM_EINTERNAL, "flock %s: %s", dir,
+                              strerror(errno));
+    }
+    if (started(dir) || local_job_locked(dir) == 1) {
+        close(fd);
+        return loom_error_set(err, LOOM_ECONFLICT, "%s: the job started "
+                              "already", dir);
+    }
+    return fd;
+}
+
 struct local_job *local_job_start(const char *dir, const struct local_ctx *ctx,
                                   const struct start_req *req,
                                   struct loom_error *err)
@@ -264,13 +297,14 @@ struct local_job *local_job_start(const char *dir, const struct local_ctx *ctx,
     struct cg_limits lim = {req->memory_mb,
                             req->cpus_per_node > 0 ? req->cpus_per_node : 1,
                             ctx->pids_max};
-    int r;
+    int r, fd = -1;
 
     if (!(j = local_job_new(dir, ctx))) {
         loom_error_set(err, LOOM_EINTERNAL, "out of memory");
         return NULL;
     }
-    if (spec_from_req(&j->spec, req, ctx, err) < 0)
+    if (spec_from_req(&j->spec, req, ctx, err) < 0 ||
+        (fd = claim(dir, err)) < 0)
         goto error;
     if (job_write(dir, &j->spec, err) == 0 &&
         cgroups_job_make(ctx->cg, req->loom_id, &lim, &cgdirs, err) == 0 &&
@@ -279,11 +313,13 @@ struct local_job *local_job_start(const char *dir, const struct local_ctx *ctx,
     if (!started(dir) && local_job_locked(dir) != 1) {
         job_remove(dir);
         cgroups_job_remove(ctx->cg, req->loom_id);
+        close(fd);
         goto error;
     }
     log_warn("cluster=%s job=%lld: started, but: %s", ctx->cluster,
              (long long)req->loom_id, err->message);
 out:
+    close(fd); /* the supervisor holds spec.json's lock now */
     r = local_pid_read(dir, &j->pid, &why);
     j->has_pid = r > 0;
     strv_fini(&cgdirs);

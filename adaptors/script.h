@@ -62,5 +62,16 @@ int script_parse_queues(json_t *answer, struct cl_queue_list *out,
 /* The job file a pack submits: the script (or the command's words, each
  * quoted) with the job's env exported after the #! line. New string. */
 char *script_job_file(const struct start_req *req);
+/* Where a job works and writes, as its record shows it: the request's
+ * workdir, else, when it runs as its own account (runs_as_user), that
+ * account's home, else jobdir; its output and error names
+ * (core/outpath.h: patterns expanded, relative to the working directory;
+ * output loom-%j.out unless asked, error the output's file unless asked).
+ * A native job the cluster holds for Loom has its own: jobdir, stdout and
+ * stderr in it. 0 with three new strings, or -1. */
+int script_job_paths(const char *cluster, int runs_as_user,
+                     const struct start_req *req, const char *jobdir,
+                     char **dir, char **out, char **errf,
+                     struct loom_error *err);
 
 #endif

@@ -73,15 +73,10 @@ static char *absolute(const char *dir, const char *name)
     return name[0] == '/' ? strdup(name) : script_path_join(dir, name);
 }
 
-/* Where the job works and writes, as the job record shows it: the
- * request's workdir, else, for a pack that submits as the job's account,
- * that account's home, else (it runs as loomd's account) the job's
- * directory; its output and error names (core/outpath.h: patterns
- * expanded, relative to the working directory; output loom-%j.out unless
- * asked, error the output's file unless asked). A native job the cluster
- * holds for Loom has its own: the job's directory, stdout and stderr. */
-static int job_paths(struct script *s, const struct start_req *req,
-                     const char *jobdir, char **dir, char **out, char **errf,
+/* script.h */
+int script_job_paths(const char *cluster, int runs_as_user,
+                     const struct start_req *req, const char *jobdir,
+                     char **dir, char **out, char **errf,
                      struct loom_error *err)
 {
     struct outpath_vars v = {req->loom_id, req->account, req->name,
@@ -100,7 +95,7 @@ static int job_paths(struct script *s, const struct start_req *req,
     }
     if (req->workdir) {
         *dir = strdup(req->workdir);
-    } else if (!s->runs_as_user) {
+    } else if (!runs_as_user) {
         *dir = strdup(jobdir);
     } else {
         if (!req->account || getpwnam_r(req->account, &pw, buf, sizeof(buf),
@@ -110,7 +105,7 @@ static int job_paths(struct script *s, const struct start_req *req,
                                   "runs as account '%s', which this host "
                                   "does not know (no home directory to work "
                                   "in; the request names no workdir)",
-                                  s->cluster, (long long)req->loom_id,
+                                  cluster, (long long)req->loom_id,
                                   req->account ? req->account : "");
         *dir = strdup(p->pw_dir);
     }
@@ -193,7 +188,8 @@ int script_start(void *self, const struct start_req *asked,
         goto out;
     }
     if (job_files(s, req, &jobdir, &file, err) < 0 ||
-        job_paths(s, req, jobdir, &dir, &out, &errf, err) < 0)
+        script_job_paths(s->cluster, s->runs_as_user, req, jobdir, &dir,
+                         &out, &errf, err) < 0)
         goto out;
     for (size_t i = 0; i < req->n_nodes; i++)
         snprintf(nodes + strlen(nodes), sizeof(nodes) - strlen(nodes), "%s%s",
@@ -215,6 +211,7 @@ int script_start(void *self, const struct start_req *asked,
         push_env(&extra, "LOOM_JOB_QUEUE", "%s", req->queue ? req->queue : "") ||
         push_env(&extra, "LOOM_JOB_NATIVE_ID", "%s",
                  req->native_id ? req->native_id : "") ||
+        push_env(&extra, "LOOM_JOB_ADOPT", "%d", req->adopt ? 1 : 0) ||
         push_env(&extra, "LOOM_JOB_SCRIPT", "%s", file) ||
         push_env(&extra, "LOOM_JOB_WORKDIR", "%s", dir) ||
         push_env(&extra, "LOOM_JOB_STDOUT", "%s", out) ||

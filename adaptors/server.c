@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "adaptors/server.h"
 
+#include <curl/curl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,14 +10,17 @@
 #include "adaptors/infra.h"
 #include "adaptors/local_job.h"
 #include "adaptors/server_state.h"
+#include "core/leader.h"
 #include "core/log.h"
 #include "core/opstats.h"
 #include "core/runas_call.h"
 #include "core/timeutil.h"
 #include "scheduler/sched.h"
 
-#define QUEUE_POLL_EVERY 10
 #define FAILS_UNREACHABLE 3
+/* At start-up, how long an asynchronous call may take (each request has
+ * its own, shorter, timeout too). */
+#define STARTUP_CALL_S 60.0
 
 struct server V;
 
@@ -45,7 +49,15 @@ void server_publish(struct srv_cluster *c)
         .state = c->fails == 0 ? "up"
                  : c->fails < FAILS_UNREACHABLE ? "degraded" : "unreachable",
         .error = c->error, .last_poll = c->last_poll, .info = c->info};
-    struct scluster *sc = infra_build(&d, &c->nodes, &c->queues);
+    const char *via[LOOM_N_OPS];
+    struct scluster *sc;
+
+    if (c->type->via) {
+        for (int op = 0; op < LOOM_N_OPS; op++)
+            via[op] = c->type->via(c->inst, op);
+        d.via = via;
+    }
+    sc = infra_build(&d, &c->nodes, &c->queues);
 
     if (sc)
         snapshot_publish_cluster(sc);
@@ -66,84 +78,6 @@ int server_error_prefix(struct loom_error *err, const char *cluster,
     return loom_error_prefix(err, "cluster %s", cluster);
 }
 
-static void poll_failed(struct srv_cluster *c, const char *op,
-                        const struct loom_error *err_in)
-{
-    struct loom_error err = *err_in;
-    char msg[640];
-
-    server_error_prefix(&err, c->name, op);
-    snprintf(msg, sizeof(msg), "%s", err.message);
-    if (!c->error || strcmp(c->error, msg) != 0)
-        log_warn("%s", msg);
-    free(c->error);
-    c->error = strdup(msg);
-    c->fails++;
-}
-
-/* Record how long the adaptor call that just returned rc took: the
- * worker's clock started in server_op_begin(). */
-int server_timed(struct srv_cluster *c, const char *op, int rc)
-{
-    opstats_record(c->name, op, time_mono() - c->op_t0, rc == 0);
-    c->op_t0 = time_mono();
-    return rc;
-}
-
-/* Poll nodes, jobs (and now and then queues), publish, tell the scheduler. */
-void server_poll(struct srv_cluster *c)
-{
-    struct cl_node_list nodes = {0};
-    struct cl_queue_list queues = {0};
-    struct sched_cluster_jobs *cj = calloc(1, sizeof(*cj));
-    struct loom_error err;
-
-    if (!cj)
-        return;
-    c->op_t0 = time_mono();
-    /* Jobs first: the nodes then show what the ended jobs freed. */
-    if (server_timed(c, "jobs", c->type->jobs(c->inst, &cj->list, &cj->complete,
-                                        &err)) < 0) {
-        poll_failed(c, "jobs", &err);
-        goto out;
-    }
-    if (server_timed(c, "nodes", c->type->nodes(c->inst, &nodes, &err)) < 0) {
-        poll_failed(c, "nodes", &err);
-        goto out;
-    }
-    if (c->polls++ % QUEUE_POLL_EVERY == 0) {
-        if (server_timed(c, "queues", c->type->queues(c->inst, &queues, &err)) < 0) {
-            poll_failed(c, "queues", &err);
-            goto out;
-        }
-        cl_queue_list_fini(&c->queues);
-        c->queues = queues;
-        queues = (struct cl_queue_list){0};
-    }
-    cl_node_list_fini(&c->nodes);
-    c->nodes = nodes;
-    nodes = (struct cl_node_list){0};
-    if (c->fails)
-        log_info("cluster=%s answers again", c->name);
-    c->fails = 0;
-    free(c->error);
-    c->error = NULL;
-    c->last_poll = time(NULL);
-    server_publish(c);
-    if (cj->list.n || cj->complete) {
-        cj->cluster = strdup(c->name);
-        msgq_post(sched_queue(), msg_create(SCHED_CLUSTER_JOBS, cj,
-                                            sched_cluster_jobs_free, NULL));
-        cj = NULL;
-    }
-out:
-    if (c->fails)
-        server_publish(c);
-    cl_node_list_fini(&nodes);
-    cl_queue_list_fini(&queues);
-    sched_cluster_jobs_free(cj);
-}
-
 void server_republish(const char *cluster, struct reply *reply)
 {
     char *name = strdup(cluster);
@@ -158,12 +92,167 @@ void server_republish(const char *cluster, struct reply *reply)
     }
 }
 
-/* Poll soon (an operation changed something), but not in a tight loop:
- * the server thread keeps the schedule. */
-void server_poll_soon(struct srv_cluster *c)
+/* ---- calls ------------------------------------------------------------- */
+
+struct srv_call *server_call_new(struct srv_cluster *c, enum adaptor_op op,
+                                 void (*then)(struct srv_call *sc),
+                                 struct msg *m)
 {
-    msgq_post(V.q, msg_create(SERVER_POLL_SOON, (void *)(intptr_t)c->index,
-                              NULL, NULL));
+    struct srv_call *sc = calloc(1, sizeof(*sc));
+
+    if (!sc) {
+        msg_destroy(m);
+        return NULL;
+    }
+    sc->k.op = op;
+    sc->c = c;
+    sc->then = then;
+    sc->m = m;
+    sc->next = V.calls;
+    if (V.calls)
+        V.calls->prev = sc;
+    V.calls = sc;
+    return sc;
+}
+
+void server_call_free(struct srv_call *sc)
+{
+    if (!sc)
+        return;
+    if (sc->prev)
+        sc->prev->next = sc->next;
+    else
+        V.calls = sc->next;
+    if (sc->next)
+        sc->next->prev = sc->prev;
+    adaptor_call_fini(&sc->k);
+    msg_destroy(sc->m);
+    free(sc);
+}
+
+/* The op ended: its time, then what the asker wanted done. */
+static void call_end(struct srv_call *sc)
+{
+    struct srv_cluster *c = sc->c;
+
+    opstats_record(c->name, adaptor_op_name(sc->k.op), sc->t1 - sc->t0,
+                   sc->k.rc == 0);
+    if (sc->then)
+        sc->then(sc);
+    server_call_free(sc);
+}
+
+static void to_worker(struct srv_call *sc)
+{
+    msgq_post(sc->c->wq, msg_create(WORK_CALL, sc, NULL, NULL));
+}
+
+/* The adaptor's done_cb of an asynchronous call. */
+static void call_done(struct adaptor_call *k)
+{
+    struct srv_call *sc = (struct srv_call *)k;
+
+    if (k->blocking) { /* handed back: its blocking op, on the worker */
+        to_worker(sc);
+        return;
+    }
+    sc->t1 = time_mono();
+    call_end(sc);
+}
+
+/* An op that changes something is done by the active loomd only
+ * (docs/internals/standby.md): checked where it is handed to the adaptor,
+ * on the server thread and again on the worker. 1: fenced (k.err says
+ * why). */
+static int call_fenced(struct srv_call *sc)
+{
+    switch (sc->k.op) {
+    case LOOM_OP_NODES:
+    case LOOM_OP_JOBS:
+    case LOOM_OP_QUEUES:
+        return 0; /* polls only observe */
+    default:
+        break;
+    }
+    if (leader_check(adaptor_op_name(sc->k.op), &sc->k.err) == 0)
+        return 0;
+    sc->k.rc = -1;
+    return 1;
+}
+
+void server_call_start(struct srv_call *sc)
+{
+    struct srv_cluster *c = sc->c;
+
+    sc->k.done_cb = call_done;
+    sc->t0 = time_mono();
+    if (call_fenced(sc)) {
+        sc->t1 = sc->t0;
+        call_end(sc);
+        return;
+    }
+    if (c->type->call && c->type->call(c->inst, &sc->k) == 0)
+        return;
+    to_worker(sc);
+}
+
+static void call_done_now(struct adaptor_call *k)
+{
+    struct srv_call *sc = (struct srv_call *)k;
+
+    sc->t1 = time_mono();
+}
+
+int server_call_now(struct srv_call *sc, struct loom_error *err)
+{
+    struct srv_cluster *c = sc->c;
+    double end = time_mono() + STARTUP_CALL_S;
+
+    sc->k.done_cb = call_done_now;
+    sc->t0 = time_mono();
+    sc->t1 = 0;
+    if (call_fenced(sc)) /* k.rc and k.err say why */
+        return 0;
+    if (c->type->call && c->type->call(c->inst, &sc->k) == 0) {
+        while (!sc->t1 && time_mono() < end)
+            curlloop_run(V.loop, 0.1);
+        if (!sc->t1) { /* still under way: it ends with the loop */
+            sc->k.done_cb = call_done;
+            sc->then = NULL;
+            return loom_error_set(err, LOOM_ETEMP, "%s: no answer within "
+                                  "%g s", adaptor_op_name(sc->k.op),
+                                  STARTUP_CALL_S);
+        }
+        if (!sc->k.blocking)
+            return 0;
+    }
+    adaptor_call_run(c->type, c->inst, &sc->k);
+    return 0;
+}
+
+/* The worker of one cluster: runs the blocking ops it is handed, one at a
+ * time, so a slow cluster system holds up no other. */
+static void *server_worker(void *arg)
+{
+    struct srv_cluster *c = arg;
+    char name[16];
+
+    snprintf(name, sizeof(name), "w-%.13s", c->name);
+    log_thread_name(name);
+    for (;;) {
+        struct msg *m = msgq_take(c->wq, -1, 1);
+        struct srv_call *sc = m ? m->data : NULL;
+        if (!m || m->type == 0) {
+            msg_destroy(m);
+            return NULL;
+        }
+        sc->t0 = time_mono();
+        if (!call_fenced(sc))
+            adaptor_call_run(c->type, c->inst, &sc->k);
+        sc->t1 = time_mono();
+        msgq_post(V.q, msg_create(SERVER_CALL_DONE, sc, NULL, NULL));
+        msg_destroy(m);
+    }
 }
 
 static void dispatch_polls(double now)
@@ -172,12 +261,12 @@ static void dispatch_polls(double now)
         struct srv_cluster *c = &V.c[i];
         if (c->poll_inflight || c->next_poll > now)
             continue;
-        c->poll_inflight = 1;
-        c->last_poll_mono = now;
-        msgq_post(c->wq, msg_create(WORK_POLL, NULL, NULL, NULL));
+        server_poll_begin(c);
     }
 }
 
+/* One loop: messages, transfers, polls that are due. It waits in
+ * curlloop_run: a post to V.q wakes it (msgq_set_waker). */
 static void *server_main(void *arg)
 {
     log_thread_name("server");
@@ -188,10 +277,19 @@ static void *server_main(void *arg)
         for (size_t i = 0; i < V.n; i++)
             if (!V.c[i].poll_inflight && V.c[i].next_poll < next)
                 next = V.c[i].next_poll;
-        m = msgq_take(V.q, next > now ? next - now : 0, 256);
+        m = msgq_take(V.q, 0, 256);
+        if (!m) {
+            curlloop_run(V.loop, next > now ? next - now : 0);
+            m = msgq_take(V.q, 0, 256);
+        }
         for (; m; m = nx) {
             nx = m->next;
-            server_handle(m);
+            if (m->type == SERVER_CALL_DONE) {
+                call_end(m->data);
+                msg_destroy(m);
+            } else {
+                server_handle(m);
+            }
         }
         dispatch_polls(time_mono());
     }
@@ -253,6 +351,14 @@ int server_start(struct conf *cf, const char *state_dir,
     if (V.libexec)
         runas_call_set_dir(V.libexec); /* the output endpoint's reads */
     V.q = msgq_create();
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return loom_error_set(err, LOOM_EINTERNAL, "cannot initialise "
+                              "libcurl");
+    V.loop = curlloop_create(err);
+    if (!V.loop)
+        return -1;
+    if (V.q)
+        msgq_set_waker(V.q, curlloop_wakeup, V.loop);
     for (size_t i = 0; i < cf->n_sections; i++)
         n += strcmp(cf->sections[i].kind, "cluster") == 0;
     V.c = calloc(n ? n : 1, sizeof(*V.c));
@@ -261,7 +367,8 @@ int server_start(struct conf *cf, const char *state_dir,
     for (size_t i = 0; i < cf->n_sections; i++) {
         struct conf_section *sec = &cf->sections[i];
         struct srv_cluster *c = &V.c[V.n];
-        struct adaptor_env env = {sec->name, V.state_dir, V.libexec};
+        struct adaptor_env env = {sec->name, V.state_dir, V.libexec,
+                                  V.loop};
         if (strcmp(sec->kind, "cluster") != 0)
             continue;
         c->index = (int)V.n++;
@@ -309,6 +416,9 @@ void server_stop(void)
 void server_fini(void)
 {
     server_stop();
+    /* Transfers end first (no callback), then the instances free what
+     * their calls held, then the calls themselves. */
+    curlloop_destroy(V.loop);
     for (size_t i = 0; i < V.n; i++) {
         struct srv_cluster *c = &V.c[i];
         if (c->type && c->inst)
@@ -316,12 +426,17 @@ void server_fini(void)
         cl_node_list_fini(&c->nodes);
         cl_queue_list_fini(&c->queues);
         msgq_destroy(c->wq);
+        server_poll_drop(c);
         json_decref(c->info);
         free(c->name);
         free(c->error);
     }
+    while (V.calls)
+        server_call_free(V.calls);
     free(V.c);
     msgq_destroy(V.q);
+    if (V.loop)
+        curl_global_cleanup();
     free(V.state_dir);
     free(V.libexec);
     memset(&V, 0, sizeof(V));

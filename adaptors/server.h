@@ -65,12 +65,12 @@ struct msgq *server_queue(void);
  * account may open it, the job's account owns it but cannot reach it by
  * its path): 0 with its path in buf, or -1. */
 int server_run_dir(const char *cluster, int64_t id, char *buf, size_t size);
-/* Any thread: have the cluster's worker render its part again from what
- * it last polled (no adaptor call) and publish it, so that what changed in
- * how it is shown (nodes marked with infra_maint_mark) is seen. The reply
- * (referenced; may be NULL) is answered 200 once the part is published, or
- * 404 when there is no such cluster. It waits behind the operation the
- * worker is carrying out. */
+/* Any thread: have the server thread render the cluster's part again from
+ * what it last polled (no adaptor call) and publish it, so that what
+ * changed in how it is shown (nodes marked with infra_maint_mark) is seen.
+ * The reply (referenced; may be NULL) is answered 200 once the part is
+ * published, or 404 when there is no such cluster. A poll that ends later
+ * renders the marks too. */
 void server_republish(const char *cluster, struct reply *reply);
 
 #endif

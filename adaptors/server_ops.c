@@ -7,34 +7,52 @@
 #include "core/conf.h"
 #include "core/log.h"
 #include "core/timeutil.h"
-
-#define POLL_MIN_GAP_S 0.2
 #include "scheduler/sched.h"
 
-void server_poll_nodes_only(struct srv_cluster *c)
+static void start_then(struct srv_call *sc)
 {
-    struct loom_error err;
+    struct srv_cluster *c = sc->c;
+    struct sched_started *st = calloc(1, sizeof(*st));
 
-    if (c->type->nodes(c->inst, &c->nodes, &err) < 0 ||
-        c->type->queues(c->inst, &c->queues, &err) < 0) {
-        cl_node_list_fini(&c->nodes);
-        c->fails = 1;
-        free(c->error);
-        c->error = strdup(err.message);
-        log_warn("cluster=%s: first poll failed: %s", c->name, err.message);
+    if (!st)
+        return;
+    st->id = sc->req.loom_id;
+    if (sc->k.rc == 0) {
+        st->ok = 1;
+        st->res = sc->k.started;
+        sc->k.started = (struct start_result){0};
+        c->starts_done++;
+    } else {
+        st->err = sc->k.err;
     }
-    c->polls = 1;
-    c->last_poll = time(NULL);
-    c->last_poll_mono = time_mono();
-    c->next_poll = c->last_poll_mono; /* jobs on the first turn */
-    server_publish(c);
+    log_info("job=%lld cluster=%s %s%s", (long long)st->id, c->name,
+             st->ok ? (st->res.adopted ? "re-attached" : "started")
+                    : "start failed: ",
+             st->ok ? "" : st->err.message);
+    server_poll_soon(c);
+    msgq_post(sched_queue(), msg_create(SCHED_STARTED, st,
+                                        sched_started_free, NULL));
 }
 
-static void do_start(struct server_start *s)
+static void do_start(struct srv_cluster *c, struct msg *m)
 {
-    struct srv_cluster *c = server_cluster(s->cluster);
-    struct sched_started *st = calloc(1, sizeof(*st));
-    struct start_req req = {
+    static const char *const no_env[] = {NULL};
+    struct server_start *s = m->data;
+    struct srv_call *sc = server_call_new(c, LOOM_OP_START, start_then, m);
+    struct sched_started *st;
+
+    if (!sc) {
+        st = calloc(1, sizeof(*st));
+        if (!st)
+            return;
+        st->id = s->loom_id;
+        loom_error_set(&st->err, LOOM_ETEMP, "cluster %s: out of memory "
+                       "starting the job", c->name);
+        msgq_post(sched_queue(), msg_create(SCHED_STARTED, st,
+                                            sched_started_free, NULL));
+        return;
+    }
+    sc->req = (struct start_req){
         .loom_id = s->loom_id, .name = s->name, .owner = s->owner,
         .account = s->account,
         .command = s->command.n ? (const char *const *)s->command.v : NULL,
@@ -45,103 +63,88 @@ static void do_start(struct server_start *s)
         .walltime_s = s->walltime_s, .queue = s->queue, .adopt = s->adopt,
         .start_time = s->start_time, .native_id = s->native_id,
         .array_id = s->array_id, .array_task = s->array_task};
-    static const char *const no_env[] = {NULL};
-
-    if (!st)
-        return;
-    req.env = s->env.n ? (const char *const *)s->env.v : no_env;
-    st->id = s->loom_id;
-    if (!c)
-        loom_error_set(&st->err, LOOM_EINVAL, "no cluster named %s",
-                       s->cluster);
-    else if (server_timed(c, "start", c->type->start(c->inst, &req, &st->res,
-                                                     &st->err)) == 0)
-        st->ok = 1;
-    if (c) {
-        log_info("job=%lld cluster=%s %s%s", (long long)s->loom_id, c->name,
-                 st->ok ? (st->res.adopted ? "re-attached" : "started")
-                        : "start failed: ",
-                 st->ok ? "" : st->err.message);
-        server_poll_soon(c);
-    }
-    msgq_post(sched_queue(), msg_create(SCHED_STARTED, st,
-                                        sched_started_free, NULL));
+    sc->req.env = s->env.n ? (const char *const *)s->env.v : no_env;
+    sc->k.start = &sc->req;
+    server_call_start(sc);
 }
 
-static void do_job_op(struct msg *m)
+static void job_op_then(struct srv_call *sc)
 {
-    struct server_job_op *op = m->data;
-    struct srv_cluster *c = op ? server_cluster(op->cluster) : NULL;
-    struct loom_error err;
-    int rc;
+    struct srv_cluster *c = sc->c;
+    struct server_job_op *op = sc->m->data;
+    int rc = sc->k.rc;
 
-    if (!op || !c) {
-        loom_error_set(&err, LOOM_EINTERNAL, "job operation lost its cluster");
-        rc = -1;
-    } else if (!strcmp(op->op, "cancel")) {
-        rc = server_timed(c, "cancel", c->type->cancel(c->inst, op->native_id,
-                                                       &err));
-    } else if (!strcmp(op->op, "suspend")) {
-        rc = server_timed(c, "suspend", c->type->suspend(c->inst,
-                                                         op->native_id, &err));
-    } else if (!strcmp(op->op, "resume")) {
-        rc = server_timed(c, "resume", c->type->resume(c->inst, op->native_id,
-                                                       &err));
-    } else if (!strcmp(op->op, "hold")) {
-        rc = server_timed(c, "hold", c->type->hold(c->inst, op->native_id,
-                                                   &err));
-    } else if (!strcmp(op->op, "release")) {
-        rc = server_timed(c, "release", c->type->release(c->inst,
-                                                         op->native_id, &err));
-    } else {
-        rc = loom_error_set(&err, LOOM_EINVAL, "unknown operation %s", op->op);
-    }
-    if (c) {
-        log_info("job=%lld cluster=%s %s%s%s", (long long)op->id, c->name,
-                 op->op, rc ? " failed: " : " sent", rc ? err.message : "");
-        server_poll_soon(c);
-    }
-    if (!m->reply)
+    log_info("job=%lld cluster=%s %s%s%s", (long long)op->id, c->name,
+             op->op, rc ? " failed: " : " sent", rc ? sc->k.err.message : "");
+    server_poll_soon(c);
+    if (!sc->m->reply)
         return;
     if (rc < 0)
-        reply_send_error(m->reply, &err);
+        reply_send_error(sc->m->reply, &sc->k.err);
     else
-        reply_send(m->reply, 202, op->view ? strdup(op->view) : NULL);
+        reply_send(sc->m->reply, 202, op->view ? strdup(op->view) : NULL);
 }
 
-static void do_node_state(struct msg *m)
+static void do_job_op(struct srv_cluster *c, struct msg *m)
 {
-    struct server_node_state *ns = m->data;
-    struct srv_cluster *c = server_cluster(ns->cluster);
+    static const struct {
+        const char *name;
+        enum adaptor_op op;
+    } ops[] = {
+        {"cancel", LOOM_OP_CANCEL}, {"suspend", LOOM_OP_SUSPEND},
+        {"resume", LOOM_OP_RESUME}, {"hold", LOOM_OP_HOLD},
+        {"release", LOOM_OP_RELEASE},
+    };
+    struct server_job_op *op = m->data;
+    struct srv_call *sc;
     struct loom_error err;
 
-    if (!c) {
-        loom_error_set(&err, LOOM_ENOENT, "no cluster named %s", ns->cluster);
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (!strcmp(op->op, ops[i].name)) {
+            sc = server_call_new(c, ops[i].op, job_op_then, m);
+            if (!sc)
+                return; /* the reply slot times out: 503 */
+            sc->k.native_id = op->native_id;
+            server_call_start(sc);
+            return;
+        }
+    loom_error_set(&err, LOOM_EINVAL, "unknown operation %s", op->op);
+    if (m->reply)
         reply_send_error(m->reply, &err);
-        return;
-    }
-    if (c->type->set_node_state(c->inst, ns->node, ns->state, ns->reason,
-                                &err) < 0) {
-        char what[96];
+    msg_destroy(m);
+}
+
+static void node_state_then(struct srv_call *sc)
+{
+    struct srv_cluster *c = sc->c;
+    struct server_node_state *ns = sc->m->data;
+    char what[96];
+
+    if (sc->k.rc < 0) {
         snprintf(what, sizeof(what), "node %s", ns->node);
-        server_error_prefix(&err, c->name, what);
-        reply_send_error(m->reply, &err);
+        server_error_prefix(&sc->k.err, c->name, what);
+        reply_send_error(sc->m->reply, &sc->k.err);
         return;
     }
     log_info("cluster=%s node=%s state set to %s (%s)", c->name, ns->node,
              ns->state, ns->reason ? ns->reason : "no reason given");
-    server_poll(c); /* answer with the node as the cluster now shows it */
-    for (size_t i = 0; i < c->nodes.n; i++)
-        if (!strcmp(c->nodes.v[i].name, ns->node)) {
-            json_t *o = json_pack("{s:s, s:s, s:s, s:s?}", "cluster", c->name,
-                                  "name", ns->node, "state",
-                                  c->nodes.v[i].state, "reason",
-                                  c->nodes.v[i].reason);
-            reply_send(m->reply, 200, json_dumps(o, JSON_COMPACT));
-            json_decref(o);
-            return;
-        }
-    reply_send(m->reply, 200, NULL);
+    /* Answered with the node as the next poll shows it. */
+    server_poll_wait(c, sc->m);
+    sc->m = NULL;
+}
+
+static void do_node_state(struct srv_cluster *c, struct msg *m)
+{
+    struct server_node_state *ns = m->data;
+    struct srv_call *sc = server_call_new(c, LOOM_OP_SET_NODE_STATE,
+                                          node_state_then, m);
+
+    if (!sc)
+        return;
+    sc->k.node = ns->node;
+    sc->k.state = ns->state;
+    sc->k.reason = ns->reason;
+    server_call_start(sc);
 }
 
 /* Check a reloaded file's cluster sections without changing anything. */
@@ -213,46 +216,6 @@ static void do_reload(struct msg *m)
     json_decref(o);
 }
 
-/* The worker of one cluster: runs its adaptor's operations one at a time,
- * so polls of a cluster never overlap and a slow cluster holds up no other. */
-void *server_worker(void *arg)
-{
-    struct srv_cluster *c = arg;
-    char name[16];
-
-    snprintf(name, sizeof(name), "w-%.13s", c->name);
-    log_thread_name(name);
-    for (;;) {
-        struct msg *m = msgq_take(c->wq, -1, 1);
-        int type = m ? m->type : -1;
-        c->op_t0 = time_mono(); /* the adaptor call's clock (opstats) */
-        switch (type) {
-        case WORK_POLL:
-            server_poll(c);
-            msgq_post(V.q, msg_create(SERVER_POLL_DONE,
-                                      (void *)(intptr_t)c->index, NULL, NULL));
-            break;
-        case SERVER_START_JOB:
-            do_start(m->data);
-            break;
-        case SERVER_JOB_OP:
-            do_job_op(m);
-            break;
-        case SERVER_NODE_STATE:
-            do_node_state(m);
-            break;
-        case SERVER_REPUBLISH:
-            server_publish(c);
-            if (m->reply)
-                reply_send(m->reply, 200, NULL);
-            break;
-        }
-        msg_destroy(m);
-        if (type == 0)
-            return NULL;
-    }
-}
-
 /* The cluster a command is for, or NULL (answered). */
 static struct srv_cluster *target(struct msg *m)
 {
@@ -278,17 +241,9 @@ static struct srv_cluster *target(struct msg *m)
     return NULL;
 }
 
-/* Poll c soon, but not sooner than POLL_MIN_GAP_S after its last poll. */
-static void poll_soon(struct srv_cluster *c)
-{
-    if (c->last_poll_mono + POLL_MIN_GAP_S < c->next_poll)
-        c->next_poll = c->last_poll_mono + POLL_MIN_GAP_S;
-}
-
 void server_handle(struct msg *m)
 {
     struct srv_cluster *c;
-    int i;
 
     switch (m->type) {
     case 0:
@@ -298,22 +253,22 @@ void server_handle(struct msg *m)
     case SERVER_JOB_OP:
     case SERVER_NODE_STATE:
     case SERVER_REPUBLISH:
-        c = target(m);
-        if (c) { /* the cluster's worker carries it out */
-            msgq_post(c->wq, m);
-            return;
-        }
+        if (!(c = target(m)))
+            break;
+        if (m->type == SERVER_START_JOB)
+            do_start(c, m);
+        else if (m->type == SERVER_JOB_OP)
+            do_job_op(c, m);
+        else if (m->type == SERVER_NODE_STATE)
+            do_node_state(c, m);
+        if (m->type != SERVER_REPUBLISH)
+            return; /* the message is the call's now */
+        server_publish(c);
+        if (m->reply)
+            reply_send(m->reply, 200, NULL);
         break;
     case SERVER_RELOAD:
         do_reload(m);
-        break;
-    case SERVER_POLL_DONE:
-        i = (int)(intptr_t)m->data;
-        V.c[i].poll_inflight = 0;
-        V.c[i].next_poll = V.c[i].last_poll_mono + V.c[i].poll_s;
-        break;
-    case SERVER_POLL_SOON:
-        poll_soon(&V.c[(int)(intptr_t)m->data]);
         break;
     }
     msg_destroy(m);

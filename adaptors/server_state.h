@@ -5,11 +5,35 @@
 
 #include <pthread.h>
 
+#include "adaptors/curlloop.h"
 #include "adaptors/server.h"
 
-/* One cluster. The server thread owns the polling schedule (poll_s,
- * next_poll, poll_inflight); the cluster's worker thread owns the adaptor
- * instance and what it last reported (the rest). */
+struct srv_cluster;
+
+/* One adaptor operation under way: the call the adaptor sees, and what
+ * the server thread does when it ended. Owned by the server thread (lent
+ * to the worker while it runs the op there). */
+struct srv_call {
+    struct adaptor_call k;  /* first: the adaptor's done_cb gets &k */
+    struct srv_cluster *c;
+    void (*then)(struct srv_call *sc); /* server thread, after the op */
+    struct msg *m;          /* the message that asked for it, or NULL */
+    struct start_req req;   /* LOOM_OP_START: points into m's data */
+    double t0, t1;          /* the op's clock (opstats) */
+    struct srv_call *prev, *next; /* every call alive (freed at the end) */
+};
+
+/* A poll under way: jobs, nodes, and now and then queues. */
+struct srv_poll {
+    struct sched_cluster_jobs *cj;
+    struct cl_node_list nodes;
+    int queues;                 /* queues are asked this time */
+    unsigned long starts_at;    /* c->starts_done when jobs were asked */
+    struct msg *waiters;        /* node states answered when it ends */
+};
+
+/* One cluster, all of it the server thread's; the worker thread only runs
+ * the blocking ops it is handed, one at a time. */
 struct srv_cluster {
     char *name;
     const struct adaptor_type *type;
@@ -19,7 +43,10 @@ struct srv_cluster {
     double poll_s;
     double next_poll, last_poll_mono;
     int poll_inflight;
-    struct msgq *wq;     /* the worker's queue */
+    struct srv_poll *poll;      /* the poll under way, or NULL */
+    struct msg *waiting;        /* node states waiting for the next poll */
+    unsigned long starts_done;  /* starts that succeeded */
+    struct msgq *wq;            /* the worker's queue */
     pthread_t worker;
     int worker_running;
     int index;
@@ -32,28 +59,28 @@ struct srv_cluster {
     int fails;
     char *error;
     unsigned long polls;
-    double op_t0;        /* when the worker's current adaptor call began */
     time_t last_poll;
-    struct cl_node_list nodes;   /* as last polled */
+    struct cl_node_list nodes;  /* as last polled */
     struct cl_queue_list queues;
 };
 
 struct server {
     struct msgq *q;
+    struct curlloop *loop;
     pthread_t thread;
     int running, stopping;
     struct srv_cluster *c;
     size_t n;
     char *state_dir, *libexec;
+    struct srv_call *calls;
 };
 
 extern struct server V;
 
 /* Messages between the server thread and the workers (beyond SERVER_*). */
 enum {
-    WORK_POLL = 100,  /* to a worker: poll now */
-    SERVER_POLL_DONE, /* to the server: data = cluster index */
-    SERVER_POLL_SOON, /* to the server: data = cluster index */
+    WORK_CALL = 100,  /* to a worker: data = struct srv_call * (lent) */
+    SERVER_CALL_DONE, /* to the server: the same call, carried out */
 };
 
 struct srv_cluster *server_cluster(const char *name);
@@ -62,17 +89,33 @@ struct srv_cluster *server_cluster(const char *name);
 int server_error_prefix(struct loom_error *err, const char *cluster,
                         const char *what);
 void server_publish(struct srv_cluster *c);
-/* Worker thread: poll the cluster and publish it. */
-void server_poll(struct srv_cluster *c);
-/* Worker thread: record the duration of the adaptor call that returned rc
- * (begun at c->op_t0, which it resets); returns rc. */
-int server_timed(struct srv_cluster *c, const char *op, int rc);
-/* Worker thread: ask the server thread for a poll soon. */
-void server_poll_soon(struct srv_cluster *c);
-/* Worker thread: the worker's loop. */
-void *server_worker(void *arg);
+
+/* server.c: a new call of op on c (NULL when out of memory); then runs
+ * when it ended; m (taken, may be NULL) is freed with the call. */
+struct srv_call *server_call_new(struct srv_cluster *c, enum adaptor_op op,
+                                 void (*then)(struct srv_call *sc),
+                                 struct msg *m);
+/* Start it: through the adaptor's call() or on the cluster's worker. */
+void server_call_start(struct srv_call *sc);
+/* At start-up, before the threads: carry it out now (then is not run).
+ * 0 when it ended (the answer in sc->k; the caller frees sc), or -1 with
+ * err when it did not in time (sc is then the loop's, freed when it
+ * ends). */
+int server_call_now(struct srv_call *sc, struct loom_error *err);
+void server_call_free(struct srv_call *sc);
+
+/* server_poll.c */
+void server_poll_begin(struct srv_cluster *c);
 /* At start-up: nodes and queues only, so the first snapshot has them. */
 void server_poll_nodes_only(struct srv_cluster *c);
+/* Poll soon (an operation changed something), but not sooner than a
+ * short gap after the last poll. */
+void server_poll_soon(struct srv_cluster *c);
+/* Answer m (a SERVER_NODE_STATE) when the next poll of c ended. */
+void server_poll_wait(struct srv_cluster *c, struct msg *m);
+/* At the end: free the poll under way and the waiting answers. */
+void server_poll_drop(struct srv_cluster *c);
+
 /* server_ops.c: one message on the server thread. */
 void server_handle(struct msg *m);
 

@@ -12,13 +12,19 @@ struct hmap_slot {
     uint64_t hash;
 };
 
-static uint64_t hash_str(const char *s)
+uint64_t hmap_hash(const void *p, size_t n)
 {
+    const unsigned char *b = p;
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
 
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h | 1; /* 0 marks an empty slot */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}
+
+static uint64_t hash_str(const char *s)
+{
+    return hmap_hash(s, strlen(s)) | 1; /* 0 marks an empty slot */
 }
 
 void hmap_init(struct hmap *m)

@@ -4,6 +4,7 @@
 #define LOOM_CORE_HMAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Keys are copied; values are borrowed pointers. Not thread-safe: owned by
  * one thread, or immutable once published. */
@@ -12,6 +13,8 @@ struct hmap {
     size_t cap, n;
 };
 
+/* The FNV-1a hash of p[0..n) (also for a version or an ETag of a text). */
+uint64_t hmap_hash(const void *p, size_t n);
 void hmap_init(struct hmap *m);
 void hmap_fini(struct hmap *m); /* frees keys, not values */
 /* As hmap_fini, and calls value_free on every value. */

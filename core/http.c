@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/http_conn.h"
+#include "core/http_stream.h"
 #include "core/log.h"
 #include "core/tls.h"
 
@@ -102,9 +103,14 @@ static enum MHD_Result send_resp(struct MHD_Connection *conn, struct http_resp *
     enum MHD_Result ret;
     char num[16];
 
-    if (rs->view) {
+    if (rs->stream.next) {
+        r = http_stream_response(conn, &rs->stream);
+    } else if (rs->view) {
         r = MHD_create_response_from_buffer_with_free_callback_cls(
             rs->view->len, rs->view->json, view_free, rs->view);
+    } else if (rs->data) {
+        r = MHD_create_response_from_buffer(rs->data_len, (void *)rs->data,
+                                            MHD_RESPMEM_PERSISTENT);
     } else {
         const char *b = rs->body ? rs->body : "";
         r = MHD_create_response_from_buffer(strlen(b), (void *)b,
@@ -120,6 +126,8 @@ static enum MHD_Result send_resp(struct MHD_Connection *conn, struct http_resp *
     }
     if (rs->location)
         MHD_add_response_header(r, "Location", rs->location);
+    for (int i = 0; i < HTTP_HEADERS_MAX && rs->header[i].name; i++)
+        MHD_add_response_header(r, rs->header[i].name, rs->header[i].value);
     ret = MHD_queue_response(conn, (unsigned)rs->status, r);
     MHD_destroy_response(r);
     return ret;
@@ -418,7 +426,8 @@ static int serve(struct server *srv, const char *listen, int tls,
     int unix_ = strncmp(listen, "unix:", 5) == 0;
     int fd = unix_ ? listen_unix(listen + 5, err) : listen_tcp(listen, err);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-                     MHD_USE_ITC | (tls ? MHD_USE_TLS : 0);
+                     MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME |
+                     (tls ? MHD_USE_TLS : 0);
 
     if (fd < 0)
         return -1;
@@ -467,6 +476,7 @@ static void unserve(struct server *srv)
 int http_start(const struct http_config *cfg, struct loom_error *err)
 {
     cfg_ = *cfg;
+    http_stream_reset();
     if (http_conn_start(cfg->request_timeout_s ? cfg->request_timeout_s : 10,
                         err) < 0)
         return -1;
@@ -480,8 +490,8 @@ int http_start(const struct http_config *cfg, struct loom_error *err)
     return 0;
 }
 
-/* Stop accepting, let the requests in flight finish (at most DRAIN_S),
- * then close every connection. */
+/* End the streams, stop accepting, let the requests in flight finish (at
+ * most DRAIN_S), then close every connection. */
 void http_stop(void)
 {
     struct timespec tick = {0, 10 * 1000 * 1000};
@@ -489,6 +499,7 @@ void http_stop(void)
 
     if (!servers_[0].daemon)
         return;
+    http_stream_end_all();
     for (int i = 0; i < 2; i++)
         if (servers_[i].daemon &&
             (fd = MHD_quiesce_daemon(servers_[i].daemon)) >= 0)

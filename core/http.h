@@ -58,14 +58,41 @@ struct http_req {
                               gateway), or NULL */
 };
 
+/* A header of an answer: both borrowed until the answer is sent. */
+struct http_header {
+    const char *name, *value;
+};
+
+/* A streamed answer of unknown length (Server-Sent Events). http.c asks
+ * next for bytes whenever the connection can take more; between them the
+ * connection holds no thread. */
+struct http_stream {
+    /* Up to max bytes into buf: how many; 0 when none are ready (the
+     * connection waits until http_stream_wake); -1 to end the answer.
+     * Called on one pool thread at a time. */
+    long (*next)(void *cls, char *buf, size_t max);
+    /* The answer ended or its connection closed: free cls. */
+    void (*done)(void *cls);
+    void *cls;
+};
+
+#define HTTP_HEADERS_MAX 8
+
 /* The answer a handler fills. */
 struct http_resp {
     int status;
     char *body;            /* owned JSON text, or NULL */
     const char *ctype;     /* default application/json */
     struct jview *view;    /* or: a shared job view sent without copying */
+    const char *data;      /* or: data_len bytes that live as long as the
+                              server (a file of the dashboard) */
+    size_t data_len;
+    struct http_stream stream; /* or (stream.next set): a streamed answer,
+                                  whose cls the server owns from then on */
     int retry_after;       /* seconds, for 503 */
     char *location;        /* owned, or NULL */
+    struct http_header header[HTTP_HEADERS_MAX]; /* more headers, up to the
+                                                   first without a name */
 };
 
 /* A request target taken apart (http_target.c): what struct http_req
@@ -113,7 +140,12 @@ struct http_config {
  * errors (address in use, bad listen value) end the daemon: -1 with err.
  * The connection limits hold for each listener on its own. */
 int http_start(const struct http_config *cfg, struct loom_error *err);
-/* Stop accepting, finish in-flight requests, close. */
+/* Every stream whose next had nothing to give is asked again. Any
+ * thread. */
+void http_stream_wake(void);
+/* Streams being answered now. */
+unsigned http_streams(void);
+/* End the streams, stop accepting, finish in-flight requests, close. */
 void http_stop(void);
 /* The bound port (for listen = host:0), or 0. */
 int http_port(void);

@@ -1,6 +1,7 @@
 /* loomd.c - the daemon: start-up list, runtime loop, the list reversed. */
 /* SPDX-License-Identifier: MIT */
 #include <curl/curl.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -16,11 +17,13 @@
 #include "core/conf.h"
 #include "core/directives.h"
 #include "core/http.h"
+#include "core/leader.h"
 #include "core/log.h"
 #include "core/runtime.h"
 #include "core/service_account.h"
 #include "core/settings.h"
 #include "core/store.h"
+#include "core/timeutil.h"
 #include "core/tls.h"
 #include "core/token.h"
 #include "grid/grid.h"
@@ -178,22 +181,133 @@ static void daemonize(const char *state_dir)
     }
 }
 
+/* The configuration: what the start-up checks, and the threads of an
+ * epoch start from. */
+struct config {
+    struct conf *cf;
+    struct settings set;
+    struct sched_conf sconf;
+    struct maint_conf mconf;
+};
+
+static void config_fini(struct config *c)
+{
+    maint_conf_fini(&c->mconf);
+    settings_fini(&c->set);
+    conf_destroy(c->cf);
+    memset(c, 0, sizeof(*c));
+}
+
+static int config_read(const char *path, struct config *c,
+                       struct loom_error *err)
+{
+    memset(c, 0, sizeof(*c));
+    if (!(c->cf = conf_load_private(path, err)) ||
+        settings_read(c->cf, &c->set, err) < 0 ||
+        sched_conf_read(c->cf, &c->sconf, err) < 0 ||
+        maint_conf_read(c->cf, c->set.listen, &c->mconf, err) < 0) {
+        config_fini(c);
+        return -1;
+    }
+    return 0;
+}
+
+static int threads_up; /* the threads of an epoch were started */
+
+/* The start list of an epoch's threads: load the state as a restart does
+ * (jobs, reservations, maintenance; the local jobs re-attached, the
+ * cluster jobs adopted), and act only once the loomd before has surely
+ * stopped. A takeover after start-up reads loom.conf again first. */
+static int become_active(const char *conf_path, struct config *c, int again,
+                         struct loom_error *err)
+{
+    struct config fresh;
+    struct loom_error why;
+    struct store *st;
+    double t0 = time_mono();
+
+    if (again && config_read(conf_path, &fresh, &why) < 0) {
+        log_warn("takeover: %s: going on with the configuration read "
+                 "before", why.message);
+    } else if (again) {
+        config_fini(c);
+        *c = fresh;
+    }
+    threads_up = 1;
+    if (!(st = store_open(c->set.database, err)) ||
+        server_start(c->cf, c->set.state_dir, err) < 0 ||
+        sched_start(st, c->set.scheduler_enabled, &c->sconf, err) < 0)
+        return -1;
+    leader_wait_safe();
+    if (server_run(err) < 0 ||
+        maint_start(&c->mconf, c->set.database, err) < 0 ||
+        grid_start(c->set.database, err) < 0)
+        return -1;
+    log_info("active: the state is loaded and the threads run (%.0f ms)",
+             (time_mono() - t0) * 1000);
+    return 0;
+}
+
+/* Where clients reach this loomd: listen's host (the host name for a
+ * wildcard) and the bound port; none on a Unix socket. */
+static void own_url(const char *listen)
+{
+    char host[256] = "", url[320];
+    const char *colon = listen ? strrchr(listen, ':') : NULL;
+    size_t n = colon ? (size_t)(colon - listen) : 0;
+
+    if (!colon || !strncmp(listen, "unix:", 5) || !http_port())
+        return;
+    if (n == 0 || (n == 1 && *listen == '*') ||
+        (n == 7 && !strncmp(listen, "0.0.0.0", 7)) ||
+        (n == 4 && !strncmp(listen, "[::]", 4))) {
+        if (gethostname(host, sizeof(host) - 1) < 0)
+            snprintf(host, sizeof(host), "localhost");
+    } else if (n < sizeof(host)) {
+        memcpy(host, listen, n);
+    }
+    snprintf(url, sizeof(url), "http://%s:%d", host, http_port());
+    leader_set_url(url);
+}
+
+/* Fenced for good: another loomd acts. Come back as a standby, as the
+ * same process: nothing of this image (its threads, a CMS call they were
+ * in) goes on, and no descriptor but the standard ones is inherited. */
+static void start_again(char **argv)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+
+    while (d && (e = readdir(d))) {
+        char *end;
+        long fd = strtol(e->d_name, &end, 10);
+        if (*end || end == e->d_name || fd <= 2 || fd == dirfd(d))
+            continue;
+        fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+    }
+    if (d)
+        closedir(d);
+    setenv("LOOM_STARTED_AGAIN", "1", 1);
+    log_warn("fenced: executing loomd again, to stand by");
+    execv("/proc/self/exe", argv);
+    log_err("cannot execute loomd again (%s); exiting", strerror(errno));
+    _exit(3);
+}
+
 int main(int argc, char **argv)
 {
     const char *conf_path = LOOM_SYSCONFDIR "/loom/loom.conf";
     struct http_config hc = {0};
-    struct settings set;
-    struct sched_conf sconf;
-    struct maint_conf mconf;
+    struct leader_conf lc = {0};
+    struct config c;
     struct loom_error err;
     unsigned char *key = NULL;
     size_t key_len = 0;
-    struct store *st;
     struct accounts *accts;
     struct grid_issuers *issuers;
     struct tls_conf *tls = NULL;
-    struct conf *cf;
-    int fg = 0, opt;
+    int fg = 0, opt, why, active;
+    const char *web_dir;
 
     while ((opt = getopt(argc, argv, "c:fhV")) != -1) {
         switch (opt) {
@@ -217,73 +331,90 @@ int main(int argc, char **argv)
     }
     /* Read as whoever started loomd; then become [loomd] user before
      * anything else is opened or created. */
-    cf = conf_load_private(conf_path, &err);
-    if (!cf || settings_read(cf, &set, &err) < 0 ||
-        sched_conf_read(cf, &sconf, &err) < 0 ||
-        maint_conf_read(cf, set.listen, &mconf, &err) < 0 ||
-        service_account_become(set.user, &err) < 0 ||
+    if (config_read(conf_path, &c, &err) < 0 ||
+        service_account_become(c.set.user, &err) < 0 ||
         conf_readable(conf_path, &err) < 0)
         die(&err);
-    log_set_level(log_level_parse(set.log_level));
-    directives_mode_set(set.directives);
-    if (!(accts = accounts_read(set.accounts_file, &set.policy, &err)) ||
-        !(issuers = grid_issuers_read(cf, &err)))
+    log_set_level(log_level_parse(c.set.log_level));
+    directives_mode_set(c.set.directives);
+    if (!(accts = accounts_read(c.set.accounts_file, &c.set.policy, &err)) ||
+        !(issuers = grid_issuers_read(c.cf, &err)))
         die(&err);
     accounts_install(accts);
     grid_issuers_install(issuers);
-    if (set.tls.listen && !(tls = tls_conf_load(&set.tls, &err)))
+    if (c.set.tls.listen && !(tls = tls_conf_load(&c.set.tls, &err)))
         die(&err);
-    if (state_dir_make(set.state_dir, &err) < 0 ||
-        token_key_load(set.token_key_file, 1, &key, &key_len, &err) < 0)
+    if (state_dir_make(c.set.state_dir, &err) < 0 ||
+        token_key_load(c.set.token_key_file, 1, &key, &key_len, &err) < 0)
         die(&err);
-    if (!fg)
-        daemonize(set.state_dir);
+    /* Executed again after a fence: in the background already. */
+    if (!fg && !getenv("LOOM_STARTED_AGAIN"))
+        daemonize(c.set.state_dir);
+    unsetenv("LOOM_STARTED_AGAIN");
     log_info("loomd %s starting, configuration %s", PACKAGE_VERSION,
              conf_path);
-    service_account_report(set.user);
+    service_account_report(c.set.user);
     if (runtime_init(conf_path, &err) < 0)
         die(&err);
-    st = store_open(set.database, &err);
-    if (!st || store_migrate(st, &err) < 0)
-        die(&err);
-    if (server_start(cf, set.state_dir, &err) < 0 ||
-        sched_start(st, set.scheduler_enabled, &sconf, &err) < 0 ||
-        server_run(&err) < 0 || maint_start(&mconf, set.database, &err) < 0 ||
-        grid_start(set.database, &err) < 0)
+    /* Active at once (the lock was free), or a standby. */
+    lc.database = c.set.database;
+    lc.lease_s = c.set.lease_s;
+    lc.url = c.set.advertise_url;
+    if ((active = leader_start(&lc, &err)) < 0 ||
+        (active && become_active(conf_path, &c, 0, &err) < 0))
         die(&err);
     tls_install(tls); /* logs the certificate it serves */
-    hc.listen = set.listen;
-    hc.listen_tls = set.tls.listen;
+    hc.listen = c.set.listen;
+    hc.listen_tls = c.set.tls.listen;
     hc.handle = api_handle;
-    hc.max_body = (size_t)set.max_body_bytes;
+    hc.max_body = (size_t)c.set.max_body_bytes;
     hc.key = key;
     hc.key_len = key_len;
-    hc.max_conns = (unsigned)set.max_connections;
-    hc.max_per_address = (unsigned)set.max_connections_per_address;
-    hc.request_timeout_s = (unsigned)set.request_timeout_s;
-    if (http_start(&hc, &err) < 0)
+    hc.max_conns = (unsigned)c.set.max_connections;
+    hc.max_per_address = (unsigned)c.set.max_connections_per_address;
+    hc.request_timeout_s = (unsigned)c.set.request_timeout_s;
+    web_dir = getenv("LOOM_WEB_DIR");
+    api_web_load(web_dir && *web_dir ? web_dir : LOOM_DATADIR "/web");
+    if (api_events_start(&err) < 0 || http_start(&hc, &err) < 0)
         die(&err);
-    ready(set.state_dir);
-    log_info("loomd ready");
+    own_url(c.set.listen);
+    if (active)
+        leader_serving();
+    ready(c.set.state_dir);
+    log_info("loomd ready (%s)", leader_role_name());
 
-    runtime_loop();
+    while ((why = runtime_loop()) == RUNTIME_TAKEOVER) {
+        if (become_active(conf_path, &c, 1, &err) < 0) {
+            log_err("takeover failed: %s", err.message);
+            break;
+        }
+        leader_serving();
+        log_info("loomd ready (%s)", leader_role_name());
+    }
+    if (why == RUNTIME_FENCED)
+        start_again(argv);
 
     /* The same list reversed: requests in flight finish first. */
     log_info("stopping: finishing requests in flight");
     http_stop();
-    grid_stop();
-    maint_stop();
-    server_stop();
-    sched_stop();
-    server_fini();
+    api_events_stop();
+    api_web_free();
+    if (threads_up) {
+        grid_stop();
+        maint_stop();
+        server_stop();
+        sched_stop();
+        server_fini();
+    }
+    /* Let go of the lease only now that nothing acts. */
+    leader_stop(why == RUNTIME_SHUTDOWN);
     snapshot_shutdown();
     runtime_fini();
     accounts_shutdown();
     tls_shutdown();
     token_key_free(key, key_len);
-    settings_fini(&set);
-    conf_destroy(cf);
+    config_fini(&c);
     curl_global_cleanup();
     log_info("loomd stopped");
-    return 0;
+    return why == RUNTIME_SHUTDOWN ? 0 : 1;
 }

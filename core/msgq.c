@@ -143,7 +143,17 @@ struct msgq {
     struct sync sync;
     struct msg *head, *tail;
     size_t n;
+    void (*wake_cb)(void *arg); /* set before any post; then read only */
+    void *wake_arg;
 };
+
+void msgq_set_waker(struct msgq *q, void (*wake_cb)(void *arg), void *arg)
+{
+    pthread_mutex_lock(&q->sync.lock);
+    q->wake_cb = wake_cb;
+    q->wake_arg = arg;
+    pthread_mutex_unlock(&q->sync.lock);
+}
 
 struct msgq *msgq_create(void)
 {
@@ -196,6 +206,9 @@ void msg_destroy(struct msg *m)
 
 void msgq_post(struct msgq *q, struct msg *m)
 {
+    void (*wake)(void *);
+    void *arg;
+
     if (!m)
         return;
     m->next = NULL;
@@ -207,7 +220,11 @@ void msgq_post(struct msgq *q, struct msg *m)
     q->tail = m;
     q->n++;
     pthread_cond_signal(&q->sync.cond);
+    wake = q->wake_cb;
+    arg = q->wake_arg;
     pthread_mutex_unlock(&q->sync.lock);
+    if (wake)
+        wake(arg);
 }
 
 struct msg *msgq_take(struct msgq *q, double timeout_s, size_t max)

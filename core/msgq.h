@@ -55,5 +55,11 @@ void msgq_post(struct msgq *q, struct msg *m);
  * (at most max) as a list in order. NULL on time-out. */
 struct msg *msgq_take(struct msgq *q, double timeout_s, size_t max);
 size_t msgq_length(struct msgq *q);
+/* Have every post also call wake_cb(arg) (after the message is queued,
+ * outside the queue's lock, on the posting thread): for an owner that
+ * waits on something else than the queue, such as sockets (the server
+ * thread waits in libcurl's poll). Set it before the owner's thread runs;
+ * wake_cb must be safe to call from any thread. */
+void msgq_set_waker(struct msgq *q, void (*wake_cb)(void *arg), void *arg);
 
 #endif

@@ -11,6 +11,7 @@
 #include "core/accounts.h"
 #include "core/conf.h"
 #include "core/directives.h"
+#include "core/leader.h"
 #include "core/log.h"
 #include "core/settings.h"
 #include "core/timeutil.h"
@@ -122,8 +123,15 @@ static void reload(struct reply *asker)
             reply_send_error(asker, &err);
         return;
     }
-    msgq_post(server_queue(), msg_create(SERVER_RELOAD, cf,
-                                         (void (*)(void *))conf_destroy, r));
+    if (!leader_threads_up()) { /* a standby: no thread to ask */
+        reply_send(r, 200, strdup("{\"changed\":[],\"restart_needed\":[],"
+                                  "\"at_takeover\":true}"));
+        conf_destroy(cf);
+    } else {
+        msgq_post(server_queue(), msg_create(SERVER_RELOAD, cf,
+                                             (void (*)(void *))conf_destroy,
+                                             r));
+    }
     if (reply_wait(r, 30) < 0) {
         loom_error_set(&err, LOOM_EUNAVAIL, "reload: the server thread did "
                        "not answer within 30 s");
@@ -143,11 +151,14 @@ static void reload(struct reply *asker)
             tls_install(tls);
             tls = NULL;
         }
-        msgq_post(sched_queue(), msg_create(SCHED_CONFIG, sc, free, NULL));
-        msgq_post(maint_queue(), msg_create(MAINT_CONFIG, mc, maint_conf_free,
-                                            NULL));
-        sc = NULL;
-        mc = NULL;
+        if (leader_threads_up()) {
+            msgq_post(sched_queue(), msg_create(SCHED_CONFIG, sc, free,
+                                                NULL));
+            msgq_post(maint_queue(), msg_create(MAINT_CONFIG, mc,
+                                                maint_conf_free, NULL));
+            sc = NULL;
+            mc = NULL;
+        }
         log_info("configuration %s reloaded", R.conf_path);
         if (asker) {
             reply_send(asker, r->status, r->body);
@@ -162,7 +173,7 @@ static void reload(struct reply *asker)
     maint_conf_free(mc);
 }
 
-void runtime_loop(void)
+int runtime_loop(void)
 {
     log_thread_name("ctl");
     for (;;) {
@@ -171,8 +182,9 @@ void runtime_loop(void)
         if (type == RUNTIME_RELOAD)
             reload(m->reply);
         msg_destroy(m);
-        if (type == RUNTIME_SHUTDOWN)
-            return;
+        if (type == RUNTIME_SHUTDOWN || type == RUNTIME_TAKEOVER ||
+            type == RUNTIME_FENCED)
+            return type;
     }
 }
 

@@ -8,6 +8,8 @@
 enum runtime_msg {
     RUNTIME_RELOAD = 1, /* reply: what changed */
     RUNTIME_SHUTDOWN,
+    RUNTIME_TAKEOVER,   /* from the leader thread: this loomd is active */
+    RUNTIME_FENCED,     /* from the leader thread: another one acts now */
 };
 
 /* Block the signals the runtime thread takes (call before any thread
@@ -15,8 +17,12 @@ enum runtime_msg {
 int runtime_init(const char *conf_path, struct loom_error *err);
 struct msgq *runtime_queue(void);
 double runtime_started_at(void); /* epoch seconds */
-/* Run on the calling (main) thread until a shutdown is asked for. */
-void runtime_loop(void);
+/* Run on the calling (main) thread, carrying out reloads, until a
+ * shutdown, a takeover or a fence comes: returns its enum runtime_msg. A
+ * reload on a standby (the threads of an epoch do not run: core/leader.h)
+ * checks the file and applies what lives outside them; the takeover reads
+ * the file again for the rest. */
+int runtime_loop(void);
 void runtime_fini(void);
 
 #endif

@@ -91,6 +91,9 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
         conf_get_long(sec, "request_timeout_s", 10, 1, 3600,
                       &s->request_timeout_s, err) < 0 ||
         conf_get_str(sec, "directives", "strict", &dirs, err) < 0 ||
+        conf_get_double(sec, "lease_s", 3, 1, 60, &s->lease_s, err) < 0 ||
+        conf_get_str(sec, "advertise_url", NULL, &s->advertise_url,
+                     err) < 0 ||
         tls_settings_read(sec, &s->tls, err) < 0)
         return -1;
     if (directives_mode_parse(dirs, &s->directives) < 0)
@@ -100,6 +103,16 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
         return loom_error_set(err, LOOM_EINVAL, "%s: log_level must be err, "
                               "warning, notice, info or debug (got '%s')",
                               c->file, s->log_level);
+    if (s->advertise_url &&
+        ((strncmp(s->advertise_url, "http://", 7) != 0 &&
+          strncmp(s->advertise_url, "https://", 8) != 0) ||
+         strpbrk(s->advertise_url, " \t\r\n?#") ||
+         s->advertise_url[strlen(s->advertise_url) - 1] == '/'))
+        return loom_error_set(err, LOOM_EINVAL, "%s: advertise_url must be "
+                              "http://HOST:PORT or https://HOST:PORT, "
+                              "without a blank, query or trailing / (got "
+                              "'%s')",
+                              c->file, s->advertise_url);
     if (!s->database)
         return loom_error_set(err, LOOM_EINVAL, "%s:%d: [loomd] needs "
                               "'database = <libpq connection string>'",

@@ -26,6 +26,8 @@ struct settings {
     long max_connections_per_address;
     long request_timeout_s;     /* for a request's headers and body */
     enum directives_mode directives; /* of scripts: strict or warn */
+    double lease_s;             /* the active loomd's lease (core/leader.h) */
+    const char *advertise_url;  /* where clients reach this loomd, or NULL */
     char *key_file_buf;
 };
 

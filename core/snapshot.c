@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/timeutil.h"
+
 /* Jobs a chunk. A publication costs a reference per chunk of the table,
  * and a change to a published chunk a copy of it (a reference per job in
  * it); with a few chunks changed a turn, 256 keeps the sum small from
@@ -312,7 +314,9 @@ struct snode *scluster_node(const struct scluster *c, const char *name)
 /* ---- publishing -------------------------------------------------------- */
 
 static pthread_mutex_t pub_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pub_cond = PTHREAD_COND_INITIALIZER;
 static struct snapshot *current;
+static uint64_t generation; /* publications so far (under pub_lock) */
 
 struct stext *stext_create(const char *text)
 {
@@ -441,6 +445,8 @@ static void republish(struct scluster *c, struct jobtab *jobs, int which,
         }
     }
     current = s;
+    generation++;
+    pthread_cond_broadcast(&pub_cond);
     snapshot_put(old);
 }
 
@@ -479,6 +485,23 @@ void snapshot_publish_text(enum snap_text which, struct stext *t)
     pthread_mutex_lock(&pub_lock);
     republish(NULL, NULL, (int)which, t);
     pthread_mutex_unlock(&pub_lock);
+}
+
+uint64_t snapshot_wait(uint64_t seen, double timeout_s)
+{
+    struct timespec ts;
+    double end = time_real() + timeout_s;
+    uint64_t g;
+
+    ts.tv_sec = (time_t)end;
+    ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
+    pthread_mutex_lock(&pub_lock);
+    while (generation == seen &&
+           pthread_cond_timedwait(&pub_cond, &pub_lock, &ts) == 0)
+        ;
+    g = generation;
+    pthread_mutex_unlock(&pub_lock);
+    return g;
 }
 
 struct scluster *snapshot_cluster(const struct snapshot *s, const char *name)

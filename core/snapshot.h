@@ -165,5 +165,9 @@ void snapshot_publish_jobs(struct jobtab *t_take);
 /* Publish one of the lists (its owning thread; takes t). */
 void snapshot_publish_text(enum snap_text which, struct stext *t_take);
 struct scluster *snapshot_cluster(const struct snapshot *s, const char *name);
+/* Wait until something is published after publication number seen (0:
+ * none yet), at most timeout_s: the number of the last publication (seen
+ * again when none came). Any thread. */
+uint64_t snapshot_wait(uint64_t seen, double timeout_s);
 
 #endif

@@ -2,8 +2,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "core/store.h"
 
+#include <inttypes.h>
 #include <libpq-fe.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +17,15 @@
 #define STORE_LOCK_SQL "SELECT pg_advisory_xact_lock(1280266061, 1)"
 #define STORE_RESET_INTERVAL_MS 1000
 #define STORE_PREPARED_MAX 8 /* statements a store keeps prepared */
+#define STORE_FENCE_STATE "LF001" /* raised by loom_fence() (0005_leader) */
+
+/* What the connections opened from now on say of themselves: who they
+ * are (application_name) and the epoch their writes are made under. */
+static struct {
+    pthread_mutex_t lock;
+    char app[64];
+    int64_t epoch; /* 0: none */
+} G = {PTHREAD_MUTEX_INITIALIZER, "", 0};
 
 struct store {
     PGconn *conn;
@@ -92,18 +104,54 @@ static int unavailable(struct store *st, struct loom_error *err)
                           st->last_msg);
 }
 
+void store_identity_set(const char *application_name)
+{
+    pthread_mutex_lock(&G.lock);
+    snprintf(G.app, sizeof(G.app), "%s", application_name);
+    pthread_mutex_unlock(&G.lock);
+}
+
+void store_epoch_set(int64_t epoch)
+{
+    pthread_mutex_lock(&G.lock);
+    G.epoch = epoch;
+    pthread_mutex_unlock(&G.lock);
+}
+
+/* The options a connection starts with: those of conninfo (opts), and the
+ * epoch when there is one. 0, or -1 when they do not fit. */
+static int start_options(const PQconninfoOption *opts, int64_t epoch,
+                         char *buf, size_t size)
+{
+    const char *given = "";
+    int n;
+
+    for (const PQconninfoOption *o = opts; o && o->keyword; o++)
+        if (!strcmp(o->keyword, "options") && o->val)
+            given = o->val;
+    if (epoch > 0)
+        n = snprintf(buf, size, "%s%s-c loom.epoch=%" PRId64, given,
+                     *given ? " " : "", epoch);
+    else
+        n = snprintf(buf, size, "%s", given);
+    return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
 struct store *store_open(const char *conninfo, struct loom_error *err)
 {
-    /* Defaults first: conninfo, expanded in place of dbname, overrides. */
-    const char *const keys[] = {"connect_timeout", "client_encoding",
-                                "fallback_application_name", "dbname",
-                                NULL};
-    const char *const values[] = {"5", "UTF8", "loomd",
-                                  conninfo ? conninfo : "", NULL};
+    /* Defaults first: conninfo, expanded in place of dbname, overrides
+     * them; who we are and the epoch come last, so that they win. */
+    const char *keys[] = {"connect_timeout", "client_encoding",
+                          "fallback_application_name", "dbname",
+                          NULL, NULL, NULL};
+    const char *values[] = {"5", "UTF8", "loomd", conninfo ? conninfo : "",
+                            NULL, NULL, NULL};
     PQconninfoOption *opts;
     struct store *st;
     char *parse_err = NULL;
-    char line[256];
+    char line[256], app[64], options[1024];
+    int64_t epoch;
+    size_t k = 4;
 
     opts = PQconninfoParse(conninfo ? conninfo : "", &parse_err);
     if (!opts) {
@@ -114,7 +162,25 @@ struct store *store_open(const char *conninfo, struct loom_error *err)
                        "database: bad connection string: %s", line);
         return NULL;
     }
+    pthread_mutex_lock(&G.lock);
+    memcpy(app, G.app, sizeof(app));
+    epoch = G.epoch;
+    pthread_mutex_unlock(&G.lock);
+    if (start_options(opts, epoch, options, sizeof(options)) < 0) {
+        PQconninfoFree(opts);
+        loom_error_set(err, LOOM_EINVAL, "database: the connection "
+                       "string's options are too long");
+        return NULL;
+    }
     PQconninfoFree(opts);
+    if (app[0]) {
+        keys[k] = "application_name";
+        values[k++] = app;
+    }
+    if (options[0]) {
+        keys[k] = "options";
+        values[k++] = options;
+    }
     st = calloc(1, sizeof(*st));
     if (!st) {
         loom_error_set(err, LOOM_EINTERNAL, "database: out of memory");
@@ -145,6 +211,11 @@ void store_close(struct store *st)
         return;
     PQfinish(st->conn);
     free(st);
+}
+
+unsigned store_session(const struct store *st)
+{
+    return st->session;
 }
 
 int store_ok(struct store *st)
@@ -263,6 +334,18 @@ static PGresult *result_of(struct store *st, const char *what,
         st->broken = 1;
         PQclear(r);
         unavailable(st, err);
+        return NULL;
+    }
+    if (sqlstate && strcmp(sqlstate, STORE_FENCE_STATE) == 0) {
+        PQclear(r);
+        loom_error_set(err, LOOM_EUNAVAIL, "%s: refused by the write "
+                       "fence: %s", what, line);
+        return NULL;
+    }
+    if (sqlstate && (!strcmp(sqlstate, "55P03") ||   /* lock_timeout */
+                     !strcmp(sqlstate, "57014"))) { /* statement_timeout */
+        PQclear(r);
+        loom_error_set(err, LOOM_ETEMP, "%s: %s", what, line);
         return NULL;
     }
     if (sqlstate && strcmp(sqlstate, "23505") == 0) {

@@ -4,6 +4,7 @@
 #define LOOM_CORE_STORE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/error.h"
 
@@ -37,6 +38,23 @@ struct store *store_open(const char *conninfo, struct loom_error *err);
 
 /* Close the connection and free the store. NULL-safe. */
 void store_close(struct store *st);
+
+/* Process-wide, for the connections opened after the call (and their
+ * reconnections): application_name (at most 63 bytes; it wins over one in
+ * the connection string), so that a standby can tell this loomd's
+ * sessions (core/leader.h); and the epoch their writes are made under
+ * (epoch > 0; given as the session setting loom.epoch, after the options
+ * of the connection string). The write fence of the database (the trigger
+ * loom_fence, sql/0005_leader.sql) refuses the writes of a session whose
+ * epoch is not the current one: they fail with LOOM_EUNAVAIL "WHAT:
+ * refused by the write fence: ...". Any thread; call before the stores
+ * concerned are opened. */
+void store_identity_set(const char *application_name);
+void store_epoch_set(int64_t epoch);
+
+/* Counts the sessions of st: it changes when a call reconnected, and with
+ * the session went whatever belonged to it (advisory locks, settings). */
+unsigned store_session(const struct store *st);
 
 /* Bring the schema up to date: create schema_version(version, name,
  * applied_at) if missing, then apply each embedded migration above the
@@ -77,6 +95,8 @@ struct pg_conn *store_conn(struct store *st, struct loom_error *err);
  * may be NULL for SQL NULL). Returns the result, which the caller frees
  * with PQclear, or NULL with err: LOOM_EUNAVAIL when the connection is lost
  * or the server is shutting down, LOOM_ECONFLICT on a unique violation,
+ * LOOM_ETEMP when a lock_timeout or statement_timeout ended the statement,
+ * LOOM_EUNAVAIL when the write fence refused it (store_epoch_set),
  * LOOM_EINTERNAL otherwise. what names the operation in messages. */
 struct pg_result *store_exec(struct store *st, const char *what,
                              const char *sql, int n_params,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "adaptors/infra.h"
+#include "core/leader.h"
 #include "core/log.h"
 #include "core/timeutil.h"
 #include "maintenance/maint_state.h"
@@ -107,8 +108,12 @@ static void tick(void)
     double now = time_real();
 
     compare_tick(now);
-    rules_apply(now);
-    mreq_tick(now);
+    /* What acts (requests made and carried through their steps) waits
+     * while this loomd is not the active one. */
+    if (leader_may_act()) {
+        rules_apply(now);
+        mreq_tick(now);
+    }
     if (mism_flush() == 0 && M.diff_changed)
         diff_publish();
     mreq_publish();

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/leader.h"
 #include "core/log.h"
 #include "core/store.h"
 #include "core/store_jobs.h"
@@ -58,6 +59,10 @@ static void write_batch(struct commit_batch *b)
         loom_error_set(&b->err, LOOM_EINTERNAL, "out of memory");
         goto out;
     }
+    /* Not the active loomd: nothing is written (the database's fence would
+     * refuse it too, in the same transaction). */
+    if (leader_check("commit", &b->err) < 0)
+        goto out;
     for (size_t i = 0; i < b->n_ins; i++)
         ins[i] = row_of(&b->ins[i]);
     for (size_t i = 0; i < b->n_upd; i++)

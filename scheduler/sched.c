@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/leader.h"
 #include "core/log.h"
 #include "core/store.h"
 #include "core/store_jobs.h"
@@ -462,13 +463,15 @@ static void *sched_main(void *arg)
     while (!S.stopping || (work_left() && time_mono() < stop_by)) {
         double now = time_mono(), wait = S.next_cycle - now, gap;
         struct msg *m, *next;
+        /* Cycles only while this loomd is the active one. */
+        int cycles = S.enabled && leader_may_act();
 
         gap = 2 * S.cycle_last_ms / 1000;
         if (gap < CYCLE_MIN_GAP_S)
             gap = CYCLE_MIN_GAP_S;
         if (S.planning) /* its answer wakes the loop */
             wait = S.conf.interval_s;
-        else if (S.enabled && S.need_cycle &&
+        else if (cycles && S.need_cycle &&
             S.next_cycle - S.conf.interval_s + gap - now < wait)
             wait = S.next_cycle - S.conf.interval_s + gap - now;
         if (!S.inflight && work_left() && S.db_retry_at - now < wait)
@@ -502,7 +505,7 @@ static void *sched_main(void *arg)
         /* An event's cycle comes at least `gap` after the last one: twice
          * as long as that one took, so cycles take at most a third of the
          * thread. */
-        if (S.enabled && !S.stopping && !S.planning &&
+        if (cycles && !S.stopping && !S.planning &&
             (now >= S.next_cycle ||
              (S.need_cycle &&
               now >= S.next_cycle - S.conf.interval_s + gap))) {

@@ -3,6 +3,8 @@
 #ifndef LOOM_CORE_API_API_H
 #define LOOM_CORE_API_API_H
 
+#include <jansson.h>
+
 #include "core/http.h"
 #include "core/msgq.h"
 #include "core/snapshot.h"
@@ -10,6 +12,22 @@
 /* Answer one request (any libmicrohttpd thread). */
 void api_handle(struct http_req *rq, struct http_resp *rs,
                 const unsigned char *key, size_t key_len);
+
+/* A loomd that is not the active one (standby.c, core/leader.h) answers
+ * itself only /healthz, /metrics, GET /v1/runtime and its own reload and
+ * shutdown; a fenced one also the other GETs, from what it last saw.
+ * Anything else goes to the active loomd: 307 with its URL and the request
+ * target in Location, or 503 with Retry-After while none is known (or
+ * this one is taking over). Returns 1 when rs is the answer, 0 when the
+ * request is to be served as usual. */
+int api_not_active(struct http_req *rq, struct http_resp *rs);
+/* GET /healthz: 200, "status": "ok" and the leader's status. */
+void api_healthz(struct http_resp *rs);
+/* The leader's status (core/leader.h) as a new JSON value. */
+json_t *api_leader_json(void);
+/* GET /v1/runtime while the threads of an epoch do not run: the version,
+ * the uptime and the leader's status. */
+void api_runtime_standby(struct http_resp *rs);
 
 /* Authentication, in this order (route.c):
  *  1. On HTTPS, the client certificate is checked first: one presented
@@ -52,6 +70,9 @@ void api_call(struct msgq *q, int type, void *data, void (*data_free)(void *),
  * output). */
 enum api_see { API_SEE_NOTHING, API_SEE_PUBLIC, API_SEE_ALL };
 enum api_see api_job_see(const struct http_req *rq, const struct jview *v);
+/* What the reader may see of a job that is neither its own nor one it
+ * submitted: the answer api_job_see gives for another's job. */
+enum api_see api_others_see(const struct http_req *rq);
 
 /* What a query parameter's value may be. */
 enum api_qdom {
@@ -153,5 +174,23 @@ void api_actual(struct http_req *rq, struct http_resp *rs,
                 const struct api_route_args *a);
 void api_metrics(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a);
+
+/* The dashboard (web.c): read the files of dir once, at start-up, before
+ * the server starts (a directory that cannot be read is logged, and / then
+ * answers 404); api_web_free at the end. api_web_path: is path the
+ * dashboard's (/ and /ui/NAME)? api_web answers it, without a token. */
+void api_web_load(const char *dir);
+void api_web_free(void);
+int api_web_path(const char *path);
+void api_web(struct http_req *rq, struct http_resp *rs);
+
+/* GET /v1/events (events.c): a stream of Server-Sent Events, one when
+ * the snapshot changed (at most one a second), with the versions of what
+ * it holds. The thread that renders them: started after the snapshot,
+ * stopped after the HTTP server. */
+int api_events_start(struct loom_error *err);
+void api_events_stop(void);
+void api_events(struct http_req *rq, struct http_resp *rs,
+                const struct api_route_args *a);
 
 #endif

@@ -210,21 +210,28 @@ static void query_param(char *out, size_t n, const char *name,
     out[off < n ? off : n - 1] = '\0';
 }
 
-enum api_see api_job_see(const struct http_req *rq, const struct jview *v)
+enum api_see api_others_see(const struct http_req *rq)
 {
     unsigned r = rq->who.roles;
 
     if (r & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR))
         return API_SEE_ALL;
-    if (r & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)) {
-        /* its owner's, and the gateway's that submitted it */
-        if (!strcmp(v->owner, rq->who.subject) ||
-            !strcmp(v->submitted_by, rq->who.subject))
-            return API_SEE_ALL;
+    if (r & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY))
         return accounts_policy().private_data ? API_SEE_NOTHING
                                               : API_SEE_PUBLIC;
-    }
     return API_SEE_PUBLIC; /* scheduler, monitor, reader */
+}
+
+enum api_see api_job_see(const struct http_req *rq, const struct jview *v)
+{
+    unsigned r = rq->who.roles;
+
+    /* its owner's, and the gateway's that submitted it */
+    if ((r & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)) &&
+        (!strcmp(v->owner, rq->who.subject) ||
+         !strcmp(v->submitted_by, rq->who.subject)))
+        return API_SEE_ALL;
+    return api_others_see(rq);
 }
 
 /* An array's task ("123_7"): the scheduler knows which record it has, or

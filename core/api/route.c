@@ -85,6 +85,7 @@ static const struct route routes[] = {
     {"GET", "actual", 4, 4, ANY_ROLE, q_none, api_actual},
     {"POST", "actual", 4, 4, LOOM_ROLE_ADMIN | LOOM_ROLE_MONITOR, q_none,
      api_actual},
+    {"GET", "events", 1, 1, ANY_ROLE, q_none, api_events},
     {"GET", "runtime", 1, 1, ANY_ROLE, q_none, api_runtime_get},
     {"POST", "runtime", 2, 2, LOOM_ROLE_ADMIN, q_none, api_runtime_post},
 };
@@ -399,8 +400,7 @@ static int unversioned(struct http_req *rq, struct http_resp *rs,
     } else if (!health) {
         api_metrics(rq, rs, a);
     } else {
-        rs->status = 200;
-        rs->body = strdup("{\"status\":\"ok\"}");
+        api_healthz(rs);
     }
     return 0;
 }
@@ -413,8 +413,12 @@ static void handle(struct http_req *rq, struct http_resp *rs,
     char buf[1024], *seg[MAX_SEGS];
     int method_seen = 0, plen;
 
-    if (unversioned(rq, rs, &a) == 0)
+    if (api_not_active(rq, rs) || unversioned(rq, rs, &a) == 0)
         return;
+    if (api_web_path(rq->path)) {
+        api_web(rq, rs);
+        return;
+    }
     a.seg = seg;
     a.n = split(rq->path, buf, sizeof(buf), seg);
     for (size_t i = 0; a.n > 0 && i < sizeof(routes) / sizeof(*routes); i++) {

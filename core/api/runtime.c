@@ -6,6 +6,7 @@
 
 #include "core/api/api.h"
 #include "core/jsonx.h"
+#include "core/leader.h"
 #include "core/opstats.h"
 #include "core/runtime.h"
 #include "core/timeutil.h"
@@ -16,11 +17,18 @@
 void api_runtime_get(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a)
 {
-    struct snapshot *s = snapshot_get();
+    struct snapshot *s;
     struct http_resp sched = {0}, maint = {0};
-    json_t *o, *clusters = json_array(), *st, *mt, *gr;
-    char *grid = grid_status_json();
+    json_t *o, *clusters, *st, *mt, *gr;
+    char *grid;
 
+    if (!leader_threads_up()) { /* a standby, or taking over */
+        api_runtime_standby(rs);
+        return;
+    }
+    s = snapshot_get();
+    clusters = json_array();
+    grid = grid_status_json();
     for (size_t i = 0; s && i < s->n_clusters; i++)
         json_array_append_new(clusters, json_pack(
             "{s:s, s:s, s:i}", "name", s->clusters[i]->name, "state",
@@ -31,9 +39,10 @@ void api_runtime_get(struct http_req *rq, struct http_resp *rs,
     st = sched.body ? json_loads(sched.body, 0, NULL) : NULL;
     mt = maint.body ? json_loads(maint.body, 0, NULL) : NULL;
     gr = grid ? json_loads(grid, 0, NULL) : NULL;
-    o = json_pack("{s:s, s:I, s:[ssss], s:o, s:o, s:o, s:o}", "version",
-                  PACKAGE_VERSION, "uptime_s",
+    o = json_pack("{s:s, s:I, s:o, s:[ssss], s:o, s:o, s:o, s:o}",
+                  "version", PACKAGE_VERSION, "uptime_s",
                   (json_int_t)(time_real() - runtime_started_at()),
+                  "leader", api_leader_json(),
                   "threads", "server", "scheduler", "maintenance", "runtime",
                   "clusters", clusters, "scheduler", st ? st : json_null(),
                   "maintenance", mt ? mt : json_null(),

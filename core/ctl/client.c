@@ -19,6 +19,7 @@
 #endif
 
 #define CONNECT_TIMEOUT_S 10L
+#define REDIRECTS_MAX 3 /* a standby's 307 to the active loomd, and more */
 #define SOCKET_PATH_MAX sizeof(((struct sockaddr_un *)0)->sun_path)
 
 struct client {
@@ -28,6 +29,7 @@ struct client {
     char *socket; /* Unix socket path, or NULL */
     char *auth;   /* "Authorization: Bearer ..." or NULL; a secret */
     char *ca_file, *ca_dir, *cert_file, *key_file; /* TLS, or NULL */
+    char *via;    /* the URL a redirect sent the request to, or NULL */
     long timeout_s;
     char errbuf[CURL_ERROR_SIZE];
 };
@@ -159,6 +161,7 @@ void client_destroy(struct client *c)
     if (c->curl)
         curl_easy_cleanup(c->curl);
     free(c->url);
+    free(c->via);
     free(c->base);
     free(c->socket);
     free(c->ca_file);
@@ -352,8 +355,10 @@ static int known_method(const char *m)
            !strcmp(m, "PATCH") || !strcmp(m, "DELETE");
 }
 
+/* Set the handle up for method to path on the daemon, or to the
+ * absolute URL via (a redirect's) when it is not NULL. */
 static int setup(struct client *c, const char *method, const char *path,
-                 const char *body, struct curl_slist *hdrs,
+                 const char *via, const char *body, struct curl_slist *hdrs,
                  struct reply_buf *out, struct loom_error *err)
 {
     size_t nb = strlen(c->base), np = strlen(path);
@@ -366,9 +371,9 @@ static int setup(struct client *c, const char *method, const char *path,
     memcpy(url + nb, path, np + 1);
     curl_easy_reset(h); /* keeps the open connection */
     c->errbuf[0] = '\0';
-    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_URL, via ? via : url);
     free(url); /* libcurl keeps a copy */
-    if (c->socket)
+    if (c->socket && !via)
         curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket);
     if (strcmp(method, "GET") != 0)
         curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
@@ -408,6 +413,13 @@ static int setup(struct client *c, const char *method, const char *path,
 
 /* Answers ------------------------------------------------------------- */
 
+/* The daemon that answered, for messages: the one a redirect sent the
+ * request to, else the client's. */
+static const char *where(const struct client *c)
+{
+    return c->via ? c->via : c->url;
+}
+
 static int transfer_error(struct client *c, CURLcode cc,
                           const struct reply_buf *out,
                           struct loom_error *err)
@@ -422,32 +434,32 @@ static int transfer_error(struct client *c, CURLcode cc,
     case CURLE_COULDNT_CONNECT:
         return loom_error_set(err, LOOM_EUNAVAIL,
                               "cannot connect to %s: %s (is loomd running?)",
-                              c->url, oserr ? strerror((int)oserr) : why);
+                              where(c), oserr ? strerror((int)oserr) : why);
     case CURLE_COULDNT_RESOLVE_HOST:
         return loom_error_set(err, LOOM_EUNAVAIL,
                               "cannot connect to %s: unknown host name",
-                              c->url);
+                              where(c));
     case CURLE_OPERATION_TIMEDOUT:
         if (!connected)
             return loom_error_set(err, LOOM_EUNAVAIL,
                                   "cannot connect to %s: no answer within "
                                   "%ld s (is loomd running?)",
-                                  c->url,
+                                  where(c),
                                   c->timeout_s < CONNECT_TIMEOUT_S
                                       ? c->timeout_s
                                       : CONNECT_TIMEOUT_S);
         return loom_error_set(err, LOOM_EUNAVAIL,
-                              "no answer from %s within %ld s", c->url,
+                              "no answer from %s within %ld s", where(c),
                               c->timeout_s);
     case CURLE_GOT_NOTHING:
         return loom_error_set(err, LOOM_EUNAVAIL,
                               "%s closed the connection without answering",
-                              c->url);
+                              where(c));
     case CURLE_PEER_FAILED_VERIFICATION:
         return loom_error_set(err, LOOM_EUNAVAIL,
                               "cannot verify the server at %s: %s (give the "
                               "CA that signed its certificate with "
-                              "--cacert or LOOM_CA_FILE)", c->url, why);
+                              "--cacert or LOOM_CA_FILE)", where(c), why);
     case CURLE_SSL_CERTPROBLEM:
         return loom_error_set(err, LOOM_EINVAL,
                               "the client certificate %s cannot be used: %s",
@@ -457,18 +469,18 @@ static int transfer_error(struct client *c, CURLcode cc,
                               why);
     case CURLE_SSL_CONNECT_ERROR:
         return loom_error_set(err, LOOM_EUNAVAIL,
-                              "TLS with %s failed: %s", c->url, why);
+                              "TLS with %s failed: %s", where(c), why);
     case CURLE_WRITE_ERROR:
         if (out->too_big)
             return loom_error_set(err, LOOM_ETOOBIG,
                                   "the answer from %s is larger than %ld MiB",
-                                  c->url, CLIENT_REPLY_MAX >> 20);
+                                  where(c), CLIENT_REPLY_MAX >> 20);
         return loom_error_set(err, LOOM_EINTERNAL,
                               "out of memory reading the answer from %s",
-                              c->url);
+                              where(c));
     default:
         return loom_error_set(err, LOOM_EUNAVAIL, "request to %s failed: %s",
-                              c->url, why);
+                              where(c), why);
     }
 }
 
@@ -518,7 +530,7 @@ static int http_error(struct client *c, long code,
         clean_line(text, sizeof(text), msg, strlen(msg));
     } else {
         n = (size_t)snprintf(text, sizeof(text), "%s answered HTTP %ld",
-                             c->url, code);
+                             where(c), code);
         if (out->len && out->data[0] != '<' && !j && n + 3 < sizeof(text)) {
             memcpy(text + n, ": ", 3);
             clean_line(text + n + 2, sizeof(text) - n - 2, out->data,
@@ -557,9 +569,25 @@ static int parse_reply(struct client *c, const struct reply_buf *out,
                         &je);
     if (!*reply)
         return loom_error_set(err, LOOM_EINTERNAL,
-                              "the answer from %s is not JSON: %s", c->url,
+                              "the answer from %s is not JSON: %s", where(c),
                               je.text);
     return 0;
+}
+
+/* A redirect to follow: 307 or 308 (a standby sends the request to the
+ * active loomd) to an http:// or https:// URL; a new copy of it, or NULL. */
+static char *redirect_of(struct client *c, long code)
+{
+    char *loc = NULL;
+
+    if (code != 307 && code != 308)
+        return NULL;
+    curl_easy_getinfo(c->curl, CURLINFO_REDIRECT_URL, &loc);
+    if (!loc || (strncmp(loc, "http://", 7) != 0 &&
+                 strncmp(loc, "https://", 8) != 0) ||
+        has_blank_or_control(loc))
+        return NULL;
+    return strdup(loc);
 }
 
 int client_request(struct client *c, const char *method, const char *path,
@@ -568,7 +596,7 @@ int client_request(struct client *c, const char *method, const char *path,
 {
     struct reply_buf out = { 0 };
     struct curl_slist *hdrs = NULL;
-    char *text = NULL;
+    char *text = NULL, *next;
     long code = 0;
     CURLcode cc;
     int rc = -1;
@@ -576,6 +604,8 @@ int client_request(struct client *c, const char *method, const char *path,
     *reply = NULL;
     if (status)
         *status = 0;
+    free(c->via);
+    c->via = NULL;
     if (!method || !known_method(method) || !path || path[0] != '/')
         return loom_error_set(err, LOOM_EINVAL,
                               "bad request: method %s, path %s",
@@ -585,15 +615,25 @@ int client_request(struct client *c, const char *method, const char *path,
         loom_error_set(err, LOOM_EINTERNAL, "cannot encode the request");
         goto out;
     }
-    if (headers_build(c, text != NULL, headers, &hdrs, err) < 0 ||
-        setup(c, method, path, text, hdrs, &out, err) < 0)
+    if (headers_build(c, text != NULL, headers, &hdrs, err) < 0)
         goto out;
-    cc = curl_easy_perform(c->curl);
-    if (cc != CURLE_OK) {
-        transfer_error(c, cc, &out, err);
-        goto out;
+    /* The same request again where a redirect says, token and body too:
+     * a standby sends it to the active loomd (docs/api.md). */
+    for (int hop = 0;; hop++) {
+        if (setup(c, method, path, c->via, text, hdrs, &out, err) < 0)
+            goto out;
+        cc = curl_easy_perform(c->curl);
+        if (cc != CURLE_OK) {
+            transfer_error(c, cc, &out, err);
+            goto out;
+        }
+        curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &code);
+        if (hop == REDIRECTS_MAX || !(next = redirect_of(c, code)))
+            break;
+        free(c->via);
+        c->via = next;
+        out.len = 0;
     }
-    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &code);
     if (status)
         *status = code;
     if (code >= 200 && code < 300)

@@ -71,6 +71,9 @@ int client_set_tls(struct client *c, const struct client_tls *t,
  *   not authorised: <server's message>               (401, 403)
  *   <server's message> [(field F)] [; retry after N s]   (other statuses)
  * and err->kind mapped back from the status (404 -> LOOM_ENOENT, ...).
+ * A 307 or 308 to an http:// or https:// URL (a standby loomd names the
+ * active one) is followed, at most 3 times: the same method, body and
+ * headers, the token too, go there; messages then name that URL.
  */
 int client_request(struct client *c, const char *method, const char *path,
                    const json_t *body, const char *const *headers,

@@ -34,6 +34,9 @@ $GE_ENV
 poll_s = 0.5
 EOF2
 loomd_start || t_bail "loomd did not start"
+# loomctl submit sends the directory it runs in: one $T_USER, as whom the
+# jobs run, may enter
+cd "$T/home/$T_USER" || t_bail "cannot enter $T/home/$T_USER"
 admin_token || t_bail "no token"
 
 # ctl ARGS...: loomctl; OUT, ERR, RC.

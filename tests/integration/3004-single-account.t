@@ -94,6 +94,7 @@ JBUSY=$JOB
 wait_for '[ "$(field "$JBUSY" .state)" = running ]' 30
 TOKEN=$TB submit '{"name":"his","command":["true"]}'
 JB=$JOB
+TOKEN=$TB # bob reads his job: to alice it is a 404 (private_data)
 polls_pass one 2
 t_is "$(TOKEN=$TB field "$JB" .state)/$(TOKEN=$TB field "$JB" .cluster)" "pending/null" \
     "bob's job without a pin waits for local while cluster one sits idle"

@@ -94,7 +94,7 @@ t_is "$(listed completed | tr ' ' '\n' | grep -c "^${A}_")" 6 \
     "the completed tasks are listed, not the array as well"
 
 # ---- a limit of tasks at once ------------------------------------------------------
-submit "{\"name\": \"lim\", \"array\": \"1-5%2\", \"command\": [\"/bin/sh\", \"-c\", \"$(gate "$T/go2")\"]}"
+submit "{\"name\": \"lim\", \"array\": \"1-5%2\", \"output\": \"lim-%A_%a-%j.out\", \"command\": [\"/bin/sh\", \"-c\", \"$(gate "$T/go2")\"]}"
 L=$JOB
 wait_for '[ "$(counts "$L")" = "3 2 0 0 0" ]' 30
 t_is "$(counts "$L")" "3 2 0 0 0" "array 1-5%2: 2 run, 3 wait (a node is free)"
@@ -138,6 +138,10 @@ t_is "$(job_state "${O}_3")/$(job_state "$O")" completed/completed \
     "released, task 3 runs; the array completes"
 wait_for '[ "$(job_state "$L")" = completed ]' 30
 t_is "$(counts "$L")" "0 0 5 0 0" "the limited array completed too"
+job "${L}_4"
+t_is "$(jget "$BODY" .stdout)" "$T/home/$T_USER/lim-${L}_4-$(jget "$BODY" .loom_id).out" \
+    "output lim-%A_%a-%j.out of task 4: its array's id, its task, its own record"
+t_ok "$([ -e "$(jget "$BODY" .stdout)" ]; echo $?)" "... and the task wrote it"
 
 # ---- kill -9: arrays are where they were ----------------------------------------------
 rm -f "$T/go3"

@@ -63,7 +63,7 @@ served_serial() {
 
 # ---- the API over HTTPS ------------------------------------------------------
 https /healthz
-t_is "$STATUS $BODY" '200 {"status":"ok"}' \
+t_is "$STATUS $(jget "$BODY" .status)/$(jget "$BODY" .role)" '200 ok/active' \
     "GET /healthz over HTTPS, the chain verified up to the test's root"
 https /v1/clusters
 t_is "$STATUS/$(jget "$BODY" .items.0.name)" 200/sim \

@@ -32,13 +32,26 @@
 # slurm_nodes_idle   0 when every node n1..nN is idle (no flags).
 # slurm_stop_slurmd I / slurm_start_slurmd I: stop (SIGTERM, by PID) or
 #                    start again the slurmd of node nI (node failure tests).
+# slurm_restd_available  0 when slurmrestd and the JWT plugin are installed;
+#                    else 1 with the reason in SLURM_WHY.
+# slurm_restd_start  (after slurm_start with LOOM_SLURM_JWT=1) two slurmrestd,
+#                    both as $SLURM_RESTD_USER: rest_auth/local on the Unix
+#                    socket $SLURM_RESTD_SOCKET and rest_auth/jwt on
+#                    $SLURM_RESTD_URL (127.0.0.1, a free port); waits until
+#                    both answer a ping. The JWT key is $SLURM_JWT_KEY.
+# slurm_restd_stop / slurm_restd_kill: SIGTERM / SIGKILL both, by PID.
+# slurm_jwt USER [SECS]: a token for USER from scontrol token (a string).
 #
 # Knobs (environment): LOOM_SLURM_CPUS (2) and LOOM_SLURM_MEM (2048 MB)
 # per node, LOOM_SLURM_NODE_CONF (more words for every NodeName= line, e.g.
 # "Gres=gpu:2"; a gres.conf may go in $SLURM_DIR/etc via LOOM_SLURM_GRES_CONF),
 # LOOM_SLURM_SLURMD_TIMEOUT (10 s: a dead slurmd is DOWN after
 # about that), LOOM_SLURM_TIMEOUT (60 s to reach idle), LOOM_SLURM_CONF
-# (extra slurm.conf lines, appended last: partitions, features).
+# (extra slurm.conf lines, appended last: partitions, features),
+# LOOM_SLURM_JWT=1 (AuthAltTypes=auth/jwt with a key of its own: needed by
+# slurmrestd's JWT authentication and scontrol token), LOOM_SLURM_RESTD_USER
+# (the account slurmrestd runs as, default slurm: it refuses root; with
+# rest_auth/local it accepts only root and that account as peers).
 #
 # Why it is built this way (see the measurements in the Slurm recipe):
 # - proctrack/pgid and tini: PID 1 here reaps orphans only every ~2 s and
@@ -59,6 +72,10 @@ SLURM_NODES=0
 SLURM_WHY=
 SLURM_CTLD_PID=
 SLURM_PORT=
+SLURM_JWT_KEY=
+SLURM_RESTD_USER=${LOOM_SLURM_RESTD_USER:-slurm}
+SLURM_RESTD_SOCKET=
+SLURM_RESTD_URL=
 case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin ;; esac
 
 slurm_available() {
@@ -165,6 +182,10 @@ MinJobAge=600
 InactiveLimit=0
 SchedulerParameters=batch_sched_delay=0
 EOF
+    if [ "${LOOM_SLURM_JWT:-0}" = 1 ]; then
+        echo "AuthAltTypes=auth/jwt"
+        echo "AuthAltParameters=jwt_key=$d/state/jwt.key"
+    fi
     for ((i = 1; i <= SLURM_NODES; i++)); do
         echo "NodeName=n$i NodeHostname=localhost NodeAddr=127.0.0.1" \
             "Port=$((SLURM_PORT + i)) CPUs=${LOOM_SLURM_CPUS:-2}" \
@@ -211,6 +232,13 @@ slurm_launch() {
     chown "$LOOM_SERVICE_USER:" "$d/state" "$d/log" "$d/run" || return 1
     export SLURM_CONF=$d/etc/slurm.conf
     slurm_write_conf >"$SLURM_CONF"
+    # The JWT key: 32 random bytes, the SlurmUser's alone.
+    if [ "${LOOM_SLURM_JWT:-0}" = 1 ]; then
+        SLURM_JWT_KEY=$d/state/jwt.key
+        (umask 077 && head -c 32 /dev/urandom >"$SLURM_JWT_KEY") || return 1
+        chown "$(awk -F= '$1 == "SlurmUser" { print $2 }' "$SLURM_CONF")" \
+            "$SLURM_JWT_KEY" || return 1
+    fi
     : >"$d/etc/plugstack.conf" # not /etc/slurm/plugstack.conf.d
     [ -z "${LOOM_SLURM_GRES_CONF:-}" ] ||
         printf '%s\n' "$LOOM_SLURM_GRES_CONF" >"$d/etc/gres.conf"
@@ -285,6 +313,102 @@ slurm_start() {
         return 1
     fi
     t_diag "slurm: $SLURM_NODES nodes idle after $(($(slurm_now_ms) - t0)) ms (slurmctld on 127.0.0.1:$SLURM_PORT)"
+}
+
+slurm_restd_available() {
+    SLURM_WHY=
+    if ! command -v slurmrestd >/dev/null 2>&1; then
+        SLURM_WHY="no slurmrestd (apt-get install slurmrestd slurm-wlm-jwt-plugin; ./bootstrap check does it)"
+    elif ! ls /usr/lib/*/slurm-wlm/auth_jwt.so >/dev/null 2>&1; then
+        SLURM_WHY="no JWT plugin (apt-get install slurm-wlm-jwt-plugin; ./bootstrap check does it)"
+    elif ! id -u "$SLURM_RESTD_USER" >/dev/null 2>&1; then
+        SLURM_WHY="no account $SLURM_RESTD_USER for slurmrestd (LOOM_SLURM_RESTD_USER)"
+    fi
+    [ -z "$SLURM_WHY" ] && return 0
+    echo "slurm.sh: $SLURM_WHY" >&2
+    return 1
+}
+
+# The OpenAPI plugins slurmrestd loads: the dbv0.0.x ones are fatal
+# without slurmdbd.
+SLURM_RESTD_PLUGINS=openapi/v0.0.36,openapi/v0.0.37,openapi/v0.0.38
+
+# slurm_restd_ping URL [CURL ARGS...]: slurmrestd answers its ping.
+slurm_restd_ping() {
+    local url=$1
+    shift
+    curl -sf -m 2 "$@" "$url/slurm/v0.0.38/ping" >/dev/null 2>&1
+}
+
+slurm_restd_start() {
+    local d=$SLURM_DIR p end tok
+    slurm_restd_available || return 1
+    [ -n "$SLURM_JWT_KEY" ] || {
+        t_diag "slurm.sh: slurm_restd_start needs LOOM_SLURM_JWT=1 before slurm_start"
+        return 1
+    }
+    # slurmrestd binds its Unix socket after it took its account.
+    mkdir -p "$d/restd"
+    chown "$SLURM_RESTD_USER" "$d/restd"
+    chmod 0755 "$d/restd"
+    SLURM_RESTD_SOCKET=$d/restd/slurmrestd.socket
+    if [ -z "$SLURM_RESTD_URL" ]; then
+        for ((p = SLURM_PORT + SLURM_NODES + 1; p < SLURM_PORT + SLURM_NODES + 50; p++)); do
+            slurm_port_free "$p" && break
+        done
+        SLURM_RESTD_URL=http://127.0.0.1:$p
+    fi
+    rm -f "$SLURM_RESTD_SOCKET"
+    slurm_bg restd-local slurmrestd -f "$SLURM_CONF" -a rest_auth/local \
+        -s "$SLURM_RESTD_PLUGINS" -u "$SLURM_RESTD_USER" \
+        "unix:$SLURM_RESTD_SOCKET"
+    slurm_bg restd-jwt env SLURM_JWT=daemon slurmrestd -f "$SLURM_CONF" \
+        -a rest_auth/jwt -s "$SLURM_RESTD_PLUGINS" -u "$SLURM_RESTD_USER" \
+        "${SLURM_RESTD_URL#http://}"
+    tok=$(slurm_jwt root 600) || return 1
+    end=$(($(slurm_now_ms) + 30000))
+    until slurm_restd_ping http://x --unix-socket "$SLURM_RESTD_SOCKET" &&
+        slurm_restd_ping "$SLURM_RESTD_URL" -H "X-SLURM-USER-NAME: root" \
+            -H "X-SLURM-USER-TOKEN: $tok"; do
+        if ! alive "$(slurm_pid restd-local)" || ! alive "$(slurm_pid restd-jwt)" ||
+            (($(slurm_now_ms) > end)); then
+            t_diag "slurmrestd did not answer:" \
+                "$(tail -n 5 "$d"/log/restd-*.out 2>/dev/null)"
+            return 1
+        fi
+        sleep 0.05
+    done
+}
+
+slurm_restd_stop() {
+    local p pids=()
+    for p in restd-local restd-jwt; do
+        p=$(slurm_pid "$p")
+        [ -n "$p" ] && pids+=("$p")
+    done
+    [ ${#pids[@]} -gt 0 ] && slurm_stop_pids TERM 50 "${pids[@]}"
+    rm -f "$SLURM_DIR"/run/restd-*.pid
+    return 0
+}
+
+slurm_restd_kill() {
+    local p
+    for p in restd-local restd-jwt; do
+        p=$(slurm_pid "$p")
+        [ -n "$p" ] && kill -KILL "$p" 2>/dev/null && wait_dead "$p" 100
+    done
+    rm -f "$SLURM_DIR"/run/restd-*.pid
+    return 0
+}
+
+# slurm_jwt USER [SECS]: scontrol token's token for USER (lifespan SECS).
+slurm_jwt() {
+    local out
+    out=$(scontrol token "username=$1" "lifespan=${2:-3600}" 2>&1) || {
+        t_diag "slurm.sh: scontrol token: $out"
+        return 1
+    }
+    printf '%s\n' "${out#SLURM_JWT=}"
 }
 
 slurm_start_slurmd() {

@@ -688,7 +688,8 @@ int main(void)
         printf("Bail out! %s: %s\n", real, strerror(errno));
         return 1;
     }
-    env = (struct adaptor_env){"t", top, libexec};
+    env = (struct adaptor_env){.cluster = "t", .state_dir = top,
+                               .libexec_dir = libexec};
     T = adaptor_type_find("local");
     test_type_and_config();
     if (!T)

@@ -133,6 +133,9 @@ static void t_registered(void)
         check_type(types[i]);
     ok(adaptor_type_find("local") != NULL, "local is registered");
     ok(adaptor_type_find("sim") != NULL, "sim is registered");
+    ok(adaptor_type_find("slurmrest") != NULL &&
+       adaptor_type_find("slurmrest")->call != NULL,
+       "slurmrest is registered, with the asynchronous form");
     ok(adaptor_type_find("nope") == NULL, "no type nope");
     ok(adaptor_type_check(&stranger, &err) < 0 && err.kind == LOOM_EINVAL,
        "an unregistered type fails the check: %s", err.message);
@@ -154,9 +157,74 @@ static void t_bad(void)
        "an op without its capability bit is caught: %s", err.message);
 }
 
+/* The blocking form of a call: adaptor_call_run runs the op it names. */
+static const char *ran;
+
+static int count_nodes(void *self, struct cl_node_list *out,
+                       struct loom_error *err)
+{
+    ran = "nodes";
+    return 0;
+}
+
+static int count_jobs(void *self, struct cl_job_list *out, int *complete,
+                      struct loom_error *err)
+{
+    ran = "jobs";
+    *complete = 1;
+    return 0;
+}
+
+static int count_start(void *self, const struct start_req *req,
+                       struct start_result *out, struct loom_error *err)
+{
+    ran = "start";
+    return loom_error_set(err, LOOM_ETEMP, "busy");
+}
+
+static int count_suspend(void *self, const char *id, struct loom_error *err)
+{
+    ran = id;
+    return 0;
+}
+
+static void t_call_run(void)
+{
+    struct adaptor_type t = {.name = "counting", FAKE_CORE_OPS,
+                             .suspend = count_suspend, .resume = fake_job_op};
+    struct start_req req = {.loom_id = 1};
+
+    t.nodes = count_nodes;
+    t.jobs = count_jobs;
+    t.start = count_start;
+    struct adaptor_call k = {.op = LOOM_OP_NODES, .blocking = 1};
+
+    adaptor_call_run(&t, NULL, &k);
+    ok(k.rc == 0 && ran && !strcmp(ran, "nodes") && !k.blocking,
+       "a nodes call runs the nodes op (and is no longer handed back)");
+    k = (struct adaptor_call){.op = LOOM_OP_JOBS};
+    adaptor_call_run(&t, NULL, &k);
+    ok(k.rc == 0 && !strcmp(ran, "jobs") && k.complete == 1,
+       "a jobs call runs the jobs op, with its complete flag");
+    k = (struct adaptor_call){.op = LOOM_OP_START, .start = &req};
+    adaptor_call_run(&t, NULL, &k);
+    ok(k.rc < 0 && k.err.kind == LOOM_ETEMP && !strcmp(k.err.message, "busy"),
+       "a start call returns the op's error");
+    k = (struct adaptor_call){.op = LOOM_OP_SUSPEND, .native_id = "77"};
+    adaptor_call_run(&t, NULL, &k);
+    ok(k.rc == 0 && !strcmp(ran, "77"), "a suspend call passes the job id");
+    k = (struct adaptor_call){.op = LOOM_N_OPS};
+    adaptor_call_run(&t, NULL, &k);
+    ok(k.rc < 0 && k.err.kind == LOOM_EINVAL, "no such op: %s",
+       k.err.message);
+    is_str(adaptor_op_name(LOOM_OP_SET_NODE_STATE), "set_node_state",
+           "op names as the metrics show them");
+}
+
 int main(void)
 {
     t_registered();
     t_bad();
+    t_call_run();
     return done_testing();
 }

@@ -1,0 +1,294 @@
+/* curlloop.c - HTTP requests of the server thread: one libcurl multi. */
+/* SPDX-License-Identifier: MIT */
+#include "adaptors/curlloop.h"
+
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/timeutil.h"
+
+/* Connections to one host (a slurmrestd) at once; more requests wait in
+ * libcurl's queue for one of them. */
+#define MAX_HOST_CONNECTIONS 8
+/* Connections kept open for reuse, all hosts together. */
+#define MAX_CACHED_CONNECTIONS 32
+
+struct xfer {
+    struct xfer *prev, *next; /* the loop's transfers */
+    CURL *e;
+    struct curl_slist *headers;
+    char *buf;
+    size_t len, cap, max;
+    int too_big;
+    int retries;
+    double t0;
+    char errbuf[CURL_ERROR_SIZE];
+    void (*done_cb)(void *arg, const struct fetch_result *r);
+    void *arg;
+};
+
+/* A failure to report from the next run. */
+struct failed {
+    struct failed *next;
+    void (*done_cb)(void *arg, const struct fetch_result *r);
+    void *arg;
+    char why[256];
+};
+
+struct curlloop {
+    CURLM *m;
+    size_t active;
+    struct xfer *all;
+    struct failed *failed, **failed_tail;
+};
+
+struct curlloop *curlloop_create(struct loom_error *err)
+{
+    struct curlloop *l = calloc(1, sizeof(*l));
+
+    if (!l || !(l->m = curl_multi_init())) {
+        free(l);
+        loom_error_set(err, LOOM_EINTERNAL, "cannot create libcurl's multi "
+                       "handle (out of memory)");
+        return NULL;
+    }
+    l->failed_tail = &l->failed;
+    curl_multi_setopt(l->m, CURLMOPT_MAX_HOST_CONNECTIONS,
+                      (long)MAX_HOST_CONNECTIONS);
+    curl_multi_setopt(l->m, CURLMOPT_MAXCONNECTS,
+                      (long)MAX_CACHED_CONNECTIONS);
+    return l;
+}
+
+static void xfer_free(struct xfer *x)
+{
+    if (!x)
+        return;
+    if (x->e)
+        curl_easy_cleanup(x->e);
+    curl_slist_free_all(x->headers);
+    free(x->buf);
+    free(x);
+}
+
+void curlloop_destroy(struct curlloop *l)
+{
+    if (!l)
+        return;
+    while (l->failed) {
+        struct failed *f = l->failed;
+        l->failed = f->next;
+        free(f);
+    }
+    while (l->all) {
+        struct xfer *x = l->all;
+        l->all = x->next;
+        curl_multi_remove_handle(l->m, x->e);
+        xfer_free(x);
+    }
+    curl_multi_cleanup(l->m);
+    free(l);
+}
+
+void curlloop_wakeup(void *l)
+{
+    curl_multi_wakeup(((struct curlloop *)l)->m);
+}
+
+size_t curlloop_active(const struct curlloop *l)
+{
+    return l->active;
+}
+
+/* The answer, kept up to x->max bytes: past it the transfer fails. */
+static size_t on_data(char *p, size_t size, size_t n, void *arg)
+{
+    struct xfer *x = arg;
+    size_t add = size * n;
+
+    if (x->len + add > x->max) {
+        x->too_big = 1;
+        return 0;
+    }
+    if (x->len + add + 1 > x->cap) {
+        size_t cap = x->cap ? x->cap : 16384;
+        char *b;
+        while (cap < x->len + add + 1)
+            cap *= 2;
+        if (!(b = realloc(x->buf, cap)))
+            return 0;
+        x->buf = b;
+        x->cap = cap;
+    }
+    memcpy(x->buf + x->len, p, add);
+    x->len += add;
+    x->buf[x->len] = '\0';
+    return add;
+}
+
+static int setup(struct xfer *x, const struct fetch_req *r)
+{
+    long ms = (long)(r->timeout_s * 1000);
+    int rc = 0;
+
+    /* "Expect:" off: slurmrestd never says 100 Continue, and libcurl
+     * would wait a second for it before a body past 1 KiB. */
+    x->headers = curl_slist_append(NULL, "Expect:");
+    for (size_t i = 0; x->headers && r->headers && r->headers[i]; i++) {
+        struct curl_slist *h = curl_slist_append(x->headers, r->headers[i]);
+        if (!h)
+            return -1;
+        x->headers = h;
+    }
+    if (!x->headers)
+        return -1;
+    rc |= curl_easy_setopt(x->e, CURLOPT_URL, r->url);
+    if (r->unix_socket)
+        rc |= curl_easy_setopt(x->e, CURLOPT_UNIX_SOCKET_PATH, r->unix_socket);
+#if LIBCURL_VERSION_NUM >= 0x075500
+    rc |= curl_easy_setopt(x->e, CURLOPT_PROTOCOLS_STR, "http,https");
+#endif
+    rc |= curl_easy_setopt(x->e, CURLOPT_NOSIGNAL, 1L);
+    rc |= curl_easy_setopt(x->e, CURLOPT_TIMEOUT_MS, ms > 0 ? ms : 1L);
+    rc |= curl_easy_setopt(x->e, CURLOPT_CONNECTTIMEOUT_MS, ms > 0 ? ms : 1L);
+    rc |= curl_easy_setopt(x->e, CURLOPT_HTTPHEADER, x->headers);
+    rc |= curl_easy_setopt(x->e, CURLOPT_WRITEFUNCTION, on_data);
+    rc |= curl_easy_setopt(x->e, CURLOPT_WRITEDATA, x);
+    rc |= curl_easy_setopt(x->e, CURLOPT_PRIVATE, x);
+    rc |= curl_easy_setopt(x->e, CURLOPT_ERRORBUFFER, x->errbuf);
+    if (r->body)
+        rc |= curl_easy_setopt(x->e, CURLOPT_COPYPOSTFIELDS, r->body);
+    if (strcmp(r->method, "GET") != 0 && strcmp(r->method, "POST") != 0)
+        rc |= curl_easy_setopt(x->e, CURLOPT_CUSTOMREQUEST, r->method);
+    else if (!strcmp(r->method, "POST") && !r->body)
+        rc |= curl_easy_setopt(x->e, CURLOPT_COPYPOSTFIELDS, "");
+    return rc ? -1 : 0;
+}
+
+int curlloop_fetch(struct curlloop *l, const struct fetch_req *r,
+                   struct loom_error *err)
+{
+    struct xfer *x = calloc(1, sizeof(*x));
+
+    if (!x || !(x->e = curl_easy_init()) || setup(x, r) < 0 ||
+        curl_multi_add_handle(l->m, x->e) != CURLM_OK) {
+        xfer_free(x);
+        return loom_error_set(err, LOOM_EINTERNAL, "%s %s: cannot start the "
+                              "request (out of memory)", r->method, r->url);
+    }
+    x->max = r->max_bytes;
+    x->retries = r->retries;
+    x->done_cb = r->done_cb;
+    x->arg = r->arg;
+    x->t0 = time_mono();
+    x->next = l->all;
+    if (l->all)
+        l->all->prev = x;
+    l->all = x;
+    l->active++;
+    return 0;
+}
+
+void curlloop_fail(struct curlloop *l,
+                   void (*done_cb)(void *arg, const struct fetch_result *r),
+                   void *arg, const char *why)
+{
+    struct failed *f = calloc(1, sizeof(*f));
+    struct fetch_result r = {.body = "", .error = why};
+
+    if (!f) { /* out of memory: the one case told at once */
+        done_cb(arg, &r);
+        return;
+    }
+    f->done_cb = done_cb;
+    f->arg = arg;
+    snprintf(f->why, sizeof(f->why), "%s", why);
+    *l->failed_tail = f;
+    l->failed_tail = &f->next;
+    curl_multi_wakeup(l->m);
+}
+
+/* A broken connection (a reused one the server had closed, a server that
+ * restarted) and nothing answered: a read may go again. */
+static int broken(CURLcode rc)
+{
+    return rc == CURLE_GOT_NOTHING || rc == CURLE_SEND_ERROR ||
+           rc == CURLE_RECV_ERROR;
+}
+
+static void finish(struct curlloop *l, struct xfer *x, CURLcode rc)
+{
+    struct fetch_result r = {.body = x->buf ? x->buf : "", .len = x->len};
+    char why[CURL_ERROR_SIZE + 64];
+
+    curl_multi_remove_handle(l->m, x->e);
+    if (rc != CURLE_OK && broken(rc) && x->retries > 0 && !x->too_big) {
+        x->retries--;
+        x->len = 0;
+        x->errbuf[0] = '\0';
+        if (curl_multi_add_handle(l->m, x->e) == CURLM_OK)
+            return;
+    }
+    l->active--;
+    if (x->prev)
+        x->prev->next = x->next;
+    else
+        l->all = x->next;
+    if (x->next)
+        x->next->prev = x->prev;
+    r.seconds = time_mono() - x->t0;
+    if (x->too_big) {
+        snprintf(why, sizeof(why), "the answer is larger than %zu bytes",
+                 x->max);
+        r.error = why;
+    } else if (rc != CURLE_OK) {
+        r.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
+        snprintf(why, sizeof(why), "%s", x->errbuf[0] ? x->errbuf
+                                                       : curl_easy_strerror(rc));
+        r.error = why;
+    } else {
+        curl_easy_getinfo(x->e, CURLINFO_RESPONSE_CODE, &r.status);
+    }
+    x->done_cb(x->arg, &r);
+    xfer_free(x);
+}
+
+/* Carry the transfers on; finish those that ended. How many did. */
+static int drive(struct curlloop *l)
+{
+    struct CURLMsg *msg;
+    struct failed *f;
+    int running, left, n = 0;
+
+    while ((f = l->failed)) {
+        struct fetch_result r = {.body = "", .error = f->why};
+        l->failed = f->next;
+        if (!l->failed)
+            l->failed_tail = &l->failed;
+        f->done_cb(f->arg, &r);
+        free(f);
+        n++;
+    }
+    curl_multi_perform(l->m, &running);
+    while ((msg = curl_multi_info_read(l->m, &left))) {
+        struct xfer *x = NULL;
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+        finish(l, x, msg->data.result);
+        n++;
+    }
+    return n;
+}
+
+void curlloop_run(struct curlloop *l, double timeout_s)
+{
+    int ms = timeout_s > 0 ? (int)(timeout_s * 1000 + 0.999) : 0;
+
+    if (drive(l) > 0)
+        return;
+    curl_multi_poll(l->m, NULL, 0, ms, NULL);
+    drive(l);
+}

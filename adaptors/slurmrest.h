@@ -1,0 +1,164 @@
+/* slurmrest.h - the slurmrestd adaptor's parts shared by its files. */
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_ADAPTORS_SLURMREST_H
+#define LOOM_ADAPTORS_SLURMREST_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "adaptors/adaptor.h"
+#include "core/hmap.h"
+
+/* The API versions Loom reads, newest first. */
+#define SREST_N_VERSIONS 3
+extern const char *const srest_versions[SREST_N_VERSIONS];
+
+struct sop;
+
+/* One slurmrestd cluster. What call() uses is the server thread's; the
+ * blocking ops (the fallback pack) touch only pack. */
+struct srest {
+    char *cluster;
+    char *url;             /* http://host:port, or http://localhost */
+    char *socket;          /* the Unix socket, or NULL */
+    int fixed;             /* api_version named one */
+    int vi;                /* srest_versions[vi] is in use */
+    int settled;           /* slurmrestd answered on srest_versions[vi] */
+    enum { SREST_LOCAL, SREST_KEY, SREST_TOKEN_FILE } auth;
+    unsigned char *key;    /* jwt_key_file's bytes (wiped when freed) */
+    size_t key_len;
+    char *user;            /* whom signed tokens are for */
+    char *token_file;
+    char *token, *token_user;
+    time_t token_exp, token_mtime;
+    double token_checked;
+    double timeout_s;
+    size_t max_bytes;
+    char *partition;       /* only these partitions (a comma list) */
+    char *workdir;
+    struct strv env;       /* env.*: "NAME=value", for the pack and jobs */
+    struct curlloop *loop;
+    char *pack_name;       /* the fallback pack, or NULL for none */
+    const struct adaptor_type *pack_type;
+    void *pack;
+    int conditional;             /* conditional_polls: update_time */
+    /* Incremental polls: when the last full answer was asked for. */
+    time_t jobs_at, jobs_full_at, nodes_at, parts_at;
+    struct cl_node_list nodes;   /* the last full answers */
+    struct cl_queue_list parts;
+    unsigned long max_job_id;    /* the highest job id seen */
+    struct hmap tried;           /* Loom ids whose start was sent */
+    struct sop *ops;             /* operations under way */
+    char via[64], via_pack[80];
+};
+
+/* What a request came to. */
+struct answer {
+    long status;       /* 0: no answer (error says why) */
+    json_t *doc;       /* the JSON body, or NULL */
+    const char *error; /* no answer: why */
+    int timed_out;
+    const char *text;  /* the body as sent */
+    size_t len;
+};
+
+/* One operation under way: one or more requests in turn. */
+struct sop {
+    struct sop *prev, *next;
+    struct srest *s;
+    struct adaptor_call *k;
+    const char *method;
+    char path[160];    /* after /slurm/VERSION/ */
+    char *body;
+    const char *as_user; /* X-SLURM-USER-NAME of a submit, or NULL */
+    int local;         /* it failed before it was sent (error says why) */
+    int raw;           /* a 200's body is left unparsed (a->doc NULL) */
+    time_t asked;
+    char *native;
+    void (*then)(struct sop *o, const struct answer *a);
+};
+
+/* slurmrest_req.c: an operation (linked into s->ops; o->then set by the
+ * caller), sent and ended. srest_send sends o's request (a token added);
+ * then(o, answer) follows from the loop, once per request, even when it
+ * could not be sent. srest_done ends the op: frees o, sets k->rc and calls
+ * k->done_cb. srest_fail sets k->err ("cluster C: slurmrestd V: METHOD
+ * PATH: why") and returns -1; srest_fail_answer does it for an answer that
+ * is not the one wanted (kind from the HTTP status and Slurm's error). */
+struct sop *srest_sop_new(struct srest *s, struct adaptor_call *k,
+                          const char *method,
+                          void (*then)(struct sop *, const struct answer *));
+void srest_send(struct sop *o);
+void srest_done(struct sop *o, int rc);
+/* Unlink and free o without a callback. */
+void srest_sop_free(struct sop *o);
+int srest_fail(struct sop *o, int kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int srest_fail_answer(struct sop *o, const struct answer *a);
+/* Free the operations under way (at the end; no callback). */
+void srest_ops_drop(struct srest *s);
+
+/* slurmrest_start.c: LOOM_OP_START; 0 when started, 1 when handed back
+ * (o is then the caller's to free). */
+int srest_start(struct srest *s, struct sop *o);
+/* A Slurm job id (digits, an array's _), safe in a path. */
+int srest_is_job_id(const char *id);
+
+/* slurmrest_ops.c: the asynchronous form (adaptor_type.call). */
+/* Under rest_auth/local slurmrestd acts as its own account whoever asks:
+ * what acts on a job (start, cancel, hold, release) goes to the fallback
+ * pack, which acts as the job's account or as loomd's. 1 for those. */
+int srest_as_pack(const struct srest *s, int op);
+int srest_call(void *self, struct adaptor_call *k);
+
+/*
+ * Parsers of slurmrestd's answers (OpenAPI v0.0.36 to v0.0.38 of Slurm
+ * 22.05), each into an empty list the caller owns afterwards. An answer
+ * that lacks a field Loom needs, or has one of another type, fails with
+ * LOOM_ETEMP naming the item and the field ("jobs[3].job_state: missing");
+ * fields Loom does not read are ignored. Any thread.
+ */
+
+/* GET /nodes: only the nodes of the partitions in only (a comma list),
+ * or all when only is NULL. */
+int srest_parse_nodes(json_t *doc, const char *only, struct cl_node_list *out,
+                      struct loom_error *err);
+/* GET /jobs (every job: the list is complete). *max_id: the highest job
+ * id listed (left as it is when none is higher). */
+int srest_parse_jobs(json_t *doc, struct cl_job_list *out,
+                     unsigned long *max_id, struct loom_error *err);
+/* The same from the answer's text, reading only what Loom needs
+ * (slurmrest_scan.c): what GET /jobs costs to parse is most of what the
+ * adaptor adds to the request. */
+int srest_scan_jobs(const char *text, size_t len, struct cl_job_list *out,
+                    unsigned long *max_id, struct loom_error *err);
+/* One job (o: the job's object, jobs[i] of the answer) appended to out:
+ * the mapping both read jobs through. */
+int srest_job_from(json_t *o, size_t i, struct cl_job_list *out,
+                   unsigned long *max_id, struct loom_error *err);
+/* GET /partitions: only those in only (a comma list), or all. */
+int srest_parse_partitions(json_t *doc, const char *only,
+                           struct cl_queue_list *out, struct loom_error *err);
+/* POST /job/submit: the new job's id (a new string). */
+int srest_parse_submit(json_t *doc, char **job_id, struct loom_error *err);
+/* The first of the answer's errors[] as "what (code)" into out, and its
+ * code (0 when there is none: then out is ""). */
+int srest_first_error(json_t *doc, char *out, size_t n);
+
+/* A Slurm hostlist ("n[1-3,5],gpu7") expanded into out (appended). 0, or
+ * -1 with err when malformed or past 100,000 names. */
+int srest_hostlist(const char *list, struct strv *out, struct loom_error *err);
+
+/* An HS256 JSON Web Token for user, as `scontrol token` makes them (the
+ * claims iat, exp and sun), signed with key. A new string, or NULL when
+ * out of memory. */
+char *srest_jwt_sign(const unsigned char *key, size_t key_len,
+                     const char *user, time_t iat, time_t exp);
+/* The user a token is for (its claim sun, else username) and when it
+ * expires (its claim exp, 0 when absent): 0, or -1 with err when the token
+ * is not a JWT. *user is a new string. The signature is not checked. */
+int srest_jwt_claims(const char *token, char **user, time_t *exp,
+                     struct loom_error *err);
+
+#endif

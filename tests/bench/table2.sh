@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# table2.sh - the reference paper's Table 2 on this machine: getNodes,
+# getJobs and startJob on a real Slurm (4 nodes, 100 jobs in the queue),
+# each the median of BENCH_RUNS calls (default 50), all in one run:
+#   direct: Slurm's command line (the very commands the slurm pack runs)
+#   direct: slurmrestd with curl (one curl process, its connection kept,
+#           over loopback with a JWT, and over the Unix socket)
+#   through Loom, script adaptor, uncached (loomd's own timing, /metrics)
+#   through Loom, slurmrestd adaptor, uncached (conditional_polls = no: a
+#           full answer every time; JWT: loomd, the SlurmUser, cannot use
+#           slurmrestd's socket, which takes only root and slurmrestd's
+#           own account, never the SlurmUser)
+#   through Loom, from the snapshot (GET over one keep-alive connection)
+# then each Loom row's overhead over its direct row, the slurmrest
+# adaptor's sustained operations a second against one slurmrestd, and its
+# start rate for 1,000 jobs beside sbatch in a loop.
+#   make bench && LOOM_TOP_SRCDIR=../.. LOOM_TOP_BUILDDIR=$PWD \
+#       bash ../../tests/bench/table2.sh
+# (from a build without sanitizers, e.g. build/release; needs root, Slurm,
+# slurmrestd and the JWT plugin, wrk). About 3 minutes.
+# SPDX-License-Identifier: MIT
+#
+# Like with like: each way is timed in loomd's rhythm (a call every 0.25 s;
+# starts 0.3 s apart), not back to back, which would warm every cache and
+# flatter the process-heavy ways most. The command line's figure is the
+# wall time of one process; curl's is its own time_total of one transfer
+# on a kept connection; loomd's is its adaptor call, from the call to the
+# parsed answer. One loomd runs at a time, with one cluster; every way
+# reads the same 100 jobs, then each starts its jobs.
+set -u
+: "${LOOM_TOP_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd -P)}"
+: "${LOOM_TOP_BUILDDIR:=$PWD}"
+. "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+. "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
+RUNS=${BENCH_RUNS:-50}
+NJOBS=100
+NSTART=${BENCH_STARTS:-1000}
+GAP=0.25
+START_GAP=0.3
+export LOOM_SCRIPTS_DIR=${LOOM_SCRIPTS_DIR:-$LOOM_TOP_SRCDIR/adaptors/scripts}
+PACK=$LOOM_SCRIPTS_DIR/slurm
+. "$PACK/lib/formats.sh"
+RATE=$LOOM_TOP_BUILDDIR/tests/bench/srest_rate
+[ -x "$RATE" ] || { echo "table2.sh: run make bench first ($RATE)" >&2; exit 1; }
+command -v wrk >/dev/null || { echo "table2.sh: wrk is needed" >&2; exit 1; }
+
+export LOOM_SLURM_JWT=1
+# 64 CPUs a node (config_overrides): Loom starts the 50 jobs of a way
+# without waiting to see the earlier ones end.
+export LOOM_SLURM_CPUS=64
+slurm_start 4 || exit 1
+slurm_restd_start || exit 1
+S=$T/scratch
+mkdir -p "$S"
+chmod 1777 "$S"
+TOK=$(slurm_jwt root 7200) || exit 1
+
+mkfifo "$T/nap"
+exec 9<>"$T/nap"
+nap() { read -r -t "$1" -u 9; }
+wall_us() {
+    local t0 t1
+    t0=${EPOCHREALTIME/[.,]/}
+    "$@" >/dev/null 2>&1 </dev/null
+    t1=${EPOCHREALTIME/[.,]/}
+    echo $((t1 - t0))
+}
+# median: of the numbers on stdin (microseconds, or seconds with -s), in ms.
+median() {
+    sort -g | awk -v s="${1:-}" '{a[NR] = $1} END {
+        m = a[int((NR + 1) / 2)]; printf "%.2f", s == "-s" ? m * 1000 : m / 1000 }'
+}
+
+# The queue: 100 jobs, 6 running on n1-n3 and 94 held by
+# their user (sbatch -H): neither Slurm's scheduler nor Loom's plans them,
+# so n4 stays free for the jobs each way starts; every list shows them.
+for ((i = 0; i < NJOBS; i++)); do
+    if ((i < 6)); then
+        sbatch --parsable -o /dev/null -w "n$((i / 2 + 1))" -c 32 --mem=100 \
+            -J queued --wrap 'sleep 3600' >/dev/null
+    else
+        sbatch --parsable -o /dev/null -H -J queued --wrap 'sleep 3600' \
+            >/dev/null
+    fi
+done
+njobs=$(squeue -h -t all | wc -l)
+
+# ---- direct: the command line ----------------------------------------------------
+JOBS_FMT=$(jobs_format)
+cli_nodes() { sinfo -h -N -O "$NODES_FORMAT"; }
+cli_jobs() { SLURM_TIME_FORMAT=%s squeue -h -t all -o "$JOBS_FMT"; }
+: >"$T/cli.nodes"
+: >"$T/cli.jobs"
+for ((i = 0; i < RUNS; i++)); do
+    nap $GAP
+    wall_us cli_jobs >>"$T/cli.jobs"
+    wall_us cli_nodes >>"$T/cli.nodes"
+done
+
+# ---- direct: slurmrestd with curl ------------------------------------------------
+JWT=(-H "X-SLURM-USER-NAME: root" -H "X-SLURM-USER-TOKEN: $TOK")
+SOCK=(--unix-socket "$SLURM_RESTD_SOCKET")
+# curl_times WHAT PATH CURL-ARGS...: RUNS GETs of PATH on one connection, a
+# call every $GAP s; time_total of each in seconds.
+curl_times() {
+    local base=$1 path=$2 urls=() i
+    shift 2
+    for ((i = 0; i < RUNS; i++)); do
+        urls+=(-o /dev/null "$base/slurm/v0.0.38/$path")
+    done
+    curl -s --rate "$(awk -v g=$GAP 'BEGIN { printf "%d/m", 60 / g }')" \
+        -w '%{time_total}\n' "$@" "${urls[@]}"
+}
+curl_times "$SLURM_RESTD_URL" jobs "${JWT[@]}" >"$T/curlj.jobs"
+curl_times "$SLURM_RESTD_URL" nodes "${JWT[@]}" >"$T/curlj.nodes"
+curl_times http://localhost jobs "${SOCK[@]}" >"$T/curls.jobs"
+curl_times http://localhost nodes "${SOCK[@]}" >"$T/curls.nodes"
+jobs_bytes=$(curl -s "${SOCK[@]}" http://localhost/slurm/v0.0.38/jobs | wc -c)
+
+# ---- through loomd ------------------------------------------------------------
+pg_start || exit 1
+metric() { # metric OP: loomd's median of the op on cluster b, in ms
+    awk -v k="loom_adaptor_op_seconds{cluster=\"b\",op=\"$1\",quantile=\"0.5\"}" \
+        '$1 == k { printf "%.2f", $2 * 1000 }' "$T/metrics"
+}
+count() {
+    awk -v k="loom_adaptor_op_seconds_count{cluster=\"b\",op=\"$1\"}" \
+        '$1 == k { print $2 + 0 }' "$T/metrics"
+}
+# loomd_with POLL_S LINES...: loomd with one cluster b of these lines.
+loomd_with() {
+    local poll=$1
+    shift
+    loomd_conf <<EOF2
+[cluster b]
+poll_s = $poll
+workdir = $S
+env.SLURM_CONF = $SLURM_CONF
+$(printf '%s\n' "$@")
+EOF2
+    loomd_start || exit 1
+    admin_token || exit 1
+}
+# loom_reads NAME LINES...: its medians of nodes and jobs over RUNS polls.
+loom_reads() {
+    local name=$1 i
+    shift
+    loomd_with $GAP "$@"
+    for ((i = 0; i < 600; i++)); do
+        curl -s "$LOOM_URL/metrics" >"$T/metrics"
+        [ "$(count jobs)" -ge $((RUNS + 2)) ] 2>/dev/null && break
+        nap 0.25
+    done
+    eval "${name}_nodes=\$(metric nodes) ${name}_jobs=\$(metric jobs)"
+    if [ "$name" = rest ]; then # the snapshot, while this loomd runs
+        snap_nodes=$(wrk_p50 "$LOOM_URL/v1/nodes?cluster=b")
+        snap_jobs=$(wrk_p50 "$LOOM_URL/v1/jobs?cluster=b")
+        snap_count=$(api GET "/v1/jobs?cluster=b&limit=1000" >/dev/null
+            jlen "$BODY" .items)
+    fi
+    loomd_stop
+}
+# loom_starts NAME LINES...: its median of start over RUNS starts. Polls
+# only when a start asks for one (poll_s 60): a start timed while a poll
+# of 100 jobs keeps slurmrestd busy would measure that poll, and the
+# script adaptor's worker never overlaps them.
+loom_starts() {
+    local name=$1 i
+    shift
+    loomd_with 60 "$@"
+    local ids=()
+    for ((i = 0; i < RUNS; i++)); do
+        submit '{"command":["true"],"name":"b","request":{"cluster":"b"}}'
+        ids+=("$JOB")
+        nap $START_GAP
+    done
+    for ((i = 0; i < 600; i++)); do
+        curl -s "$LOOM_URL/metrics" >"$T/metrics"
+        [ "$(count start)" -ge "$RUNS" ] 2>/dev/null && break
+        nap 0.2
+    done
+    eval "${name}_start=\$(metric start)"
+    # every job ended, so that the next loomd re-attaches to none
+    for i in "${ids[@]}"; do
+        wait_for '[ "$(field "$i" .state)" = completed ]' 90
+    done
+    loomd_stop
+}
+wrk_p50() {
+    wrk -t1 -c1 -d3s --latency -H "Authorization: Bearer $TOKEN" "$1" |
+        awk 'function ms(v) { if (v ~ /us$/) return v / 1000;
+                              if (v ~ /ms$/) return v + 0; return v * 1000 }
+             $1 == "50%" { printf "%.3f", ms($2) }'
+}
+PACK_CONF=("adaptor = script" "pack = slurm")
+REST_CONF=("adaptor = slurmrest" "url = $SLURM_RESTD_URL"
+    "jwt_key_file = $SLURM_JWT_KEY" "conditional_polls = no")
+# Every read first, on the same 100 jobs; then the starts.
+loom_reads pack "${PACK_CONF[@]}"
+loom_reads rest "${REST_CONF[@]}"
+loom_reads restc "adaptor = slurmrest" "url = $SLURM_RESTD_URL" \
+    "jwt_key_file = $SLURM_JWT_KEY"
+loom_starts pack "${PACK_CONF[@]}"
+loom_starts rest "${REST_CONF[@]}"
+
+# ---- startJob directly: the pack's sbatch, and the adaptor's submit -------------
+D=$T/direct
+mkdir -p "$D"
+printf '#!/bin/sh\nexec true\n' >"$D/job.sh"
+chmod 0755 "$D/job.sh"
+: >"$T/cli.start"
+for ((i = 0; i < RUNS; i++)); do
+    nap $START_GAP
+    wall_us sbatch --parsable --comment="bench-$i" --job-name=b \
+        --nodelist=n4 --nodes=1 --ntasks-per-node=1 --cpus-per-task=1 \
+        --mem=100 --time=60 --chdir="$D" --output="$D/stdout" \
+        --error="$D/stderr" "$D/job.sh" >>"$T/cli.start"
+done
+BODYJ='{"job":{"name":"b","comment":"bench","nodelist":"n4","nodes":[1,1],"tasks_per_node":1,"cpus_per_task":1,"memory_per_node":100,"time_limit":60,"current_working_directory":"'$D'","standard_output":"'$D'/stdout","standard_error":"'$D'/stderr","environment":{"PATH":"/usr/local/bin:/usr/bin:/bin","LOOM_JOB_ID":"1"}},"script":"#!/bin/sh\nexport LOOM_JOB_ID=1\nexec true\n"}'
+post_times() {
+    local base=$1 urls=() i
+    shift
+    for ((i = 0; i < RUNS; i++)); do
+        urls+=(-o /dev/null "$base/slurm/v0.0.38/job/submit")
+    done
+    curl -s --rate "$(awk -v g=$START_GAP 'BEGIN { printf "%d/m", 60 / g }')" \
+        -w '%{time_total}\n' -H 'Content-Type: application/json' \
+        -H 'Expect:' -d "$BODYJ" "$@" "${urls[@]}"
+}
+post_times "$SLURM_RESTD_URL" "${JWT[@]}" >"$T/curlj.start"
+post_times http://localhost "${SOCK[@]}" >"$T/curls.start"
+
+c_nodes=$(median <"$T/cli.nodes")
+c_jobs=$(median <"$T/cli.jobs")
+c_start=$(median <"$T/cli.start")
+j_nodes=$(median -s <"$T/curlj.nodes")
+j_jobs=$(median -s <"$T/curlj.jobs")
+j_start=$(median -s <"$T/curlj.start")
+s_nodes=$(median -s <"$T/curls.nodes")
+s_jobs=$(median -s <"$T/curls.jobs")
+s_start=$(median -s <"$T/curls.start")
+
+# ---- sustained rates ------------------------------------------------------------
+cat >"$T/rate-jwt.conf" <<EOF2
+[cluster sr]
+adaptor = slurmrest
+url = $SLURM_RESTD_URL
+jwt_key_file = $SLURM_JWT_KEY
+conditional_polls = no
+fallback_pack = none
+workdir = $S
+EOF2
+# srest_rate runs as root, whom the socket takes (nodes only: under
+# rest_auth/local starts go to the pack).
+cat >"$T/rate-sock.conf" <<EOF2
+[cluster sr]
+adaptor = slurmrest
+url = unix:$SLURM_RESTD_SOCKET
+conditional_polls = no
+workdir = $S
+EOF2
+export SREST_STATE_DIR=$T SREST_NODES=n4
+njobs_rate=$(squeue -h -t all | wc -l)
+rate() { "$RATE" "$@" 2>/dev/null | head -n 2; }
+r_nodes_j=$(rate "$T/rate-jwt.conf" nodes 500 8)
+r_nodes_s=$(rate "$T/rate-sock.conf" nodes 500 8)
+r_jobs_j=$(rate "$T/rate-jwt.conf" jobs 200 8)
+r_nodes_1=$(rate "$T/rate-sock.conf" nodes 500 1)
+# 1,000 starts: the adaptor (8 under way, then 1), and sbatch in a loop.
+r_start_8=$(rate "$T/rate-jwt.conf" start "$NSTART" 8)
+r_start_1=$(rate "$T/rate-jwt.conf" start "$NSTART" 1)
+t0=${EPOCHREALTIME/[.,]/}
+for ((i = 0; i < NSTART; i++)); do
+    sbatch --parsable --nodelist=n4 -N1 -c1 --mem=100 -t 60 -o /dev/null \
+        -J loop --wrap true >/dev/null 2>&1
+done
+t1=${EPOCHREALTIME/[.,]/}
+sb_rate=$(awk -v n="$NSTART" -v us=$((t1 - t0)) 'BEGIN { printf "%.0f", n / (us / 1e6) }')
+
+# ---- the table --------------------------------------------------------------------
+row() { printf '| %-52s | %8s | %8s | %8s |\n' "$@"; }
+over() { # LOOM DIRECT: "+X.XX ms (Y.Yx)"
+    awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b <= 0) print "-";
+        else printf "%+.2f ms (%.2fx)", a - b, a / b }'
+}
+faster() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0) printf "%.0fx", b / a; else print "-" }'; }
+min3() { printf '%s\n' "$@" | sort -g | head -n 1; }
+echo
+echo "Slurm $(sinfo -V | awk '{print $2}'), 4 nodes, $njobs jobs in the queue" \
+    "(GET jobs: $jobs_bytes bytes); medians of $RUNS calls, ms"
+row "scenario" getNodes getJobs startJob
+row "----" "---" "---" "---"
+row "direct: Slurm's command line" "$c_nodes" "$c_jobs" "$c_start"
+row "direct: slurmrestd with curl (JWT, loopback)" "$j_nodes" "$j_jobs" "$j_start"
+row "direct: slurmrestd with curl (Unix socket)" "$s_nodes" "$s_jobs" "$s_start"
+row "through Loom, script adaptor, uncached" "$pack_nodes" "$pack_jobs" "$pack_start"
+row "through Loom, slurmrestd adaptor, uncached (JWT)" "$rest_nodes" "$rest_jobs" "$rest_start"
+row "through Loom, slurmrestd adaptor, update_time (JWT)" "$restc_nodes" "$restc_jobs" "-"
+row "through Loom, from the snapshot" "$snap_nodes" "$snap_jobs" "-"
+row "through Loom, loom adaptor over another loomd" "(later)" "(later)" "(later)"
+echo
+echo "Overhead of each Loom row over its direct row (Loom - direct, Loom / direct):"
+printf '  script adaptor - command line:   getNodes %s, getJobs %s, startJob %s\n' \
+    "$(over "$pack_nodes" "$c_nodes")" "$(over "$pack_jobs" "$c_jobs")" "$(over "$pack_start" "$c_start")"
+printf '  slurmrest (JWT) - curl (JWT):     getNodes %s, getJobs %s, startJob %s\n' \
+    "$(over "$rest_nodes" "$j_nodes")" "$(over "$rest_jobs" "$j_jobs")" "$(over "$rest_start" "$j_start")"
+fn=$(min3 "$c_nodes" "$j_nodes" "$s_nodes")
+fj=$(min3 "$c_jobs" "$j_jobs" "$s_jobs")
+printf '  snapshot vs the fastest direct call: getNodes %s faster (%s ms), getJobs %s faster (%s ms; %s jobs)\n' \
+    "$(faster "$snap_nodes" "$fn")" "$fn" "$(faster "$snap_jobs" "$fj")" "$fj" "$snap_count"
+echo
+echo "The slurmrest adaptor alone against one slurmrestd (srest_rate; K under way):"
+echo "  $r_nodes_j  (JWT, K=8)"
+echo "  $r_nodes_s  (socket, K=8)"
+echo "  $r_nodes_1  (socket, K=1)"
+echo "  $r_jobs_j  (JWT, K=8, $njobs_rate jobs by then)"
+echo "Starting $NSTART jobs:"
+echo "  adaptor: $r_start_8  (K=8)"
+echo "  adaptor: $r_start_1  (K=1)"
+echo "  sbatch in a loop: $NSTART in $(awk -v us=$((t1 - t0)) 'BEGIN { printf "%.2f", us / 1e6 }') s: $sb_rate/s"
+t_ok 0 "benchmark ran"
+t_done

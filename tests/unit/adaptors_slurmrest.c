@@ -1,0 +1,549 @@
+/* adaptors_slurmrest.c - the slurmrestd adaptor's parsers on recorded
+ * answers (tests/fixtures/slurmrest/), its tokens, its configuration, and
+ * its asynchronous form against a slurmrestd that is not there. */
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "adaptors/curlloop.h"
+#include "adaptors/slurmrest.h"
+#include "core/conf.h"
+#include "core/timeutil.h"
+#include "tests/lib/tap.h"
+
+#include <curl/curl.h>
+
+static char fixtures[4096];
+
+static json_t *load(const char *name)
+{
+    char path[4200];
+    json_error_t je;
+    json_t *d;
+
+    snprintf(path, sizeof(path), "%s/%s", fixtures, name);
+    d = json_load_file(path, 0, &je);
+    if (!d)
+        printf("# %s: %s\n", path, je.text);
+    return d;
+}
+
+static const struct cl_node *node(const struct cl_node_list *l,
+                                  const char *name)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->v[i].name, name))
+            return &l->v[i];
+    return NULL;
+}
+
+static const struct cl_job *job(const struct cl_job_list *l, const char *name)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].name && !strcmp(l->v[i].name, name))
+            return &l->v[i];
+    return NULL;
+}
+
+static char *joined(const struct strv *v)
+{
+    static char buf[256];
+    size_t k = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < v->n && k < sizeof(buf); i++)
+        k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%s", i ? "," : "",
+                              v->v[i]);
+    return buf;
+}
+
+/* ---- nodes ---------------------------------------------------------------- */
+
+static void check_nodes(const char *file)
+{
+    struct cl_node_list l = {0};
+    struct loom_error err = {0};
+    json_t *d = load(file);
+    static const char *const want[][2] = {
+        {"n1", "mixed"}, {"n2", "mixed"}, {"n3", "allocated"},
+        {"n4", "draining"}, {"n5", "drained"}, {"n6", "down"},
+        {"n7", "maint"}, {"n8", "unknown"},
+    };
+    const struct cl_node *n;
+
+    ok(d && srest_parse_nodes(d, NULL, &l, &err) == 0, "%s parses (%s)",
+       file, err.message);
+    is_int((int)l.n, 8, "%s: 8 nodes", file);
+    for (size_t i = 0; i < 8; i++) {
+        n = node(&l, want[i][0]);
+        is_str(n ? n->state : "(none)", want[i][1], "%s: %s is %s", file,
+               want[i][0], want[i][1]);
+    }
+    n = node(&l, "n1");
+    ok(n && n->cpus == 2 && n->cpus_alloc == 1 && n->memory_mb == 2048 &&
+       n->memory_alloc_mb == 100 && n->gpus == 2, "%s: n1 has 2 cpus, 1 "
+       "allocated, 2048 MB, 100 allocated, 2 gpus", file);
+    n = node(&l, "n2");
+    is_str(n ? joined(&n->features) : "", "fast,ssd", "%s: n2's features",
+           file);
+    n = node(&l, "n5");
+    is_str(n && n->reason ? n->reason : "", "disk \"bad\" \\ see ticket",
+           "%s: n5's reason keeps quotes and a backslash", file);
+    n = node(&l, "n4");
+    is_str(n && n->reason ? n->reason : "", "drain with a job",
+           "%s: n4's reason", file);
+    n = node(&l, "n8");
+    is_str(n && n->reason ? n->reason : "", "not responding",
+           "%s: n8 is not responding", file);
+    n = node(&l, "n7");
+    is_str(n ? joined(&n->queues) : "", "debug,big", "%s: n7's partitions",
+           file);
+    cl_node_list_fini(&l);
+    ok(srest_parse_nodes(d, "big", &l, &err) == 0 && l.n == 2 &&
+       !strcmp(l.v[0].name, "n7") && !strcmp(l.v[1].name, "n8"),
+       "%s: partition big has n7 and n8 only", file);
+    cl_node_list_fini(&l);
+    json_decref(d);
+}
+
+/* ---- jobs ------------------------------------------------------------------ */
+
+static void check_jobs(const char *file)
+{
+    struct cl_job_list l = {0};
+    struct loom_error err = {0};
+    unsigned long max = 0;
+    json_t *d = load(file);
+    static const struct {
+        const char *name, *state;
+        int exit_code; /* -1: none */
+    } want[] = {
+        {"ok-exit0", "completed", 0},
+        {"fail-exit3", "failed", 3},
+        {"killed-sig9", "failed", 137},
+        {"we\"ird\\name", "completed", 0},
+        {"cancelled-running", "cancelled", 143},
+        {"two-nodes", "running", -1},
+        {"suspended", "suspended", -1},
+        {"pending-resources", "pending", -1},
+        {"held", "held", -1},
+        {"held-admin", "held", -1},
+        {"cancelled-pending", "cancelled", -1},
+    };
+    const struct cl_job *j;
+
+    ok(d && srest_parse_jobs(d, &l, &max, &err) == 0, "%s parses (%s)", file,
+       err.message);
+    is_int((int)l.n, 14, "%s: 14 jobs", file);
+    is_int((int)max, 14, "%s: the highest job id is 14", file);
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        j = job(&l, want[i].name);
+        is_str(j ? j->state : "(none)", want[i].state, "%s: %s is %s", file,
+               want[i].name, want[i].state);
+        if (want[i].exit_code < 0)
+            ok(j && !j->has_exit_code, "%s: %s has no exit code", file,
+               want[i].name);
+        else
+            ok(j && j->has_exit_code && j->exit_code == want[i].exit_code,
+               "%s: %s exited %d", file, want[i].name, want[i].exit_code);
+    }
+    j = job(&l, "we\"ird\\name");
+    ok(j && j->loom_id == 42, "%s: the comment loom:42 is Loom job 42", file);
+    j = job(&l, "ok-exit0");
+    ok(j && j->loom_id == 0 && !strcmp(j->native_id, "1") &&
+       j->start_time > 0 && j->end_time > 0,
+       "%s: a native job: no Loom id, its id, start and end", file);
+    /* v0.0.36 leaves user_name empty */
+    if (strncmp(file, "v0.0.36", 7) == 0)
+        ok(j && !j->owner, "%s: no owner (v0.0.36 does not say)", file);
+    else
+        is_str(j && j->owner ? j->owner : "", "root", "%s: its owner", file);
+    j = job(&l, "two-nodes");
+    is_str(j ? joined(&j->nodes) : "", "n1,n2", "%s: n[1-2] is n1 and n2",
+           file);
+    ok(j && j->end_time == 0, "%s: a running job has no end yet", file);
+    j = job(&l, "pending-resources");
+    ok(j && j->start_time == 0 && j->nodes.n == 0 && j->reason &&
+       !strcmp(j->reason, "Resources"), "%s: a pending job: no start, no "
+       "nodes, Slurm's reason", file);
+    j = job(&l, "held");
+    ok(j && j->req.nodes == 2 && j->req.cpus_per_node == 2 &&
+       j->req.memory_mb == 300 && j->req.walltime_s == 300,
+       "%s: a job its user holds says what it asked for (2 nodes, 2 cpus, "
+       "300 MB, 5 min)", file);
+    j = job(&l, "held-admin");
+    ok(j && j->req.nodes == 0, "%s: an admin's hold is not offered to Loom",
+       file);
+    cl_job_list_fini(&l);
+    json_decref(d);
+}
+
+/* The scanner reads every job as the full parse does. */
+static int same_job(const struct cl_job *a, const struct cl_job *b)
+{
+#define SAME_STR(f) ((!a->f && !b->f) || (a->f && b->f && !strcmp(a->f, b->f)))
+    int same = SAME_STR(native_id) && SAME_STR(name) && SAME_STR(owner) &&
+               SAME_STR(state) && SAME_STR(reason) && SAME_STR(stdout_path) &&
+               SAME_STR(stderr_path) && a->loom_id == b->loom_id &&
+               a->submit_time == b->submit_time &&
+               a->start_time == b->start_time && a->end_time == b->end_time &&
+               a->has_exit_code == b->has_exit_code &&
+               a->exit_code == b->exit_code && a->nodes.n == b->nodes.n &&
+               !memcmp(&a->req, &b->req, sizeof(a->req));
+#undef SAME_STR
+    for (size_t i = 0; same && i < a->nodes.n; i++)
+        same = !strcmp(a->nodes.v[i], b->nodes.v[i]);
+    return same;
+}
+
+static char *slurp(const char *name, size_t *len)
+{
+    char path[4200], *buf;
+    FILE *f;
+    long n;
+
+    snprintf(path, sizeof(path), "%s/%s", fixtures, name);
+    if (!(f = fopen(path, "rb")))
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    rewind(f);
+    buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    *len = (size_t)n;
+    return buf;
+}
+
+static void check_scan(const char *file)
+{
+    struct cl_job_list full = {0}, fast = {0};
+    struct loom_error err = {0};
+    unsigned long m1 = 0, m2 = 0;
+    size_t len = 0, bad_prefix = 0;
+    char *text = slurp(file, &len);
+    json_t *d = load(file);
+    int same = 1;
+
+    ok(text && d && srest_parse_jobs(d, &full, &m1, &err) == 0 &&
+       srest_scan_jobs(text, len, &fast, &m2, &err) == 0,
+       "%s: scanned as well as parsed (%s)", file, err.message);
+    ok(full.n == fast.n && full.n > 0 && m1 == m2, "%s: the same %zu jobs",
+       file, fast.n);
+    for (size_t i = 0; same && i < full.n && i < fast.n; i++)
+        same = same_job(&full.v[i], &fast.v[i]);
+    ok(same, "%s: every field of every job alike", file);
+    cl_job_list_fini(&full);
+    cl_job_list_fini(&fast);
+    /* every prefix cut at a 97th byte fails, cleanly */
+    for (size_t cut = 1; text && cut < len - 2; cut += 97) {
+        if (srest_scan_jobs(text, cut, &fast, &m2, &err) == 0 || fast.n)
+            bad_prefix++;
+        cl_job_list_fini(&fast);
+    }
+    is_int((int)bad_prefix, 0, "%s: a cut answer is refused wherever it is "
+           "cut", file);
+    free(text);
+    json_decref(d);
+}
+
+static void check_scan_bad(void)
+{
+    static const char *const bad[] = {
+        "{\"jobs\": [{\"job_id\": 1, \"job_state\": \"RUNNING\",}]}",
+        "{\"jobs\": [{\"job_id\": 1, \"job_state\": nul}]}",
+        "{\"jobs\": [{\"job_id\": 1, \"job_state\": \"RUN\nNING\"}]}",
+        "{\"jobs\": [{\"job_id\": 1}]} trailing",
+        "{\"jobs\": {}}",
+        "{\"meta\": 1}",
+        "[1, 2]",
+        "",
+    };
+    struct cl_job_list l = {0};
+    struct loom_error err = {0};
+    unsigned long m = 0;
+    const char *esc;
+    char deep[400];
+    int n = 0;
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ok(srest_scan_jobs(bad[i], strlen(bad[i]), &l, &m, &err) < 0 &&
+           l.n == 0 && err.kind == LOOM_ETEMP, "refused: %.40s... (%s)",
+           bad[i], err.message);
+    }
+    n = snprintf(deep, sizeof(deep), "{\"x\": ");
+    for (int i = 0; i < 100; i++)
+        deep[n++] = '[';
+    deep[n] = '\0';
+    ok(srest_scan_jobs(deep, (size_t)n, &l, &m, &err) < 0 &&
+       strstr(err.message, "nesting too deep"), "100 brackets deep: %s",
+       err.message);
+    esc = "{\"jobs\": [{\"job_id\": 3, \"job_state\": \"PEN\\u0044ING\", "
+          "\"name\": \"a\\\"b\"}]}";
+    ok(srest_scan_jobs(esc, strlen(esc), &l, &m, &err) == 0 && l.n == 1 &&
+       !strcmp(l.v[0].state, "pending") && !strcmp(l.v[0].name, "a\"b"),
+       "escapes in a field Loom reads are decoded (%s)", err.message);
+    cl_job_list_fini(&l);
+}
+
+/* ---- partitions, submit, errors --------------------------------------------- */
+
+static void check_partitions(const char *file)
+{
+    struct cl_queue_list l = {0};
+    struct loom_error err = {0};
+    json_t *d = load(file);
+
+    ok(d && srest_parse_partitions(d, NULL, &l, &err) == 0 && l.n == 2,
+       "%s: two partitions (%s)", file, err.message);
+    ok(l.n == 2 && !strcmp(l.v[0].name, "debug") && l.v[0].nodes == 8 &&
+       !strcmp(l.v[0].state, "open") && l.v[0].max_walltime_s == 0,
+       "%s: debug: 8 nodes, open, no limit", file);
+    ok(l.n == 2 && !strcmp(l.v[1].name, "big") && l.v[1].nodes == 2 &&
+       l.v[1].max_walltime_s == 86400, "%s: big: 2 nodes, 1 day", file);
+    cl_queue_list_fini(&l);
+    ok(srest_parse_partitions(d, "big", &l, &err) == 0 && l.n == 1,
+       "%s: only big when asked", file);
+    cl_queue_list_fini(&l);
+    json_decref(d);
+}
+
+static void check_answers(void)
+{
+    struct loom_error err = {0};
+    json_t *d = load("v0.0.38-submit.json");
+    char *id = NULL, what[320];
+
+    ok(d && srest_parse_submit(d, &id, &err) == 0 && id && atol(id) > 0,
+       "a submit's answer has the job id (%s)", id ? id : err.message);
+    free(id);
+    json_decref(d);
+    d = load("v0.0.38-submit-held.json");
+    id = NULL;
+    ok(d && srest_parse_submit(d, &id, &err) == 0 && id,
+       "a held submit (error 2042 with a job id) is a success");
+    is_int(srest_first_error(d, what, sizeof(what)), 2042,
+           "... its error (an error_code, not an error_number) is 2042");
+    free(id);
+    json_decref(d);
+    d = load("v0.0.38-delete-unknown.json");
+    is_int(srest_first_error(d, what, sizeof(what)), 2017,
+           "a cancel of an unknown job: error 2017");
+    ok(strstr(what, "Invalid job id specified") != NULL, "... said: %s", what);
+    json_decref(d);
+}
+
+static void check_bad(void)
+{
+    struct cl_job_list jl = {0};
+    struct cl_node_list nl = {0};
+    struct loom_error err = {0};
+    unsigned long max = 0;
+    json_t *d;
+
+    d = json_loads("{\"jobs\": [{\"job_id\": 5, \"job_state\": \"RUNNING\"},"
+                   "{\"job_id\": 6}]}", 0, NULL);
+    ok(srest_parse_jobs(d, &jl, &max, &err) < 0 && err.kind == LOOM_ETEMP &&
+       strstr(err.message, "jobs[1].job_state: missing"),
+       "a job without job_state is an error naming it: %s", err.message);
+    ok(jl.n == 0, "... and nothing is kept");
+    json_decref(d);
+    d = json_loads("{\"nodes\": {}}", 0, NULL);
+    ok(srest_parse_nodes(d, NULL, &nl, &err) < 0 &&
+       strstr(err.message, "nodes: not a list"), "nodes not a list: %s",
+       err.message);
+    json_decref(d);
+    d = json_loads("{\"nodes\": [{\"name\": \"a\", \"state\": \"idle\", "
+                   "\"cpus\": \"2\"}]}", 0, NULL);
+    ok(srest_parse_nodes(d, NULL, &nl, &err) < 0 &&
+       strstr(err.message, "nodes[0].cpus"), "cpus as a string: %s",
+       err.message);
+    json_decref(d);
+    ok(srest_parse_jobs(NULL, &jl, &max, &err) < 0 &&
+       strstr(err.message, "jobs: missing"), "no document: %s", err.message);
+}
+
+static void check_hostlist(void)
+{
+    struct loom_error err = {0};
+    struct strv v = {0};
+
+    ok(srest_hostlist("n[1-3,5],gpu[08-10]x,login", &v, &err) == 0,
+       "a hostlist expands");
+    is_str(joined(&v), "n1,n2,n3,n5,gpu08x,gpu09x,gpu10x,login",
+           "... ranges, widths, suffixes and plain names");
+    strv_fini(&v);
+    ok(srest_hostlist("", &v, &err) == 0 && v.n == 0, "an empty list");
+    ok(srest_hostlist("n[1-", &v, &err) < 0, "n[1- is refused: %s",
+       err.message);
+    ok(srest_hostlist("n[3-1]", &v, &err) < 0, "n[3-1] is refused");
+    ok(srest_hostlist("n[1-999999]", &v, &err) < 0, "a million hosts are "
+       "refused: %s", err.message);
+    strv_fini(&v);
+}
+
+static void check_jwt(void)
+{
+    const unsigned char key[] = "0123456789abcdef0123456789abcdef";
+    char *t = srest_jwt_sign(key, 32, "loom", 1700000000, 1700001800);
+    struct loom_error err = {0};
+    char *user = NULL;
+    time_t exp = 0;
+
+    /* What Python's hmac makes of the same header, claims and key. */
+    is_str(t ? t : "", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJleHAiOjE3MDA"
+           "wMDE4MDAsImlhdCI6MTcwMDAwMDAwMCwic3VuIjoibG9vbSJ9._MNka3Uwf2ZCQOh"
+           "voHJ29xL1l0ZQU1VE55vEZI8LxU8", "an HS256 token as scontrol token "
+           "makes it");
+    ok(t && srest_jwt_claims(t, &user, &exp, &err) == 0 && user &&
+       !strcmp(user, "loom") && exp == 1700001800,
+       "its claims read back: sun loom, exp");
+    free(user);
+    free(t);
+    ok(srest_jwt_claims("not.a-token", &user, &exp, &err) < 0,
+       "a string that is no JWT is refused: %s", err.message);
+}
+
+/* ---- configuration and the asynchronous form ---------------------------------- */
+
+static const struct adaptor_type *T;
+
+static int create(const char *text, void **inst, struct adaptor_env *env,
+                  struct loom_error *err)
+{
+    struct conf *c = conf_parse("<test>", text, err);
+    int rc = c ? T->create(conf_section(c, "cluster", "sr"), env, inst, err)
+               : -1;
+
+    conf_destroy(c);
+    return rc;
+}
+
+static int calls_done;
+
+static void on_done(struct adaptor_call *k)
+{
+    calls_done++;
+}
+
+static void check_conf_and_call(const char *dir)
+{
+    struct loom_error err = {0};
+    struct curlloop *loop = curlloop_create(&err);
+    struct adaptor_env env = {.cluster = "sr", .state_dir = dir,
+                              .loop = loop};
+    struct adaptor_call k = {.op = LOOM_OP_NODES, .done_cb = on_done};
+    char text[8400], key[4200];
+    void *inst = NULL;
+    double end;
+    FILE *f;
+
+    T = adaptor_type_find("slurmrest");
+    ok(T && T->call && T->via, "slurmrest is registered with call() and "
+       "via()");
+    if (!T || !loop)
+        return;
+    ok(create("[cluster sr]\nadaptor = slurmrest\n", &inst, &env, &err) < 0 &&
+       strstr(err.message, "needs 'url"), "no url: %s", err.message);
+    ok(create("[cluster sr]\nadaptor = slurmrest\nurl = ftp://x\n", &inst,
+              &env, &err) < 0 && strstr(err.message, "url: expected"),
+       "a url that is neither unix: nor http: %s", err.message);
+    ok(create("[cluster sr]\nadaptor = slurmrest\nurl = http://127.0.0.1:1\n",
+              &inst, &env, &err) < 0 && strstr(err.message, "jwt_key_file"),
+       "TCP without a token: %s", err.message);
+    ok(create("[cluster sr]\nadaptor = slurmrest\nurl = unix:/x\n"
+              "api_version = v0.0.40\n", &inst, &env, &err) < 0 &&
+       strstr(err.message, "auto, v0.0.38, v0.0.37 or v0.0.36"),
+       "an API version Loom does not read: %s", err.message);
+    ok(create("[cluster sr]\nadaptor = slurmrest\nurl = unix:/x\n"
+              "fallback_pack = none\n", &inst, &env, &err) < 0 &&
+       strstr(err.message, "rest_auth/local") &&
+       strstr(err.message, "fallback_pack"),
+       "rest_auth/local without a pack to start jobs as their accounts is "
+       "refused: %s", err.message);
+    snprintf(key, sizeof(key), "%s/jwt.key", dir);
+    f = fopen(key, "w");
+    fputs("0123456789abcdef0123456789abcdef", f);
+    fclose(f);
+    chmod(key, 0644);
+    snprintf(text, sizeof(text), "[cluster sr]\nadaptor = slurmrest\n"
+             "url = http://127.0.0.1:1\njwt_key_file = %s\n"
+             "fallback_pack = none\n", key);
+    ok(create(text, &inst, &env, &err) < 0 && strstr(err.message, "chmod 600"),
+       "a key others may read is refused: %s", err.message);
+    chmod(key, 0600);
+    ok(create(text, &inst, &env, &err) == 0, "a key of loomd's own: created "
+       "(%s)", err.message);
+    is_str(T->via(inst, LOOM_OP_NODES), "slurmrestd v0.0.38?",
+           "nodes go to slurmrestd (the version not known yet)");
+    ok(T->via(inst, LOOM_OP_SUSPEND) == NULL, "suspend goes nowhere without "
+       "a fallback pack");
+    is_str(T->via(inst, LOOM_OP_START), "slurmrestd v0.0.38?",
+           "with a JWT, starts go to slurmrestd (as the job's account)");
+    ok(T->call(inst, &k) == 0, "call(nodes) starts");
+    is_int(calls_done, 0, "... and does not end inside call()");
+    end = time_mono() + 30;
+    while (!calls_done && time_mono() < end)
+        curlloop_run(loop, 0.5);
+    is_int(calls_done, 1, "done_cb is called once, from the loop");
+    ok(k.rc < 0 && k.err.kind == LOOM_ETEMP &&
+       strstr(k.err.message, "cannot reach http://127.0.0.1:1"),
+       "an unreachable slurmrestd is a temporary failure: %s", k.err.message);
+    k = (struct adaptor_call){.op = LOOM_OP_SUSPEND, .native_id = "5",
+                              .done_cb = on_done};
+    is_int(T->call(inst, &k), 1, "call(suspend) is handed to the blocking "
+           "form (the pack)");
+    adaptor_call_run(T, inst, &k);
+    ok(k.rc < 0 && k.err.kind == LOOM_ENOTSUP, "... which says there is no "
+       "pack: %s", k.err.message);
+    T->destroy(inst);
+    curlloop_destroy(loop);
+}
+
+int main(void)
+{
+    const char *src = getenv("LOOM_TOP_SRCDIR"), *tmp = getenv("TMPDIR");
+    char dir[4096];
+
+    snprintf(fixtures, sizeof(fixtures), "%s/tests/fixtures/slurmrest",
+             src ? src : ".");
+    snprintf(dir, sizeof(dir), "%s/loom-srest-XXXXXX", tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        printf("Bail out! mkdtemp %s\n", dir);
+        return 1;
+    }
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    check_nodes("v0.0.38-nodes.json");
+    check_nodes("v0.0.37-nodes.json");
+    check_jobs("v0.0.38-jobs.json");
+    check_jobs("v0.0.37-jobs.json");
+    check_jobs("v0.0.36-jobs.json");
+    check_scan("v0.0.38-jobs.json");
+    check_scan("v0.0.37-jobs.json");
+    check_scan("v0.0.36-jobs.json");
+    check_scan_bad();
+    check_partitions("v0.0.38-partitions.json");
+    check_partitions("v0.0.37-partitions.json");
+    check_partitions("v0.0.36-partitions.json");
+    check_answers();
+    check_bad();
+    check_hostlist();
+    check_jwt();
+    check_conf_and_call(dir);
+    curl_global_cleanup();
+    {
+        char key[4200];
+        snprintf(key, sizeof(key), "%s/jwt.key", dir);
+        unlink(key);
+        rmdir(dir);
+    }
+    return done_testing();
+}
