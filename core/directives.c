@@ -321,14 +321,16 @@ int directives_apply(json_t *body, enum directives_mode mode,
 
     *record = *warnings = NULL;
     if (!script)
-        return 0;
+        return dir_workdir_default(body, NULL, err);
     if (!(r.warnings = json_array())) {
         loom_error_set(err, LOOM_EINTERNAL, "out of memory");
         goto out;
     }
     if (each_header_line(script, read_line, &r) < 0)
         goto out;
-    if (r.set.n && dir_request(&r.set, body, record, err) < 0)
+    r.set.sys = r.sys;
+    if ((r.set.n && dir_request(&r.set, body, record, err) < 0) ||
+        dir_workdir_default(body, r.sys, err) < 0)
         goto out;
     if (json_array_size(r.warnings)) {
         *warnings = r.warnings;
@@ -339,6 +341,22 @@ out:
     json_decref(r.warnings);
     dir_set_fini(&r.set);
     return rc;
+}
+
+int directives_want_env(const char *script)
+{
+    struct loom_error err;
+    struct reader r = {.mode = DIRECTIVES_WARN, .err = &err};
+    int want;
+
+    if (!(r.warnings = json_array()))
+        return 0;
+    want = each_header_line(script, read_line, &r) == 0 &&
+           r.set.last[DS_EXPORT] &&
+           dir_export_needs_env(r.set.text[DS_EXPORT]);
+    json_decref(r.warnings);
+    dir_set_fini(&r.set);
+    return want;
 }
 
 /* ---- the copy a cluster system gets ------------------------------------ */

@@ -27,6 +27,10 @@ enum directives_mode {
  * fields it set, and "ignored" (why not) when it set none. *warnings
  * gets a new array of strings, or NULL when there are none.
  *
+ * A request without workdir and without directives that set it works in
+ * its submit_dir, unless the script's directives are Grid Engine's
+ * (whose jobs work in the home directory without -cwd or -wd).
+ *
  * A directive Loom cannot apply (an option it does not know or has no
  * request field for, a bad value, a directive of a second system) fails
  * with a 400 on field "script": "line 3: #SBATCH --mail-type=END: not
@@ -36,6 +40,12 @@ enum directives_mode {
 int directives_apply(json_t *body, enum directives_mode mode,
                      json_t **record, json_t **warnings,
                      struct loom_error *err);
+
+/* Do the script's directives pass the submitter's environment (Slurm's
+ * --export=ALL or a NAME without its value, Grid Engine's and PBS's -V,
+ * -v NAME), which a request carries as submit_env? 1 or 0 (also when the
+ * directives are refused). For a client. Any thread. */
+int directives_want_env(const char *script);
 
 /* The script a cluster system gets: each directive line Loom read (the
  * lines before the first command that begin #SBATCH, #$ or #PBS) begins

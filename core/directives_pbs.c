@@ -257,29 +257,72 @@ static int read_queue(struct dir_ctx *ctx, const char *arg, const char *arg2,
     return dir_put_text(ctx, DS_QUEUE, arg, err);
 }
 
-/* -j oe|eo|n: n is what Loom does anyway. */
+/* -j oe|eo|n: both streams into the output file (oe) or the error file
+ * (eo), or each into its own (n). */
 static int read_join(struct dir_ctx *ctx, const char *arg, const char *arg2,
                      struct loom_error *err)
 {
     if (!strcmp(arg, "n"))
-        return 0;
+        return dir_put_num(ctx, DS_JOIN, 0, err);
     if (!strcmp(arg, "oe") || !strcmp(arg, "eo"))
-        return dir_put_num(ctx, DS_JOIN, 1, err);
+        return dir_put_num(ctx, DS_JOIN, arg[0] == 'o' ? 1 : 2, err);
     return loom_error_set(err, LOOM_EINVAL, "-j takes oe, eo or n, not "
                           "'%.64s'", arg);
+}
+
+/* -o, -e: [host:]path, without patterns ('%' is itself); a path ending
+ * in '/' is a directory, the file in it JOB_NAME.oJOB_ID (.e for -e). A
+ * relative path is the submit directory's (directives_req.c). */
+static int pbs_path(struct dir_ctx *ctx, enum dir_slot slot,
+                    const char *arg, struct loom_error *err)
+{
+    size_t n = strlen(arg), o = 0;
+    char *out;
+    int rc;
+
+    if (strchr(arg, ':'))
+        return loom_error_set(err, LOOM_EINVAL, "the host '%.*s:' is not "
+                              "supported by Loom (the file is written where "
+                              "the job runs): give the path alone",
+                              (int)strcspn(arg, ":"), arg);
+    if (!(out = malloc(2 * n + 16)))
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    for (const char *p = arg; *p; p++) {
+        if (*p == '%')
+            out[o++] = '%';
+        out[o++] = *p;
+    }
+    if (o && out[o - 1] == '/')
+        o += (size_t)snprintf(out + o, 16, "%%x.%c%%j",
+                              slot == DS_ERROR ? 'e' : 'o');
+    out[o] = '\0';
+    rc = dir_put_outpath(ctx, slot, out, err);
+    free(out);
+    return rc;
+}
+
+static int read_output(struct dir_ctx *ctx, const char *arg,
+                       const char *arg2, struct loom_error *err)
+{
+    return pbs_path(ctx, DS_OUTPUT, arg, err);
+}
+
+static int read_error(struct dir_ctx *ctx, const char *arg,
+                      const char *arg2, struct loom_error *err)
+{
+    return pbs_path(ctx, DS_ERROR, arg, err);
 }
 
 static const struct dir_opt pbs_opts[] = {
     {'N', NULL, DA_ONE, DS_NAME, dir_read_name},
     {'l', NULL, DA_ONE, DS_N, read_resources},
     {'q', NULL, DA_ONE, DS_QUEUE, read_queue},
-    {'o', NULL, DA_ONE, DS_OUTPUT, NULL},
-    {'e', NULL, DA_ONE, DS_ERROR, NULL},
+    {'o', NULL, DA_ONE, DS_OUTPUT, read_output},
+    {'e', NULL, DA_ONE, DS_ERROR, read_error},
     {'j', NULL, DA_ONE, DS_JOIN, read_join},
-    {'d', NULL, DA_ONE, DS_WORKDIR, NULL},
-    {'w', NULL, DA_ONE, DS_WORKDIR, NULL},
-    {'V', NULL, DA_NONE, DS_EXPORT, NULL},
-    {'v', NULL, DA_ONE, DS_EXPORT, NULL},
+    {'d', NULL, DA_ONE, DS_WORKDIR, NULL}, /* Torque's; PBS Pro has none */
+    {'V', NULL, DA_NONE, DS_EXPORT, dir_read_export_all},
+    {'v', NULL, DA_ONE, DS_EXPORT, dir_read_export_list},
     {'J', NULL, DA_ONE, DS_ARRAY, dir_read_array},
     {'t', NULL, DA_ONE, DS_ARRAY, dir_read_array},
     {'W', NULL, DA_ONE, DS_N, read_attrs},

@@ -7,6 +7,7 @@
 
 #include "core/directives_table.h"
 #include "core/limits.h"
+#include "core/outpath.h"
 
 /* ---- slots into the request ---------------------------------------------- */
 
@@ -143,7 +144,7 @@ static int fill_simple(struct fill *f)
     for (int s = 0; s < DS_N; s++) {
         const struct dir_slot_def *sd = &dir_slot_defs[s];
         json_t *v;
-        if (sd->kind == SK_NUM || !sd->field ||
+        if (sd->kind == SK_NUM || sd->kind == SK_OWN || !sd->field ||
             !claim(f, DIR_BIT(s), sd->field))
             continue;
         v = s == DS_ARRAY ? array_text(f)
@@ -279,6 +280,208 @@ static int fill_features(struct fill *f)
     return put(f, "request.features", a);
 }
 
+/* ---- files, working directory, environment ------------------------------ */
+
+/* A 400 on the directive that filled slot: "line 3: #SBATCH ...: why". */
+static int refuse(struct fill *f, enum dir_slot slot, const char *why)
+{
+    const struct dir_one *d = &f->set->d[f->set->last[slot] - 1];
+
+    return loom_error_field(f->err, LOOM_EINVAL, "script", "line %d: "
+                            "%.200s: %.280s", d->line, d->text, why);
+}
+
+/* The body's submit_dir (checked), or NULL into *dir. 0, or -1 with err. */
+static int submit_dir(struct fill *f, const char **dir)
+{
+    json_t *v = json_object_get(f->body, "submit_dir");
+
+    *dir = NULL;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_string(v))
+        return loom_error_field(f->err, LOOM_EINVAL, "submit_dir", "field "
+                                "'submit_dir' must be a string");
+    if (outpath_check(json_string_value(v), "submit_dir", 1, f->err) < 0)
+        return -1;
+    *dir = json_string_value(v);
+    return 0;
+}
+
+/* dir/rel (escape: dir's '%' doubled, for a name with patterns), or rel
+ * when it is absolute: a new JSON string. */
+static json_t *under(const char *dir, const char *rel, int escape)
+{
+    size_t n, o = 0;
+    char *buf;
+    json_t *v;
+
+    if (rel[0] == '/' || !dir)
+        return json_string(rel);
+    n = strlen(dir);
+    if (!(buf = malloc(2 * n + strlen(rel) + 2)))
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (escape && dir[i] == '%')
+            buf[o++] = '%';
+        buf[o++] = dir[i];
+    }
+    if (!o || buf[o - 1] != '/')
+        buf[o++] = '/';
+    memcpy(buf + o, rel, strlen(rel) + 1);
+    if (!strcmp(rel, "."))
+        buf[o - (o > 1)] = '\0';
+    v = json_string(buf);
+    free(buf);
+    return v;
+}
+
+/* One of output and error from slot: PBS's relative paths are the submit
+ * directory's, the others' the working directory's. */
+static int fill_name(struct fill *f, enum dir_slot slot, const char *field,
+                     const char *sdir)
+{
+    int pbs = f->set->sys == &dir_pbs;
+
+    if (!claim(f, DIR_BIT(slot), field))
+        return 0;
+    f->use[slot] = U_APPLIED;
+    if (slot == DS_ERROR && !strcmp(field, "output"))
+        f->also[slot] = "output";
+    return put(f, field, under(pbs ? sdir : NULL, f->set->text[slot], 1));
+}
+
+/* output and error; joined (-j y, -j oe), error goes to the output file,
+ * which is what Loom does when error is absent; PBS's -j eo puts both in
+ * the error file; -j n without -e: the error file Grid Engine and PBS
+ * name by default. */
+static int fill_files(struct fill *f)
+{
+    const struct dir_set *set = f->set;
+    long join = set->last[DS_JOIN] ? set->num[DS_JOIN] : -1;
+    enum dir_slot out = join == 2 ? DS_ERROR : DS_OUTPUT;
+    const char *sdir;
+
+    if (submit_dir(f, &sdir) < 0 || fill_name(f, out, "output", sdir) < 0)
+        return -1;
+    if (join > 0) {
+        enum dir_slot other = join == 2 ? DS_OUTPUT : DS_ERROR;
+        if (claim(f, DIR_BIT(DS_JOIN), "error"))
+            f->use[DS_JOIN] = U_APPLIED;
+        if (set->last[other] && f->use[DS_JOIN] == U_APPLIED)
+            f->use[other] = U_OTHER;
+        else if (set->last[other])
+            claim(f, DIR_BIT(other), "error");
+        return 0;
+    }
+    if (fill_name(f, DS_ERROR, "error", sdir) < 0)
+        return -1;
+    if (join == 0 && f->use[DS_ERROR] == U_NONE &&
+        claim(f, DIR_BIT(DS_JOIN), "error")) {
+        f->use[DS_JOIN] = U_APPLIED;
+        return put(f, "error", json_string("%x.e%j"));
+    }
+    return 0;
+}
+
+/* workdir: -D, -wd, -d (absolute, or relative to the submit directory)
+ * or -cwd (the submit directory), the one given last. */
+static int fill_workdir(struct fill *f)
+{
+    const unsigned long long mask = DIR_BIT(DS_WORKDIR) | DIR_BIT(DS_CWD);
+    enum dir_slot by = latest(f, mask);
+    const char *sdir, *text = f->set->text[DS_WORKDIR];
+    struct loom_error why;
+    json_t *v;
+
+    if (!claim(f, mask, "workdir"))
+        return 0;
+    f->use[by] = U_APPLIED;
+    if (submit_dir(f, &sdir) < 0)
+        return -1;
+    if (!sdir && (by == DS_CWD || text[0] != '/'))
+        return refuse(f, by, "the request does not say where it was "
+                      "submitted from (submit_dir): submit with loomctl, or "
+                      "give submit_dir or workdir");
+    v = by == DS_CWD ? json_string(sdir) : under(sdir, text, 0);
+    if (v && outpath_check(json_string_value(v), "workdir", 1, &why) < 0) {
+        json_decref(v);
+        return refuse(f, by, why.message);
+    }
+    return put(f, "workdir", v);
+}
+
+int dir_export_needs_env(const char *text)
+{
+    size_t n;
+
+    for (const char *p = text; *p; p += n + (p[n] == ',')) {
+        n = strcspn(p, ",");
+        if ((n != 4 || strncmp(p, "NONE", 4)) && strcspn(p, "=,") == n)
+            return 1;
+    }
+    return 0;
+}
+
+/* env from NONE, ALL, NAME and NAME=value (the submitter's values from
+ * the body's submit_env, which only a client can give). */
+static int fill_env(struct fill *f)
+{
+    const char *text = f->set->text[DS_EXPORT], *p, *k;
+    json_t *senv = json_object_get(f->body, "submit_env"), *env, *v;
+    size_t n, name;
+    char key[256];
+
+    if (!claim(f, DIR_BIT(DS_EXPORT), "env"))
+        return 0;
+    f->use[DS_EXPORT] = U_APPLIED;
+    if (!json_is_object(senv))
+        senv = NULL;
+    if (!senv && dir_export_needs_env(text))
+        return refuse(f, DS_EXPORT, "it passes the submitter's environment, "
+                      "which only the client has: submit with 'loomctl "
+                      "submit --export ALL', or give the request's "
+                      "submit_env");
+    if (!(env = json_object()))
+        return put(f, "env", NULL);
+    for (p = text; *p; p += n + (p[n] == ',')) {
+        n = strcspn(p, ",");
+        name = strcspn(p, "=,");
+        if (name == 3 && !strncmp(p, "ALL", 3) && n == 3)
+            json_object_foreach(senv, k, v)
+                if (json_is_string(v))
+                    json_object_set(env, k, v);
+        if (name >= sizeof(key) || (n == 4 && !strncmp(p, "NONE", 4)) ||
+            (n == 3 && !strncmp(p, "ALL", 3)))
+            continue;
+        memcpy(key, p, name);
+        key[name] = '\0';
+        v = name < n ? json_stringn(p + name + 1, n - name - 1)
+                     : json_incref(json_object_get(senv, key));
+        if (json_is_string(v))
+            json_object_set(env, key, v);
+        json_decref(v);
+    }
+    if ((n = json_object_size(env)) > LOOM_JOB_ENV_MAX) {
+        json_decref(env);
+        return too_much(f, DS_EXPORT, "variables", (long)n, LOOM_JOB_ENV_MAX);
+    }
+    return put(f, "env", env);
+}
+
+int dir_workdir_default(json_t *body, const struct dir_system *sys,
+                        struct loom_error *err)
+{
+    json_t *w = json_object_get(body, "workdir"),
+           *sd = json_object_get(body, "submit_dir");
+
+    if ((w && !json_is_null(w)) || !json_is_string(sd) || sys == &dir_sge)
+        return 0;
+    if (json_object_set(body, "workdir", sd) < 0)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    return 0;
+}
+
 /* ---- the record ---------------------------------------------------------- */
 
 /* Did directive i apply slot s? */
@@ -288,6 +491,8 @@ static int applied(const struct fill *f, size_t i, int s)
         return 0;
     if (s == DS_FEATURES)
         return i >= f->set->features_from;
+    if (s == DS_EXPORT)
+        return i >= f->set->export_from;
     return f->set->last[s] == (int)i + 1;
 }
 
@@ -300,8 +505,10 @@ static void why_not(const struct fill *f, size_t i, int s, char *why,
 
     if (f->use[s] == U_GIVEN) {
         snprintf(why, n, "the request gives %s", field);
-    } else if (s == DS_FEATURES || set->last[s] != (int)i + 1) {
+    } else if (s == DS_FEATURES || s == DS_EXPORT ||
+               set->last[s] != (int)i + 1) {
         size_t by = s == DS_FEATURES ? set->features_from
+                    : s == DS_EXPORT ? set->export_from
                                      : (size_t)set->last[s] - 1;
         snprintf(why, n, "line %d gives the %s again", set->d[by].line,
                  dir_slot_defs[s].what);
@@ -371,7 +578,8 @@ int dir_request(struct dir_set *set, json_t *body, json_t **record,
         return 0; /* the request's own check refuses it */
     f.req = r;
     if (fill_simple(&f) < 0 || fill_cpus(&f) < 0 || fill_mem(&f) < 0 ||
-        fill_gpus(&f) < 0 || fill_features(&f) < 0)
+        fill_gpus(&f) < 0 || fill_features(&f) < 0 || fill_files(&f) < 0 ||
+        fill_workdir(&f) < 0 || fill_env(&f) < 0)
         return -1;
     return record_of(&f, record);
 }

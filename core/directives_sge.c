@@ -101,12 +101,12 @@ static int read_queue(struct dir_ctx *ctx, const char *arg, const char *arg2,
     return dir_put_text(ctx, DS_QUEUE, arg, err);
 }
 
-/* -j y|n: n is what Loom does anyway. */
+/* -j y|n: the error stream into the output file, or into its own. */
 static int read_join(struct dir_ctx *ctx, const char *arg, const char *arg2,
                      struct loom_error *err)
 {
     if (!strcasecmp(arg, "n") || !strcasecmp(arg, "no"))
-        return 0;
+        return dir_put_num(ctx, DS_JOIN, 0, err);
     if (!strcasecmp(arg, "y") || !strcasecmp(arg, "yes"))
         return dir_put_num(ctx, DS_JOIN, 1, err);
     return loom_error_set(err, LOOM_EINVAL, "-j takes y or n, not '%.64s'",
@@ -152,18 +152,93 @@ static int read_hold_jid(struct dir_ctx *ctx, const char *arg,
     return rc;
 }
 
+/* -o, -e: [[host]:]path[,...] with the pseudo variables $JOB_ID,
+ * $TASK_ID, $USER, $JOB_NAME and $HOSTNAME (the host of the job's first
+ * node); a path ending in '/' is a directory, the file in it
+ * JOB_NAME.oJOB_ID (.e for -e), as Grid Engine names it. */
+static int ge_path(struct dir_ctx *ctx, enum dir_slot slot, const char *arg,
+                   struct loom_error *err)
+{
+    static const char *const vars[][2] = {
+        {"JOB_ID", "%j"}, {"TASK_ID", "%a"}, {"USER", "%u"},
+        {"JOB_NAME", "%x"}, {"HOSTNAME", "%N"},
+    };
+    size_t n = strlen(arg), o = 0, k, i;
+    char *out;
+    int rc;
+
+    if (strchr(arg, ','))
+        return loom_error_set(err, LOOM_EINVAL, "a path for each host is "
+                              "not supported by Loom: give one path");
+    if (strchr(arg, ':'))
+        return loom_error_set(err, LOOM_EINVAL, "the host '%.*s:' is not "
+                              "supported by Loom (the file is written where "
+                              "the job runs): give the path alone",
+                              (int)strcspn(arg, ":"), arg);
+    if (!(out = malloc(2 * n + 16)))
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    for (const char *p = arg; *p; p++) {
+        if (*p != '$') {
+            if (*p == '%')
+                out[o++] = '%';
+            out[o++] = *p;
+            continue;
+        }
+        k = strspn(p + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                          "0123456789_");
+        for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+            if (strlen(vars[i][0]) == k && !memcmp(p + 1, vars[i][0], k))
+                break;
+        if (i == sizeof(vars) / sizeof(vars[0])) {
+            free(out);
+            if (k == 4 && !memcmp(p + 1, "HOME", 4))
+                return loom_error_set(err, LOOM_EINVAL, "$HOME is not "
+                                      "supported by Loom (it does not know "
+                                      "the account's home where it takes "
+                                      "the job): give the path relative to "
+                                      "the working directory, or absolute");
+            return loom_error_set(err, LOOM_EINVAL, "'$%.*s' is not one of "
+                                  "the pseudo variables Loom takes ($JOB_ID, "
+                                  "$TASK_ID, $USER, $JOB_NAME, $HOSTNAME)",
+                                  (int)(k < 64 ? k : 64), p + 1);
+        }
+        memcpy(out + o, vars[i][1], 2);
+        o += 2;
+        p += k;
+    }
+    if (o && out[o - 1] == '/')
+        o += (size_t)snprintf(out + o, 16, "%%x.%c%%j",
+                              slot == DS_ERROR ? 'e' : 'o');
+    out[o] = '\0';
+    rc = dir_put_outpath(ctx, slot, out, err);
+    free(out);
+    return rc;
+}
+
+static int read_output(struct dir_ctx *ctx, const char *arg,
+                       const char *arg2, struct loom_error *err)
+{
+    return ge_path(ctx, DS_OUTPUT, arg, err);
+}
+
+static int read_error(struct dir_ctx *ctx, const char *arg,
+                      const char *arg2, struct loom_error *err)
+{
+    return ge_path(ctx, DS_ERROR, arg, err);
+}
+
 static const struct dir_opt sge_opts[] = {
     {0, "N", DA_ONE, DS_NAME, dir_read_name},
     {0, "pe", DA_TWO, DS_CPUS_PER_NODE, read_pe},
     {0, "l", DA_ONE, DS_N, read_resources},
     {0, "q", DA_ONE, DS_QUEUE, read_queue},
-    {0, "o", DA_ONE, DS_OUTPUT, NULL},
-    {0, "e", DA_ONE, DS_ERROR, NULL},
+    {0, "o", DA_ONE, DS_OUTPUT, read_output},
+    {0, "e", DA_ONE, DS_ERROR, read_error},
     {0, "j", DA_ONE, DS_JOIN, read_join},
     {0, "cwd", DA_NONE, DS_CWD, NULL},
     {0, "wd", DA_ONE, DS_WORKDIR, NULL},
-    {0, "V", DA_NONE, DS_EXPORT, NULL},
-    {0, "v", DA_ONE, DS_EXPORT, NULL},
+    {0, "V", DA_NONE, DS_EXPORT, dir_read_export_all},
+    {0, "v", DA_ONE, DS_EXPORT, dir_read_export_list},
     {0, "t", DA_ONE, DS_ARRAY, dir_read_array},
     {0, "tc", DA_ONE, DS_ARRAY_LIMIT, read_tc},
     {0, "hold_jid", DA_ONE, DS_DEPEND, read_hold_jid},

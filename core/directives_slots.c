@@ -28,12 +28,12 @@ const struct dir_slot_def dir_slot_defs[DS_N] = {
     [DS_GPUS] = {"request.gpus", SK_NUM, "GPUs"},
     [DS_GPUS_PER_CPU] = {"request.gpus", SK_NUM, "GPUs"},
     [DS_GPUS_TOTAL] = {"request.gpus", SK_NUM, "GPUs"},
-    [DS_OUTPUT] = {NULL, SK_TEXT, "output file"},
-    [DS_ERROR] = {NULL, SK_TEXT, "error file"},
-    [DS_JOIN] = {NULL, SK_FLAG, "joining of error and output"},
-    [DS_WORKDIR] = {NULL, SK_TEXT, "working directory"},
-    [DS_CWD] = {NULL, SK_FLAG, "submit directory to work in"},
-    [DS_EXPORT] = {NULL, SK_TEXT, "environment taken from the submitter"},
+    [DS_OUTPUT] = {"output", SK_OWN, "output file"},
+    [DS_ERROR] = {"error", SK_OWN, "error file"},
+    [DS_JOIN] = {"error", SK_OWN, "joining of error and output"},
+    [DS_WORKDIR] = {"workdir", SK_OWN, "working directory"},
+    [DS_CWD] = {"workdir", SK_OWN, "working directory"},
+    [DS_EXPORT] = {"env", SK_OWN, "environment"},
     [DS_ARRAY] = {"array", SK_TEXT, "array"},
     [DS_ARRAY_LIMIT] = {"array", SK_NUM, "limit of tasks at once"},
     [DS_DEPEND] = {"dependency", SK_TEXT, "dependency"},
@@ -120,6 +120,20 @@ int dir_commit(struct dir_set *set, int line, char *text_take,
     for (size_t i = 0; i < ctx->features.n; i++)
         if (strv_push(&set->features, ctx->features.v[i]) < 0)
             goto oom;
+    if (ctx->put & DIR_BIT(DS_EXPORT)) {
+        if (ctx->export_add && set->last[DS_EXPORT]) {
+            const char *a = set->text[DS_EXPORT], *b = ctx->text[DS_EXPORT];
+            size_t n = strlen(a) + strlen(b) + 2;
+            char *both = malloc(n);
+            if (!both)
+                goto oom;
+            snprintf(both, n, "%s,%s", a, b);
+            free(ctx->text[DS_EXPORT]);
+            ctx->text[DS_EXPORT] = both;
+        } else {
+            set->export_from = set->n - 1;
+        }
+    }
     for (int s = 0; s < DS_N; s++) {
         if (!(ctx->put & DIR_BIT(s)))
             continue;

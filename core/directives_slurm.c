@@ -196,6 +196,27 @@ static int read_gpus(struct dir_ctx *ctx, const char *arg, const char *arg2,
     return dir_put_num(ctx, DS_GPUS_TOTAL, v, err);
 }
 
+/* -o, -e: Slurm's patterns that Loom has too (%j %u %x %A %a %N %%). */
+static int read_output(struct dir_ctx *ctx, const char *arg,
+                       const char *arg2, struct loom_error *err)
+{
+    return dir_put_outpath(ctx, DS_OUTPUT, arg, err);
+}
+
+static int read_error(struct dir_ctx *ctx, const char *arg,
+                      const char *arg2, struct loom_error *err)
+{
+    return dir_put_outpath(ctx, DS_ERROR, arg, err);
+}
+
+/* --export=NONE|ALL|[ALL,]NAME[=value][,...]: replaces what an --export
+ * before it said. */
+static int read_export(struct dir_ctx *ctx, const char *arg,
+                       const char *arg2, struct loom_error *err)
+{
+    return dir_put_export(ctx, arg, 1, err);
+}
+
 static const struct dir_opt slurm_opts[] = {
     {'J', "job-name", DA_ONE, DS_NAME, dir_read_name},
     {'N', "nodes", DA_ONE, DS_NODES, read_nodes},
@@ -210,10 +231,10 @@ static const struct dir_opt slurm_opts[] = {
     {0, "gres", DA_ONE, DS_GPUS, read_gres},
     {0, "gpus-per-node", DA_ONE, DS_GPUS, read_gpn},
     {'G', "gpus", DA_ONE, DS_GPUS_TOTAL, read_gpus},
-    {'o', "output", DA_ONE, DS_OUTPUT, NULL},
-    {'e', "error", DA_ONE, DS_ERROR, NULL},
+    {'o', "output", DA_ONE, DS_OUTPUT, read_output},
+    {'e', "error", DA_ONE, DS_ERROR, read_error},
     {'D', "chdir", DA_ONE, DS_WORKDIR, NULL},
-    {0, "export", DA_ONE, DS_EXPORT, NULL},
+    {0, "export", DA_ONE, DS_EXPORT, read_export},
     {'a', "array", DA_ONE, DS_ARRAY, dir_read_array},
     {'d', "dependency", DA_ONE, DS_DEPEND, dir_read_depend},
     {'H', "hold", DA_NONE, DS_HOLD, NULL},

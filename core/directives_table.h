@@ -28,12 +28,15 @@ enum dir_slot {
     DS_GPUS,          /* per node */
     DS_GPUS_PER_CPU,  /* per Grid Engine slot */
     DS_GPUS_TOTAL,    /* for the whole job (Slurm --gpus) */
-    DS_OUTPUT,        /* text */
-    DS_ERROR,         /* text */
-    DS_JOIN,          /* error joined to output */
-    DS_WORKDIR,       /* text */
+    DS_OUTPUT,        /* text: a name in Loom's patterns */
+    DS_ERROR,         /* text: a name in Loom's patterns */
+    DS_JOIN,          /* error joined to output (1), or output to error (2:
+                         PBS's -j eo) */
+    DS_WORKDIR,       /* text: absolute, or relative to the submit
+                         directory */
     DS_CWD,           /* the submit directory as working directory */
-    DS_EXPORT,        /* environment passed from the submitter */
+    DS_EXPORT,        /* text: the environment to pass, "ALL", "NONE",
+                         "NAME" and "NAME=value" joined by ',' */
     DS_ARRAY,         /* text: task ids, as Loom's "array" takes them */
     DS_ARRAY_LIMIT,   /* tasks at once (Grid Engine's -tc) */
     DS_DEPEND,        /* text: in Loom's (Slurm's) syntax */
@@ -48,6 +51,7 @@ enum dir_slot_kind {
     SK_NUM,  /* a number: directives_req.c computes its field */
     SK_TEXT, /* its text is the field's value */
     SK_FLAG, /* the field is true */
+    SK_OWN,  /* directives_req.c fills its field its own way */
 };
 
 /* Each slot and the request field it feeds ("request.nodes"), or NULL
@@ -76,6 +80,7 @@ struct dir_ctx {
     char *text[DS_N];
     struct strv features;
     int features_reset; /* its features replace those before it */
+    int export_add;     /* its DS_EXPORT adds to that before it (-v, -V) */
 };
 
 /* Read an option's argument(s) into ctx with the dir_put_* calls below.
@@ -136,6 +141,8 @@ struct dir_set {
     int last[DS_N];
     struct strv features;
     size_t features_from; /* directives before this one put none of them */
+    size_t export_from;   /* nor of DS_EXPORT's text */
+    const struct dir_system *sys; /* whose directives they are */
     struct dir_one *d;
     size_t n, cap;
 };
@@ -151,6 +158,15 @@ void dir_set_fini(struct dir_set *set);
  * record (see directives_apply). */
 int dir_request(struct dir_set *set, json_t *body, json_t **record,
                 struct loom_error *err);
+
+/* Does DS_EXPORT's text name ALL or a variable without its value: the
+ * submitter's environment? */
+int dir_export_needs_env(const char *text);
+/* The workdir of a request that neither gives one nor has directives
+ * that set it: its submit_dir, unless sys is Grid Engine's (whose jobs
+ * work in the home directory unless -cwd). 0, or -1 with err. */
+int dir_workdir_default(json_t *body, const struct dir_system *sys,
+                        struct loom_error *err);
 
 /* What the system files read values with. */
 /* A count: a whole number from min to max (what: "the node count"). */
@@ -186,6 +202,21 @@ int dir_read_array(struct dir_ctx *ctx, const char *arg, const char *arg2,
 /* A dependency in Slurm's syntax (core/depend.h), checked. */
 int dir_read_depend(struct dir_ctx *ctx, const char *arg, const char *arg2,
                     struct loom_error *err);
+/* Grid Engine's and PBS's -V (all of the submitter's environment) and
+ * -v NAME[=value][,...], added to what other -v and -V put (dir_read_f). */
+int dir_read_export_all(struct dir_ctx *ctx, const char *arg,
+                        const char *arg2, struct loom_error *err);
+int dir_read_export_list(struct dir_ctx *ctx, const char *arg,
+                         const char *arg2, struct loom_error *err);
+/* Put DS_EXPORT's text after checking it: "ALL", "NONE" (if none_ok),
+ * NAME or NAME=value, joined by ','. */
+int dir_put_export(struct dir_ctx *ctx, const char *text, int none_ok,
+                   struct loom_error *err);
+/* An output or error file name in Loom's patterns (what: "output"),
+ * checked (outpath_check), into slot. */
+int dir_put_outpath(struct dir_ctx *ctx, enum dir_slot slot,
+                    const char *text, struct loom_error *err);
+
 /* A dependency Loom's reader has made of a system's own (text), checked
  * as one in Slurm's syntax. */
 int dir_put_depend(struct dir_ctx *ctx, const char *text,

@@ -138,6 +138,7 @@ void job_destroy(struct job *j)
     free(j->script);
     strv_fini(&j->env);
     free(j->workdir);
+    free(j->submit_dir);
     free(j->output);
     free(j->error);
     free(j->directives);
@@ -158,6 +159,8 @@ static const struct jx_field body_fields[] = {
     {"script", JX_STRING | JX_NULLABLE, 0},
     {"env", JX_OBJECT, 0},
     {"workdir", JX_STRING | JX_NULLABLE, 0},
+    {"submit_dir", JX_STRING | JX_NULLABLE, 0},
+    {"submit_env", JX_OBJECT, 0},
     {"output", JX_STRING | JX_NULLABLE, 0},
     {"error", JX_STRING | JX_NULLABLE, 0},
     {"priority", JX_INT, 0},
@@ -307,32 +310,38 @@ static int env_name_ok(const char *k)
     return 1;
 }
 
-static int env_in(struct job *j, json_t *env, struct loom_error *err)
+/* env or submit_env (field): variables and their text; each "NAME=value"
+ * into s when s is not NULL. */
+static int env_in(struct strv *s, const char *field, json_t *env,
+                  struct loom_error *err)
 {
     const char *k;
     json_t *v;
     char fp[96];
 
     if (json_object_size(env) > LOOM_JOB_ENV_MAX)
-        return loom_error_field(err, LOOM_EINVAL, "env", "field 'env' has "
-                                "more than %d variables", LOOM_JOB_ENV_MAX);
+        return loom_error_field(err, LOOM_EINVAL, field, "field '%s' has "
+                                "more than %d variables", field,
+                                LOOM_JOB_ENV_MAX);
     /* jansson iterates in insertion order; sort for a stable record. */
     json_object_foreach(env, k, v) {
         size_t n;
         char *kv;
-        snprintf(fp, sizeof(fp), "env.%s", k);
+        snprintf(fp, sizeof(fp), "%s.%.64s", field, k);
         if (!env_name_ok(k))
-            return loom_error_field(err, LOOM_EINVAL, fp, "'%s' is not a valid "
-                                    "environment variable name", k);
+            return loom_error_field(err, LOOM_EINVAL, fp, "'%.64s' is not a "
+                                    "valid environment variable name", k);
         if (!json_is_string(v))
             return loom_error_field(err, LOOM_EINVAL, fp, "field '%s' must be "
                                     "a string", fp);
+        if (!s)
+            continue;
         n = strlen(k) + json_string_length(v) + 2;
         kv = malloc(n);
         if (!kv)
             return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
         snprintf(kv, n, "%s=%s", k, json_string_value(v));
-        if (strv_push(&j->env, kv) < 0) {
+        if (strv_push(s, kv) < 0) {
             free(kv);
             return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
         }
@@ -341,17 +350,19 @@ static int env_in(struct job *j, json_t *env, struct loom_error *err)
     return 0;
 }
 
-/* workdir, output and error: paths the job's account will use. */
+/* submit_dir, workdir, output and error: paths the job's account will
+ * use. */
 static int paths_in(struct job *j, json_t *body, struct loom_error *err)
 {
-    static const char *const keys[] = {"workdir", "output", "error"};
-    char **fields[] = {&j->workdir, &j->output, &j->error};
+    static const char *const keys[] = {"submit_dir", "workdir", "output",
+                                       "error"};
+    char **fields[] = {&j->submit_dir, &j->workdir, &j->output, &j->error};
 
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         const char *v = jx_str(body, keys[i], NULL);
         if (!v)
             continue;
-        if (outpath_check(v, keys[i], i == 0, err) < 0)
+        if (outpath_check(v, keys[i], i < 2, err) < 0)
             return -1;
         if (job_set_str(fields[i], v) < 0)
             return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
@@ -405,7 +416,13 @@ static int body_in(struct job *j, json_t *body, struct loom_error *err)
     if (script && job_set_str(&j->script, script) < 0)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     if (json_object_get(body, "env") &&
-        env_in(j, json_object_get(body, "env"), err) < 0)
+        env_in(&j->env, "env", json_object_get(body, "env"), err) < 0)
+        return -1;
+    /* the submitter's environment: for the directives only (see
+     * core/directives.h), not kept */
+    if (json_object_get(body, "submit_env") &&
+        env_in(NULL, "submit_env", json_object_get(body, "submit_env"),
+               err) < 0)
         return -1;
     if (j->env.n)
         qsort(j->env.v, j->env.n, sizeof(char *), cmp_str);

@@ -104,6 +104,8 @@ struct job {
     struct strv env;     /* "NAME=value", sorted by name */
     char *workdir;       /* where it runs (absolute), or NULL: the
                             cluster's default (the account's home) */
+    char *submit_dir;    /* where it was submitted from (absolute), or
+                            NULL: not said */
     char *output, *error; /* its output file names as asked (patterns,
                              relative to workdir), or NULL: the default */
     char *directives; /* what the script's directives did: a JSON array

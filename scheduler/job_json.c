@@ -173,6 +173,7 @@ char *job_render(const struct job *j, size_t priv[2])
     }
     jw_close(&w, '}');
     jw_kv_str(&w, "workdir", j->workdir);
+    jw_kv_str(&w, "submit_dir", j->submit_dir);
     jw_kv_str(&w, "output", j->output);
     jw_kv_str(&w, "error", j->error);
     /* the private fields, one span: a redacted copy leaves it out */
@@ -333,6 +334,7 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
         free(kv);
     }
     bad |= job_set_str(&j->workdir, jx_str(doc, "workdir", NULL));
+    bad |= job_set_str(&j->submit_dir, jx_str(doc, "submit_dir", NULL));
     bad |= job_set_str(&j->output, jx_str(doc, "output", NULL));
     bad |= job_set_str(&j->error, jx_str(doc, "error", NULL));
     j->priority = (int)jx_int(doc, "priority", 0);

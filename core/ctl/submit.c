@@ -31,6 +31,7 @@ struct submit {
     const char *idem;
     const char *chdir; /* --chdir, or NULL: the current directory */
     int export_all;    /* --export ALL */
+    int export_given;  /* --export ALL or NONE: env is sent, even empty */
     int named;
 };
 
@@ -204,6 +205,7 @@ static int submit_option(struct ctl *ctl, struct submit *s, int c,
             return ctl_usage("submit", "--export takes ALL or NONE, not "
                              "'%s'", optarg);
         s->export_all = !strcmp(optarg, "ALL");
+        s->export_given = 1;
         return -1;
     }
     return ctl_opt_error("submit", c, argv);
@@ -349,32 +351,43 @@ static int submit_payload(struct submit *s, int argc, char **argv)
     return -1;
 }
 
-/* workdir: --chdir made absolute, or the directory loomctl runs in (as
- * sbatch does). */
-static int set_workdir(struct submit *s)
+/* submit_dir: the directory loomctl runs in; workdir: --chdir made
+ * absolute. Without --chdir loomd works out workdir (the script's
+ * directives, else submit_dir). */
+static int set_dirs(struct submit *s)
 {
     char cwd[4096], *abs = NULL;
+    json_t *dir = NULL;
     int rc;
 
-    if (s->chdir && s->chdir[0] == '/')
+    if (getcwd(cwd, sizeof(cwd)) && !(dir = json_string(cwd)))
+        errno = EILSEQ; /* not UTF-8 */
+    if (!dir) {
+        if (s->chdir && s->chdir[0] != '/')
+            return ctl_fail("cannot tell the current directory (%s): give "
+                            "--chdir an absolute path", strerror(errno));
+        fprintf(stderr, "loomctl: cannot tell the current directory (%s): "
+                "the job is sent without submit_dir\n", strerror(errno));
         return -1;
-    if (!getcwd(cwd, sizeof(cwd)))
-        return ctl_fail("cannot tell the current directory (%s): give "
-                        "--chdir", strerror(errno));
-    if (s->chdir && asprintf(&abs, "%s/%s", cwd, s->chdir) < 0)
+    }
+    json_object_set_new(s->job, "submit_dir", dir);
+    if (!s->chdir || s->chdir[0] == '/')
+        return -1;
+    if (asprintf(&abs, "%s/%s", cwd, s->chdir) < 0)
         return ctl_fail("out of memory");
-    rc = set_text(s->job, "workdir", "chdir", abs ? abs : cwd);
+    rc = set_text(s->job, "workdir", "chdir", abs);
     free(abs);
     return rc;
 }
 
 extern char **environ;
 
-/* --export ALL: loomctl's whole environment, under what --env set. What
- * loomd could not take is left out, and said. */
-static int export_env(struct submit *s)
+/* loomctl's whole environment into env (what: the option or field, for
+ * messages), under what env has. What loomd could not take is left out,
+ * and said. */
+static int add_environ(json_t *env, const char *what)
 {
-    for (char **e = environ; s->export_all && *e; e++) {
+    for (char **e = environ; *e; e++) {
         const char *eq = strchr(*e, '=');
         size_t n = eq ? (size_t)(eq - *e) : 0;
         char name[256];
@@ -384,24 +397,46 @@ static int export_env(struct submit *s)
             continue;
         memcpy(name, *e, n);
         name[n] = '\0';
-        if (json_object_get(s->env, name))
+        if (json_object_get(env, name))
             continue; /* --env wins */
         if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                          "0123456789_") != n || (name[0] >= '0' &&
                                                   name[0] <= '9') ||
             !(v = json_string(eq + 1))) {
-            fprintf(stderr, "loomctl: --export ALL: %s is not exported (not "
-                    "a variable name, or its value is not UTF-8)\n", name);
+            fprintf(stderr, "loomctl: %s: %s is not exported (not a "
+                    "variable name, or its value is not UTF-8)\n", what,
+                    name);
             continue;
         }
-        if (json_object_size(s->env) == LOOM_JOB_ENV_MAX) {
+        if (json_object_size(env) == LOOM_JOB_ENV_MAX) {
             json_decref(v);
-            return ctl_fail("--export ALL: more than %d variables",
+            return ctl_fail("%s: more than %d variables", what,
                             LOOM_JOB_ENV_MAX);
         }
-        json_object_set_new(s->env, name, v);
+        json_object_set_new(env, name, v);
     }
     return -1;
+}
+
+/* env: --export ALL adds loomctl's environment; with --export (ALL or
+ * NONE) or --env it is sent, and wins over the script's directives.
+ * Without them, a script whose directives pass the submitter's
+ * environment (--export=ALL, -V, -v NAME) gets it as submit_env. */
+static int export_env(struct submit *s)
+{
+    const char *script = json_string_value(json_object_get(s->job,
+                                                           "script"));
+    json_t *senv;
+
+    if (s->export_all)
+        return add_environ(s->env, "--export ALL");
+    if (s->export_given || json_object_size(s->env) || !script ||
+        !directives_want_env(script))
+        return -1;
+    if (!(senv = json_object()))
+        return ctl_fail("out of memory");
+    json_object_set_new(s->job, "submit_env", senv);
+    return add_environ(senv, "the script's export of the environment");
 }
 
 static int submit_send(struct ctl *ctl, const struct submit *s)
@@ -452,10 +487,10 @@ int cmd_submit(struct ctl *ctl, int argc, char **argv)
     if (rc < 0)
         rc = submit_payload(&s, argc, argv);
     if (rc < 0)
-        rc = set_workdir(&s);
+        rc = set_dirs(&s);
     if (rc < 0)
         rc = export_env(&s);
-    if (rc < 0 && !json_object_size(s.env))
+    if (rc < 0 && !json_object_size(s.env) && !s.export_given)
         json_object_del(s.job, "env");
     if (rc < 0)
         rc = submit_send(ctl, &s);

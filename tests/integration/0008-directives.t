@@ -2,8 +2,10 @@
 # 0008-directives.t - scripts with #SBATCH, #$ and #PBS directives through
 # the API and loomctl: the request they make, options that win over them,
 # the 400 of a directive Loom cannot apply, directives = warn (after a
-# reload), loomctl --time in Slurm's formats, and loomctl export round
-# trips in all three formats.
+# reload), loomctl --time in Slurm's formats, loomctl export round trips
+# in all three formats; and on a local cluster, a script's output file,
+# working directory and environment, the job running as dirio-XXXXXX, an
+# account this test makes.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -131,12 +133,12 @@ cat >"$T/out.sh" <<'EOF'
 #SBATCH --job-name=sbtest
 #SBATCH --nodes=2
 #SBATCH --time=00:05:00
-#SBATCH --output=myout-%j.txt
+#SBATCH --exclusive
 echo hello
 EOF
-MSG_OUT='line 5: #SBATCH --output=myout-%j.txt: not supported by Loom: the job request has no output file'
+MSG_OUT='line 5: #SBATCH --exclusive: not supported by Loom: the job request has no exclusive use of nodes'
 submit_script "$T/out.sh"
-t_is "$STATUS" 400 "--output is refused (the request has no output file)"
+t_is "$STATUS" 400 "--exclusive is refused (the request has no exclusive use)"
 t_is "$(jget "$BODY" .error.message)/$(jget "$BODY" .error.field)" \
     "$MSG_OUT/script" "... naming line, directive and why"
 printf '#!/bin/sh\n#SBATCH -N 1\n#SBATCH --mail-type=END\ntrue\n' >"$T/mail.sh"
@@ -171,12 +173,12 @@ sed -i 's/^\[loomd\]$/[loomd]\ndirectives = warn/' "$T/loom.conf"
 api POST /v1/runtime/reload '{}' >/dev/null
 t_is "$STATUS" 200 "reload with directives = warn" || t_diag "$BODY"
 submit_script "$T/out.sh"
-t_is "$STATUS" 201 "warn: the script with --output is accepted" || t_diag "$BODY"
+t_is "$STATUS" 201 "warn: the script with --exclusive is accepted" || t_diag "$BODY"
 t_is "$(py 'd["warnings"]' "$BODY")" "[\"$MSG_OUT\"]" \
     "... with the warning in the answer"
 t_is "$(req "$JOB")" "sbtest 2 1 100 0 300 None " "... and the rest applied"
 t_is "$(py 'd["directives"][3].get("ignored")' "$BODY")" \
-    "not supported by Loom: the job request has no output file" \
+    "not supported by Loom: the job request has no exclusive use of nodes" \
     "the job's directives show the one ignored"
 job "$JOB"
 t_is "$STATUS/$(py '"warnings" in d' "$BODY")" 200/false \
@@ -239,6 +241,82 @@ loomd_start || t_bail "loomd did not start again"
 job "$SB"
 t_is "$(py 'd["directives"]' "$BODY")" "$BEFORE" \
     "the job's directives are the same after a restart"
+loomd_stop
+t_is $? 0 "loomd stops with status 0"
+
+# ---- files, working directory and environment, on a local cluster -----------------------
+# The jobs before ran on sim; from here a local cluster runs them as
+# dirio-XXXXXX, whom the identity dirio maps to.
+t_account USR dirio || t_bail "cannot make an account"
+UH=$T/home/$USR
+map_account dirio "$USR"
+loomd_conf "$CLUSTERS
+[cluster local]
+adaptor = local
+nodes = 1
+cpus_per_node = 1
+memory_mb = 1024
+poll_s = 0.2"
+loomd_start || t_bail "loomd did not start again"
+TU=$(token_for dirio user) || t_bail "no token for dirio"
+(umask 077 && printf '%s\n' "$TU" >"$T/dirio.token")
+# ctl_in DIR ARGS...: loomctl as dirio, run in DIR with FROM_SHELL and
+# OTHER set; OUT, ERR, RC.
+ctl_in() {
+    (cd "$1" && shift && FROM_SHELL=here OTHER=not-asked "$LOOMCTL" \
+        --url "$LOOM_URL" --token-file "$T/dirio.token" "$@") \
+        >"$T/ctl.out" 2>"$T/ctl.err"
+    RC=$?
+    OUT=$(cat "$T/ctl.out")
+    ERR=$(cat "$T/ctl.err")
+}
+ended() {
+    case $(job_state "$1") in completed | failed | cancelled) return 0 ;; esac
+    return 1
+}
+install -d -m 0755 -o "$USR" -g "$USR" "$UH/w" "$UH/w/sub" "$UH/w/cli" ||
+    t_bail "cannot make $UH/w"
+cat >"$UH/w/io.sh" <<'EOF'
+#!/bin/sh
+#SBATCH --output=myout-%j.txt --chdir=sub
+#SBATCH --export=FROM_SHELL,FIXED=1
+id -un
+pwd
+echo "[$FROM_SHELL] [$FIXED] [$OTHER]"
+echo to-stderr >&2
+EOF
+ctl_in "$UH/w" submit --cluster local io.sh
+t_is "$RC" 0 "loomctl submit of a script with --output, --chdir, --export" || ctl_diag
+IO=$OUT
+wait_for 'ended "$IO"' 30
+job "$IO"
+t_is "$(py '[d["state"], d["account"], d["submit_dir"], d["workdir"], d["output"], d["env"]]' "$BODY")" \
+    "[\"completed\", \"$USR\", \"$UH/w\", \"$UH/w/sub\", \"myout-%j.txt\", {\"FIXED\": \"1\", \"FROM_SHELL\": \"here\"}]" \
+    "it ran as $USR: submit_dir where loomctl ran, workdir sub/ in it, its output name, the env it asked for" ||
+    t_diag "$BODY"
+t_is "$(stat -c %U "$UH/w/sub/myout-$IO.txt" 2>&1)" "$USR" \
+    "myout-$IO.txt is in sub/, owned by $USR"
+t_is "$(cat "$UH/w/sub/myout-$IO.txt" 2>&1)" "$USR
+$UH/w/sub
+[here] [1] []
+to-stderr" "id -un said $USR, pwd sub/; FROM_SHELL came from loomctl, FIXED from the line, OTHER not; stderr joined"
+
+ctl_in "$UH/w" submit --cluster local --chdir cli --export NONE io.sh
+OV=$OUT
+wait_for 'ended "$OV"' 30
+t_is "$(field "$OV" .workdir)/$(field "$OV" .env)" "$UH/w/cli/{}" \
+    "loomctl's --chdir and --export NONE win over the script's"
+t_is "$(sed -n 2,3p "$UH/w/cli/myout-$OV.txt" 2>&1)" "$UH/w/cli
+[] [] []" "... it ran in cli/ without the script's variables"
+
+api POST /v1/jobs "$(python3 -c 'import json, sys
+print(json.dumps({"script": open(sys.argv[1]).read(), "submit_dir": sys.argv[2],
+                  "request": {"cluster": "local"}}))' "$UH/w/io.sh" "$UH/w")" >/dev/null
+t_is "$STATUS/$(jget "$BODY" .error.field)" 400/script \
+    "through the API without submit_env: 400 on the script"
+t_is "$(jget "$BODY" .error.message)" \
+    "line 3: #SBATCH --export=FROM_SHELL,FIXED=1: it passes the submitter's environment, which only the client has: submit with 'loomctl submit --export ALL', or give the request's submit_env" \
+    "... naming the line and how to submit it"
 loomd_stop
 t_is $? 0 "loomd stops with status 0"
 t_done

@@ -122,7 +122,8 @@ ctl_alice() {
 EX=$(ctl_alice "$AH/work" submit --export ALL --env FOO=given -- /bin/sh -c 'echo $FROM_SHELL $FOO; pwd')
 t_like "$EX" '^[0-9]+$' "loomctl submit --export ALL" || t_diag "$EX"
 wait_for 'ended "$EX"' 30
-t_is "$(field "$EX" .workdir)" "$AH/work" "loomctl sends the directory it runs in as workdir"
+t_is "$(field "$EX" .submit_dir) $(field "$EX" .workdir)" "$AH/work $AH/work" \
+    "loomctl sends the directory it runs in as submit_dir, which is the job's workdir"
 t_is "$(cat "$AH/work/loom-$EX.out")" "here-it-is given
 $AH/work" "--export ALL: loomctl's environment reaches the job (--env wins); it ran there"
 NE=$(ctl_alice "$AH/work" submit -- /bin/sh -c 'echo "[$FROM_SHELL]"')

@@ -5,7 +5,10 @@
 # request (squeue and qstat show them in the CMS's own terms); and a
 # script whose directives loomctl's options override runs as Loom chose,
 # the CMS not applying the script's own lines again (they reach it as
-# #LOOM-SBATCH and #LOOM-$).
+# #LOOM-SBATCH and #LOOM-$). A script's output file and working directory
+# (#SBATCH -o and --chdir on Slurm, #$ -o and -cwd on Grid Engine) are
+# where its directives say, written by the job's account, dirio-XXXXXX,
+# which this test makes.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
@@ -15,6 +18,8 @@ slurm_available || t_bail "no Slurm: $SLURM_WHY"
 ge_available || t_bail "no Grid Engine: $GE_WHY"
 slurm_start 2 || t_bail "Slurm did not start"
 ge_start 0 || t_bail "Grid Engine did not start"
+t_account USR dirio || t_bail "cannot make an account"
+UH=$T/home/$USR
 pg_start || t_bail "no PostgreSQL"
 loomd_conf <<EOF2
 [cluster slurm]
@@ -52,8 +57,9 @@ ge_job() {
         sub(/^[^:]*:[ \t]*/, ""); print; exit }'
 }
 
-# loomctl sends the directory it runs in as the job's workdir, as sbatch
-# does: the jobs' account's home, where it may write
+# loomctl sends the directory it runs in as the job's submit_dir, where a
+# #SBATCH script works, as sbatch's do: the jobs' account's home, where it
+# may write (a #$ script works there anyway, as Grid Engine's do)
 cd "$T/home/$T_USER" || t_bail "cannot enter the home of $T_USER"
 
 # ---- a #$ script on Slurm ------------------------------------------------------
@@ -145,6 +151,54 @@ wait_for '[ "$(field "$J3" .state)" = cancelled ] && [ "$(field "$J4" .state)" =
 t_is "$(field "$J3" .state)/$(field "$J4" .state)" cancelled/cancelled \
     "both are cancelled"
 
+# ---- output files and working directories, as the job's account ---------------------
+install -d -m 0755 -o "$USR" -g "$USR" "$UH/w" "$UH/w/sub" || t_bail "cannot make $UH/w"
+(umask 077 && token_for "$USR" user >"$T/dirio.token") || t_bail "no token for $USR"
+# ctl_in DIR ARGS...: loomctl as $USR, run in DIR; OUT, ERR, RC.
+ctl_in() {
+    (cd "$1" && shift && "$LOOM_TOP_BUILDDIR/loomctl" --url "$LOOM_URL" \
+        --token-file "$T/dirio.token" "$@") >"$T/ctl.out" 2>"$T/ctl.err"
+    RC=$?
+    OUT=$(cat "$T/ctl.out")
+    ERR=$(cat "$T/ctl.err")
+}
+cat >"$UH/w/sb-io.sh" <<'EOF'
+#!/bin/sh
+#SBATCH -o myout-%j.txt
+#SBATCH --chdir=sub
+id -un
+pwd
+EOF
+ctl_in "$UH/w" submit --cluster slurm sb-io.sh
+t_is "$RC" 0 "loomctl submit to Slurm of a script with #SBATCH -o and --chdir" || t_diag "$ERR"
+J5=$OUT
+wait_for '[ "$(field "$J5" .state)" = completed ]' 60
+t_is "$(field "$J5" .state)/$(field "$J5" .workdir)" "completed/$UH/w/sub" \
+    "it completes, in sub/ of the directory loomctl ran in"
+t_is "$(stat -c %U "$UH/w/sub/myout-$J5.txt" 2>&1)" "$USR" \
+    "myout-$J5.txt is in sub/, owned by $USR"
+t_is "$(paste -sd' ' "$UH/w/sub/myout-$J5.txt" 2>&1)" "$USR $UH/w/sub" \
+    "... and says the job ran as $USR in sub/"
+cat >"$UH/w/ge-io.sh" <<'EOF'
+#!/bin/sh
+#$ -o ge-$JOB_ID.out
+#$ -cwd
+id -un
+pwd
+EOF
+ctl_in "$UH/w" submit --cluster ge ge-io.sh
+t_is "$RC" 0 "loomctl submit to Grid Engine of a script with #\$ -o and -cwd" || t_diag "$ERR"
+J6=$OUT
+wait_for '[ "$(field "$J6" .state)" = completed ]' 90
+t_is "$(field "$J6" .state)/$(field "$J6" .workdir)/$(field "$J6" .output)" \
+    "completed/$UH/w/ge-%j.out" \
+    "it completes, in the directory loomctl ran in (-cwd), \$JOB_ID as Loom's %j"
+t_is "$(stat -c %U "$UH/w/ge-$J6.out" 2>&1)" "$USR" \
+    "ge-$J6.out is there, owned by $USR"
+t_is "$(paste -sd' ' "$UH/w/ge-$J6.out" 2>&1)" "$USR $UH/w" \
+    "... and says the job ran as $USR there"
+
 loomd_stop
 t_is $? 0 "loomd stops with status 0"
 t_done
+

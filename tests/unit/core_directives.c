@@ -230,17 +230,10 @@ static void arrays_and_dependencies(void)
 
 static void slurm_refused(void)
 {
-    refused("#!/bin/sh\n#SBATCH --output=myout-%j.txt\n",
-            "line 2: #SBATCH --output=myout-%j.txt: not supported by Loom: "
-            "the job request has no output file");
     refused("#!/bin/sh\n#SBATCH -J a\n#SBATCH --mail-type=END\n",
             "line 3: #SBATCH --mail-type=END: not supported by Loom");
     refused("#SBATCH --mail-type END -N 2\n",
             "line 1: #SBATCH --mail-type END -N 2: not supported by Loom");
-    refused("#SBATCH -e err\n", "line 1: #SBATCH -e err: not supported by "
-            "Loom: the job request has no error file");
-    refused("#SBATCH --chdir=/tmp\n", "line 1: #SBATCH --chdir=/tmp: not "
-            "supported by Loom: the job request has no working directory");
     refused("#SBATCH --array=1-x\n", "line 1: #SBATCH --array=1-x: '1-x' "
             "is not a task id or range (N, N-M or N-M:S, joined by commas, "
             "then %LIMIT if any)");
@@ -248,9 +241,6 @@ static void slurm_refused(void)
             "'afterfoo' is not a dependency type: Loom takes after, "
             "afterany, afterok, afternotok (each with job ids: "
             "afterok:12:13, or an array's task: 12_7) and singleton");
-    refused("#SBATCH --export=ALL\n", "line 1: #SBATCH --export=ALL: not "
-            "supported by Loom: the job request has no environment taken "
-            "from the submitter");
     refused("#SBATCH --exclusive\n", "line 1: #SBATCH --exclusive: not "
             "supported by Loom: the job request has no exclusive use of "
             "nodes");
@@ -340,12 +330,13 @@ static void slurm_refused(void)
     is_str(err.message, "line 1: #SBATCH -c 2000: makes 200000 cpus per "
            "node, more than Loom's limit of 100000", "... saying so");
 
-    apply("#SBATCH -J ok --output=o.txt -N 2\n", NULL, DIRECTIVES_WARN);
+    apply("#SBATCH -J ok --exclusive -N 2\n", NULL, DIRECTIVES_WARN);
     is_str(name(), "ok", "warn mode: the others of the line apply");
     is_str(req(), "{\"nodes\":2}", "... -N 2 too");
     is_str(dump(json_array_get(rec, 1)), "{\"line\":1,\"directive\":"
-           "\"#SBATCH --output=o.txt\",\"fields\":[],\"ignored\":\"not "
-           "supported by Loom: the job request has no output file\"}",
+           "\"#SBATCH --exclusive\",\"fields\":[],\"ignored\":\"not "
+           "supported by Loom: the job request has no exclusive use of "
+           "nodes\"}",
            "... and the record shows the one ignored");
 }
 
@@ -368,20 +359,10 @@ static void gridengine(void)
     is_str(req(), "{\"memory_mb\":954}", "1g is 10^9 bytes: 954 MiB");
     apply("#$ -l h_vmem=2048M\n", NULL, DIRECTIVES_STRICT);
     is_str(req(), "{\"memory_mb\":2048}", "2048M");
-    ok(apply("#$ -j n\n", NULL, DIRECTIVES_STRICT) == 0 &&
-       !json_object_get(body, "request"), "-j n: nothing to do");
-    is_str(dump(rec), "[{\"line\":1,\"directive\":\"#$ -j n\",\"fields\":[]}]",
-           "... recorded without fields");
     refused("#$ -pe mpi 4\n", "line 1: #$ -pe mpi 4: Loom takes the parallel "
             "environment smp (slots on one node), not 'mpi', whose slots Grid "
             "Engine's configuration places");
     refused("#$ -pe smp\n", "line 1: #$ -pe smp: needs two values");
-    refused("#$ -cwd\n", "line 1: #$ -cwd: not supported by Loom: the job "
-            "request has no submit directory to work in");
-    refused("#$ -j y\n", "line 1: #$ -j y: not supported by Loom: the job "
-            "request has no joining of error and output");
-    refused("#$ -o out.txt\n", "line 1: #$ -o out.txt: not supported by "
-            "Loom: the job request has no output file");
     refused("#$ -t 10-1\n", "line 1: #$ -t 10-1: the range 10-1 ends before "
             "it begins");
     refused("#$ -hold_jid prep\n", "line 1: #$ -hold_jid prep: Loom takes "
@@ -450,8 +431,6 @@ static void pbs(void)
           DIRECTIVES_STRICT);
     is_str(req(), "{\"cpus_per_node\":3,\"memory_mb\":300,\"walltime_s\":"
            "3600}", "-l attached; pmem per cpu; ncpus");
-    apply("#PBS -j n\n", NULL, DIRECTIVES_STRICT);
-    ok(!json_object_get(body, "request"), "-j n: nothing to do");
     refused("#PBS -l nodes=2:ppn=4+1:ppn=2\n", "line 1: #PBS -l "
             "nodes=2:ppn=4+1:ppn=2: chunks of several kinds (+) are not "
             "supported by Loom: give one");
@@ -481,8 +460,6 @@ static void pbs(void)
             "supported by Loom");
     refused("#PBS -W group_list=x\n", "line 1: #PBS -W group_list=x: the "
             "attribute group_list is not supported by Loom");
-    refused("#PBS -j oe\n", "line 1: #PBS -j oe: not supported by Loom: the "
-            "job request has no joining of error and output");
     refused("#PBS -q batch@server\n", "line 1: #PBS -q batch@server: Loom "
             "takes a queue by its name (letters, digits, '.', '_', '-'), not "
             "'batch@server'");

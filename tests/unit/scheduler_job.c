@@ -22,7 +22,8 @@ static void t_valid(void)
     struct job *j = from("{\"name\":\"x\",\"command\":[\"echo\",\"hi\"],"
                          "\"env\":{\"B\":\"2\",\"A\":\"1\"},\"request\":"
                          "{\"nodes\":2,\"features\":[\"ib\"],\"cluster\":"
-                         "\"c\"}}", &err);
+                         "\"c\"},\"submit_dir\":\"/home/a/w\","
+                         "\"submit_env\":{\"SECRET\":\"s\"}}", &err);
     struct job *back;
     json_t *doc, *red;
     size_t priv[2] = {0, 0};
@@ -37,6 +38,9 @@ static void t_valid(void)
     is_str(j->env.v[0], "A=1", "env sorted by name");
     is_str(j->owner, "alice", "owner is the token's subject");
     is_str(j->account, "alice-acct", "account is the one it maps to");
+    is_str(j->submit_dir, "/home/a/w", "submit_dir kept");
+    ok(j->env.n == 2, "submit_env is not the job's env (%zu variables)",
+       j->env.n);
     j->id = 42;
     j->state = JOB_FAILED;
     j->has_exit_code = 1;
@@ -45,6 +49,7 @@ static void t_valid(void)
     text = job_render(j, priv);
     doc = text ? json_loads(text, 0, NULL) : NULL;
     ok(doc != NULL, "the rendered job is valid JSON");
+    ok(text && !strstr(text, "SECRET"), "submit_env is not in the record");
     /* the private span cut out leaves valid JSON without those fields */
     cut = text ? malloc(strlen(text) + 1) : NULL;
     if (cut) {
@@ -73,6 +78,7 @@ static void t_valid(void)
         is_str(back->command.v[1], "hi", "command kept");
         is_str(back->env.v[1], "B=2", "env kept");
         is_str(back->account, "alice-acct", "account kept");
+        is_str(back->submit_dir, "/home/a/w", "submit_dir read back");
     }
     json_decref(doc);
     free(text);
@@ -102,6 +108,13 @@ static void t_invalid(void)
         {"{\"command\":[\"x\"],\"array\":\"1-2\",\"dependency\":"
          "\"singleton\"}", "dependency"},
         {"{\"command\":[\"x\"],\"hold\":1}", "hold"},
+        {"{\"command\":[\"x\"],\"submit_dir\":\"rel\"}", "submit_dir"},
+        {"{\"command\":[\"x\"],\"submit_dir\":1}", "submit_dir"},
+        {"{\"command\":[\"x\"],\"submit_env\":[]}", "submit_env"},
+        {"{\"command\":[\"x\"],\"submit_env\":{\"A\":1}}",
+         "submit_env.A"},
+        {"{\"command\":[\"x\"],\"submit_env\":{\"A B\":\"1\"}}",
+         "submit_env.A B"},
     };
     struct loom_error err;
 
