@@ -4,11 +4,12 @@
 # listener on $NOTIFY_SOCKET, a path and an abstract socket, gets
 # STATUS= while it starts, READY=1 once it serves, RELOADING=1 with
 # MONOTONIC_USEC= and READY=1 again around a reload (SIGHUP, and a refused
-# one), STOPPING=1 on SIGTERM; loomd removes NOTIFY_SOCKET from its
-# environment, so that no job inherits it. loomd runs as loom, so the
-# path socket is loom's.
+# one), STOPPING=1 on SIGTERM, and from a standby READY=1 with its role;
+# loomd removes NOTIFY_SOCKET from its environment, so that no job
+# inherits it. loomd runs as loom, so the path socket is loom's.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+. "$LOOM_TOP_SRCDIR/tests/lib/standby.sh"
 
 # listen ADDRESS OUT: receive datagrams on ADDRESS (a path, or @name),
 # each appended to OUT followed by a line "--"; LISTENER is its PID.
@@ -48,7 +49,7 @@ t_ok $? "READY=1 once loomd serves"
 t_like "$(notices "$T/notices" | head -n 1)" '^STATUS=starting' \
     "STATUS= while it starts, before READY=1"
 t_like "$(notices "$T/notices" | grep '^READY=1')" \
-    "^READY=1,STATUS=serving the API on 127.0.0.1:$PORT (active)\$" \
+    "^READY=1,STATUS=serving the API on 127.0.0.1:$PORT \(active\)\$" \
     "READY=1 with STATUS= saying where it serves, and as what"
 
 admin_token || t_bail "no admin token"
@@ -88,6 +89,23 @@ listen "@loom-test-${T##*.}" "$T/notices2"
 NOTIFY_SOCKET="@loom-test-${T##*.}" loomd_start || t_bail "loomd did not start again"
 wait_for "notices '$T/notices2' | grep -q '^READY=1'" 30
 t_ok $? "an abstract socket (@name): READY=1"
+
+# ---- a standby ------------------------------------------------------------------
+# a second loomd on the same database stands by: it is ready too, and says
+# as what
+A_LISTENER=$LISTENER
+listen "@loom-test-b-${T##*.}" "$T/notices-b"
+NOTIFY_SOCKET="@loom-test-b-${T##*.}" peer_start b || t_bail "loomd b did not start"
+wait_for "notices '$T/notices-b' | grep -q '^READY=1'" 30
+t_like "$(notices "$T/notices-b" | grep '^READY=1')" \
+    "^READY=1,STATUS=serving the API on 127.0.0.1:[0-9]+ \(standby\)\$" \
+    "a standby: READY=1, STATUS= saying it stands by"
+peer_stop b
+t_is $? 0 "the standby stops with status 0"
+t_like "$(notices "$T/notices-b" | tail -n 1)" '^STOPPING=1' "... and STOPPING=1"
+kill "$LISTENER" 2>/dev/null
+LISTENER=$A_LISTENER
+
 loomd_stop
 t_like "$(notices "$T/notices2" | tail -n 1)" '^STOPPING=1' "... and STOPPING=1"
 
