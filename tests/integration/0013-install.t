@@ -3,10 +3,11 @@
 # piece where it belongs: loomd, loomctl, loom-supervise, loom-runas
 # (setuid root, group loom, mode 4750), the packs, the man pages, the
 # systemd unit (Type=notify, as loom, with this build's paths), the example
-# configuration, the Grafana dashboard and the OpenAPI document; then the
-# installed loomd runs as the service account loom, on a loom.conf made
-# from the installed example, against a private PostgreSQL, and the
-# installed loomctl, as loom too, runs a job through it.
+# configuration, the Grafana dashboard, the OpenAPI document and the web
+# dashboard's files; then the installed loomd runs as the service account
+# loom, on a loom.conf made from the installed example, against a private
+# PostgreSQL, serves the installed dashboard, and the installed loomctl,
+# as loom too, runs a job through it.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -42,7 +43,7 @@ for f in "$MAN/man8/loomd.8" "$MAN/man1/loomctl.1" "$MAN/man5/loom.conf.5" \
     "$DOC/openapi.json" "$UNITDIR/loomd.service" \
     "$DATA/scripts/slurm/pack.json" "$DATA/scripts/gridengine/jobs" \
     "$DATA/scripts/pbs/jobs" "$DATA/scripts/lsf/jobs" "$DATA/scripts/condor/jobs" \
-    "$DATA/sql/0001_init.sql"; do
+    "$DATA/sql/0001_init.sql" "$DATA/web/index.html" "$DATA/web/app.js"; do
     [ -s "$ROOT$f" ]
     t_ok $? "installed: $f"
 done
@@ -93,7 +94,7 @@ t_is "$(grep -cE "^(listen = 127.0.0.1:$PORT|state_dir = $T/var/loom)$" "$T/etc/
 # build's paths say: DESTDIR is a staging root)
 AS_LOOM=(setpriv --reuid=loom --regid=loom --init-groups --reset-env --
     env PATH=/usr/bin:/bin LOOM_LIBEXECDIR="$ROOT$LIBEXEC"
-    LOOM_SCRIPTS_DIR="$ROOT$DATA/scripts")
+    LOOM_SCRIPTS_DIR="$ROOT$DATA/scripts" LOOM_WEB_DIR="$ROOT$DATA/web")
 as_loom() { "${AS_LOOM[@]}" "$@"; }
 (exec "${AS_LOOM[@]}" "$ROOT$SBIN/loomd" -f -c "$T/etc/loom.conf" \
     </dev/null >>"$T/loomd.log" 2>&1) &
@@ -122,6 +123,10 @@ api GET /v1/clusters >/dev/null
 t_is "$STATUS" 200 "an admin token made by the installed loomctl is taken"
 curl -s "$LOOM_URL/metrics" | grep -q '^loom_jobs{state="completed",cluster="local",source="local",account="'"$T_USER"'"} 1$'
 t_ok $? "/metrics counts the job"
+STATUS=$(curl -s -o "$T/index.html" -w '%{http_code}' "$LOOM_URL/")
+t_is "$STATUS" 200 "the installed dashboard is served at /"
+cmp -s "$T/index.html" "$ROOT$DATA/web/index.html"
+t_ok $? "... its installed index.html"
 
 loomd_stop
 t_is $? 0 "the installed loomd stops with status 0"
