@@ -119,7 +119,8 @@ typedef void (*api_handler_f)(struct http_req *rq, struct http_resp *rs,
 
 /* One route of the API. */
 struct api_route {
-    const char *method;  /* NULL: any method */
+    const char *method;  /* NULL: any method; the handler refuses those
+                            it does not take (the dashboard: GET, HEAD) */
     const char *pattern; /* "/v1/jobs/{id}": a {name} takes one segment */
     unsigned roles;      /* LOOM_ROLE_* bits, API_ROLES_ANY or _NONE */
     const struct api_param *params; /* the query parameters it takes */
