@@ -4,7 +4,8 @@
 # executor: every operation through the adaptor, and the checks 4002 makes
 # of the script adaptor: nodes, jobs on exactly the nodes Loom chose, exit
 # codes and output, cancel, suspend/resume and drain/up (the fallback
-# pack), hold/release of a job submitted with sbatch, each job submitted as
+# pack), hold/release of a job submitted with sbatch (the hold's log line
+# naming the API request it serves), each job submitted as
 # its account (X-SLURM-USER-NAME with a token of that account's) and shown
 # as that user's by squeue; then the same Slurm through rest_auth/local on
 # the Unix socket, where slurmrestd acts as its own account whoever asks:
@@ -133,8 +134,12 @@ t_ok $? "an sbatch job appears in /v1/jobs"
 JN=$(printf '%s' "$BODY" | python3 -c 'import json,sys; d=json.load(sys.stdin); print([j["id"] for j in d["items"] if j["native_id"]==sys.argv[1]][0])' "$NAT")
 t_is "$(field "$JN" .source)/$(field "$JN" .name)/$(field "$JN" .owner)" \
     "cluster/native-one/root" "... with source cluster, its name and owner"
-api POST "/v1/jobs/$JN/hold" >/dev/null
+api POST "/v1/jobs/$JN/hold" '' -D "$T/hold.h" >/dev/null
 t_is "$STATUS" 202 "hold of a job queued in Slurm is accepted"
+RID=$(tr -d '\r' <"$T/hold.h" | awk 'tolower($1) == "x-request-id:" {print $2}')
+wait_for "grep -q 'request=$RID job=$JN cluster=slurm hold sent' '$T/loomd.log'" 30
+t_ok $? "the line of the hold slurmrestd carried out names its request ($RID)" ||
+    t_diag "$(grep "job=$JN " "$T/loomd.log" | tail -n 5)"
 prio() { scontrol show job -o "$NAT" | grep -o ' Priority=[0-9]*' | cut -d= -f2; }
 wait_for '[ "$(prio)" = 0 ]' 30
 t_is "$(prio)" 0 "Slurm holds it (priority 0)"
