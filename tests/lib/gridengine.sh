@@ -40,7 +40,8 @@
 # ge_stop       qdel of every job, qconf -kej of every exec host, SIGKILL of
 #               the qmaster by PID (the cell is thrown away), then removes
 #               the namespaces, the /etc/hosts lines it added and the cell.
-#               Idempotent. Never kills by name.
+#               Idempotent. Never kills by name, and kills only this cell's
+#               daemons (ge_ours) and the shepherds in its spool.
 # ge_kill_qmaster  SIGKILL the qmaster (to test a CMS that is down).
 # ge_cmd CMD ARGS  run /usr/lib/gridengine/CMD.
 # ge_wait_job_gone ID SECS  wait until qstat no longer lists job ID.
@@ -142,15 +143,26 @@ ge_gids_free() {
         END { exit bad }'
 }
 
-# ge_pid_file FILE: the PID in FILE when that process is a live SGE daemon.
+# ge_ours PID: PID is an SGE daemon of this cell (each works in the cell's
+# spool), not a process that took a freed PID, say another test's daemon.
+ge_ours() {
+    case $(readlink "/proc/$1/exe" 2>/dev/null) in
+    "$GE_BIN"/sge_qmaster | "$GE_BIN"/sge_execd) ;;
+    *) return 1 ;;
+    esac
+    case $(readlink "/proc/$1/cwd" 2>/dev/null) in
+    "$GE_SPOOL"/*) return 0 ;;
+    esac
+    return 1
+}
+
+# ge_pid_file FILE: the PID in FILE when that process is a live SGE daemon
+# of this cell.
 ge_pid_file() {
     local p
     [ -s "$1" ] || return 1
     p=$(cat "$1" 2>/dev/null)
-    case $(readlink "/proc/$p/exe" 2>/dev/null) in
-    "$GE_BIN"/sge_qmaster | "$GE_BIN"/sge_execd) echo "$p" ;;
-    *) return 1 ;;
-    esac
+    [[ $p =~ ^[0-9]+$ ]] && ge_ours "$p" && echo "$p"
 }
 
 # ge_ready HOST...: each HOST reports load and all.q@HOST has no state flag.
@@ -466,15 +478,15 @@ env.SGE_EXECD_PORT = $SGE_EXECD_PORT"
     ge_log "ready: exec hosts $GE_NODES (execd pids$GE_EXECD_PIDS)"
 }
 
-# ge_kill_pids SIGNAL PIDS...: signal each PID that is still an SGE daemon.
+# ge_kill_pids SIGNAL PIDS...: signal each PID that is still an SGE daemon
+# of this cell.
 ge_kill_pids() {
     local sig=$1 p
     shift
     for p in "$@"; do
-        case $(readlink "/proc/$p/exe" 2>/dev/null) in
-        "$GE_BIN"/sge_*) kill "-$sig" "$p" 2>/dev/null ;;
-        esac
+        ge_ours "$p" && kill "-$sig" "$p" 2>/dev/null
     done
+    return 0
 }
 
 ge_kill_qmaster() {
