@@ -16,12 +16,14 @@
 #               qmaster and execd ports, host_aliases, min_uid 0, advance
 #               reservations, a 1 s scheduler, parallel environments smp
 #               ($pe_slots), mpi ($fill_up) and rr ($round_robin), and the
-#               queue all.q (GE_SLOTS=4 slots per host) on this host; starts
-#               sge_qmaster and sge_execd and waits (90 s at most) until the
-#               exec host reports load and its queue instance has no state
-#               flag. N > 0 adds N emulated exec hosts, each an sge_execd in
-#               a network and UTS namespace of its own (a /24 per host under
-#               10.X, X chosen per run and free on this machine), named
+#               queue all.q (GE_SLOTS=4 slots per host) on this host, and a
+#               gid_range of its own for each exec host (ge_gid_range);
+#               starts sge_qmaster and sge_execd and waits (90 s at most)
+#               until the exec host reports load and its queue instance has
+#               no state flag. N > 0 (19 at most) adds N emulated exec
+#               hosts, each an sge_execd in a network and UTS namespace of
+#               its own (a /24 per host under 10.X, X chosen per run and
+#               free on this machine), named
 #               <cell>-nK in /etc/hosts (the qmaster and every client must
 #               resolve them; edits by rename, under the lock
 #               /tmp/loom-test-ge-hosts.lock that concurrent runs share).
@@ -38,7 +40,8 @@
 # ge_stop       qdel of every job, qconf -kej of every exec host, SIGKILL of
 #               the qmaster by PID (the cell is thrown away), then removes
 #               the namespaces, the /etc/hosts lines it added and the cell.
-#               Idempotent. Never kills by name.
+#               Idempotent. Never kills by name, and kills only this cell's
+#               daemons (ge_ours) and the shepherds in its spool.
 # ge_kill_qmaster  SIGKILL the qmaster (to test a CMS that is down).
 # ge_cmd CMD ARGS  run /usr/lib/gridengine/CMD.
 # ge_wait_job_gone ID SECS  wait until qstat no longer lists job ID.
@@ -116,15 +119,50 @@ ge_two_ports() {
     return 1
 }
 
-# ge_pid_file FILE: the PID in FILE when that process is a live SGE daemon.
+# ge_gid_range K: the gid_range of exec host K (0: this host, K: <cell>-nK).
+# An execd gives each job a supplementary group id from its gid_range and,
+# when the job ends or is deleted, SIGKILLs every process (not root's) that
+# has that group (ENABLE_ADDGRP_KILL, on by default); its usage collector
+# counts them as the job's too. Every execd on this machine, of every cell
+# and of every test running at the same time, must therefore draw from a
+# range of its own: with the shared default (65400-65500) the end of one
+# cell's job killed another cell's job ("failed 100 : assumedly after
+# job", exit status 137). The range comes from the qmaster port, which no
+# two live cells share: GE_GIDS ids per exec host, 1000 per cell.
+GE_GIDS=50
+ge_gid_range() {
+    local b=$((1000000 + GE_QMASTER_PORT * 1000 + $1 * GE_GIDS))
+    echo "$b-$((b + GE_GIDS - 1))"
+}
+
+# ge_gids_free: no group of this machine has an id in this cell's 1000.
+ge_gids_free() {
+    local b=$((1000000 + GE_QMASTER_PORT * 1000))
+    getent group | awk -F: -v lo="$b" -v hi="$((b + 999))" '
+        $3 >= lo && $3 <= hi { print "group " $1 " has id " $3; bad = 1 }
+        END { exit bad }'
+}
+
+# ge_ours PID: PID is an SGE daemon of this cell (each works in the cell's
+# spool), not a process that took a freed PID, say another test's daemon.
+ge_ours() {
+    case $(readlink "/proc/$1/exe" 2>/dev/null) in
+    "$GE_BIN"/sge_qmaster | "$GE_BIN"/sge_execd) ;;
+    *) return 1 ;;
+    esac
+    case $(readlink "/proc/$1/cwd" 2>/dev/null) in
+    "$GE_SPOOL"/*) return 0 ;;
+    esac
+    return 1
+}
+
+# ge_pid_file FILE: the PID in FILE when that process is a live SGE daemon
+# of this cell.
 ge_pid_file() {
     local p
     [ -s "$1" ] || return 1
     p=$(cat "$1" 2>/dev/null)
-    case $(readlink "/proc/$p/exe" 2>/dev/null) in
-    "$GE_BIN"/sge_qmaster | "$GE_BIN"/sge_execd) echo "$p" ;;
-    *) return 1 ;;
-    esac
+    [[ $p =~ ^[0-9]+$ ]] && ge_ours "$p" && echo "$p"
 }
 
 # ge_ready HOST...: each HOST reports load and all.q@HOST has no state flag.
@@ -152,6 +190,7 @@ ge_write_conf() {
         -e 's#^load_report_time .*#load_report_time       00:00:10#' \
         -e 's#^max_unheard .*#max_unheard            00:01:00#' \
         -e 's#^mailer .*#mailer                 /bin/true#' \
+        -e "s#^gid_range .*#gid_range              $(ge_gid_range 0)#" \
         -e 's#^reporting_params .*#reporting_params       accounting=true reporting=false flush_time=00:00:15 joblog=false sharelog=00:00:00 accounting_flush_time=00:00:00#' \
         /usr/share/gridengine/default-configuration >"$d/global"
     echo "max_advance_reservations 100" >>"$d/global"
@@ -264,6 +303,11 @@ ge_start_node() {
         ip -n "$ns" addr add "$net.2/24" dev eth0 &&
         ip -n "$ns" link set eth0 up && ip -n "$ns" link set lo up || return 1
     mkdir -p "/etc/netns/$ns"
+    # Its own gid_range: a local configuration, named by the host.
+    mkdir -p "$GE_RUN/conf/local" &&
+        printf 'mailer /bin/true\ngid_range %s\n' "$(ge_gid_range "$k")" \
+            >"$GE_RUN/conf/local/$n" &&
+        (cd "$GE_RUN/conf/local" && ge_q qconf -Aconf "$n") || return 1
     printf '127.0.0.1 localhost\n%s %s\n%s %s\n' "$net.1" "$GE_HOST" \
         "$net.2" "$n" >"/etc/netns/$ns/hosts"
     SGE_EXECD_PIDFILE=$GE_RUN/execd-$n.pid ip netns exec "$ns" \
@@ -275,9 +319,13 @@ ge_start_node() {
 }
 
 ge_start() {
-    local extra=${1:-0} k n d aliases rev ip i
+    local extra=${1:-0} k n d aliases rev ip i taken
     GE_T0=${EPOCHREALTIME/[.,]/}
     ge_available || { t_diag "ge: $GE_WHY"; return 1; }
+    [ "$extra" -le $((1000 / GE_GIDS - 1)) ] || {
+        t_diag "ge: $extra emulated hosts; a cell has gid ranges for $((1000 / GE_GIDS - 1))"
+        return 1
+    }
     GE_ID=$((100000 + RANDOM % 900000))
     GE_CELL=loom$GE_ID
     GE_HOSTS_TAG="# loom-test-ge $GE_CELL"
@@ -287,6 +335,11 @@ ge_start() {
     GE_SPOOL=$SGE_ROOT/$SGE_CELL/spool
     GE_RUN=$SGE_ROOT/$SGE_CELL/run
     ge_two_ports || { t_diag "ge: no free ports"; return 1; }
+    taken=$(ge_gids_free) || {
+        t_diag "ge: the cell's group ids from $(ge_gid_range 0) on are taken:" \
+            "$taken"
+        return 1
+    }
     export SGE_QMASTER_PORT=$GE_QMASTER_PORT SGE_EXECD_PORT=$GE_EXECD_PORT
     case ":$PATH:" in
     :"$GE_BIN":*) ;;
@@ -425,15 +478,15 @@ env.SGE_EXECD_PORT = $SGE_EXECD_PORT"
     ge_log "ready: exec hosts $GE_NODES (execd pids$GE_EXECD_PIDS)"
 }
 
-# ge_kill_pids SIGNAL PIDS...: signal each PID that is still an SGE daemon.
+# ge_kill_pids SIGNAL PIDS...: signal each PID that is still an SGE daemon
+# of this cell.
 ge_kill_pids() {
     local sig=$1 p
     shift
     for p in "$@"; do
-        case $(readlink "/proc/$p/exe" 2>/dev/null) in
-        "$GE_BIN"/sge_*) kill "-$sig" "$p" 2>/dev/null ;;
-        esac
+        ge_ours "$p" && kill "-$sig" "$p" 2>/dev/null
     done
+    return 0
 }
 
 ge_kill_qmaster() {
