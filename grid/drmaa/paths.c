@@ -2,7 +2,6 @@
  * drmaa_error_path with DRMAA's placeholders, checked when set and made
  * into the request's workdir, output and error at submit. */
 /* SPDX-License-Identifier: MIT */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,9 +87,11 @@ static int put(char *out, size_t size, size_t *len, const char *s, size_t n,
                int pct)
 {
     for (size_t i = 0; i < n; i++) {
-        if (*len + 2 >= size)
+        int two = pct && s[i] == '%';
+
+        if (*len + 1 + two >= size)
             return -1;
-        if (pct && s[i] == '%')
+        if (two)
             out[(*len)++] = '%';
         out[(*len)++] = s[i];
     }
