@@ -53,7 +53,8 @@ PRELOAD=$(ldd "$LIB" | awk '/libasan/ {print $3}')
 # client CLUSTER: run client.py's session on CLUSTER; OUT is what it saw.
 client() {
     OUT=$(env DRMAA_LIBRARY_PATH="$LIB" LOOM_TOKEN_FILE="$T/user.token" \
-        DRMAA_CHECK_ADMIN="$TOKEN" DRMAA_CHECK_WD="$T/wd" ${PRELOAD:+LD_PRELOAD=$PRELOAD} \
+        DRMAA_CHECK_ADMIN="$TOKEN" DRMAA_CHECK_WD="$T/wd" \
+        ${PRELOAD:+LD_PRELOAD=$PRELOAD} \
         ASAN_OPTIONS=detect_leaks=0 \
         timeout 600 "$PY" "$LOOM_TOP_SRCDIR/tests/fixtures/drmaa/client.py" \
         "$1" 2>"$T/client-$1.err")
