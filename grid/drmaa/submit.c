@@ -10,7 +10,6 @@
 #define BULK_MAX 100000 /* jobs in one drmaa_run_bulk_jobs */
 #define TRIES 5         /* a submit that got no answer is sent again */
 #define TASK_VAR "LOOM_TASK_ID"
-#define DR_ERROR_FILE "loom-%j.err" /* drmaa_join_files n */
 
 static int set_new(json_t *o, const char *key, json_t *v, struct dr_error *e)
 {
@@ -87,11 +86,7 @@ json_t *dr_template_request(const drmaa_job_template_t *jt, int index,
     if (jt->scalar[DR_JOB_NAME] &&
         set_new(body, "name", json_string(jt->scalar[DR_JOB_NAME]), e) < 0)
         goto error;
-    /* drmaa_join_files n (the default): the errors in a file of their own,
-     * beside loom-%j.out; y: Loom's default, one file */
-    if (!(jt->scalar[DR_JOIN_FILES] &&
-          !strcmp(jt->scalar[DR_JOIN_FILES], "y")) &&
-        set_new(body, "error", json_string(DR_ERROR_FILE), e) < 0)
+    if (dr_paths_apply(jt, index, body, e) < 0)
         goto error;
     if (jt->scalar[DR_NATIVE_SPECIFICATION] &&
         dr_native_apply(jt->scalar[DR_NATIVE_SPECIFICATION], body, e) < 0)

@@ -23,15 +23,8 @@ static int check_none(const char *name, const char *value, struct dr_error *e)
     static const struct {
         const char *name, *why;
     } whys[] = {
-        { DRMAA_WD, "this library does not map it to the request's "
-                    "workdir yet; a job runs in its account's home" },
-        { DRMAA_INPUT_PATH, "a job's standard input is not redirected" },
-        { DRMAA_OUTPUT_PATH, "this library does not map DRMAA's paths to "
-                             "the request's output yet; the job's 'stdout' "
-                             "in the API names its file" },
-        { DRMAA_ERROR_PATH, "this library does not map DRMAA's paths to "
-                            "the request's error yet; the job's 'stderr' "
-                            "in the API names its file" },
+        { DRMAA_INPUT_PATH, "Loom's job request has no standard input: "
+                            "a job's standard input is not redirected" },
         { DRMAA_START_TIME, "a job starts when the scheduler places it" },
         { DRMAA_JOB_CATEGORY, "Loom has no job categories; use "
                               "drmaa_native_specification" },
@@ -140,15 +133,15 @@ static const struct {
 } scalars[DR_N_SCALAR] = {
     [DR_REMOTE_COMMAND] = { DRMAA_REMOTE_COMMAND, check_any },
     [DR_JS_STATE] = { DRMAA_JS_STATE, check_js_state },
-    [DR_WD] = { DRMAA_WD, check_none },
+    [DR_WD] = { DRMAA_WD, dr_wd_check },
     [DR_JOB_CATEGORY] = { DRMAA_JOB_CATEGORY, check_none },
     [DR_NATIVE_SPECIFICATION] = { DRMAA_NATIVE_SPECIFICATION, check_native },
     [DR_BLOCK_EMAIL] = { DRMAA_BLOCK_EMAIL, check_block_email },
     [DR_START_TIME] = { DRMAA_START_TIME, check_none },
     [DR_JOB_NAME] = { DRMAA_JOB_NAME, check_any },
     [DR_INPUT_PATH] = { DRMAA_INPUT_PATH, check_none },
-    [DR_OUTPUT_PATH] = { DRMAA_OUTPUT_PATH, check_none },
-    [DR_ERROR_PATH] = { DRMAA_ERROR_PATH, check_none },
+    [DR_OUTPUT_PATH] = { DRMAA_OUTPUT_PATH, dr_iopath_check },
+    [DR_ERROR_PATH] = { DRMAA_ERROR_PATH, dr_iopath_check },
     [DR_JOIN_FILES] = { DRMAA_JOIN_FILES, check_join_files },
     [DR_WCT_HLIMIT] = { DRMAA_WCT_HLIMIT, check_time },
 };

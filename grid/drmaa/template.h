@@ -37,6 +37,19 @@ struct drmaa_job_template_s {
     struct dr_strv vector[DR_N_VECTOR];
 };
 
+/* The error file of drmaa_join_files n without drmaa_error_path: its own,
+ * beside the output file. */
+#define DR_ERROR_FILE "loom-%j.err"
+
+/* drmaa_wd, and drmaa_output_path or drmaa_error_path (their form and
+ * placeholders; paths.c): 0, or -1 with e. */
+int dr_wd_check(const char *name, const char *value, struct dr_error *e);
+int dr_iopath_check(const char *name, const char *value, struct dr_error *e);
+/* The template's paths as the request's workdir, output and error, into
+ * body, for the bulk index (0: a single job). 0, or -1 with e. */
+int dr_paths_apply(const drmaa_job_template_t *jt, int index, json_t *body,
+                   struct dr_error *e);
+
 /* "[[H:]M:]S" into seconds. 0, or -1 (not that form, or over 10^9 s). */
 int dr_time_parse(const char *s, long long *seconds);
 

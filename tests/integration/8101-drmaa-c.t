@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # 8101-drmaa-c.t - libdrmaa against a real loomd on the local cluster, from
 # C (tests/integration/drmaa_check.c): every function of the binding, the
-# attributes and the native specification as Loom's request, states,
+# attributes and the native specification as Loom's request, the paths
+# (a job's files where drmaa_wd and the output and error paths say, the
+# account's), states,
 # control, wait and synchronize, bulk jobs, errors, threads, and a submit
 # whose answer is lost (through tests/fixtures/drmaa/lossy_proxy.py).
 # SPDX-License-Identifier: MIT
@@ -53,11 +55,15 @@ read -r -t 15 line <&"${PROXY[0]}"
 
 # ---- drmaa_check: its test points, relayed ------------------------------------------
 mkdir -p "$T/scratch"
+# a working directory of the jobs' account, with a directory for errors
+install -d -m 0755 -o "$T_USER" -g "$T_USER" "$T/wd" "$T/wd/errs" ||
+    t_bail "cannot make $T/wd"
 LOOM_TOKEN_FILE=$T/user.token DRMAA_CHECK_ADMIN=$TOKEN \
     DRMAA_CHECK_READER=$T/reader.token \
     DRMAA_CHECK_CLOSED=http://127.0.0.1:$(free_port) \
     DRMAA_CHECK_PROXY=http://127.0.0.1:$PROXY_PORT \
     DRMAA_CHECK_DIR=$T/scratch \
+    DRMAA_CHECK_ACCOUNT=$T_USER DRMAA_CHECK_WD=$T/wd \
     "$CHECK" >"$T/check.out" 2>"$T/check.err"
 RC=$?
 while IFS= read -r line; do

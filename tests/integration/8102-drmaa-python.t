@@ -2,7 +2,9 @@
 # 8102-drmaa-python.t - Debian's python3-drmaa, a DRMAA client written
 # elsewhere, drives libdrmaa through DRMAA_LIBRARY_PATH against one loomd
 # with the local cluster and a real Slurm: submit, wait, exit status,
-# bulk jobs, hold and release, terminate, on each cluster
+# bulk jobs, a job's files where its working directory and output and
+# error paths say (the account's), hold and release, terminate, on each
+# cluster
 # (tests/fixtures/drmaa/client.py runs the session and says what it saw).
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
@@ -34,6 +36,13 @@ loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no token"
 t_account DRMAA_USER drmaa # the account the client's jobs run as
 t_diag "the DRMAA client's jobs run as $DRMAA_USER"
+HOME_DIR=$(getent passwd "$DRMAA_USER" | cut -d: -f6)
+# the jobs' working directories, the account's, each with a directory for
+# errors
+for C in local slurm; do
+    install -d -m 0755 -o "$DRMAA_USER" -g "$DRMAA_USER" "$T/wd" "$T/wd/$C" \
+        "$T/wd/$C/err" || t_bail "cannot make $T/wd/$C"
+done
 (umask 077 && token_for "$DRMAA_USER" user >"$T/user.token") || t_bail "no user token"
 
 # A library built with AddressSanitizer needs its runtime loaded first in a
@@ -44,7 +53,8 @@ PRELOAD=$(ldd "$LIB" | awk '/libasan/ {print $3}')
 # client CLUSTER: run client.py's session on CLUSTER; OUT is what it saw.
 client() {
     OUT=$(env DRMAA_LIBRARY_PATH="$LIB" LOOM_TOKEN_FILE="$T/user.token" \
-        DRMAA_CHECK_ADMIN="$TOKEN" ${PRELOAD:+LD_PRELOAD=$PRELOAD} \
+        DRMAA_CHECK_ADMIN="$TOKEN" DRMAA_CHECK_WD="$T/wd" \
+        ${PRELOAD:+LD_PRELOAD=$PRELOAD} \
         ASAN_OPTIONS=detect_leaks=0 \
         timeout 600 "$PY" "$LOOM_TOP_SRCDIR/tests/fixtures/drmaa/client.py" \
         "$1" 2>"$T/client-$1.err")
@@ -66,6 +76,24 @@ for C in local slurm; do
         "$C: its resource usage has the times, the wallclock and the exit status"
     t_is "$(jget "$OUT" .exit_ps)" failed "$C: its status is failed (it exited 7)"
     t_is "$(jget "$OUT" .bulk)" '[1, 2, 3]' "$C: three bulk jobs exit with their index"
+    t_is "$(jget "$OUT" .paths_exit)/$(jget "$OUT" .paths_bulk)" '0/[0, 0]' \
+        "$C: a job with paths and two bulk jobs exit 0"
+    ID=$(jget "$OUT" .paths_id)
+    F=$T/wd/$C/out%.txt
+    t_is "$(stat -c %U "$F" 2>&1)" "$DRMAA_USER" \
+        "$C: the output is in the working directory, out%.txt, the account's"
+    t_is "$(cat "$F" 2>&1)" "$DRMAA_USER"$'\n'"$T/wd/$C" \
+        "$C: ... with id -un and pwd"
+    F=$T/wd/$C/err/py-paths.e$ID
+    t_is "$(stat -c %U "$F" 2>&1)/$(cat "$F" 2>&1)" "$DRMAA_USER/oops" \
+        "$C: the errors are in the directory err/, py-paths.e$ID, the account's"
+    for I in 1 2; do
+        F=$HOME_DIR/py-$C.$I.out
+        t_is "$(stat -c %U "$F" 2>&1)" "$DRMAA_USER" \
+            "$C: bulk job $I wrote \$drmaa_hd_ph\$/py-$C.$I.out, the account's"
+        t_is "$(cat "$F" 2>&1)" "$DRMAA_USER"$'\n'"$HOME_DIR"$'\noops' \
+            "$C: ... with id -un, pwd (the home) and its errors"
+    done
     t_is "$(jget "$OUT" .hold_queued)/$(jget "$OUT" .hold_held)/$(jget "$OUT" .hold_again)/$(jget "$OUT" .hold_released)" \
         queued_active/user_on_hold/HoldInconsistentState/queued_active \
         "$C: a waiting job is held, cannot be held twice, and is released"
@@ -83,7 +111,7 @@ done
 # The jobs ran where the native specification said.
 api GET "/v1/jobs?owner=$DRMAA_USER" >/dev/null
 t_is "$(py 'sorted({(j["name"], j["cluster"]) for j in d["items"]})' "$BODY")" \
-    '[["py-bulk", "local"], ["py-bulk", "slurm"], ["py-exit", "local"], ["py-exit", "slurm"], ["py-hold", "local"], ["py-hold", "slurm"], ["py-term", "local"], ["py-term", "slurm"]]' \
+    '[["py-bulk", "local"], ["py-bulk", "slurm"], ["py-exit", "local"], ["py-exit", "slurm"], ["py-hold", "local"], ["py-hold", "slurm"], ["py-paths", "local"], ["py-paths", "slurm"], ["py-term", "local"], ["py-term", "slurm"]]' \
     "each job ran on the cluster its native specification named"
 
 loomd_stop

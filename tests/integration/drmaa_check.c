@@ -8,10 +8,13 @@
  * that may read but not submit), DRMAA_CHECK_CLOSED (a URL nothing
  * listens on), DRMAA_CHECK_PROXY (a URL that forwards to loomd but drops
  * the answer to the first POST /v1/jobs), DRMAA_CHECK_DIR (a scratch
- * directory). The local cluster has two nodes with 2 cpus, 1024 MB, one
+ * directory), DRMAA_CHECK_ACCOUNT (the account the jobs run as) and
+ * DRMAA_CHECK_WD (a directory of that account, with a directory errs in
+ * it). The local cluster has two nodes with 2 cpus, 1024 MB, one
  * gpu and the features ssd and fast.
  */
 #include <pthread.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,14 +294,29 @@ static void attributes(void)
            DRMAA_ERRNO_SUCCESS, NULL);
     set_is(jt, DRMAA_JS_STATE, DRMAA_SUBMISSION_STATE_HOLD,
            DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, "cannot submit a job held");
-    set_is(jt, DRMAA_WD, "/tmp", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE,
-           "does not map it");
+    set_is(jt, DRMAA_WD, "/tmp", DRMAA_ERRNO_SUCCESS, NULL);
+    set_is(jt, DRMAA_WD, DRMAA_PLACEHOLDER_HD, DRMAA_ERRNO_SUCCESS, NULL);
+    set_is(jt, DRMAA_WD, DRMAA_PLACEHOLDER_HD "/sub",
+           DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, "is not known here");
+    set_is(jt, DRMAA_WD, "/x/" DRMAA_PLACEHOLDER_HD,
+           DRMAA_ERRNO_INVALID_ATTRIBUTE_FORMAT, "at the beginning only");
+    set_is(jt, DRMAA_WD, DRMAA_PLACEHOLDER_WD "/x",
+           DRMAA_ERRNO_INVALID_ATTRIBUTE_FORMAT, "cannot be in it");
+    drmaa_get_attribute(jt, DRMAA_WD, buf, sizeof(buf), D);
+    is_str(buf, DRMAA_PLACEHOLDER_HD, "get drmaa_wd: the last good value");
     set_is(jt, DRMAA_OUTPUT_PATH, ":" DRMAA_PLACEHOLDER_HD "/out",
-           DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, "stdout");
-    set_is(jt, DRMAA_ERROR_PATH, "host:/tmp/e",
-           DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, NULL);
+           DRMAA_ERRNO_SUCCESS, NULL);
+    set_is(jt, DRMAA_ERROR_PATH, "host:/tmp/e." DRMAA_PLACEHOLDER_INCR,
+           DRMAA_ERRNO_SUCCESS, NULL);
+    set_is(jt, DRMAA_ERROR_PATH, "host:", DRMAA_ERRNO_INVALID_ATTRIBUTE_FORMAT,
+           "has no path");
+    set_is(jt, DRMAA_OUTPUT_PATH, ":/a/" DRMAA_PLACEHOLDER_WD,
+           DRMAA_ERRNO_INVALID_ATTRIBUTE_FORMAT, "at the beginning only");
+    set_is(jt, DRMAA_OUTPUT_PATH, ":" DRMAA_PLACEHOLDER_HD "/"
+           DRMAA_PLACEHOLDER_WD, DRMAA_ERRNO_INVALID_ATTRIBUTE_FORMAT,
+           "at the beginning only");
     set_is(jt, DRMAA_INPUT_PATH, ":/dev/null",
-           DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, NULL);
+           DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, "no standard input");
     set_is(jt, DRMAA_START_TIME, "10:00",
            DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, NULL);
     set_is(jt, DRMAA_JOB_CATEGORY, "big",
@@ -453,6 +471,122 @@ static void mapping(void)
     is_str(out, id, "... takes it");
     drmaa_wifexited(&v, stat, D);
     is_int(v, 1, "... it exited");
+}
+
+/* The text of the file at path when the account owns it; else "". */
+static const char *owned_text(const char *path, uid_t uid)
+{
+    static char text[4096];
+    struct stat st;
+    size_t n = 0;
+    FILE *f = fopen(path, "r");
+
+    text[0] = '\0';
+    if (!f) {
+        printf("# %s: cannot open it\n", path);
+        return text;
+    }
+    if (fstat(fileno(f), &st) == 0 && st.st_uid == uid)
+        n = fread(text, 1, sizeof(text) - 1, f);
+    else
+        printf("# %s: not the account's (uid %u)\n", path, (unsigned)uid);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static const char *field(json_t *j, const char *key)
+{
+    const char *v = json_string_value(json_object_get(j, key));
+
+    return v ? v : "(null)";
+}
+
+/* drmaa_wd, drmaa_output_path, drmaa_error_path and their placeholders:
+ * the request Loom got and the files the job wrote, as the account. */
+static void paths(void)
+{
+    const char *acct = getenv("DRMAA_CHECK_ACCOUNT");
+    const char *wd = getenv("DRMAA_CHECK_WD");
+    const char *args[] = { "-c", "id -un; pwd; echo oops >&2", NULL };
+    struct passwd *pw = acct ? getpwnam(acct) : NULL;
+    drmaa_job_template_t *jt = job("/bin/sh", args);
+    drmaa_job_ids_t *ids = NULL;
+    char id[2][64], path[4096], want[4096], v[64];
+    json_t *j;
+
+    if (!pw || !wd) {
+        ok(0, "DRMAA_CHECK_ACCOUNT names an account and DRMAA_CHECK_WD is "
+           "set");
+        return;
+    }
+    /* a single job: its own workdir, output relative to it (a % in it),
+     * errors into a directory (one that exists here) */
+    drmaa_set_attribute(jt, DRMAA_JOB_NAME, "paths", D);
+    drmaa_set_attribute(jt, DRMAA_WD, wd, D);
+    drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH,
+                        "elsewhere:" DRMAA_PLACEHOLDER_WD "/out%.txt", D);
+    snprintf(path, sizeof(path), ":%s/errs", wd);
+    drmaa_set_attribute(jt, DRMAA_ERROR_PATH, path, D);
+    diag[0] = '\0';
+    is_int(drmaa_run_job(id[0], sizeof(id[0]), jt, D), DRMAA_ERRNO_SUCCESS,
+           "a job with drmaa_wd, drmaa_output_path and drmaa_error_path "
+           "(%s)", diag);
+    j = loom_job(id[0]);
+    is_str(field(j, "workdir"), wd, "drmaa_wd -> workdir");
+    is_str(field(j, "output"), "out%%.txt", "drmaa_output_path "
+           "elsewhere:$drmaa_wd_ph$/out%%.txt -> output out%%%%.txt");
+    snprintf(want, sizeof(want), "%s/errs/%%x.e%%j", wd);
+    is_str(field(j, "error"), want, "drmaa_error_path of a directory -> the "
+           "file %%x.e%%j in it");
+    json_decref(j);
+    ok(reap(id[0], NULL) != -1, "... it ends");
+    snprintf(path, sizeof(path), "%s/out%%.txt", wd);
+    snprintf(want, sizeof(want), "%s\n%s\n", acct, wd);
+    is_str(owned_text(path, pw->pw_uid), want, "its output is in the "
+           "workdir, the account's, with id -un and pwd");
+    snprintf(path, sizeof(path), "%s/errs/paths.e%s", wd, id[0]);
+    is_str(owned_text(path, pw->pw_uid), "oops\n", "its errors are in "
+           "errs/paths.e%s, the account's", id[0]);
+
+    /* bulk jobs in the home, output and errors joined, per index */
+    drmaa_set_attribute(jt, DRMAA_WD, DRMAA_PLACEHOLDER_HD, D);
+    drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":" DRMAA_PLACEHOLDER_HD
+                        "/bulk." DRMAA_PLACEHOLDER_INCR ".out", D);
+    drmaa_set_attribute(jt, DRMAA_ERROR_PATH, "", D);
+    drmaa_set_attribute(jt, DRMAA_JOIN_FILES, "y", D);
+    diag[0] = '\0';
+    is_int(drmaa_run_bulk_jobs(&ids, jt, 1, 2, 1, D), DRMAA_ERRNO_SUCCESS,
+           "bulk jobs in $drmaa_hd_ph$ with $drmaa_incr_ph$ (%s)", diag);
+    for (int k = 0; k < 2; k++) {
+        drmaa_get_next_job_id(ids, id[k], sizeof(id[k]));
+        j = loom_job(id[k]);
+        snprintf(v, sizeof(v), "bulk.%d.out", k + 1);
+        ok(json_is_null(json_object_get(j, "workdir")) &&
+           json_is_null(json_object_get(j, "error")) &&
+           !strcmp(field(j, "output"), v), "job %s: no workdir (the home), "
+           "output %s, no error (joined)", id[k], v);
+        json_decref(j);
+        ok(reap(id[k], NULL) != -1, "... it ends");
+        snprintf(path, sizeof(path), "%s/bulk.%d.out", pw->pw_dir, k + 1);
+        snprintf(want, sizeof(want), "%s\n%s\noops\n", acct, pw->pw_dir);
+        is_str(owned_text(path, pw->pw_uid), want, "... wrote %s, the "
+               "account's, in its home, errors included", path);
+    }
+    drmaa_release_job_ids(ids);
+
+    /* what cannot be honoured is refused at submit */
+    is_int(drmaa_run_job(id[0], sizeof(id[0]), jt, D),
+           DRMAA_ERRNO_CONFLICTING_ATTRIBUTE_VALUES,
+           "$drmaa_incr_ph$ in a single job is refused");
+    ok(strstr(diag, "drmaa_run_bulk_jobs") != NULL, "... saying so: %s", diag);
+    drmaa_set_attribute(jt, DRMAA_WD, wd, D);
+    drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, DRMAA_PLACEHOLDER_HD "/x", D);
+    is_int(drmaa_run_job(id[0], sizeof(id[0]), jt, D),
+           DRMAA_ERRNO_CONFLICTING_ATTRIBUTE_VALUES,
+           "$drmaa_hd_ph$ in a path with drmaa_wd elsewhere is refused");
+    ok(strstr(diag, "not known here") != NULL, "... saying why: %s", diag);
+    drmaa_delete_job_template(jt, NULL, 0);
 }
 
 static void denied(void)
@@ -775,6 +909,7 @@ int main(void)
     attributes();
     exits();
     mapping();
+    paths();
     denied();
     bulk();
     control();
