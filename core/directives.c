@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/directives_table.h"
+#include "core/jsonw.h"
 
 static const struct dir_system *const systems[] = {
     &dir_slurm, &dir_sge, &dir_pbs, NULL,
@@ -245,14 +246,20 @@ static int cannot(struct reader *r, int line, char *text,
         free(text);
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     }
-    snprintf(msg, sizeof(msg), "line %d: %.200s: %.280s", line, text,
+    /* cut where a UTF-8 sequence ends: the warning is a JSON string */
+    snprintf(msg, sizeof(msg), "line %d: %.*s: %.*s", line,
+             (int)jw_utf8_whole(text, strnlen(text, 200)), text,
+             (int)jw_utf8_whole(why->message, strnlen(why->message, 280)),
              why->message);
     if (r->mode == DIRECTIVES_STRICT) {
         free(text);
         return loom_error_field(err, LOOM_EINVAL, "script", "%s", msg);
     }
-    if (json_array_append_new(r->warnings, json_string(msg)) < 0 ||
-        dir_commit(&r->set, line, text, &none, why->message) < 0)
+    if (json_array_append_new(r->warnings, json_string(msg)) < 0) {
+        free(text);
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    }
+    if (dir_commit(&r->set, line, text, &none, why->message) < 0)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     return 0;
 }

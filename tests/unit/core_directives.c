@@ -502,8 +502,30 @@ static void copies(void)
        rec == NULL, "a neutralised line is not read again");
 }
 
+/* A warning is cut where a UTF-8 sequence ends: a cut through one would
+ * not be a JSON string, and the directive was lost with it. */
+static void utf8_cut(void)
+{
+    char script[512];
+    size_t n;
+    const char *w;
+
+    n = (size_t)snprintf(script, sizeof(script), "#SBATCH --bogus=");
+    while (n < 199)
+        script[n++] = 'x';
+    snprintf(script + n, sizeof(script) - n, "\xc3\xa9\xc3\xa9\n");
+    ok(apply(script, NULL, DIRECTIVES_WARN) == 0 &&
+       json_array_size(warns) == 1,
+       "an unknown directive cut at 200 bytes inside a UTF-8 character: "
+       "accepted with one warning (%s)", err.message);
+    w = json_string_value(json_array_get(warns, 0));
+    ok(w && strstr(w, "xxxx: ") && !strstr(w, "\xc3"),
+       "... cut before the character: %.60s", w ? w + strlen(w) - 60 : "");
+}
+
 int main(void)
 {
+    utf8_cut();
     slurm();
     slurm_refused();
     arrays_and_dependencies();
