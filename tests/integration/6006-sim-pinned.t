@@ -71,7 +71,9 @@ t_is "$(field "$WIDE" .state)/$(field "$WIDE" .cluster)" completed/sim \
 # ---- without a pin it waits for a cluster that takes it -----------------------
 submit '{"name": "hold-local", "command": ["/bin/sleep", "60"], "request": {"cluster": "local", "walltime_s": 120}}'
 HL=$JOB
-submit '{"name": "hold-open", "command": ["/bin/true"], "request": {"cluster": "open", "cpus_per_node": 2, "walltime_s": 120}, "env": {"LOOM_SIM_RUNTIME_S": "12000"}}'
+# open stays full (600 s) until the test cancels its job, however slow the
+# steps between are on a loaded machine
+submit '{"name": "hold-open", "command": ["/bin/true"], "request": {"cluster": "open", "cpus_per_node": 2, "walltime_s": 600}, "env": {"LOOM_SIM_RUNTIME_S": "60000"}}'
 HO=$JOB
 wait_for '[ "$(field "$HL" .state)/$(field "$HO" .state)" = running/running ]' 30
 t_is "$(field "$HL" .state)/$(field "$HO" .state)" running/running \
