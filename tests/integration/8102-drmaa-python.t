@@ -99,7 +99,8 @@ for C in local slurm; do
         "$C: a waiting job is held, cannot be held twice, and is released"
     t_is "$(py '[d["hold_end"][k] for k in ("exited", "status", "ps")]' "$OUT")" \
         '[true, 0, "done"]' "$C: released, it runs and is done"
-    t_is "$(jget "$OUT" .term_running)" running "$C: a long job runs"
+    t_is "$(jget "$OUT" .term_running)/$(jget "$OUT" .term_started)" running/true \
+        "$C: a long job runs, its program begun"
     t_is "$(py '[d["term_end"][k] for k in ("signaled", "exited", "aborted", "ps")]' "$OUT")" \
         '[true, false, false, "failed"]' "$C: terminated, it is signaled and failed"
     t_like "$(jget "$OUT" .term_end.signal)" '^SIG(TERM|KILL)$' \
