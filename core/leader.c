@@ -3,7 +3,6 @@
 #include "core/leader.h"
 
 #include <inttypes.h>
-#include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -86,6 +85,16 @@ static void complain(const char *what, const struct loom_error *err)
     memcpy(L.last_err, line, sizeof(line));
 }
 
+/* The heartbeat row as read at now: note when it moved (under L.mu). */
+static void note(const struct store_leader_row *row, double now)
+{
+    if (!L.seen_ok || row->epoch != L.seen.epoch || row->seq != L.seen.seq ||
+        row->released != L.seen.released)
+        L.seen_change = now;
+    L.seen = *row;
+    L.seen_ok = 1;
+}
+
 /* Read the heartbeat row; note when it moved. */
 static int observe(double now, struct loom_error *err)
 {
@@ -94,11 +103,7 @@ static int observe(double now, struct loom_error *err)
     if (store_leader_get(L.st, &row, err) < 0)
         return -1;
     pthread_mutex_lock(&L.mu);
-    if (!L.seen_ok || row.epoch != L.seen.epoch || row.seq != L.seen.seq ||
-        row.released != L.seen.released)
-        L.seen_change = now;
-    L.seen = row;
-    L.seen_ok = 1;
+    note(&row, now);
     pthread_mutex_unlock(&L.mu);
     return 0;
 }
@@ -110,6 +115,19 @@ static int lock_lost(void)
     return !L.locked;
 }
 
+/* The lock, held already or taken now on the current session: 1 held,
+ * 0 another holds it, -1 with err. */
+static int lock_get(struct loom_error *err)
+{
+    int got = lock_lost() ? store_leader_lock(L.st, err) : 1;
+
+    if (got > 0 && !L.locked) {
+        L.locked = 1;
+        L.session = store_session(L.st);
+    }
+    return got;
+}
+
 /* Take over, the lock held: the migrations, then the epoch raised. */
 static int take(struct loom_error *err)
 {
@@ -117,7 +135,6 @@ static int take(struct loom_error *err)
     double t0 = now_s(), safe = 0, now;
     char url[sizeof(L.url)];
     int64_t epoch;
-    int moved;
 
     pthread_mutex_lock(&L.mu);
     memcpy(url, L.url, sizeof(url));
@@ -132,14 +149,9 @@ static int take(struct loom_error *err)
     pthread_mutex_lock(&L.mu);
     /* A renewal this loomd had not seen yet came before the row was read
      * (now, at the latest): the lease it gave runs from then. */
-    moved = !L.seen_ok || prev.epoch != L.seen.epoch ||
-            prev.seq != L.seen.seq || prev.released != L.seen.released;
-    if (moved)
-        L.seen_change = now;
+    note(&prev, now);
     if (prev.epoch > 0 && !prev.released)
         safe = L.seen_change + lease_of(&prev) + MARGIN_S;
-    L.seen = prev;
-    L.seen_ok = 1;
     L.why[0] = '\0';
     pthread_mutex_unlock(&L.mu);
     store_epoch_set(epoch);
@@ -214,7 +226,7 @@ static void standby_tick(double now)
         complain("the database", &err);
         return;
     }
-    got = lock_lost() ? store_leader_lock(L.st, &err) : 1;
+    got = lock_get(&err);
     if (got < 0) {
         complain("the lock", &err);
         return;
@@ -223,10 +235,6 @@ static void standby_tick(double now)
         if (stalled(now))
             end_holder(now);
         return;
-    }
-    if (!L.locked) {
-        L.locked = 1;
-        L.session = store_session(L.st);
     }
     if (take(&err) < 0) {
         complain("taking over", &err);
@@ -237,14 +245,20 @@ static void standby_tick(double now)
     tell(RUNTIME_TAKEOVER);
 }
 
-/* The lease is lost or may be: act no more; try to get it back. */
-static void lapse(const char *why)
+/* Act no more, because of why. */
+static void fence(const char *why)
 {
     atomic_store(&L.role, LEADER_FENCED);
     atomic_store(&L.ok_until, 0.0);
     pthread_mutex_lock(&L.mu);
     snprintf(L.why, sizeof(L.why), "%s", why);
     pthread_mutex_unlock(&L.mu);
+}
+
+/* The lease is lost or may be: act no more; try to get it back. */
+static void lapse(const char *why)
+{
+    fence(why);
     log_warn("leader: fenced: %s; this loomd acts no more unless it gets "
              "its lease back", why);
 }
@@ -252,11 +266,7 @@ static void lapse(const char *why)
 /* Another loomd acts now: this one will not again. */
 static void gone(const char *why)
 {
-    atomic_store(&L.role, LEADER_FENCED);
-    atomic_store(&L.ok_until, 0.0);
-    pthread_mutex_lock(&L.mu);
-    snprintf(L.why, sizeof(L.why), "%s", why);
-    pthread_mutex_unlock(&L.mu);
+    fence(why);
     if (!L.told_fenced) {
         L.told_fenced = 1;
         log_warn("leader: fenced for good: %s", why);
@@ -319,16 +329,12 @@ static void fenced_tick(double now)
 
     if (observe(now, &err) < 0)
         return; /* the database is still away */
-    got = lock_lost() ? store_leader_lock(L.st, &err) : 1;
+    got = lock_get(&err);
     if (got < 0)
         return;
     if (!got) {
         gone("another loomd holds the lock");
         return;
-    }
-    if (!L.locked) {
-        L.locked = 1;
-        L.session = store_session(L.st);
     }
     /* The lock again: the lease too, if the epoch is still this one's. */
     if ((r = renew_once(&err)) == 1) {
@@ -421,11 +427,9 @@ int leader_start(const struct leader_conf *c, struct loom_error *err)
      * whether it starts active; the thread goes on from it. */
     if (observe(now_s(), err) < 0 && err->kind == LOOM_EUNAVAIL)
         return -1; /* (a missing table is the migrations' to make) */
-    if ((got = store_leader_lock(L.st, err)) < 0)
+    if ((got = lock_get(err)) < 0)
         return -1;
     if (got) {
-        L.locked = 1;
-        L.session = store_session(L.st);
         if (take(err) == 0)
             rc = 1;
         else if (err->kind != LOOM_ETEMP && err->kind != LOOM_EUNAVAIL)
@@ -576,13 +580,12 @@ int leader_active_url(char *buf, size_t size)
     return rc;
 }
 
-char *leader_status_json(void)
+json_t *leader_status_json(void)
 {
     double now = now_s();
     json_t *o, *active = json_null();
     int64_t epoch = atomic_load(&L.epoch);
     const char *role = leader_role_name();
-    char *text;
 
     pthread_mutex_lock(&L.mu);
     if (!strcmp(role, "active") || !strcmp(role, "taking-over"))
@@ -601,7 +604,5 @@ char *leader_status_json(void)
                   "fenced_because", L.why[0] && !strcmp(role, "fenced")
                                         ? L.why : NULL);
     pthread_mutex_unlock(&L.mu);
-    text = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(4)) : NULL;
-    json_decref(o);
-    return text;
+    return o;
 }
