@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "core/error.h"
 
 /* Several loomd may share one database (and one state_dir); one of them is
@@ -82,7 +84,7 @@ int leader_threads_up(void);
  * -1 when no active loomd is known. Any thread. */
 int leader_active_url(char *buf, size_t size);
 /* The role, this loomd's identity and epoch, and the active one as the
- * heartbeat shows it: a new JSON object text (free it), or NULL. */
-char *leader_status_json(void);
+ * heartbeat shows it: a new JSON object (json_decref it), or NULL. */
+json_t *leader_status_json(void);
 
 #endif

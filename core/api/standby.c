@@ -80,10 +80,8 @@ int api_not_active(struct http_req *rq, struct http_resp *rs)
 
 json_t *api_leader_json(void)
 {
-    char *leader = leader_status_json();
-    json_t *o = leader ? json_loads(leader, 0, NULL) : NULL;
+    json_t *o = leader_status_json();
 
-    free(leader);
     return o ? o : json_null();
 }
 
