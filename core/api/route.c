@@ -573,13 +573,14 @@ void api_handle(struct http_req *rq, struct http_resp *rs,
                                           "5xx"};
     double t0 = time_mono();
     const struct api_route *r = handle(rq, rs, key, key_len);
+    double took = time_mono() - t0;
     int c = rs->status / 100;
     const char *v[3] = {rq->method, r ? r->pattern : "unmatched",
                         c >= 1 && c <= 5 ? classes[c - 1] : "other"};
 
-    metrics_observe(METRICS_HTTP_SECONDS, v, time_mono() - t0);
+    metrics_observe(METRICS_HTTP_SECONDS, v, took);
     log_debug("%s %s: %d in %.3f ms", rq->method, v[1], rs->status,
-              (time_mono() - t0) * 1000);
+              took * 1000);
     grid_who_unref(rq->grid);
     rq->grid = NULL;
 }
