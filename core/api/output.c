@@ -161,11 +161,7 @@ void api_jobs_output(struct http_req *rq, struct http_resp *rs,
 
     stream = stream ? stream : "stdout";
     loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
-    if (strcmp(a->seg[2], "output") != 0) {
-        loom_error_set(&err, LOOM_ENOENT, "no such resource: %s", rq->path);
-        http_error(rs, &err);
-        return;
-    }
+    /* the route is /v1/jobs/{id}/output: a->seg[1] is the id */
     if (out_job_get(rq, a->seg[1], stream, &j, &err) < 0) {
         http_error(rs, &err);
         return;
