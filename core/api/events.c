@@ -29,8 +29,9 @@
 /* One stream: what it has sent, and the rest of an event being sent. */
 struct estream {
     uint64_t seq, ping;
-    time_t expires;
-    int own; /* it sees its own jobs only: no job count, no highest id */
+    struct token_claims who; /* its reader's: when it ends, and what it
+                                may see (api_others_see, asked at each
+                                event: a reload may change private_data) */
     char *pending;
     size_t len, off;
 };
@@ -246,15 +247,18 @@ static long stream_next(void *cls, char *buf, size_t max)
 {
     struct estream *es = cls;
     const char *ping = ": keep-alive\n\n";
+    struct http_req reader = {.who = es->who};
     long n = 0;
+    int own; /* it sees its own jobs only: no job count, no highest id */
 
     if (es->pending)
         return give(es, buf, max);
-    if (time(NULL) >= es->expires)
+    if (time(NULL) >= es->who.expires)
         return -1; /* the token expired: the client logs in again */
+    own = api_others_see(&reader) == API_SEE_NOTHING;
     pthread_mutex_lock(&E.lock);
     if (es->seq != E.seq && E.text) {
-        const char *data = es->own ? E.text_own : E.text;
+        const char *data = own ? E.text_own : E.text;
         size_t len = strlen(data) + 64;
         if ((es->pending = malloc(len))) {
             es->len = (size_t)snprintf(es->pending, len, "id: %llu\nevent: "
@@ -304,8 +308,7 @@ void api_events(struct http_req *rq, struct http_resp *rs,
         http_error(rs, &err);
         return;
     }
-    es->expires = rq->who.expires;
-    es->own = api_others_see(rq) == API_SEE_NOTHING;
+    es->who = rq->who;
     pthread_mutex_lock(&E.lock);
     es->seq = E.seq; /* what it sends first is rendered for it */
     es->ping = E.ping;

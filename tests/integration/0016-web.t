@@ -4,10 +4,11 @@
 # files read at start-up) and GET /v1/events: a token, a first event at
 # once with every cluster, another when something changes, at most one a
 # second, a user's stream without the count and highest id of everyone's
-# jobs (the API shows it its own only), the end of a stream when its token
-# expires, and loomd stopping cleanly with streams open. loomd runs as
-# loom; the jobs (on a sim cluster, which runs nothing) are the admin's, as
-# $T_USER, and alice's, as an account of her own.
+# jobs (the API shows it its own only) as private_data is at each event,
+# the end of a stream when its token expires, and loomd stopping cleanly
+# with streams open. loomd runs as loom; the jobs (on a sim cluster, which
+# runs nothing) are the admin's, as $T_USER, and alice's, as an account of
+# her own.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -145,6 +146,27 @@ t_is "$(py 'sorted(d["jobs"])' "$(ev_data "$T/ev3" 1)")" '["v"]' \
 events_for 2 "$T/ev3a"
 t_is "$(py '[sorted(d["jobs"]), d["jobs"]["count"], d["jobs"]["max_id"]]' "$(ev_data "$T/ev3a" 1)")" \
     "[[\"count\", \"max_id\", \"v\"], 2, $JOB]" "the admin's has them: 2 jobs, the highest $JOB"
+
+# the policy is the one of each event, not of the stream's start: a reload
+# that turns private_data on hides the others' jobs from a stream open
+CLUSTERS=("" "[cluster local]" "adaptor = local" "nodes = 2" "" "[cluster s]" "adaptor = sim" "nodes = 100")
+loomd_conf "private_data = false" "${CLUSTERS[@]}"
+api POST /v1/runtime/reload >/dev/null
+t_is "$STATUS" 200 "a reload turns private_data off"
+TOKEN=$ALICE events_for 30 "$T/ev5" &
+EV=$!
+wait_for '[ -n "$(ev_data "$T/ev5" 1)" ]' 10
+t_is "$(py 'sorted(d["jobs"])' "$(ev_data "$T/ev5" 1)")" '["count", "max_id", "v"]' \
+    "with private_data false, alice's stream has the jobs' count and highest id"
+loomd_conf "private_data = true" "${CLUSTERS[@]}"
+api POST /v1/runtime/reload >/dev/null
+t_is "$STATUS" 200 "a reload turns private_data on again"
+N=$(grep -c '^data: ' "$T/ev5")
+wait_for '[ "$(grep -c "^data: " "$T/ev5")" -gt $((N + 1)) ]' 15
+t_is "$(py 'sorted(d["jobs"])' "$(ev_data "$T/ev5" "$(grep -c '^data: ' "$T/ev5")")")" '["v"]' \
+    "... and the same stream's next events have neither"
+kill "$EV" 2>/dev/null
+wait "$EV" 2>/dev/null
 
 # a stream ends when its token expires (the sim cluster's polls make an
 # event a second, so the stream is asked for more often; a stream without
