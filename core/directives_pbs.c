@@ -270,47 +270,18 @@ static int read_join(struct dir_ctx *ctx, const char *arg, const char *arg2,
                           "'%.64s'", arg);
 }
 
-/* -o, -e: [host:]path, without patterns ('%' is itself); a path ending
- * in '/' is a directory, the file in it JOB_NAME.oJOB_ID (.e for -e). A
- * relative path is the submit directory's (directives_req.c). */
-static int pbs_path(struct dir_ctx *ctx, enum dir_slot slot,
-                    const char *arg, struct loom_error *err)
-{
-    size_t n = strlen(arg), o = 0;
-    char *out;
-    int rc;
-
-    if (strchr(arg, ':'))
-        return loom_error_set(err, LOOM_EINVAL, "the host '%.*s:' is not "
-                              "supported by Loom (the file is written where "
-                              "the job runs): give the path alone",
-                              (int)strcspn(arg, ":"), arg);
-    if (!(out = malloc(2 * n + 16)))
-        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    for (const char *p = arg; *p; p++) {
-        if (*p == '%')
-            out[o++] = '%';
-        out[o++] = *p;
-    }
-    if (o && out[o - 1] == '/')
-        o += (size_t)snprintf(out + o, 16, "%%x.%c%%j",
-                              slot == DS_ERROR ? 'e' : 'o');
-    out[o] = '\0';
-    rc = dir_put_outpath(ctx, slot, out, err);
-    free(out);
-    return rc;
-}
-
+/* -o, -e: [host:]path, without patterns ('%' and '$' are themselves);
+ * a relative path is the submit directory's (directives_req.c). */
 static int read_output(struct dir_ctx *ctx, const char *arg,
                        const char *arg2, struct loom_error *err)
 {
-    return pbs_path(ctx, DS_OUTPUT, arg, err);
+    return dir_put_qsub_path(ctx, DS_OUTPUT, arg, 0, err);
 }
 
 static int read_error(struct dir_ctx *ctx, const char *arg,
                       const char *arg2, struct loom_error *err)
 {
-    return pbs_path(ctx, DS_ERROR, arg, err);
+    return dir_put_qsub_path(ctx, DS_ERROR, arg, 0, err);
 }
 
 static const struct dir_opt pbs_opts[] = {

@@ -430,7 +430,7 @@ static int fill_env(struct fill *f)
     const char *text = f->set->text[DS_EXPORT], *p, *k;
     json_t *senv = json_object_get(f->body, "submit_env"), *env, *v;
     size_t n, name;
-    char key[256];
+    char *key;
 
     if (!claim(f, DIR_BIT(DS_EXPORT), "env"))
         return 0;
@@ -451,16 +451,19 @@ static int fill_env(struct fill *f)
             json_object_foreach(senv, k, v)
                 if (json_is_string(v))
                     json_object_set(env, k, v);
-        if (name >= sizeof(key) || (n == 4 && !strncmp(p, "NONE", 4)) ||
+        if ((n == 4 && !strncmp(p, "NONE", 4)) ||
             (n == 3 && !strncmp(p, "ALL", 3)))
             continue;
-        memcpy(key, p, name);
-        key[name] = '\0';
+        if (!(key = strndup(p, name))) {
+            json_decref(env);
+            return put(f, "env", NULL);
+        }
         v = name < n ? json_stringn(p + name + 1, n - name - 1)
                      : json_incref(json_object_get(senv, key));
         if (json_is_string(v))
             json_object_set(env, key, v);
         json_decref(v);
+        free(key);
     }
     if ((n = json_object_size(env)) > LOOM_JOB_ENV_MAX) {
         json_decref(env);

@@ -216,6 +216,15 @@ int dir_put_export(struct dir_ctx *ctx, const char *text, int none_ok,
  * checked (outpath_check), into slot. */
 int dir_put_outpath(struct dir_ctx *ctx, enum dir_slot slot,
                     const char *text, struct loom_error *err);
+/* A path of qsub's -o or -e (Grid Engine's, PBS's) into slot as
+ * dir_put_outpath takes it: '%' is itself; with pseudo_vars, Grid
+ * Engine's $JOB_ID, $TASK_ID, $USER, $JOB_NAME and $HOSTNAME (the host of
+ * the job's first node), else '$' is itself too; a path ending in '/' is
+ * a directory, the file in it JOB_NAME.oJOB_ID (.e for DS_ERROR). A host
+ * ("host:path") is refused: the file is written where the job runs. */
+int dir_put_qsub_path(struct dir_ctx *ctx, enum dir_slot slot,
+                      const char *arg, int pseudo_vars,
+                      struct loom_error *err);
 
 /* A dependency Loom's reader has made of a system's own (text), checked
  * as one in Slurm's syntax. */

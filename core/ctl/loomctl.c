@@ -1,13 +1,11 @@
 /* loomctl.c - main() of loomctl: options, commands, where to connect. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,8 +20,6 @@
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
 #endif
-
-#define TOKEN_FILE_MAX 16384
 
 struct command {
     const char *name;
@@ -382,71 +378,6 @@ static void wipe_free(char *s)
     }
 }
 
-static int token_file_check(const char *path, int fd, struct loom_error *err)
-{
-    struct stat st;
-
-    if (fstat(fd, &st) < 0)
-        return loom_error_set(err, LOOM_EINVAL, "token file %s: %s", path,
-                              strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return loom_error_set(err, LOOM_EINVAL,
-                              "token file %s is not a regular file", path);
-    if (st.st_mode & 077)
-        return loom_error_set(err, LOOM_EINVAL,
-                              "token file %s may be read or written by group "
-                              "or others (mode %04o); chmod 600 it",
-                              path, (unsigned)(st.st_mode & 07777));
-    return 0;
-}
-
-/* The token in path: one word, surrounding blanks dropped. New string, a
- * secret: free it with wipe_free. */
-static char *token_file_read(const char *path, struct loom_error *err)
-{
-    char *buf = NULL, *start, *end;
-    ssize_t n;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-
-    if (fd < 0) {
-        loom_error_set(err, LOOM_EINVAL, "token file %s: cannot open: %s",
-                       path, strerror(errno));
-        return NULL;
-    }
-    if (token_file_check(path, fd, err) < 0 ||
-        !(buf = calloc(1, TOKEN_FILE_MAX + 2)))
-        goto error;
-    n = ctl_read_fd(fd, buf, TOKEN_FILE_MAX + 1);
-    if (n < 0 || n > TOKEN_FILE_MAX) {
-        loom_error_set(err, LOOM_EINVAL, "token file %s: %s", path,
-                       n < 0 ? strerror(errno) : "larger than 16 KiB");
-        goto error;
-    }
-    if (memchr(buf, '\0', (size_t)n)) {
-        loom_error_set(err, LOOM_EINVAL, "token file %s is not text", path);
-        goto error;
-    }
-    for (start = buf; *start && strchr(" \t\r\n", *start); start++)
-        ;
-    end = start + strlen(start);
-    while (end > start && strchr(" \t\r\n", end[-1]))
-        *--end = '\0';
-    if (!*start || strpbrk(start, " \t\r\n")) {
-        loom_error_set(err, LOOM_EINVAL, "token file %s does not hold one "
-                       "token (it is empty or has several words)", path);
-        goto error;
-    }
-    memmove(buf, start, strlen(start) + 1);
-    close(fd);
-    return buf;
-error:
-    if (buf)
-        OPENSSL_cleanse(buf, TOKEN_FILE_MAX + 2);
-    free(buf);
-    close(fd);
-    return NULL;
-}
-
 /* Which loom.conf applies: -c, else $LOOM_CONF, else the default unless a
  * URL is given (--url or $LOOM_URL); NULL when a URL is used instead. */
 static const char *conf_path(const struct ctl *ctl)
@@ -553,7 +484,7 @@ static char *from_conf(const char *path, const char *token_file, char *url,
     listen = conf_get(loomd, "listen");
     if (client_url_from_listen(listen ? listen : CTL_LISTEN_DEFAULT, url,
                                size, err) == 0)
-        tok = token_file ? token_file_read(token_file, err)
+        tok = token_file ? client_token_file_read(token_file, err)
                          : token_from_conf(path, loomd, err);
     conf_destroy(c);
     return tok;
@@ -586,7 +517,7 @@ struct client *ctl_client(struct ctl *ctl)
         if (strncmp(url, "https://", 8) != 0 && !client_tls_given(&ctl->tls))
             memset(&tls, 0, sizeof(tls));
         if (tfile)
-            ok = (tok = token_file_read(tfile, &err)) != NULL;
+            ok = (tok = client_token_file_read(tfile, &err)) != NULL;
         else if (tls.cert_file)
             ok = 1; /* the certificate is the identity */
         else

@@ -166,6 +166,24 @@ static void slurm_export(void)
            "line 2 gives the environment again", "... the record says why");
     apply("#SBATCH --export=ALL\n", "{\"env\":{}}");
     is_str(get("env"), "{}", "the request's env wins over --export");
+    {
+        /* a name past 255 characters, with a value and from submit_env */
+        char name[301], script[700], fields[400], want[400];
+        memset(name, 'V', 300);
+        name[300] = '\0';
+        snprintf(script, sizeof(script), "#SBATCH --export=%s=1\n", name);
+        apply(script, NULL);
+        snprintf(want, sizeof(want), "{\"%s\":\"1\"}", name);
+        is_str(get("env"), want, "--export=NAME=value with a name of 300 "
+               "characters: in env");
+        snprintf(script, sizeof(script), "#SBATCH --export=%s\n", name);
+        snprintf(fields, sizeof(fields), "{\"submit_env\":{\"%s\":\"2\"}}",
+                 name);
+        apply(script, fields);
+        snprintf(want, sizeof(want), "{\"%s\":\"2\"}", name);
+        is_str(get("env"), want, "... and --export=NAME: its value from "
+               "submit_env");
+    }
     refused("#SBATCH --export=ALL\n", NULL, 1, "line 1: #SBATCH --export=ALL: "
             "it passes the submitter's environment, which only the client "
             "has: submit with 'loomctl submit --export ALL', or give the "

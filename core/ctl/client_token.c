@@ -1,0 +1,100 @@
+/* client_token.c - the bearer token a client reads from a file (loomctl's
+ * --token-file, libdrmaa's $LOOM_TOKEN_FILE). */
+/* SPDX-License-Identifier: MIT */
+#include "core/ctl/client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#define TOKEN_FILE_MAX 16384
+
+/* As ssh does with its keys: a token others could read is refused. */
+static int token_file_check(const char *path, int fd, struct loom_error *err)
+{
+    struct stat st;
+
+    if (fstat(fd, &st) < 0)
+        return loom_error_set(err, LOOM_EINVAL, "token file %s: %s", path,
+                              strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return loom_error_set(err, LOOM_EINVAL,
+                              "token file %s is not a regular file", path);
+    if (st.st_mode & 077)
+        return loom_error_set(err, LOOM_EINVAL,
+                              "token file %s may be read or written by group "
+                              "or others (mode %04o); chmod 600 it",
+                              path, (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+/* Read the whole of fd, up to max bytes, into buf. Bytes read, or -1. */
+static ssize_t read_all(int fd, char *buf, size_t max)
+{
+    size_t got = 0;
+
+    while (got < max) {
+        ssize_t n = read(fd, buf + got, max - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return (ssize_t)got;
+}
+
+char *client_token_file_read(const char *path, struct loom_error *err)
+{
+    char *buf = NULL, *start, *end;
+    ssize_t n;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+    if (fd < 0) {
+        loom_error_set(err, LOOM_EINVAL, "token file %s: cannot open: %s",
+                       path, strerror(errno));
+        return NULL;
+    }
+    if (token_file_check(path, fd, err) < 0)
+        goto error;
+    if (!(buf = calloc(1, TOKEN_FILE_MAX + 2))) {
+        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        goto error;
+    }
+    n = read_all(fd, buf, TOKEN_FILE_MAX + 1);
+    if (n < 0 || n > TOKEN_FILE_MAX) {
+        loom_error_set(err, LOOM_EINVAL, "token file %s: %s", path,
+                       n < 0 ? strerror(errno) : "larger than 16 KiB");
+        goto error;
+    }
+    if (memchr(buf, '\0', (size_t)n)) {
+        loom_error_set(err, LOOM_EINVAL, "token file %s is not text", path);
+        goto error;
+    }
+    for (start = buf; *start && strchr(" \t\r\n", *start); start++)
+        ;
+    end = start + strlen(start);
+    while (end > start && strchr(" \t\r\n", end[-1]))
+        *--end = '\0';
+    if (!*start || strpbrk(start, " \t\r\n")) {
+        loom_error_set(err, LOOM_EINVAL, "token file %s does not hold one "
+                       "token (it is empty or has several words)", path);
+        goto error;
+    }
+    memmove(buf, start, strlen(start) + 1);
+    close(fd);
+    return buf;
+error:
+    if (buf)
+        OPENSSL_cleanse(buf, TOKEN_FILE_MAX + 2);
+    free(buf);
+    close(fd);
+    return NULL;
+}
