@@ -390,15 +390,17 @@ static int add_environ(json_t *env, const char *what)
     for (char **e = environ; *e; e++) {
         const char *eq = strchr(*e, '=');
         size_t n = eq ? (size_t)(eq - *e) : 0;
-        char name[256];
+        char *name;
         json_t *v;
 
-        if (!eq || !n || n >= sizeof(name))
+        if (!eq || !n)
             continue;
-        memcpy(name, *e, n);
-        name[n] = '\0';
-        if (json_object_get(env, name))
+        if (!(name = strndup(*e, n)))
+            return ctl_fail("out of memory");
+        if (json_object_get(env, name)) {
+            free(name);
             continue; /* --env wins */
+        }
         if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                          "0123456789_") != n || (name[0] >= '0' &&
                                                   name[0] <= '9') ||
@@ -406,14 +408,17 @@ static int add_environ(json_t *env, const char *what)
             fprintf(stderr, "loomctl: %s: %s is not exported (not a "
                     "variable name, or its value is not UTF-8)\n", what,
                     name);
+            free(name);
             continue;
         }
         if (json_object_size(env) == LOOM_JOB_ENV_MAX) {
             json_decref(v);
+            free(name);
             return ctl_fail("%s: more than %d variables", what,
                             LOOM_JOB_ENV_MAX);
         }
         json_object_set_new(env, name, v);
+        free(name);
     }
     return -1;
 }
