@@ -7,7 +7,8 @@
  * for that account (initgroups, setgid, setuid) before it touches anything
  * of the account's; only `start` and `cgroups` do something as root first,
  * and only on cgroups that loomd's account owns. No path it is given
- * is followed through a symbolic link while it is root.
+ * is followed through a symbolic link while it is root, and no descriptor
+ * but those its verb is given outlives its start.
  *
  *   loom-runas start ACCOUNT RUNDIR [CGROUP...]
  *       A job's supervisor: RUNDIR (an empty directory loomd's account
@@ -409,6 +410,10 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         usage();
+    /* Nothing of loomd's but what the verb is given: start 0-4, read 0-3
+     * (the run directory on 3), the others 0-2. */
+    runas_close_from(!strcmp(argv[1], "start") ? LOOM_RUNAS_RUN_FD
+                     : !strcmp(argv[1], "read") ? 4 : 3);
     check_caller();
     /* run's and read's alarm must end the program, even when the caller
      * ignored SIGALRM (an ignored signal stays ignored across exec). */
