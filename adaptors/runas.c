@@ -41,10 +41,11 @@
  *       there. Prints "HIERARCHY PATH" lines (HIERARCHY: a v1 controller
  *       name, or "unified").
  *
- * Policy: the target account must exist, must not be uid 0 and must have
- * a uid of at least 1000, unless the root-owned file
- * LOOM_SYSCONFDIR/loom/runas.conf says otherwise (`min_uid = N`,
- * `allow_root_jobs = true`); a file that others may write is refused.
+ * Policy: the target account must exist and must not be the caller's own
+ * (loomd's); it must not be uid 0 and must have a uid of at least 1000,
+ * unless the root-owned file LOOM_SYSCONFDIR/loom/runas.conf says
+ * otherwise (`min_uid = N`, `allow_root_jobs = true`); a file that others
+ * may write is refused.
  * Exit status: 0, 1 on a refusal or failure (one line on stderr), 2 on bad
  * usage; `run` exits with the program's status (127 when it cannot run).
  */
@@ -171,6 +172,9 @@ static struct passwd target(const char *account)
     if (pw->pw_uid == 0 && !pol.allow_root)
         runas_fail("account %s is root: root may not run jobs (allow_root_jobs "
              "is not set in %s/loom/runas.conf)", account, LOOM_SYSCONFDIR);
+    if (pw->pw_uid != 0 && pw->pw_uid == getuid())
+        runas_fail("account %s is loomd's own: jobs may not run as it",
+             account);
     if (pw->pw_uid != 0 && (long)pw->pw_uid < pol.min_uid)
         runas_fail("account %s has uid %u, below min_uid %ld: system accounts "
              "may not run jobs", account, (unsigned)pw->pw_uid,

@@ -10,7 +10,8 @@
 # cgroup, and to reach its own supervisor's descriptors. Jobs run as alice-XXXXXX and mallory-XXXXXX,
 # accounts this test makes. Nothing of loomd's reaches a process of an
 # account's: not its environment (alice's supervisor's is the account's
-# alone), nor a descriptor loomd left open (loom-runas closes it).
+# alone), not a descriptor loomd left open (loom-runas closes it), and
+# loom-runas runs nothing as loomd's own account.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/local.sh"
@@ -118,6 +119,9 @@ as_loom() { setpriv --reuid="$L" --regid="$L" --init-groups -- "$@"; }
 RUNAS=$LOOM_TOP_BUILDDIR/loom-runas
 t_is "$(as_loom "$RUNAS" run "$MALLORY" -- /bin/sh -c 'ls /proc/$$/fd' 7</dev/null 9<"$T/loom.conf" | paste -sd' ')" \
     "0 1 2" "a program loom-runas runs as an account has its standard input, output and error, not loomd's descriptors 7 and 9"
+OUT=$(as_loom "$RUNAS" run "$L" -- /bin/true 2>&1)
+t_is "$?: $OUT" "1: loom-runas: account $L is loomd's own: jobs may not run as it" \
+    "loom-runas runs nothing as loomd's own account"
 
 # and all is as it was
 TOKEN=$TA
