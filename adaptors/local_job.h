@@ -44,7 +44,7 @@
  * The supervisor protocol. The adaptor makes the job's cgroups and runs
  * `loom-runas start ACCOUNT JOBDIR/run CGROUP...` with fd 3 the write end
  * of a pipe and fd 4 an open file of JOBDIR/spec.json on which it holds
- * flock(LOCK_EX). loom-runas gives run/ to the account, joins the cgroups,
+ * flock(LOCK_EX), in runas_call_env (nothing of loomd's environment). loom-runas gives run/ to the account, joins the cgroups,
  * becomes the account and executes `loom-supervise --run JOBDIR/run` with
  * run/ open on fd 5 (LOOM_RUNAS_RUN_FD). That process forks the real
  * supervisor and exits at once (the adaptor reaps it). The supervisor

@@ -19,11 +19,10 @@
 
 #include "core/log.h"
 #include "core/outpath.h"
+#include "core/runas_call.h"
 #include "core/timeutil.h"
 
 #define READY_TIMEOUT_S 10.0
-
-extern char **environ;
 
 static int strv_copy(struct strv *v, const char *const *src, size_t n)
 {
@@ -178,7 +177,7 @@ static int spawn(const struct local_ctx *ctx, const char *dir,
                                      O_WRONLY | O_CREAT | O_APPEND, 0600);
     posix_spawn_file_actions_adddup2(&fa, wfd, LOOM_LOCAL_READY_FD);
     posix_spawn_file_actions_adddup2(&fa, lock, LOOM_LOCAL_LOCK_FD);
-    rc = posix_spawn(pid, ctx->runas, &fa, &at, argv.v, environ);
+    rc = posix_spawn(pid, ctx->runas, &fa, &at, argv.v, runas_call_env);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     strv_fini(&argv);

@@ -43,21 +43,6 @@ void sup_ready(const char *fmt, ...)
     close(LOOM_LOCAL_READY_FD);
 }
 
-/* Keep 0-5, close whatever else was left open to us. */
-static void close_others(void)
-{
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-    if (close_range(LOOM_RUNAS_RUN_FD + 1, ~0U, 0) == 0)
-        return;
-#endif
-    long max = sysconf(_SC_OPEN_MAX);
-
-    if (max <= 0 || max > 65536)
-        max = 65536;
-    for (int fd = LOOM_RUNAS_RUN_FD + 1; fd < max; fd++)
-        close(fd);
-}
-
 /* sig to every process of the job: each one in its cgroup but us, or
  * (unconfined) its process group. The number signalled. */
 static int signal_job(struct sup *s, int sig)
@@ -313,14 +298,11 @@ static int run(struct sup *s)
     sigaddset(&set, SIGPIPE);
     sigaddset(&set, SIGCHLD);
     sigprocmask(SIG_BLOCK, &set, NULL);
-    /* The job runs as our account: it must not trace us or reach our
-     * descriptors (the lock, the run directory) through /proc. */
-    prctl(PR_SET_DUMPABLE, 0);
     /* Orphans of the job are re-parented to us, and so can be reaped and
      * waited for. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     umask(027);
-    close_others();
+    runas_close_from(LOOM_RUNAS_RUN_FD + 1); /* keep 0-5 */
     if (chdir("/") < 0)
         log_warn("chdir /: %s", strerror(errno));
     fcntl(LOOM_LOCAL_READY_FD, F_SETFD, FD_CLOEXEC);
@@ -364,6 +346,10 @@ int main(int argc, char **argv)
                         "(run by loom-runas for loomd's local adaptor)\n");
         return 2;
     }
+    /* First of all, and inherited by the fork: the job runs as our
+     * account, and it must not trace us or reach our descriptors (the
+     * lock, the run directory) or our environment through /proc. */
+    prctl(PR_SET_DUMPABLE, 0);
     log_thread_name("supervise");
     memset(&s, 0, sizeof(s));
     s.rundir = argv[2];

@@ -7,7 +7,8 @@
  * for that account (initgroups, setgid, setuid) before it touches anything
  * of the account's; only `start` and `cgroups` do something as root first,
  * and only on cgroups that loomd's account owns. No path it is given
- * is followed through a symbolic link while it is root.
+ * is followed through a symbolic link while it is root, and no descriptor
+ * but those its verb is given outlives its start.
  *
  *   loom-runas start ACCOUNT RUNDIR [CGROUP...]
  *       A job's supervisor: RUNDIR (an empty directory loomd's account
@@ -40,10 +41,12 @@
  *       there. Prints "HIERARCHY PATH" lines (HIERARCHY: a v1 controller
  *       name, or "unified").
  *
- * Policy: the target account must exist, must not be uid 0 and must have
- * a uid of at least 1000, unless the root-owned file
- * LOOM_SYSCONFDIR/loom/runas.conf says otherwise (`min_uid = N`,
- * `allow_root_jobs = true`); a file that others may write is refused.
+ * Policy: the target account must exist and must not be the caller's own
+ * (loomd's); it must not be uid 0 and must have a uid of at least 1000,
+ * unless the root-owned file LOOM_SYSCONFDIR/loom/runas.conf says
+ * otherwise (`min_uid = N`, `allow_root_jobs = yes`, as loom.conf says
+ * it); a file that others may write, a line of it that is not one of
+ * these, or an unknown value is refused.
  * Exit status: 0, 1 on a refusal or failure (one line on stderr), 2 on bad
  * usage; `run` exits with the program's status (127 when it cannot run).
  */
@@ -106,6 +109,20 @@ struct policy {
     int allow_root;
 };
 
+/* yes, true, on, 1: 1; no, false, off, 0: 0; else -1. */
+static int yes_no(const char *v)
+{
+    static const char *const words[] = {"no", "false", "off", "0",
+                                        "yes", "true", "on", "1"};
+
+    for (int i = 0; i < 8; i++)
+        if (!strcmp(v, words[i]))
+            return i >= 4;
+    return -1;
+}
+
+/* LOOM_SYSCONFDIR/loom/runas.conf: KEY = VALUE lines and # comments; a
+ * line it cannot read, or an unknown key or value, ends the program. */
 static void policy_read(struct policy *p)
 {
     const char *path = LOOM_SYSCONFDIR "/loom/runas.conf";
@@ -129,15 +146,34 @@ static void policy_read(struct policy *p)
     f = fdopen(fd, "r");
     if (!f)
         runas_fail("%s: %s", path, strerror(errno));
-    while (fgets(line, sizeof(line), f)) {
-        char key[64], val[64];
-        if (line[strspn(line, " \t")] == '#' ||
-            sscanf(line, " %63[a-z_] = %63s", key, val) != 2)
+    for (int n = 1; fgets(line, sizeof(line), f); n++) {
+        char key[64], val[64], *end;
+        const char *text = line + strspn(line, " \t\n");
+        int len = 0;
+        long v;
+
+        if (!*text || *text == '#')
             continue;
-        if (!strcmp(key, "min_uid"))
-            p->min_uid = strtol(val, NULL, 10);
-        else if (!strcmp(key, "allow_root_jobs"))
-            p->allow_root = !strcmp(val, "true");
+        if (sscanf(text, "%63[a-z_] = %63s %n", key, val, &len) != 2 ||
+            text[len])
+            runas_fail("%s:%d: expected KEY = VALUE (min_uid, "
+                       "allow_root_jobs)", path, n);
+        if (!strcmp(key, "min_uid")) {
+            errno = 0;
+            v = strtol(val, &end, 10);
+            if (*end || errno || v < 0)
+                runas_fail("%s:%d: min_uid must be a uid, not '%s'", path, n,
+                           val);
+            p->min_uid = v;
+        } else if (!strcmp(key, "allow_root_jobs")) {
+            /* the words loom.conf takes for its allow_root_jobs */
+            if ((p->allow_root = yes_no(val)) < 0)
+                runas_fail("%s:%d: allow_root_jobs must be yes or no, not "
+                           "'%s'", path, n, val);
+        } else {
+            runas_fail("%s:%d: unknown key '%s' (known: min_uid, "
+                       "allow_root_jobs)", path, n, key);
+        }
     }
     fclose(f);
 }
@@ -170,6 +206,9 @@ static struct passwd target(const char *account)
     if (pw->pw_uid == 0 && !pol.allow_root)
         runas_fail("account %s is root: root may not run jobs (allow_root_jobs "
              "is not set in %s/loom/runas.conf)", account, LOOM_SYSCONFDIR);
+    if (pw->pw_uid != 0 && pw->pw_uid == getuid())
+        runas_fail("account %s is loomd's own: jobs may not run as it",
+             account);
     if (pw->pw_uid != 0 && (long)pw->pw_uid < pol.min_uid)
         runas_fail("account %s has uid %u, below min_uid %ld: system accounts "
              "may not run jobs", account, (unsigned)pw->pw_uid,
@@ -409,6 +448,10 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         usage();
+    /* Nothing of loomd's but what the verb is given: start 0-4, read 0-3
+     * (the run directory on 3), the others 0-2. */
+    runas_close_from(!strcmp(argv[1], "start") ? LOOM_RUNAS_RUN_FD
+                     : !strcmp(argv[1], "read") ? 4 : 3);
     check_caller();
     /* run's and read's alarm must end the program, even when the caller
      * ignored SIGALRM (an ignored signal stays ignored across exec). */

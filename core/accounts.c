@@ -347,6 +347,10 @@ int accounts_may_run(const char *account, struct loom_error *err)
         return loom_error_set(err, LOOM_EPERM, "jobs may not run as root "
                               "(account %s): allow_root_jobs is false",
                               account);
+    /* its key, its database and its clusters are loomd's alone */
+    if (uid != 0 && uid == geteuid())
+        return loom_error_set(err, LOOM_EPERM, "jobs may not run as account "
+                              "%s: it is loomd's own", account);
     if (uid != 0 && (long)uid < p.min_uid)
         return loom_error_set(err, LOOM_EPERM, "jobs may not run as account "
                               "%s: its uid %ld is below min_uid %ld (a system "

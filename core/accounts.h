@@ -141,8 +141,8 @@ int accounts_map_who(const struct accounts_who *who, struct accounts_map *out,
 const char *accounts_on(const struct accounts_map *m, const char *cluster);
 
 /* May account run jobs under the policy? 0, or -1 with a 403 naming the
- * account and the rule (root: allow_root_jobs; below min_uid; no such
- * account). Any thread. */
+ * account and the rule (root: allow_root_jobs; loomd's own account, which
+ * never may; below min_uid; no such account). Any thread. */
 int accounts_may_run(const char *account, struct loom_error *err);
 
 #endif

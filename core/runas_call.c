@@ -15,6 +15,8 @@
 #endif
 #define ARGS_MAX 16
 
+char *const runas_call_env[] = {"PATH=/usr/bin:/bin", NULL};
+
 static char path[4096];
 static pthread_once_t path_once = PTHREAD_ONCE_INIT;
 
@@ -52,11 +54,10 @@ int runas_call(const char *runas, const char *const *args, int fd3,
                double timeout_s, size_t max_out, struct proc_result *r,
                struct loom_error *err)
 {
-    static char *const envp[] = {"PATH=/usr/bin:/bin", NULL};
     char *argv[ARGS_MAX + 2];
     struct proc_spec sp = {.path = runas ? runas : runas_call_path(),
                            .argv = argv,
-                           .envp = envp, .timeout_s = timeout_s,
+                           .envp = runas_call_env, .timeout_s = timeout_s,
                            .max_out = max_out, .max_err = 4096};
     size_t n = 0;
     int high = -1, rc;

@@ -14,6 +14,9 @@
 void runas_call_set_dir(const char *libexec);
 /* <libexec>/loom-runas. Borrowed, for the life of the process. */
 const char *runas_call_path(void);
+/* The environment loom-runas runs in, PATH alone: nothing of loomd's own
+ * (a password for libpq, say) reaches what runs as an account. */
+extern char *const runas_call_env[];
 
 /*
  * Run `RUNAS ARGS...` (runas: the helper's path, NULL for

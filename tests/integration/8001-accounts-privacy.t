@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # 8001-accounts-privacy.t - who a job runs as and who sees it: identities
 # mapped to local accounts (a literal, a regular expression, a reload on
-# SIGHUP), 403 for an identity without an account and for root or a system
-# account; a user sees only its own jobs and reservations (another's is
-# 404, whatever filter), a monitor sees states without command or env;
+# SIGHUP), 403 for an identity without an account and for root, a system
+# account or loomd's own; a user sees only its own jobs and reservations
+# (another's is 404, whatever filter), a monitor sees states without
+# command or env;
 # max_user_priority; the pending, submit-rate and running limits; the
 # scheduler role cancels only its own reservations; a newline in a node
 # reason makes no second log line.
@@ -29,6 +30,7 @@ LOOM alice $ALICE_U
 LOOM /^b(o)b\$/ $BOB_U
 LOOM rooty root
 LOOM sysy daemon
+LOOM loomy $LOOM_SERVICE_USER
 EOF
 loomd_conf <<EOF
 [scheduler]
@@ -55,6 +57,7 @@ MON=$(token_for nagios monitor)
 SCHED=$(token_for extsched scheduler)
 ROOTY=$(token_for rooty user)
 SYSY=$(token_for sysy user)
+LOOMY=$(token_for loomy user)
 
 # ---- accounts ------------------------------------------------------------
 TOKEN=$ALICE
@@ -84,6 +87,12 @@ api POST /v1/jobs '{"command": ["/bin/true"]}' >/dev/null
 err_is 403 forbidden "a submit by an identity mapped to a system account"
 t_like "$(jget "$BODY" .error.message)" "account daemon: its uid 1 is below min_uid 1000" \
     "... the message names min_uid"
+TOKEN=$LOOMY
+api POST /v1/jobs '{"command": ["/bin/true"]}' >/dev/null
+err_is 403 forbidden "a submit by an identity mapped to loomd's own account"
+t_is "$(jget "$BODY" .error.message)" \
+    "jobs may not run as account $LOOM_SERVICE_USER: it is loomd's own" \
+    "... the message says so, whatever min_uid"
 TOKEN=$MON
 api POST /v1/jobs '{"command": ["/bin/true"]}' >/dev/null
 err_is 403 forbidden "a monitor token (no account, no submit role) submits"

@@ -8,7 +8,10 @@
 # read the token key, loom.conf, the state_dir, alice's output and her
 # job's environment, to signal alice's job and loomd, to join alice's
 # cgroup, and to reach its own supervisor's descriptors. Jobs run as alice-XXXXXX and mallory-XXXXXX,
-# accounts this test makes.
+# accounts this test makes. Nothing of loomd's reaches a process of an
+# account's: not its environment (alice's supervisor's is the account's
+# alone), not a descriptor loomd left open (loom-runas closes it), and
+# loom-runas runs nothing as loomd's own account.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/local.sh"
@@ -36,7 +39,10 @@ cpus_per_node = 1
 memory_mb = 1024
 poll_s = 0.2
 EOF
+# a secret in loomd's environment (libpq reads PGPASSWORD there, say)
+export LOOMD_ONLY_SECRET=s3cr3t-of-loomd
 loomd_start || t_bail "loomd did not start"
+unset LOOMD_ONLY_SECRET
 STATE=$T/state
 L=$LOOM_SERVICE_USER
 t_is "$(ps -o user= -p "$LOOMD_PID")" "$L" "loomd runs as $L"
@@ -102,6 +108,20 @@ t_like "$(line own-sup-fd)" "^own-sup-fd rc=2: ls: cannot open directory '/proc/
     "nor open its own supervisor's descriptors (the supervisor is not dumpable)"
 t_like "$(line own-sup-environ)" "^own-sup-environ rc=1: cat: /proc/[0-9]+/environ: Permission denied" \
     "nor read its environment"
+
+# ---- nothing of loomd's reaches the account --------------------------------------------
+t_like "$(tr '\0' '\n' <"/proc/$LOOMD_PID/environ")" "LOOMD_ONLY_SECRET=s3cr3t-of-loomd" \
+    "loomd has a secret in its environment"
+t_is "$(tr '\0' '\n' <"/proc/$SUP/environ" | cut -d= -f1 | sort | paste -sd' ')" \
+    "HOME LOGNAME PATH SHELL USER" \
+    "alice's supervisor has none of loomd's environment: the account's HOME, USER, LOGNAME, SHELL and a PATH"
+as_loom() { setpriv --reuid="$L" --regid="$L" --init-groups -- "$@"; }
+RUNAS=$LOOM_TOP_BUILDDIR/loom-runas
+t_is "$(as_loom "$RUNAS" run "$MALLORY" -- /bin/sh -c 'ls /proc/$$/fd' 7</dev/null 9<"$T/loom.conf" | paste -sd' ')" \
+    "0 1 2" "a program loom-runas runs as an account has its standard input, output and error, not loomd's descriptors 7 and 9"
+OUT=$(as_loom "$RUNAS" run "$L" -- /bin/true 2>&1)
+t_is "$?: $OUT" "1: loom-runas: account $L is loomd's own: jobs may not run as it" \
+    "loom-runas runs nothing as loomd's own account"
 
 # and all is as it was
 TOKEN=$TA
