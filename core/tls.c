@@ -117,7 +117,12 @@ static int read_pem(const char *what, const char *path, int secret,
     if (fd < 0)
         return loom_error_set(err, LOOM_EINVAL, "%s %s: %s", what, path,
                               strerror(errno));
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > PEM_MAX) {
+    if (fstat(fd, &st) < 0) {
+        loom_error_set(err, LOOM_EINVAL, "%s %s: %s", what, path,
+                       strerror(errno));
+        goto error;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size > PEM_MAX) {
         loom_error_set(err, LOOM_EINVAL, "%s %s: %s", what, path,
                        !S_ISREG(st.st_mode) ? "not a regular file"
                                             : "larger than 1 MiB");
