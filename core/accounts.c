@@ -357,3 +357,20 @@ int accounts_may_run(const char *account, struct loom_error *err)
                               "account)", account, (long)uid, p.min_uid);
     return 0;
 }
+
+int accounts_may_run_on(const char *account, const char *cluster,
+                        struct loom_error *err)
+{
+    struct passwd pw, *me = NULL;
+    char buf[4096];
+
+    if (!strcmp(account, "root"))
+        return loom_error_set(err, LOOM_EPERM, "jobs may not run as root "
+                              "(account root on cluster %s)", cluster);
+    if (getpwuid_r(geteuid(), &pw, buf, sizeof(buf), &me) == 0 && me &&
+        !strcmp(account, me->pw_name))
+        return loom_error_set(err, LOOM_EPERM, "jobs may not run as account "
+                              "%s on cluster %s: it is loomd's own", account,
+                              cluster);
+    return 0;
+}

@@ -144,5 +144,11 @@ const char *accounts_on(const struct accounts_map *m, const char *cluster);
  * account and the rule (root: allow_root_jobs; loomd's own account, which
  * never may; below min_uid; no such account). Any thread. */
 int accounts_may_run(const char *account, struct loom_error *err);
+/* May a cluster= line's account (an account of that cluster, which this
+ * machine may not know) run jobs on cluster? Not root, and not the name of
+ * loomd's own account (on a cluster run beside loomd, such as Slurm with
+ * loom as its SlurmUser, it is loomd). 0, or -1 with a 403. Any thread. */
+int accounts_may_run_on(const char *account, const char *cluster,
+                        struct loom_error *err);
 
 #endif

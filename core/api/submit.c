@@ -121,15 +121,19 @@ static int job_accounts(struct job *j, const struct for_whom *f,
      * cluster's own */
     if (acc == m->account && accounts_may_run(acc, err) < 0)
         return -1;
-    if (acc != m->account && !strcmp(acc, "root"))
-        return loom_error_set(err, LOOM_EPERM, "jobs may not run as root "
-                              "(account root on cluster %s)", j->req.cluster);
+    if (acc != m->account &&
+        accounts_may_run_on(acc, j->req.cluster, err) < 0)
+        return -1;
     if (job_set_str(&j->account, acc) < 0)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     for (size_t i = 0; !j->req.cluster && i <= m->n_clusters; i++) {
         char kv[128];
         if (!m->n_clusters)
             break;
+        if (i < m->n_clusters &&
+            accounts_may_run_on(m->clusters[i].account,
+                                m->clusters[i].cluster, err) < 0)
+            return -1;
         if (i < m->n_clusters)
             snprintf(kv, sizeof(kv), "%s=%s", m->clusters[i].cluster,
                      m->clusters[i].account);

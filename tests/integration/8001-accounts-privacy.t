@@ -31,6 +31,8 @@ LOOM /^b(o)b\$/ $BOB_U
 LOOM rooty root
 LOOM sysy daemon
 LOOM loomy $LOOM_SERVICE_USER
+LOOM clusty $LOOM_SERVICE_USER cluster=local
+LOOM clusty $ALICE_U
 EOF
 loomd_conf <<EOF
 [scheduler]
@@ -58,6 +60,7 @@ SCHED=$(token_for extsched scheduler)
 ROOTY=$(token_for rooty user)
 SYSY=$(token_for sysy user)
 LOOMY=$(token_for loomy user)
+CLUSTY=$(token_for clusty user)
 
 # ---- accounts ------------------------------------------------------------
 TOKEN=$ALICE
@@ -93,6 +96,14 @@ err_is 403 forbidden "a submit by an identity mapped to loomd's own account"
 t_is "$(jget "$BODY" .error.message)" \
     "jobs may not run as account $LOOM_SERVICE_USER: it is loomd's own" \
     "... the message says so, whatever min_uid"
+TOKEN=$CLUSTY
+api POST /v1/jobs '{"command": ["/bin/true"], "request": {"cluster": "local"}}' >/dev/null
+err_is 403 forbidden "a submit by an identity whose cluster= line names loomd's account"
+t_is "$(jget "$BODY" .error.message)" \
+    "jobs may not run as account $LOOM_SERVICE_USER on cluster local: it is loomd's own" \
+    "... the message names the cluster"
+api POST /v1/jobs '{"command": ["/bin/true"]}' >/dev/null
+err_is 403 forbidden "... and unpinned, where that line could place it"
 TOKEN=$MON
 api POST /v1/jobs '{"command": ["/bin/true"]}' >/dev/null
 err_is 403 forbidden "a monitor token (no account, no submit role) submits"
