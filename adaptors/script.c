@@ -37,22 +37,6 @@ int script_fail(const struct script *s, const char *op, struct loom_error *err)
 
 /* ---- configuration ----------------------------------------------------- */
 
-static int env_cb(void *arg, const char *name, const char *value,
-                  struct loom_error *err)
-{
-    struct script *s = arg;
-    size_t n = strlen(name) + strlen(value) + 2;
-    char *kv = malloc(n);
-    int rc;
-
-    if (!kv)
-        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    snprintf(kv, n, "%s=%s", name, value);
-    rc = strv_push(&s->env, kv);
-    free(kv);
-    return rc < 0 ? loom_error_set(err, LOOM_EINTERNAL, "out of memory") : 0;
-}
-
 static int timeout_cb(void *arg, const char *name, const char *value,
                       struct loom_error *err)
 {
@@ -271,7 +255,7 @@ static int script_create(struct conf_section *sec,
         conf_get_str(sec, "workdir", NULL, &workdir, err) < 0 ||
         conf_get_long(sec, "max_output_bytes", DEFAULT_MAX_OUT, 1024,
                       256L << 20, &max_out, err) < 0 ||
-        conf_each_prefixed(sec, "env.", env_cb, s, err) < 0 ||
+        conf_get_prefixed(sec, "env.", &s->env, err) < 0 ||
         conf_each_prefixed(sec, "timeout.", timeout_cb, s, err) < 0)
         goto error;
     if (!pack) {

@@ -23,22 +23,6 @@ extern const struct adaptor_type adaptor_script;
 
 /* ---- configuration ---------------------------------------------------- */
 
-static int env_cb(void *arg, const char *name, const char *value,
-                  struct loom_error *err)
-{
-    struct srest *s = arg;
-    size_t n = strlen(name) + strlen(value) + 2;
-    char *kv = malloc(n);
-    int rc;
-
-    if (!kv)
-        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    snprintf(kv, n, "%s=%s", name, value);
-    rc = strv_push(&s->env, kv);
-    free(kv);
-    return rc < 0 ? loom_error_set(err, LOOM_EINTERNAL, "out of memory") : 0;
-}
-
 /* url = unix:/path or http://host:port (no path: the API's are fixed). */
 static int set_url(struct srest *s, struct conf_section *sec, const char *url,
                    struct loom_error *err)
@@ -236,7 +220,7 @@ static int srest_create(struct conf_section *sec,
         conf_get_long(sec, "max_answer_bytes", DEFAULT_MAX_BYTES, 65536,
                       1L << 30, &max, err) < 0 ||
         conf_get_bool(sec, "conditional_polls", 1, &s->conditional, err) < 0 ||
-        conf_each_prefixed(sec, "env.", env_cb, s, err) < 0)
+        conf_get_prefixed(sec, "env.", &s->env, err) < 0)
         goto error;
     if (!url) {
         loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s] needs 'url = "
@@ -255,8 +239,8 @@ static int srest_create(struct conf_section *sec,
         if (!(s->pack_name = strdup(pack)))
             goto oom;
         snprintf(s->via_pack, sizeof(s->via_pack), "pack %s", pack);
-        if (part && env_cb(s, "LOOM_PARTITION", part, err) < 0)
-            goto error;
+        if (part && strv_push_kv(&s->env, "LOOM_PARTITION", part) < 0)
+            goto oom;
         if (make_pack(s, sec, env, err) < 0)
             goto error;
     }
