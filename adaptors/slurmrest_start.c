@@ -239,14 +239,23 @@ static void adopt_then(struct sop *o, const struct answer *a)
     submit(o);
 }
 
+/* Submitted as the job's account, never as ours: a job that records none
+ * (a record from before accounts) is refused, as the slurm pack does. */
 static void submit(struct sop *o)
 {
     const struct start_req *req = o->k->start;
     struct paths p = {0};
 
+    if (!req->account || !*req->account) {
+        loom_error_set(&o->k->err, LOOM_EINVAL, "cluster %s: job %lld has "
+                       "no account to run as (a record from before "
+                       "accounts)", o->s->cluster, (long long)req->loom_id);
+        srest_end_unsent(o);
+        return;
+    }
     if (job_paths(o->s, req, &p, &o->k->err) < 0) {
         paths_fini(&p);
-        srest_done(o, -1);
+        srest_end_unsent(o);
         return;
     }
     tried(o->s, req->loom_id, 1);

@@ -434,6 +434,31 @@ static void on_done(struct adaptor_call *k)
     calls_done++;
 }
 
+/* A job that records no account is never submitted (as the token's user):
+ * refused, and told from the loop as any end of a call. */
+static void check_no_account(void *inst, struct curlloop *loop)
+{
+    static const char *const nodes[] = {"n1", NULL}, *const no_env[] = {NULL};
+    struct start_req req = {.loom_id = 7, .workdir = "/tmp", .nodes = nodes,
+                            .n_nodes = 1, .env = no_env};
+    struct adaptor_call k = {.op = LOOM_OP_START, .start = &req,
+                             .done_cb = on_done};
+    int before = calls_done;
+    double end;
+
+    ok(T->call(inst, &k) == 0, "call(start) of a job without an account "
+       "starts");
+    is_int(calls_done, before, "... and does not end inside call()");
+    end = time_mono() + 30;
+    while (calls_done == before && time_mono() < end)
+        curlloop_run(loop, 0.5);
+    ok(calls_done == before + 1 && k.rc < 0 && k.err.kind == LOOM_EINVAL &&
+       strstr(k.err.message, "no account to run as"),
+       "... it is refused, not submitted as the token's user: %s",
+       k.err.message);
+    adaptor_call_fini(&k);
+}
+
 static void check_conf_and_call(const char *dir)
 {
     struct loom_error err = {0};
@@ -504,6 +529,7 @@ static void check_conf_and_call(const char *dir)
     adaptor_call_run(T, inst, &k);
     ok(k.rc < 0 && k.err.kind == LOOM_ENOTSUP, "... which says there is no "
        "pack: %s", k.err.message);
+    check_no_account(inst, loop);
     T->destroy(inst);
     curlloop_destroy(loop);
 }
