@@ -140,29 +140,38 @@ static int set_auth(struct srest *s, struct conf_section *sec,
 }
 
 /* The fallback pack: a script adaptor instance of its own, made from this
- * section's pack name, workdir and env.* keys. */
+ * section's pack name, workdir and env.* keys, and LOOM_PARTITION from
+ * partition (the slurm pack's nodes, queues and default partition) unless
+ * an env.LOOM_PARTITION of the section says otherwise. */
 static int make_pack(struct srest *s, struct conf_section *sec,
                      const struct adaptor_env *env, struct loom_error *err)
 {
-    struct conf_entry e[64];
+    struct conf_entry *e = calloc(sec->n_entries + 3, sizeof(*e));
     struct conf_section ps = {.kind = sec->kind, .name = sec->name,
                               .line = sec->line, .file = sec->file,
                               .entries = e};
     size_t n = 0;
+    int rc;
 
+    if (!e)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     e[n++] = (struct conf_entry){.key = "pack", .value = s->pack_name,
                                  .line = sec->line};
     if (s->workdir)
         e[n++] = (struct conf_entry){.key = "workdir", .value = s->workdir,
                                      .line = sec->line};
-    for (size_t i = 0; i < sec->n_entries && n < 64; i++)
+    if (s->partition && !conf_get(sec, "env.LOOM_PARTITION"))
+        e[n++] = (struct conf_entry){.key = "env.LOOM_PARTITION",
+                                     .value = s->partition,
+                                     .line = sec->line};
+    for (size_t i = 0; i < sec->n_entries; i++)
         if (!strncmp(sec->entries[i].key, "env.", 4))
             e[n++] = sec->entries[i];
     ps.n_entries = n;
     s->pack_type = &adaptor_script;
-    if (adaptor_script.create(&ps, env, &s->pack, err) < 0)
-        return loom_error_prefix(err, "fallback_pack");
-    return 0;
+    rc = adaptor_script.create(&ps, env, &s->pack, err);
+    free(e);
+    return rc < 0 ? loom_error_prefix(err, "fallback_pack") : 0;
 }
 
 static void srest_destroy(void *self)
@@ -239,8 +248,6 @@ static int srest_create(struct conf_section *sec,
         if (!(s->pack_name = strdup(pack)))
             goto oom;
         snprintf(s->via_pack, sizeof(s->via_pack), "pack %s", pack);
-        if (part && strv_push_kv(&s->env, "LOOM_PARTITION", part) < 0)
-            goto oom;
         if (make_pack(s, sec, env, err) < 0)
             goto error;
     }

@@ -1,7 +1,9 @@
 /* adaptors_slurmrest.c - the slurmrestd adaptor's parsers on recorded
- * answers (tests/fixtures/slurmrest/), its tokens, its configuration, and
- * its asynchronous form against a slurmrestd that is not there. */
+ * answers (tests/fixtures/slurmrest/), its tokens, its configuration, its
+ * fallback pack, and its asynchronous form against a slurmrestd that is
+ * not there. */
 /* SPDX-License-Identifier: MIT */
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -534,6 +536,88 @@ static void check_conf_and_call(const char *dir)
     curlloop_destroy(loop);
 }
 
+/* A pack whose queues op answers one queue named for $LOOM_PARTITION. */
+static void write_pack(const char *dir)
+{
+    static const char *const ops[] = {"nodes", "jobs", "start", "cancel"};
+    char path[4300];
+    FILE *f;
+
+    mkdir(dir, 0700);
+    snprintf(path, sizeof(path), "%s/pack.json", dir);
+    if ((f = fopen(path, "w"))) {
+        fputs("{\"protocol\": 1, \"model\": \"disabled-scheduler\", "
+              "\"runs_as_user\": true, \"ops\": [\"nodes\", \"jobs\", "
+              "\"queues\", \"start\", \"cancel\"]}\n", f);
+        fclose(f);
+    }
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, ops[i]);
+        if ((f = fopen(path, "w"))) {
+            fputs("#!/bin/sh\necho '{}'\n", f);
+            fclose(f);
+        }
+        chmod(path, 0700);
+    }
+    snprintf(path, sizeof(path), "%s/queues", dir);
+    if ((f = fopen(path, "w"))) {
+        fputs("#!/bin/sh\nprintf '{\"items\": [{\"name\": \"%s\", "
+              "\"state\": \"open\"}]}\\n' \"$LOOM_PARTITION\"\n", f);
+        fclose(f);
+    }
+    chmod(path, 0700);
+}
+
+/* The queue the fallback pack answers for a section's extra lines. */
+static void pack_queue(const char *dir, const char *extra, char *out,
+                       size_t n)
+{
+    struct adaptor_env env = {.cluster = "sr", .state_dir = dir};
+    struct cl_queue_list l = {0};
+    struct loom_error err = {0};
+    char text[9000];
+    void *inst = NULL;
+
+    snprintf(text, sizeof(text), "[cluster sr]\nadaptor = slurmrest\n"
+             "url = unix:/nonexistent\nfallback_pack = %s/pack\n%s", dir,
+             extra);
+    snprintf(out, n, "(none)");
+    if (create(text, &inst, &env, &err) < 0) {
+        snprintf(out, n, "create: %s", err.message);
+        return;
+    }
+    if (T->queues(inst, &l, &err) < 0)
+        snprintf(out, n, "queues: %s", err.message);
+    else if (l.n == 1)
+        snprintf(out, n, "%s", l.v[0].name);
+    cl_queue_list_fini(&l);
+    T->destroy(inst);
+}
+
+static void check_fallback_partition(const char *dir)
+{
+    char pack[4200], got[600];
+
+    snprintf(pack, sizeof(pack), "%s/pack", dir);
+    write_pack(pack);
+    pack_queue(dir, "partition = debug,big\n", got, sizeof(got));
+    is_str(got, "debug,big", "partition reaches the fallback pack as "
+           "LOOM_PARTITION");
+    pack_queue(dir, "partition = debug\nenv.LOOM_PARTITION = big\n", got,
+               sizeof(got));
+    is_str(got, "big", "... unless the section sets env.LOOM_PARTITION");
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+                  struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
 int main(void)
 {
     const char *src = getenv("LOOM_TOP_SRCDIR"), *tmp = getenv("TMPDIR");
@@ -564,12 +648,8 @@ int main(void)
     check_hostlist();
     check_jwt();
     check_conf_and_call(dir);
+    check_fallback_partition(dir);
     curl_global_cleanup();
-    {
-        char key[4200];
-        snprintf(key, sizeof(key), "%s/jwt.key", dir);
-        unlink(key);
-        rmdir(dir);
-    }
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     return done_testing();
 }
