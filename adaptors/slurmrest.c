@@ -63,7 +63,7 @@ static int set_version(struct srest *s, struct conf_section *sec,
  * jwt_key wants a strong key). */
 static int read_key(struct srest *s, const char *path, struct loom_error *err)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path, "rbe");
     unsigned char buf[4096];
     struct stat st;
     size_t n;

@@ -113,7 +113,7 @@ static int token_from_file(struct srest *s, struct loom_error *err)
     if (s->token && time_mono() - s->token_checked < 1)
         return 0;
     s->token_checked = time_mono();
-    if (stat(s->token_file, &st) < 0 || !(f = fopen(s->token_file, "r")))
+    if (stat(s->token_file, &st) < 0 || !(f = fopen(s->token_file, "re")))
         return s->token ? 0 : loom_error_set(err, LOOM_ETEMP, "cannot read "
                                              "token_file %s", s->token_file);
     if (s->token && st.st_mtime == s->token_mtime) {

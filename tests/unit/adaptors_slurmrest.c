@@ -3,11 +3,16 @@
  * fallback pack, and its asynchronous form against a slurmrestd that is
  * not there. */
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "adaptors/curlloop.h"
@@ -608,6 +613,91 @@ static void check_fallback_partition(const char *dir)
     is_str(got, "big", "... unless the section sets env.LOOM_PARTITION");
 }
 
+/* ---- the loop's connections --------------------------------------------- */
+
+struct one_answer {
+    int lfd;
+};
+
+/* Answer one request on the listening socket, then wait for the client to
+ * close. */
+static void *answer_one(void *arg)
+{
+    static const char reply[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
+                                "\r\n{}";
+    struct one_answer *a = arg;
+    char buf[4096];
+    int c = accept(a->lfd, NULL, NULL);
+
+    if (c < 0)
+        return NULL;
+    if (read(c, buf, sizeof(buf)) > 0 &&
+        write(c, reply, sizeof(reply) - 1) == (ssize_t)(sizeof(reply) - 1))
+        while (read(c, buf, sizeof(buf)) > 0)
+            ;
+    close(c);
+    return NULL;
+}
+
+static int fetched_n;
+
+static void count_fetched(void *arg, const struct fetch_result *r)
+{
+    *(long *)arg = r->status;
+    fetched_n++;
+}
+
+/* The connection the loop keeps open to a Unix socket is close-on-exec:
+ * nothing loomd starts (a pack, an account's sbatch) inherits it. */
+static void check_cloexec(const char *dir)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    struct one_answer a = {socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
+    struct loom_error err = {0};
+    struct curlloop *loop = curlloop_create(&err);
+    long status = 0;
+    struct fetch_req f = {.method = "GET", .url = "http://localhost/x",
+                          .unix_socket = sa.sun_path, .timeout_s = 10,
+                          .max_bytes = 65536, .done_cb = count_fetched,
+                          .arg = &status};
+    int found = 0, cloexec = 0;
+    double end = time_mono() + 30;
+    pthread_t t;
+
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%.96s/s.sock", dir);
+    if (!loop || a.lfd < 0 ||
+        bind(a.lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        listen(a.lfd, 1) < 0 ||
+        pthread_create(&t, NULL, answer_one, &a) != 0) {
+        ok(0, "a Unix socket to answer on (%s)", strerror(errno));
+        curlloop_destroy(loop);
+        return;
+    }
+    ok(curlloop_fetch(loop, &f, &err) == 0, "a request on a Unix socket");
+    while (!fetched_n && time_mono() < end)
+        curlloop_run(loop, 0.5);
+    is_int(status, 200, "... is answered");
+    /* The client's end: its peer is the socket's path, it has no name of
+     * its own (the answering end has the path as its own). */
+    for (int fd = 3; fd < 1024; fd++) {
+        struct sockaddr_un peer, own;
+        socklen_t n = sizeof(peer), m = sizeof(own);
+        if (getpeername(fd, (struct sockaddr *)&peer, &n) == 0 &&
+            getsockname(fd, (struct sockaddr *)&own, &m) == 0 &&
+            peer.sun_family == AF_UNIX && !strcmp(peer.sun_path, sa.sun_path) &&
+            (m <= sizeof(sa_family_t) || !own.sun_path[0])) {
+            found = 1;
+            cloexec = (fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0;
+        }
+    }
+    ok(found && cloexec, "the connection the loop keeps is close-on-exec "
+       "(%s)", !found ? "not found" : cloexec ? "it is" : "it is not");
+    curlloop_destroy(loop); /* closes it: the answering thread ends */
+    pthread_join(t, NULL);
+    close(a.lfd);
+    unlink(sa.sun_path);
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag,
                   struct FTW *ftw)
 {
@@ -649,6 +739,7 @@ int main(void)
     check_jwt();
     check_conf_and_call(dir);
     check_fallback_partition(dir);
+    check_cloexec(dir);
     curl_global_cleanup();
     nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     return done_testing();
