@@ -201,14 +201,14 @@ static void submit_then(struct sop *o, const struct answer *a)
 /* A job that carries the Loom id is ours when it runs as the job's
  * account or as the account our requests run as (the slurm pack's jobs):
  * another user cannot make Loom take a job of theirs for its own by
- * writing loom:ID into its comment. With rest_auth/local slurmrestd does
- * not say whom it runs as: any. */
+ * writing loom:ID into its comment. (Under rest_auth/local starts go to
+ * the pack: srest_as_pack.) */
 static int ours(const struct srest *s, const struct start_req *req,
                 const char *owner)
 {
     const char *self = s->auth == SREST_KEY ? s->user : s->token_user;
 
-    if (s->auth == SREST_LOCAL || !owner) /* v0.0.36 names no owner */
+    if (!owner) /* v0.0.36 names no owner */
         return 1;
     return (req->account && !strcmp(owner, req->account)) ||
            (self && !strcmp(owner, self));
