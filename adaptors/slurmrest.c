@@ -121,11 +121,18 @@ static int set_auth(struct srest *s, struct conf_section *sec,
                        : loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     }
     if (tokf) {
+        struct stat st;
         s->auth = SREST_TOKEN_FILE;
         s->token_file = strdup(tokf);
-        if (access(tokf, R_OK) < 0)
+        if (access(tokf, R_OK) < 0 || stat(tokf, &st) < 0)
             return loom_error_set(err, LOOM_EINVAL, "cluster %s: token_file "
                                   "%s: %s", s->cluster, tokf, strerror(errno));
+        if (st.st_mode & 077)
+            return loom_error_set(err, LOOM_EINVAL, "cluster %s: token_file "
+                                  "%s is readable by others (mode %03o): it "
+                                  "speaks for other users; chmod 600 it",
+                                  s->cluster, tokf,
+                                  (unsigned)(st.st_mode & 0777));
         return s->token_file ? 0 : loom_error_set(err, LOOM_EINTERNAL,
                                                   "out of memory");
     }

@@ -120,6 +120,12 @@ static int token_from_file(struct srest *s, struct loom_error *err)
         fclose(f);
         return 0;
     }
+    if (st.st_mode & 077) {
+        fclose(f);
+        return loom_error_set(err, LOOM_ETEMP, "token_file %s is readable by "
+                              "others (mode %03o); chmod 600 it",
+                              s->token_file, (unsigned)(st.st_mode & 0777));
+    }
     n = fread(buf, 1, sizeof(buf) - 1, f);
     fclose(f);
     buf[n] = '\0';

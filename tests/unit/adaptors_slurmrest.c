@@ -473,7 +473,7 @@ static void check_conf_and_call(const char *dir)
     struct adaptor_env env = {.cluster = "sr", .state_dir = dir,
                               .loop = loop};
     struct adaptor_call k = {.op = LOOM_OP_NODES, .done_cb = on_done};
-    char text[8400], key[4200];
+    char text[8400], key[4200], tok[4200];
     void *inst = NULL;
     double end;
     FILE *f;
@@ -501,6 +501,12 @@ static void check_conf_and_call(const char *dir)
        strstr(err.message, "fallback_pack"),
        "rest_auth/local without a pack to start jobs as their accounts is "
        "refused: %s", err.message);
+    snprintf(tok, sizeof(tok), "%s/token", dir);
+    if ((f = fopen(tok, "w"))) {
+        fputs("eyJhbGciOiJIUzI1NiJ9.eyJzdW4iOiJzbHVybSJ9.x\n", f);
+        fclose(f);
+    }
+    chmod(tok, 0644);
     snprintf(key, sizeof(key), "%s/jwt.key", dir);
     f = fopen(key, "w");
     fputs("0123456789abcdef0123456789abcdef", f);
@@ -512,6 +518,14 @@ static void check_conf_and_call(const char *dir)
     ok(create(text, &inst, &env, &err) < 0 && strstr(err.message, "chmod 600"),
        "a key others may read is refused: %s", err.message);
     chmod(key, 0600);
+    snprintf(text, sizeof(text), "[cluster sr]\nadaptor = slurmrest\n"
+             "url = http://127.0.0.1:1\ntoken_file = %s\n"
+             "fallback_pack = none\n", tok);
+    ok(create(text, &inst, &env, &err) < 0 && strstr(err.message, "chmod 600"),
+       "a token file others may read is refused: %s", err.message);
+    snprintf(text, sizeof(text), "[cluster sr]\nadaptor = slurmrest\n"
+             "url = http://127.0.0.1:1\njwt_key_file = %s\n"
+             "fallback_pack = none\n", key);
     ok(create(text, &inst, &env, &err) == 0, "a key of loomd's own: created "
        "(%s)", err.message);
     is_str(T->via(inst, LOOM_OP_NODES), "slurmrestd v0.0.38?",
