@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "core/timeutil.h"
 
@@ -128,6 +129,18 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
     return add;
 }
 
+/* Every socket close-on-exec: libcurl's are not, and a connection kept
+ * open would otherwise pass to what loomd's threads start meanwhile (a
+ * pack, and through loom-runas an account's sbatch); on slurmrestd's Unix
+ * socket under rest_auth/local the connection itself is the credential. */
+static curl_socket_t open_socket(void *arg, curlsocktype purpose,
+                                 struct curl_sockaddr *a)
+{
+    (void)arg;
+    (void)purpose;
+    return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+}
+
 static int setup(struct xfer *x, const struct fetch_req *r)
 {
     long ms = (long)(r->timeout_s * 1000);
@@ -151,6 +164,7 @@ static int setup(struct xfer *x, const struct fetch_req *r)
     rc |= curl_easy_setopt(x->e, CURLOPT_PROTOCOLS_STR, "http,https");
 #endif
     rc |= curl_easy_setopt(x->e, CURLOPT_NOSIGNAL, 1L);
+    rc |= curl_easy_setopt(x->e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
     rc |= curl_easy_setopt(x->e, CURLOPT_TIMEOUT_MS, ms > 0 ? ms : 1L);
     rc |= curl_easy_setopt(x->e, CURLOPT_CONNECTTIMEOUT_MS, ms > 0 ? ms : 1L);
     rc |= curl_easy_setopt(x->e, CURLOPT_HTTPHEADER, x->headers);

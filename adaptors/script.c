@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "adaptors/script.h"
+#include "core/accounts.h"
 #include "core/log.h"
 #include "core/proc.h"
 
@@ -36,22 +37,6 @@ int script_fail(const struct script *s, const char *op, struct loom_error *err)
 }
 
 /* ---- configuration ----------------------------------------------------- */
-
-static int env_cb(void *arg, const char *name, const char *value,
-                  struct loom_error *err)
-{
-    struct script *s = arg;
-    size_t n = strlen(name) + strlen(value) + 2;
-    char *kv = malloc(n);
-    int rc;
-
-    if (!kv)
-        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    snprintf(kv, n, "%s=%s", name, value);
-    rc = strv_push(&s->env, kv);
-    free(kv);
-    return rc < 0 ? loom_error_set(err, LOOM_EINTERNAL, "out of memory") : 0;
-}
 
 static int timeout_cb(void *arg, const char *name, const char *value,
                       struct loom_error *err)
@@ -206,18 +191,6 @@ int script_mkdir_p(const char *path)
     return mkdir(buf, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-/* A Unix account name as useradd takes it: letters, digits, '.', '_',
- * '-' (not first), at most 32. */
-static int account_name_ok(const char *a)
-{
-    size_t n = strlen(a);
-
-    if (n == 0 || n > 32 || a[0] == '-')
-        return 0;
-    return strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                     "0123456789._-") == n;
-}
-
 /* Whose jobs the cluster takes: a pack that submits as the job's account
  * takes anyone's; any other runs every job as one account, which its
  * section must name (single_account), and then takes only that account's
@@ -230,7 +203,7 @@ static int read_accounts(struct script *s, struct conf_section *sec,
 
     if (conf_get_str(sec, "single_account", NULL, &one, err) < 0)
         return -1;
-    if (one && !account_name_ok(one))
+    if (one && !accounts_name_ok(one))
         return loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s] "
                               "single_account: '%s' is not an account name",
                               sec->file, sec->line, sec->name, one);
@@ -271,7 +244,7 @@ static int script_create(struct conf_section *sec,
         conf_get_str(sec, "workdir", NULL, &workdir, err) < 0 ||
         conf_get_long(sec, "max_output_bytes", DEFAULT_MAX_OUT, 1024,
                       256L << 20, &max_out, err) < 0 ||
-        conf_each_prefixed(sec, "env.", env_cb, s, err) < 0 ||
+        conf_get_prefixed(sec, "env.", &s->env, err) < 0 ||
         conf_each_prefixed(sec, "timeout.", timeout_cb, s, err) < 0)
         goto error;
     if (!pack) {

@@ -23,22 +23,6 @@ extern const struct adaptor_type adaptor_script;
 
 /* ---- configuration ---------------------------------------------------- */
 
-static int env_cb(void *arg, const char *name, const char *value,
-                  struct loom_error *err)
-{
-    struct srest *s = arg;
-    size_t n = strlen(name) + strlen(value) + 2;
-    char *kv = malloc(n);
-    int rc;
-
-    if (!kv)
-        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    snprintf(kv, n, "%s=%s", name, value);
-    rc = strv_push(&s->env, kv);
-    free(kv);
-    return rc < 0 ? loom_error_set(err, LOOM_EINTERNAL, "out of memory") : 0;
-}
-
 /* url = unix:/path or http://host:port (no path: the API's are fixed). */
 static int set_url(struct srest *s, struct conf_section *sec, const char *url,
                    struct loom_error *err)
@@ -79,7 +63,7 @@ static int set_version(struct srest *s, struct conf_section *sec,
  * jwt_key wants a strong key). */
 static int read_key(struct srest *s, const char *path, struct loom_error *err)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path, "rbe");
     unsigned char buf[4096];
     struct stat st;
     size_t n;
@@ -137,11 +121,18 @@ static int set_auth(struct srest *s, struct conf_section *sec,
                        : loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     }
     if (tokf) {
+        struct stat st;
         s->auth = SREST_TOKEN_FILE;
         s->token_file = strdup(tokf);
-        if (access(tokf, R_OK) < 0)
+        if (access(tokf, R_OK) < 0 || stat(tokf, &st) < 0)
             return loom_error_set(err, LOOM_EINVAL, "cluster %s: token_file "
                                   "%s: %s", s->cluster, tokf, strerror(errno));
+        if (st.st_mode & 077)
+            return loom_error_set(err, LOOM_EINVAL, "cluster %s: token_file "
+                                  "%s is readable by others (mode %03o): it "
+                                  "speaks for other users; chmod 600 it",
+                                  s->cluster, tokf,
+                                  (unsigned)(st.st_mode & 0777));
         return s->token_file ? 0 : loom_error_set(err, LOOM_EINTERNAL,
                                                   "out of memory");
     }
@@ -156,29 +147,38 @@ static int set_auth(struct srest *s, struct conf_section *sec,
 }
 
 /* The fallback pack: a script adaptor instance of its own, made from this
- * section's pack name, workdir and env.* keys. */
+ * section's pack name, workdir and env.* keys, and LOOM_PARTITION from
+ * partition (the slurm pack's nodes, queues and default partition) unless
+ * an env.LOOM_PARTITION of the section says otherwise. */
 static int make_pack(struct srest *s, struct conf_section *sec,
                      const struct adaptor_env *env, struct loom_error *err)
 {
-    struct conf_entry e[64];
+    struct conf_entry *e = calloc(sec->n_entries + 3, sizeof(*e));
     struct conf_section ps = {.kind = sec->kind, .name = sec->name,
                               .line = sec->line, .file = sec->file,
                               .entries = e};
     size_t n = 0;
+    int rc;
 
+    if (!e)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     e[n++] = (struct conf_entry){.key = "pack", .value = s->pack_name,
                                  .line = sec->line};
     if (s->workdir)
         e[n++] = (struct conf_entry){.key = "workdir", .value = s->workdir,
                                      .line = sec->line};
-    for (size_t i = 0; i < sec->n_entries && n < 64; i++)
+    if (s->partition && !conf_get(sec, "env.LOOM_PARTITION"))
+        e[n++] = (struct conf_entry){.key = "env.LOOM_PARTITION",
+                                     .value = s->partition,
+                                     .line = sec->line};
+    for (size_t i = 0; i < sec->n_entries; i++)
         if (!strncmp(sec->entries[i].key, "env.", 4))
             e[n++] = sec->entries[i];
     ps.n_entries = n;
     s->pack_type = &adaptor_script;
-    if (adaptor_script.create(&ps, env, &s->pack, err) < 0)
-        return loom_error_prefix(err, "fallback_pack");
-    return 0;
+    rc = adaptor_script.create(&ps, env, &s->pack, err);
+    free(e);
+    return rc < 0 ? loom_error_prefix(err, "fallback_pack") : 0;
 }
 
 static void srest_destroy(void *self)
@@ -236,7 +236,7 @@ static int srest_create(struct conf_section *sec,
         conf_get_long(sec, "max_answer_bytes", DEFAULT_MAX_BYTES, 65536,
                       1L << 30, &max, err) < 0 ||
         conf_get_bool(sec, "conditional_polls", 1, &s->conditional, err) < 0 ||
-        conf_each_prefixed(sec, "env.", env_cb, s, err) < 0)
+        conf_get_prefixed(sec, "env.", &s->env, err) < 0)
         goto error;
     if (!url) {
         loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s] needs 'url = "
@@ -255,8 +255,6 @@ static int srest_create(struct conf_section *sec,
         if (!(s->pack_name = strdup(pack)))
             goto oom;
         snprintf(s->via_pack, sizeof(s->via_pack), "pack %s", pack);
-        if (part && env_cb(s, "LOOM_PARTITION", part, err) < 0)
-            goto error;
         if (make_pack(s, sec, env, err) < 0)
             goto error;
     }

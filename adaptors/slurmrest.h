@@ -72,7 +72,7 @@ struct sop {
     char path[160];    /* after /slurm/VERSION/ */
     char *body;
     const char *as_user; /* X-SLURM-USER-NAME of a submit, or NULL */
-    int local;         /* it failed before it was sent (error says why) */
+    int local;         /* it failed before it was sent (k->err says why) */
     int raw;           /* a 200's body is left unparsed (a->doc NULL) */
     time_t asked;
     char *native;
@@ -90,6 +90,9 @@ struct sop *srest_sop_new(struct srest *s, struct adaptor_call *k,
                           const char *method,
                           void (*then)(struct sop *, const struct answer *));
 void srest_send(struct sop *o);
+/* o failed before it was sent (o->k->err says why): ended with that from
+ * the loop, as any op ends, never inside call(). */
+void srest_end_unsent(struct sop *o);
 void srest_done(struct sop *o, int rc);
 /* Unlink and free o without a callback. */
 void srest_sop_free(struct sop *o);

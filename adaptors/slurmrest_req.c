@@ -113,12 +113,18 @@ static int token_from_file(struct srest *s, struct loom_error *err)
     if (s->token && time_mono() - s->token_checked < 1)
         return 0;
     s->token_checked = time_mono();
-    if (stat(s->token_file, &st) < 0 || !(f = fopen(s->token_file, "r")))
+    if (stat(s->token_file, &st) < 0 || !(f = fopen(s->token_file, "re")))
         return s->token ? 0 : loom_error_set(err, LOOM_ETEMP, "cannot read "
                                              "token_file %s", s->token_file);
     if (s->token && st.st_mtime == s->token_mtime) {
         fclose(f);
         return 0;
+    }
+    if (st.st_mode & 077) {
+        fclose(f);
+        return loom_error_set(err, LOOM_ETEMP, "token_file %s is readable by "
+                              "others (mode %03o); chmod 600 it",
+                              s->token_file, (unsigned)(st.st_mode & 0777));
     }
     n = fread(buf, 1, sizeof(buf) - 1, f);
     fclose(f);
@@ -157,6 +163,20 @@ static int token_signed(struct srest *s, struct loom_error *err)
 
 static void fetched(void *arg, const struct fetch_result *r);
 
+void srest_end_unsent(struct sop *o)
+{
+    o->local = 1;
+    curlloop_fail(o->s->loop, fetched, o, o->k->err.message);
+}
+
+/* o could not be sent, for why: a passing failure. */
+static void unsent(struct sop *o, const char *why)
+{
+    loom_error_set(&o->k->err, LOOM_ETEMP, "cluster %s: %s", o->s->cluster,
+                   why);
+    srest_end_unsent(o);
+}
+
 void srest_send(struct sop *o)
 {
     struct srest *s = o->s;
@@ -180,8 +200,7 @@ void srest_send(struct sop *o)
     else if (s->auth == SREST_TOKEN_FILE)
         rc = token_from_file(s, &err);
     if (rc < 0) {
-        o->local = 1;
-        curlloop_fail(s->loop, fetched, o, err.message);
+        unsent(o, err.message);
         return;
     }
     if (s->auth == SREST_KEY && o->as_user) {
@@ -190,9 +209,7 @@ void srest_send(struct sop *o)
         own = srest_jwt_sign(s->key, s->key_len, o->as_user, now,
                              now + TOKEN_LIFE_S);
         if (!own) {
-            o->local = 1;
-            curlloop_fail(s->loop, fetched, o, "cannot sign a token (out "
-                          "of memory)");
+            unsent(o, "cannot sign a token (out of memory)");
             return;
         }
     }
@@ -208,10 +225,8 @@ void srest_send(struct sop *o)
     if (o->body)
         hdr[n++] = "Content-Type: application/json";
     o->asked = time(NULL);
-    if (curlloop_fetch(s->loop, &f, &err) < 0) {
-        o->local = 1;
-        curlloop_fail(s->loop, fetched, o, err.message);
-    }
+    if (curlloop_fetch(s->loop, &f, &err) < 0)
+        unsent(o, err.message);
     OPENSSL_cleanse(tok, sizeof(tok));
     if (own)
         OPENSSL_cleanse(own, strlen(own));
@@ -232,9 +247,7 @@ static void fetched(void *arg, const struct fetch_result *r)
     struct answer a = {.status = r->status, .error = r->error,
                        .timed_out = r->timed_out, .text = r->body};
 
-    if (o->local) {
-        loom_error_set(&o->k->err, LOOM_ETEMP, "cluster %s: %s", s->cluster,
-                       r->error);
+    if (o->local) { /* k->err says why */
         srest_done(o, -1);
         return;
     }

@@ -201,14 +201,14 @@ static void submit_then(struct sop *o, const struct answer *a)
 /* A job that carries the Loom id is ours when it runs as the job's
  * account or as the account our requests run as (the slurm pack's jobs):
  * another user cannot make Loom take a job of theirs for its own by
- * writing loom:ID into its comment. With rest_auth/local slurmrestd does
- * not say whom it runs as: any. */
+ * writing loom:ID into its comment. (Under rest_auth/local starts go to
+ * the pack: srest_as_pack.) */
 static int ours(const struct srest *s, const struct start_req *req,
                 const char *owner)
 {
     const char *self = s->auth == SREST_KEY ? s->user : s->token_user;
 
-    if (s->auth == SREST_LOCAL || !owner) /* v0.0.36 names no owner */
+    if (!owner) /* v0.0.36 names no owner */
         return 1;
     return (req->account && !strcmp(owner, req->account)) ||
            (self && !strcmp(owner, self));
@@ -239,14 +239,23 @@ static void adopt_then(struct sop *o, const struct answer *a)
     submit(o);
 }
 
+/* Submitted as the job's account, never as ours: a job that records none
+ * (a record from before accounts) is refused, as the slurm pack does. */
 static void submit(struct sop *o)
 {
     const struct start_req *req = o->k->start;
     struct paths p = {0};
 
+    if (!req->account || !*req->account) {
+        loom_error_set(&o->k->err, LOOM_EINVAL, "cluster %s: job %lld has "
+                       "no account to run as (a record from before "
+                       "accounts)", o->s->cluster, (long long)req->loom_id);
+        srest_end_unsent(o);
+        return;
+    }
     if (job_paths(o->s, req, &p, &o->k->err) < 0) {
         paths_fini(&p);
-        srest_done(o, -1);
+        srest_end_unsent(o);
         return;
     }
     tried(o->s, req->loom_id, 1);

@@ -62,9 +62,7 @@ unsigned accounts_generation(void)
     return g;
 }
 
-/* A name a Unix account may have: 1 to 32 of letters, digits, '_', '.',
- * '-', not beginning with '-'. */
-static int name_ok(const char *s)
+int accounts_name_ok(const char *s)
 {
     size_t n = strlen(s);
 
@@ -83,7 +81,7 @@ static int exists(const char *name, uid_t *uid)
     char buf[4096];
     int rc;
 
-    if (!name_ok(name))
+    if (!accounts_name_ok(name))
         return 0;
     rc = getpwnam_r(name, &pw, buf, sizeof(buf), &res);
     if (rc != 0 && rc != ENOENT && rc != ESRCH && rc != EBADF &&

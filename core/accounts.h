@@ -140,6 +140,9 @@ int accounts_map_who(const struct accounts_who *who, struct accounts_map *out,
  * when m has none there. Borrowed from m. */
 const char *accounts_on(const struct accounts_map *m, const char *cluster);
 
+/* A name a Unix account may have: 1 to 32 of letters, digits, '_', '.',
+ * '-', not beginning with '-'. */
+int accounts_name_ok(const char *name);
 /* May account run jobs under the policy? 0, or -1 with a 403 naming the
  * account and the rule (root: allow_root_jobs; loomd's own account, which
  * never may; below min_uid; no such account). Any thread. */

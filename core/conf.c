@@ -424,6 +424,20 @@ int conf_each_prefixed(struct conf_section *s, const char *prefix,
     return 0;
 }
 
+static int push_kv(void *out, const char *name, const char *value,
+                   struct loom_error *err)
+{
+    return strv_push_kv(out, name, value) < 0
+               ? loom_error_set(err, LOOM_EINTERNAL, "out of memory")
+               : 0;
+}
+
+int conf_get_prefixed(struct conf_section *s, const char *prefix,
+                      struct strv *out, struct loom_error *err)
+{
+    return conf_each_prefixed(s, prefix, push_kv, out, err);
+}
+
 int conf_check_unused(struct conf_section *s, struct loom_error *err)
 {
     for (size_t i = 0; i < s->n_entries; i++)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "core/strv.h"
 
 struct conf_entry {
     char *key;
@@ -67,6 +68,10 @@ int conf_each_prefixed(struct conf_section *s, const char *prefix,
                        int (*cb)(void *arg, const char *key_rest,
                                  const char *value, struct loom_error *err),
                        void *arg, struct loom_error *err);
+/* The same for keys PREFIX.NAME = value: each as "NAME=value" appended to
+ * out (the env.* keys of an adaptor). */
+int conf_get_prefixed(struct conf_section *s, const char *prefix,
+                      struct strv *out, struct loom_error *err);
 /* -1 with "FILE:LINE: unknown key 'K' in [SECTION]" for the first key no
  * getter asked for. */
 int conf_check_unused(struct conf_section *s, struct loom_error *err);

@@ -76,6 +76,11 @@ static int spawn(const struct proc_spec *sp, int in[2], int out[2],
     posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
     if (sp->fd3 > 0)
         posix_spawn_file_actions_adddup2(&fa, sp->fd3, 3);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+    /* Nothing else of loomd's: a pack passes what it inherits on to the
+     * CMS commands it runs as an account (loom-runas run). */
+    posix_spawn_file_actions_addclosefrom_np(&fa, sp->fd3 > 0 ? 4 : 3);
+#endif
     if (sp->cwd)
         posix_spawn_file_actions_addchdir_np(&fa, sp->cwd);
     /* Its own process group; default signal dispositions and no blocked

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "core/strv.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,20 @@ int strv_push(struct strv *s, const char *str)
     s->v[s->n++] = copy;
     s->v[s->n] = NULL;
     return 0;
+}
+
+int strv_push_kv(struct strv *s, const char *name, const char *value)
+{
+    size_t n = strlen(name) + strlen(value) + 2;
+    char *kv = malloc(n);
+    int rc;
+
+    if (!kv)
+        return -1;
+    snprintf(kv, n, "%s=%s", name, value);
+    rc = strv_push(s, kv);
+    free(kv);
+    return rc;
 }
 
 void strv_fini(struct strv *s)

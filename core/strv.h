@@ -13,6 +13,8 @@ struct strv {
 
 /* Append a copy of str. 0, or -1 when out of memory (s unchanged). */
 int strv_push(struct strv *s, const char *str);
+/* Append "name=value". 0, or -1 when out of memory (s unchanged). */
+int strv_push_kv(struct strv *s, const char *name, const char *value);
 /* Free every string and the array; s is empty afterwards. NULL-safe. */
 void strv_fini(struct strv *s);
 

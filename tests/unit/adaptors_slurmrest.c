@@ -1,11 +1,18 @@
 /* adaptors_slurmrest.c - the slurmrestd adaptor's parsers on recorded
- * answers (tests/fixtures/slurmrest/), its tokens, its configuration, and
- * its asynchronous form against a slurmrestd that is not there. */
+ * answers (tests/fixtures/slurmrest/), its tokens, its configuration, its
+ * fallback pack, and its asynchronous form against a slurmrestd that is
+ * not there. */
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "adaptors/curlloop.h"
@@ -434,6 +441,31 @@ static void on_done(struct adaptor_call *k)
     calls_done++;
 }
 
+/* A job that records no account is never submitted (as the token's user):
+ * refused, and told from the loop as any end of a call. */
+static void check_no_account(void *inst, struct curlloop *loop)
+{
+    static const char *const nodes[] = {"n1", NULL}, *const no_env[] = {NULL};
+    struct start_req req = {.loom_id = 7, .workdir = "/tmp", .nodes = nodes,
+                            .n_nodes = 1, .env = no_env};
+    struct adaptor_call k = {.op = LOOM_OP_START, .start = &req,
+                             .done_cb = on_done};
+    int before = calls_done;
+    double end;
+
+    ok(T->call(inst, &k) == 0, "call(start) of a job without an account "
+       "starts");
+    is_int(calls_done, before, "... and does not end inside call()");
+    end = time_mono() + 30;
+    while (calls_done == before && time_mono() < end)
+        curlloop_run(loop, 0.5);
+    ok(calls_done == before + 1 && k.rc < 0 && k.err.kind == LOOM_EINVAL &&
+       strstr(k.err.message, "no account to run as"),
+       "... it is refused, not submitted as the token's user: %s",
+       k.err.message);
+    adaptor_call_fini(&k);
+}
+
 static void check_conf_and_call(const char *dir)
 {
     struct loom_error err = {0};
@@ -441,7 +473,7 @@ static void check_conf_and_call(const char *dir)
     struct adaptor_env env = {.cluster = "sr", .state_dir = dir,
                               .loop = loop};
     struct adaptor_call k = {.op = LOOM_OP_NODES, .done_cb = on_done};
-    char text[8400], key[4200];
+    char text[8400], key[4200], tok[4200];
     void *inst = NULL;
     double end;
     FILE *f;
@@ -469,6 +501,12 @@ static void check_conf_and_call(const char *dir)
        strstr(err.message, "fallback_pack"),
        "rest_auth/local without a pack to start jobs as their accounts is "
        "refused: %s", err.message);
+    snprintf(tok, sizeof(tok), "%s/token", dir);
+    if ((f = fopen(tok, "w"))) {
+        fputs("eyJhbGciOiJIUzI1NiJ9.eyJzdW4iOiJzbHVybSJ9.x\n", f);
+        fclose(f);
+    }
+    chmod(tok, 0644);
     snprintf(key, sizeof(key), "%s/jwt.key", dir);
     f = fopen(key, "w");
     fputs("0123456789abcdef0123456789abcdef", f);
@@ -480,6 +518,14 @@ static void check_conf_and_call(const char *dir)
     ok(create(text, &inst, &env, &err) < 0 && strstr(err.message, "chmod 600"),
        "a key others may read is refused: %s", err.message);
     chmod(key, 0600);
+    snprintf(text, sizeof(text), "[cluster sr]\nadaptor = slurmrest\n"
+             "url = http://127.0.0.1:1\ntoken_file = %s\n"
+             "fallback_pack = none\n", tok);
+    ok(create(text, &inst, &env, &err) < 0 && strstr(err.message, "chmod 600"),
+       "a token file others may read is refused: %s", err.message);
+    snprintf(text, sizeof(text), "[cluster sr]\nadaptor = slurmrest\n"
+             "url = http://127.0.0.1:1\njwt_key_file = %s\n"
+             "fallback_pack = none\n", key);
     ok(create(text, &inst, &env, &err) == 0, "a key of loomd's own: created "
        "(%s)", err.message);
     is_str(T->via(inst, LOOM_OP_NODES), "slurmrestd v0.0.38?",
@@ -504,8 +550,176 @@ static void check_conf_and_call(const char *dir)
     adaptor_call_run(T, inst, &k);
     ok(k.rc < 0 && k.err.kind == LOOM_ENOTSUP, "... which says there is no "
        "pack: %s", k.err.message);
+    check_no_account(inst, loop);
     T->destroy(inst);
     curlloop_destroy(loop);
+}
+
+/* A pack whose queues op answers one queue named for $LOOM_PARTITION. */
+static void write_pack(const char *dir)
+{
+    static const char *const ops[] = {"nodes", "jobs", "start", "cancel"};
+    char path[4300];
+    FILE *f;
+
+    mkdir(dir, 0700);
+    snprintf(path, sizeof(path), "%s/pack.json", dir);
+    if ((f = fopen(path, "w"))) {
+        fputs("{\"protocol\": 1, \"model\": \"disabled-scheduler\", "
+              "\"runs_as_user\": true, \"ops\": [\"nodes\", \"jobs\", "
+              "\"queues\", \"start\", \"cancel\"]}\n", f);
+        fclose(f);
+    }
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, ops[i]);
+        if ((f = fopen(path, "w"))) {
+            fputs("#!/bin/sh\necho '{}'\n", f);
+            fclose(f);
+        }
+        chmod(path, 0700);
+    }
+    snprintf(path, sizeof(path), "%s/queues", dir);
+    if ((f = fopen(path, "w"))) {
+        fputs("#!/bin/sh\nprintf '{\"items\": [{\"name\": \"%s\", "
+              "\"state\": \"open\"}]}\\n' \"$LOOM_PARTITION\"\n", f);
+        fclose(f);
+    }
+    chmod(path, 0700);
+}
+
+/* The queue the fallback pack answers for a section's extra lines. */
+static void pack_queue(const char *dir, const char *extra, char *out,
+                       size_t n)
+{
+    struct adaptor_env env = {.cluster = "sr", .state_dir = dir};
+    struct cl_queue_list l = {0};
+    struct loom_error err = {0};
+    char text[9000];
+    void *inst = NULL;
+
+    snprintf(text, sizeof(text), "[cluster sr]\nadaptor = slurmrest\n"
+             "url = unix:/nonexistent\nfallback_pack = %s/pack\n%s", dir,
+             extra);
+    snprintf(out, n, "(none)");
+    if (create(text, &inst, &env, &err) < 0) {
+        snprintf(out, n, "create: %s", err.message);
+        return;
+    }
+    if (T->queues(inst, &l, &err) < 0)
+        snprintf(out, n, "queues: %s", err.message);
+    else if (l.n == 1)
+        snprintf(out, n, "%s", l.v[0].name);
+    cl_queue_list_fini(&l);
+    T->destroy(inst);
+}
+
+static void check_fallback_partition(const char *dir)
+{
+    char pack[4200], got[600];
+
+    snprintf(pack, sizeof(pack), "%s/pack", dir);
+    write_pack(pack);
+    pack_queue(dir, "partition = debug,big\n", got, sizeof(got));
+    is_str(got, "debug,big", "partition reaches the fallback pack as "
+           "LOOM_PARTITION");
+    pack_queue(dir, "partition = debug\nenv.LOOM_PARTITION = big\n", got,
+               sizeof(got));
+    is_str(got, "big", "... unless the section sets env.LOOM_PARTITION");
+}
+
+/* ---- the loop's connections --------------------------------------------- */
+
+struct one_answer {
+    int lfd;
+};
+
+/* Answer one request on the listening socket, then wait for the client to
+ * close. */
+static void *answer_one(void *arg)
+{
+    static const char reply[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
+                                "\r\n{}";
+    struct one_answer *a = arg;
+    char buf[4096];
+    int c = accept(a->lfd, NULL, NULL);
+
+    if (c < 0)
+        return NULL;
+    if (read(c, buf, sizeof(buf)) > 0 &&
+        write(c, reply, sizeof(reply) - 1) == (ssize_t)(sizeof(reply) - 1))
+        while (read(c, buf, sizeof(buf)) > 0)
+            ;
+    close(c);
+    return NULL;
+}
+
+static int fetched_n;
+
+static void count_fetched(void *arg, const struct fetch_result *r)
+{
+    *(long *)arg = r->status;
+    fetched_n++;
+}
+
+/* The connection the loop keeps open to a Unix socket is close-on-exec:
+ * nothing loomd starts (a pack, an account's sbatch) inherits it. */
+static void check_cloexec(const char *dir)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    struct one_answer a = {socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
+    struct loom_error err = {0};
+    struct curlloop *loop = curlloop_create(&err);
+    long status = 0;
+    struct fetch_req f = {.method = "GET", .url = "http://localhost/x",
+                          .unix_socket = sa.sun_path, .timeout_s = 10,
+                          .max_bytes = 65536, .done_cb = count_fetched,
+                          .arg = &status};
+    int found = 0, cloexec = 0;
+    double end = time_mono() + 30;
+    pthread_t t;
+
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%.96s/s.sock", dir);
+    if (!loop || a.lfd < 0 ||
+        bind(a.lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        listen(a.lfd, 1) < 0 ||
+        pthread_create(&t, NULL, answer_one, &a) != 0) {
+        ok(0, "a Unix socket to answer on (%s)", strerror(errno));
+        curlloop_destroy(loop);
+        return;
+    }
+    ok(curlloop_fetch(loop, &f, &err) == 0, "a request on a Unix socket");
+    while (!fetched_n && time_mono() < end)
+        curlloop_run(loop, 0.5);
+    is_int(status, 200, "... is answered");
+    /* The client's end: its peer is the socket's path, it has no name of
+     * its own (the answering end has the path as its own). */
+    for (int fd = 3; fd < 1024; fd++) {
+        struct sockaddr_un peer, own;
+        socklen_t n = sizeof(peer), m = sizeof(own);
+        if (getpeername(fd, (struct sockaddr *)&peer, &n) == 0 &&
+            getsockname(fd, (struct sockaddr *)&own, &m) == 0 &&
+            peer.sun_family == AF_UNIX && !strcmp(peer.sun_path, sa.sun_path) &&
+            (m <= sizeof(sa_family_t) || !own.sun_path[0])) {
+            found = 1;
+            cloexec = (fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0;
+        }
+    }
+    ok(found && cloexec, "the connection the loop keeps is close-on-exec "
+       "(%s)", !found ? "not found" : cloexec ? "it is" : "it is not");
+    curlloop_destroy(loop); /* closes it: the answering thread ends */
+    pthread_join(t, NULL);
+    close(a.lfd);
+    unlink(sa.sun_path);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+                  struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
 }
 
 int main(void)
@@ -538,12 +752,9 @@ int main(void)
     check_hostlist();
     check_jwt();
     check_conf_and_call(dir);
+    check_fallback_partition(dir);
+    check_cloexec(dir);
     curl_global_cleanup();
-    {
-        char key[4200];
-        snprintf(key, sizeof(key), "%s/jwt.key", dir);
-        unlink(key);
-        rmdir(dir);
-    }
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     return done_testing();
 }

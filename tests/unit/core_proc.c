@@ -1,5 +1,6 @@
 /* core_proc.c - running a child: exit codes, pipes, time-out, output cap. */
 /* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +105,18 @@ int main(void)
            "a missing program fails clearly");
         if (rc == 0)
             proc_result_fini(&r);
+    }
+    {
+        /* A descriptor the caller left open to exec is not the child's. */
+        int fd = open("/dev/null", O_RDONLY);
+        char script[96];
+        snprintf(script, sizeof(script),
+                 "[ -e /proc/$$/fd/%d ] && echo open || echo closed", fd);
+        ok(fd >= 3 && sh(script, NULL, 0, 5, 1024, &r) == 0,
+           "a child with descriptor %d of the caller's open", fd);
+        is_str(r.out, "closed\n", "... does not have it");
+        proc_result_fini(&r);
+        close(fd);
     }
     free(big);
     return done_testing();
