@@ -325,8 +325,6 @@ static int env_in(struct strv *s, const char *field, json_t *env,
                                 LOOM_JOB_ENV_MAX);
     /* jansson iterates in insertion order; sort for a stable record. */
     json_object_foreach(env, k, v) {
-        size_t n;
-        char *kv;
         snprintf(fp, sizeof(fp), "%s.%.64s", field, k);
         if (!env_name_ok(k))
             return loom_error_field(err, LOOM_EINVAL, fp, "'%.64s' is not a "
@@ -336,16 +334,8 @@ static int env_in(struct strv *s, const char *field, json_t *env,
                                     "a string", fp);
         if (!s)
             continue;
-        n = strlen(k) + json_string_length(v) + 2;
-        kv = malloc(n);
-        if (!kv)
+        if (strv_push_kv(s, k, json_string_value(v)) < 0)
             return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-        snprintf(kv, n, "%s=%s", k, json_string_value(v));
-        if (strv_push(s, kv) < 0) {
-            free(kv);
-            return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-        }
-        free(kv);
     }
     return 0;
 }

@@ -304,17 +304,8 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
     bad |= job_set_str(&j->grid_subject, jx_str(v, "subject", NULL));
     bad |= job_set_str(&j->vo, jx_str(doc, "vo", NULL));
     env = json_object_get(doc, "cluster_accounts");
-    json_object_foreach(env, k, v) {
-        size_t n = strlen(k) + strlen(jx_str(env, k, "")) + 2;
-        char *kv = malloc(n);
-        if (!kv) {
-            bad = 1;
-            break;
-        }
-        snprintf(kv, n, "%s=%s", k, jx_str(env, k, ""));
-        bad |= strv_push(&j->cluster_accounts, kv);
-        free(kv);
-    }
+    json_object_foreach(env, k, v)
+        bad |= strv_push_kv(&j->cluster_accounts, k, jx_str(env, k, "")) < 0;
     bad |= strv_in(json_object_get(doc, "command"), &j->command);
     bad |= job_set_str(&j->script, jx_str(doc, "script", NULL));
     v = json_object_get(doc, "directives");
@@ -322,17 +313,8 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
         !(j->directives = json_dumps(v, JSON_COMPACT)))
         bad = 1;
     env = json_object_get(doc, "env");
-    json_object_foreach(env, k, v) {
-        size_t n = strlen(k) + strlen(jx_str(env, k, "")) + 2;
-        char *kv = malloc(n);
-        if (!kv) {
-            bad = 1;
-            break;
-        }
-        snprintf(kv, n, "%s=%s", k, jx_str(env, k, ""));
-        bad |= strv_push(&j->env, kv);
-        free(kv);
-    }
+    json_object_foreach(env, k, v)
+        bad |= strv_push_kv(&j->env, k, jx_str(env, k, "")) < 0;
     bad |= job_set_str(&j->workdir, jx_str(doc, "workdir", NULL));
     bad |= job_set_str(&j->submit_dir, jx_str(doc, "submit_dir", NULL));
     bad |= job_set_str(&j->output, jx_str(doc, "output", NULL));
