@@ -54,6 +54,15 @@ cpus_used() {
     awk -v u="$((u1 - u0))" -v t="$((t1 - t0))" 'BEGIN { printf "%.2f", u / t }'
 }
 
+# cpu_grows JOB USEC: 0 once the job has used USEC more microseconds of cpu
+# (60 s at most). On a loaded machine a job's share of the cpus is anyone's
+# guess; that it runs at all is not.
+cpu_grows() {
+    local u0
+    u0=$(cpu_usec "$1")
+    wait_for "[ \$((\$(cpu_usec $1) - $u0)) -ge $2 ]" 60
+}
+
 t_account CAROL carol || t_bail "cannot make an account"
 CH=$T/home/$CAROL
 
@@ -147,8 +156,10 @@ wait_for '[ "$(job_procs "$BURNJ" | wc -l)" -ge 3 ]' 30
 Q=$(cat "$(job_cgroup "$BURNJ" cpu)/cpu.cfs_quota_us" 2>/dev/null ||
     cat "$(job_cgroup "$BURNJ" unified)/cpu.max" 2>/dev/null)
 t_like "$Q" '^100000( 100000)?$' "its cpu cgroup's quota is one cpu (100 ms per 100 ms)"
+cpu_grows "$BURNJ" 200000
+t_ok $? "the busy job uses cpu (200 ms of it)"
 USED=$(cpus_used "$BURNJ" 2)
-t_ok "$(awk -v u="$USED" 'BEGIN { exit !(u > 0.2 && u <= 1.25) }'; echo $?)" \
+t_ok "$(awk -v u="$USED" 'BEGIN { exit !(u <= 1.25) }'; echo $?)" \
     "two busy loops of a 1-cpu job use at most one cpu (with room: $USED)"
 
 # ---- suspend and resume ------------------------------------------------------------
@@ -165,8 +176,8 @@ api POST "/v1/jobs/$BURNJ/resume" '{}' >/dev/null
 t_is "$STATUS" 202 "resume it"
 wait_for '[ "$(for p in $PROCS; do frozen $p; done | sort -u)" = 0 ]' 30
 t_is "$(for p in $PROCS; do frozen "$p"; done | sort -u)" 0 "every process is thawed"
-USED=$(cpus_used "$BURNJ" 1)
-t_ok "$(awk -v u="$USED" 'BEGIN { exit !(u > 0.2) }'; echo $?)" "and it uses cpu again ($USED)"
+cpu_grows "$BURNJ" 200000
+t_ok $? "and it uses cpu again (200 ms of it)"
 api DELETE "/v1/jobs/$BURNJ" >/dev/null
 wait_for 'ended "$BURNJ"' 30
 wait_for 'gone "$BURNJ"' 10

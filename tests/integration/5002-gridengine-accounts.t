@@ -56,6 +56,8 @@ TOKEN=$TA submit '{"name":"long","command":["sleep","300"],"request":{"cluster":
 JL=$JOB
 wait_for '[ "$(field "$JL" .state)" = running ]' 30
 NL=$(field "$JL" .native_id)
+# Loom shows a job running from Grid Engine's t (transferring to the host).
+wait_for '[ "$(ge_job "$NL")" = "r $ALICE" ]' 30
 t_is "$(ge_job "$NL")" "r $ALICE" "a long job of alice's runs in Grid Engine as $ALICE"
 t_like "$(qstat -u "$ALICE" | awk -v j="$NL" '$1 == j { print $1 }')" "^$NL\$" \
     "qstat -u $ALICE lists it as hers"
