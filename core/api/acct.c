@@ -235,7 +235,8 @@ void api_accounting(struct http_req *rq, struct http_resp *rs,
     if (rc < 0 || l.oom)
         goto error;
     o = json_pack("{s:o, s:s, s:s, s:o}", "items", l.items, "start", start,
-                  "end", end, "next", l.more ? next_link(a, &l, &f) : json_null());
+                  "end", end, "next",
+                  l.more ? next_link(a, &l, &f) : json_null());
     answer(rs, o, &err);
     return;
 error:
