@@ -135,3 +135,8 @@ void *hmap_slot_value(const struct hmap *m, size_t i)
 {
     return i < m->cap && m->slots[i].hash ? m->slots[i].value : NULL;
 }
+
+const char *hmap_slot_key(const struct hmap *m, size_t i)
+{
+    return i < m->cap && m->slots[i].hash ? m->slots[i].key : NULL;
+}

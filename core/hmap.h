@@ -27,5 +27,7 @@ void *hmap_del(struct hmap *m, const char *key);
 /* Walk: the value in slot i (0 <= i < m->cap), or NULL for an empty slot.
  * The map must not change during a walk. */
 void *hmap_slot_value(const struct hmap *m, size_t i);
+/* The key in slot i, or NULL for an empty slot. Borrowed from m. */
+const char *hmap_slot_key(const struct hmap *m, size_t i);
 
 #endif

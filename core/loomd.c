@@ -383,7 +383,8 @@ int main(int argc, char **argv)
     hc.request_timeout_s = (unsigned)c.set.request_timeout_s;
     web_dir = getenv("LOOM_WEB_DIR");
     api_web_load(web_dir && *web_dir ? web_dir : LOOM_DATADIR "/web");
-    if (api_events_start(&err) < 0 || http_start(&hc, &err) < 0)
+    if (api_acct_init(c.set.database, &err) < 0 ||
+        api_events_start(&err) < 0 || http_start(&hc, &err) < 0)
         die(&err);
     own_url(c.set.listen);
     if (active)
@@ -411,6 +412,7 @@ int main(int argc, char **argv)
     notify_send("STOPPING=1\nSTATUS=stopping: finishing requests in flight");
     http_stop();
     api_events_stop();
+    api_acct_fini();
     api_web_free();
     if (threads_up) {
         grid_stop();

@@ -48,3 +48,23 @@ int time_parse(const char *s, time_t *out)
     *out = timegm(&tm);
     return 0;
 }
+
+int time_parse_when(const char *s, time_t *out)
+{
+    long long v = 0;
+    size_t i;
+
+    if (!s || !*s)
+        return -1;
+    for (i = 0; s[i] >= '0' && s[i] <= '9'; i++) {
+        if (i >= 12) /* more digits than TIME_EPOCH_MAX has */
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    if (s[i] != '\0')
+        return time_parse(s, out);
+    if (v > TIME_EPOCH_MAX || (s[0] == '0' && s[1]))
+        return -1;
+    *out = (time_t)v;
+    return 0;
+}

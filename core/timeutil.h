@@ -11,5 +11,11 @@ double time_real(void);  /* seconds since the epoch, with fraction */
 void time_format(time_t t, char buf[32]);
 /* Parse an RFC 3339 UTC time (Z or +00:00). 0, or -1 when invalid. */
 int time_parse(const char *s, time_t *out);
+/* A point in time as a client gives one: an RFC 3339 UTC time as
+ * time_parse takes it, or whole seconds since the epoch (digits only,
+ * from 0 to TIME_EPOCH_MAX, the end of year 9999). 0, or -1 when s is
+ * neither. */
+#define TIME_EPOCH_MAX 253402300799LL
+int time_parse_when(const char *s, time_t *out);
 
 #endif

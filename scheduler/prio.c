@@ -118,6 +118,20 @@ size_t prio_usage_owners(const struct prio_usage *u)
     return u->n_owners;
 }
 
+void prio_usage_each(const struct prio_usage *u, double now,
+                     void (*cb)(void *arg, const char *owner, double usage,
+                                double share),
+                     void *arg)
+{
+    for (size_t i = 0; i < u->owners.cap; i++) {
+        const struct decayed *d = hmap_slot_value(&u->owners, i);
+        const char *owner = hmap_slot_key(&u->owners, i);
+        if (d && owner)
+            cb(arg, owner, d->value * decay(u->half_life_s, d->t, now),
+               prio_usage_share(u, owner, now));
+    }
+}
+
 static double clamp(double x, double lo, double hi)
 {
     return x < lo ? lo : x > hi ? hi : x;

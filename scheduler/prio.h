@@ -36,6 +36,13 @@ double prio_usage_share(const struct prio_usage *u, const char *owner,
                         double now);
 /* How many owners have any usage. */
 size_t prio_usage_owners(const struct prio_usage *u);
+/* Call cb for every owner with usage: its decayed usage at now
+ * (cpu-seconds) and its share (as prio_usage_share). owner is borrowed
+ * for the call; u must not change during the walk. */
+void prio_usage_each(const struct prio_usage *u, double now,
+                     void (*cb)(void *arg, const char *owner, double usage,
+                                double share),
+                     void *arg);
 
 /* The factors of one job.
  * age = min(1, (now - submit) / age_max_s);

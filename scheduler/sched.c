@@ -305,6 +305,24 @@ void sched_release(struct job *j)
     S.need_cycle = 1;
 }
 
+static void fairshare_owner(void *arg, const char *owner, double usage,
+                            double share)
+{
+    json_object_set_new(arg, owner, json_pack("{s:f, s:f}", "usage_cpu_s",
+                                              usage, "share", share));
+}
+
+/* The decayed past usage fair share reads: per owner, at now. */
+static json_t *fairshare_json(void)
+{
+    json_t *owners = json_object();
+
+    if (owners)
+        prio_usage_each(S.fs, time_real(), fairshare_owner, owners);
+    return json_pack("{s:f, s:o*}", "half_life_s",
+                     S.conf.weights.half_life_s, "owners", owners);
+}
+
 static void status_reply(struct reply *r)
 {
     size_t count[JOB_CANCELLED + 1] = {0};
@@ -325,6 +343,7 @@ static void status_reply(struct reply *r)
                   "mean_ms", S.cycles ? S.cycle_sum_ms / (double)S.cycles : 0.0,
                   "last_parts_ms", "build", S.cycle_build_ms, "plan",
                   S.cycle_plan_ms, "apply", S.cycle_apply_ms);
+    json_object_set_new(o, "fairshare", fairshare_json());
     body = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(4));
     json_decref(o);
     reply_send(r, 200, body);

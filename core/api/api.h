@@ -88,6 +88,7 @@ enum api_qdom {
     API_Q_AFTER,       /* a job id, or 0 */
     API_Q_STREAM,      /* stdout or stderr */
     API_Q_OFFSET,      /* a byte offset: 0 or more */
+    API_Q_TIME,        /* RFC 3339 UTC, or seconds since the epoch */
 };
 
 /* A query parameter a route takes (route.c has a table per route). */
@@ -141,6 +142,11 @@ int api_query_check(const struct http_req *rq,
                     struct loom_error *err);
 /* The checked value of the query parameter name, or NULL. Borrowed. */
 const char *api_param(const struct api_route_args *a, const char *name);
+/* Append "&name=value" to the query in out (n bytes), the value
+ * percent-encoded; nothing for a NULL value. For the "next" link of a
+ * list. */
+void api_query_append(char *out, size_t n, const char *name,
+                      const char *value);
 void api_clusters(struct http_req *rq, struct http_resp *rs,
                   const struct api_route_args *a);
 void api_nodes(struct http_req *rq, struct http_resp *rs,
@@ -202,6 +208,22 @@ void api_openapi(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a);
 /* The OpenAPI document as loomd serves it (static text). */
 const char *api_openapi_text(void);
+
+/* The jobs' history and their use (acct.c), read from the database at
+ * conninfo through a connection of their own, opened at the first such
+ * request and used by one request at a time. api_acct_init before the
+ * HTTP server starts (-1 with err when out of memory), api_acct_fini
+ * after it stopped.
+ * GET /v1/accounting: the jobs that ran or ended in [start, end), a page
+ * at a time; GET /v1/usage: their cpu time per cluster, account and
+ * owner. A reader who may not see another's jobs (api_others_see) finds
+ * only its own in both. */
+int api_acct_init(const char *conninfo, struct loom_error *err);
+void api_acct_fini(void);
+void api_accounting(struct http_req *rq, struct http_resp *rs,
+                    const struct api_route_args *a);
+void api_usage(struct http_req *rq, struct http_resp *rs,
+               const struct api_route_args *a);
 
 /* The dashboard (web.c): read the files of dir once, at start-up, before
  * the server starts (a directory that cannot be read is logged, and / then

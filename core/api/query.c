@@ -9,6 +9,7 @@
 #include "core/api/api.h"
 #include "core/domain.h"
 #include "core/limits.h"
+#include "core/timeutil.h"
 
 /* s[0..n) as a client would write it: printable ASCII as it is, other
  * bytes %XX (so that a message can always show it). Returns out. */
@@ -176,6 +177,7 @@ static int check_value(struct api_route_args *a, int k,
     const struct api_param *p = &a->params[k];
     const char *v = a->value[k];
     int64_t n;
+    time_t t;
 
     switch (p->dom) {
     case API_Q_TEXT:
@@ -210,6 +212,13 @@ static int check_value(struct api_route_args *a, int k,
                                 "offset must be a whole number of bytes from "
                                 "0 to %lld, not '%.100s'",
                                 (long long)LOOM_OFFSET_MAX, v);
+    case API_Q_TIME:
+        if (time_parse_when(v, &t) == 0)
+            return 0;
+        return loom_error_field(err, LOOM_EINVAL, p->name, "query parameter "
+                                "%s must be an RFC 3339 UTC time (such as "
+                                "2026-11-26T10:00:00Z) or whole seconds "
+                                "since the epoch, not '%.100s'", p->name, v);
     default:
         if (domain_check(named(p->dom), v, p->name, err) == 0)
             return 0;
@@ -237,4 +246,27 @@ const char *api_param(const struct api_route_args *a, const char *name)
         if (!strcmp(a->params[k].name, name))
             return a->value[k];
     return NULL;
+}
+
+void api_query_append(char *out, size_t n, const char *name,
+                      const char *value)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t off = strlen(out);
+
+    if (!value)
+        return;
+    off += (size_t)snprintf(out + off, n > off ? n - off : 0, "&%s=", name);
+    for (; *value && off + 4 < n; value++) {
+        unsigned char c = (unsigned char)*value;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+            (c >= '0' && c <= '9') || strchr("-._~", c)) {
+            out[off++] = (char)c;
+        } else {
+            out[off++] = '%';
+            out[off++] = hex[c >> 4];
+            out[off++] = hex[c & 15];
+        }
+    }
+    out[off < n ? off : n - 1] = '\0';
 }

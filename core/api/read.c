@@ -186,30 +186,6 @@ void api_queues(struct http_req *rq, struct http_resp *rs,
     finish(&b, rs);
 }
 
-/* Append "&name=value" with the value percent-encoded for a query. */
-static void query_param(char *out, size_t n, const char *name,
-                        const char *value)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    size_t off = strlen(out);
-
-    if (!value)
-        return;
-    off += (size_t)snprintf(out + off, n > off ? n - off : 0, "&%s=", name);
-    for (; *value && off + 4 < n; value++) {
-        unsigned char c = (unsigned char)*value;
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-            (c >= '0' && c <= '9') || strchr("-._~", c)) {
-            out[off++] = (char)c;
-        } else {
-            out[off++] = '%';
-            out[off++] = hex[c >> 4];
-            out[off++] = hex[c & 15];
-        }
-    }
-    out[off < n ? off : n - 1] = '\0';
-}
-
 enum api_see api_others_see(const struct http_req *rq)
 {
     unsigned r = rq->who.roles;
@@ -343,10 +319,10 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
         char *enc;
         snprintf(next, sizeof(next), "/v1/jobs?after=%lld&limit=%lld",
                  (long long)last, (long long)limit);
-        query_param(next, sizeof(next), "cluster", fc);
-        query_param(next, sizeof(next), "state", fs);
-        query_param(next, sizeof(next), "owner", fo);
-        query_param(next, sizeof(next), "account", fa);
+        api_query_append(next, sizeof(next), "cluster", fc);
+        api_query_append(next, sizeof(next), "state", fs);
+        api_query_append(next, sizeof(next), "owner", fo);
+        api_query_append(next, sizeof(next), "account", fa);
         js = json_string(next);
         enc = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
         puts_(&b, ",\"next\":");

@@ -29,6 +29,16 @@ static const struct api_param q_jobs[] = {
     {"owner", API_Q_TEXT},      {"account", API_Q_TEXT},
     {"limit", API_Q_LIMIT},     {"after", API_Q_AFTER},
     {NULL, 0}};
+static const struct api_param q_accounting[] = {
+    {"start", API_Q_TIME},      {"end", API_Q_TIME},
+    {"account", API_Q_TEXT},    {"owner", API_Q_TEXT},
+    {"cluster", API_Q_CLUSTER}, {"state", API_Q_JOB_STATE},
+    {"limit", API_Q_LIMIT},     {"after", API_Q_AFTER},
+    {NULL, 0}};
+static const struct api_param q_usage[] = {
+    {"start", API_Q_TIME},      {"end", API_Q_TIME},
+    {"account", API_Q_TEXT},    {"cluster", API_Q_CLUSTER},
+    {NULL, 0}};
 static const struct api_param q_output[] = {
     {"stream", API_Q_STREAM}, {"offset", API_Q_OFFSET}, {NULL, 0}};
 static const struct api_param q_resv[] = {
@@ -86,6 +96,8 @@ static const struct api_route routes[] = {
     {"POST", "/v1/jobs/{id}/hold", ANY, q_none, api_jobs_op},
     {"POST", "/v1/jobs/{id}/release", ANY, q_none, api_jobs_op},
     {"POST", "/v1/jobs/{id}/start", ANY, q_none, api_jobs_op},
+    {"GET", "/v1/accounting", ANY, q_accounting, api_accounting},
+    {"GET", "/v1/usage", ANY, q_usage, api_usage},
     {"GET", "/v1/reservations", ANY, q_resv, api_resv_get},
     {"POST", "/v1/reservations", RESERVERS, q_none, api_resv_create},
     {"GET", "/v1/reservations/{id}", ANY, q_none, api_resv_get},

@@ -17,6 +17,22 @@
 #include "maintenance/maint.h"
 #include "scheduler/sched.h"
 
+/* Fair share's usage per owner: a reader who may not see another's jobs
+ * sees only its own. */
+static void fairshare_private(const struct http_req *rq, json_t *sched)
+{
+    json_t *owners = json_object_get(json_object_get(sched, "fairshare"),
+                                     "owners"), *mine;
+
+    if (!owners || api_others_see(rq) != API_SEE_NOTHING)
+        return;
+    mine = json_object_get(owners, rq->who.subject);
+    json_incref(mine);
+    json_object_clear(owners);
+    if (mine)
+        json_object_set_new(owners, rq->who.subject, mine);
+}
+
 void api_runtime_get(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a)
 {
@@ -40,6 +56,7 @@ void api_runtime_get(struct http_req *rq, struct http_resp *rs,
     api_call(sched_queue(), SCHED_STATUS, NULL, NULL, &sched);
     api_call(maint_queue(), MAINT_STATUS, NULL, NULL, &maint);
     st = sched.body ? json_loads(sched.body, 0, NULL) : NULL;
+    fairshare_private(rq, st);
     mt = maint.body ? json_loads(maint.body, 0, NULL) : NULL;
     gr = grid ? json_loads(grid, 0, NULL) : NULL;
     o = json_pack("{s:s, s:I, s:o, s:[ssss], s:o, s:o, s:o, s:o}",

@@ -114,6 +114,13 @@ static const char maint_more[] =
     "NODE is CLUSTER/NAME (or NAME with --cluster). request prints the "
     "new request.\n";
 
+static const char history_more[] =
+    "T is an RFC 3339 time (2026-11-22T03:00:00Z) or seconds since the "
+    "epoch.\n"
+    "FIELDS (history): jobid,name,account,owner,state,exitcode,cluster,"
+    "nodelist,\n  submit,start,end,elapsed,cpus,cpu_s,reason\n"
+    "FIELDS (usage): cluster,account,owner,jobs,cpu_hours,cpu_s\n";
+
 static const struct command commands[] = {
     { "clusters", cmd_clusters, "clusters", "list the clusters", NULL },
     { "nodes", cmd_nodes, "nodes [--cluster C] [--state S]",
@@ -132,6 +139,16 @@ static const struct command commands[] = {
       "cancel a reservation", NULL },
     { "jobs", cmd_jobs, "jobs [--cluster C] [--state S] [--owner O]",
       "list jobs, like squeue", NULL },
+    { "history", cmd_history,
+      "history [--start T] [--end T] [--account A] [-u|--user U] "
+      "[--cluster C] [--state S] [--format FIELDS]",
+      "the jobs that ran or ended in a window (default: the last day), "
+      "like sacct", history_more },
+    { "usage", cmd_usage,
+      "usage [--start T] [--end T] [--account A] [--cluster C] "
+      "[--format FIELDS]",
+      "cpu hours per cluster, account and owner, like sreport",
+      history_more },
     { "submit", cmd_submit,
       "submit [OPTIONS] SCRIPT | submit [OPTIONS] -- COMMAND [ARG...]",
       "submit a job to the fabric; prints its id", submit_more },

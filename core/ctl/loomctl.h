@@ -96,6 +96,8 @@ ctl_cmd_f cmd_clusters, cmd_nodes, cmd_queues, cmd_jobs, cmd_reservations,
 ctl_cmd_f cmd_submit, cmd_token;
 /* output.c */
 ctl_cmd_f cmd_output;
+/* history.c */
+ctl_cmd_f cmd_history, cmd_usage;
 /* export.c */
 ctl_cmd_f cmd_export;
 /* update.c */

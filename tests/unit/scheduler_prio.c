@@ -51,8 +51,24 @@ static void t_age(void)
     is_near(f.age, 0, "a submission in the future is age 0");
 }
 
+struct walk {
+    int n;
+    double usage, share;
+};
+
+static void walked(void *arg, const char *owner, double usage, double share)
+{
+    struct walk *w = arg;
+
+    (void)owner;
+    w->n++;
+    w->usage += usage;
+    w->share += share;
+}
+
 static void t_fairshare(void)
 {
+    struct walk walk = {0};
     struct prio_weights w;
     struct prio_factors f;
     struct prio_usage *u = prio_usage_create(7 * DAY);
@@ -74,6 +90,10 @@ static void t_fairshare(void)
     is_near(prio_usage_share(u, "alice", 100), 0.5, "alice has half");
     is_near(prio_usage_share(u, "bob", 100), 0.5, "bob has half");
     is_near(prio_usage_share(u, "carol", 100), 0, "carol has none");
+    prio_usage_each(u, 100, walked, &walk);
+    is_int(walk.n, 2, "the walk meets the two owners with usage");
+    is_near(walk.usage, 1000, "... their usage: 1000 cpu-seconds in all");
+    is_near(walk.share, 1, "... their shares: 1 in all");
     prio_compute(&w, 100, 0, 0, 1, 100, prio_usage_share(u, "alice", 100), 2,
                  &f);
     is_near(f.fairshare, 0.5, "fairshare 0.5 for exactly an equal share");
