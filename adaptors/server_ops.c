@@ -154,6 +154,7 @@ static int reload_check(struct conf *cf, struct loom_error *err)
         struct conf_section *sec = &cf->sections[i];
         const struct adaptor_type *t;
         const char *kind = conf_get(sec, "adaptor");
+        struct annot_conf annot = {0};
         double poll_s;
         if (strcmp(sec->kind, "cluster") != 0)
             continue;
@@ -163,8 +164,10 @@ static int reload_check(struct conf *cf, struct loom_error *err)
                                   "unknown or missing adaptor", sec->file,
                                   sec->line, sec->name);
         if (adaptor_conf_check(t, sec, err) < 0 ||
-            conf_get_double(sec, "poll_s", 1.0, 0.05, 3600, &poll_s, err) < 0)
+            conf_get_double(sec, "poll_s", 1.0, 0.05, 3600, &poll_s, err) < 0 ||
+            annot_conf_read(sec, &annot, err) < 0)
             return -1;
+        annot_conf_fini(&annot);
     }
     return 0;
 }
