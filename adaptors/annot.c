@@ -48,6 +48,17 @@ void annot_conf_fini(struct annot_conf *c)
     c->n = 0;
 }
 
+int annot_conf_same(const struct annot_conf *a, const struct annot_conf *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->v[i].conf_key, b->v[i].conf_key) ||
+            strcmp(a->v[i].value, b->v[i].value))
+            return 0;
+    return 1;
+}
+
 /* The rule of c other than r that gives node name the annotation key
  * through a node list, or NULL. Two such leave the node's value to the
  * order of the file: refused. */

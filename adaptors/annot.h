@@ -36,6 +36,8 @@ struct annot_conf {
 int annot_conf_read(struct conf_section *sec, struct annot_conf *out,
                     struct loom_error *err);
 void annot_conf_fini(struct annot_conf *c); /* NULL-safe; empty afterwards */
+/* Do a and b hold the same keys with the same values, in the same order? */
+int annot_conf_same(const struct annot_conf *a, const struct annot_conf *b);
 
 /* The annotations of node name ("cluster/name" is node_id): the labels
  * of c (those of a node list over those of every node), then its goal,

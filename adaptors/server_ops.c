@@ -172,9 +172,21 @@ static int reload_check(struct conf *cf, struct loom_error *err)
     return 0;
 }
 
-/* Reload: poll intervals change at once; clusters added, removed or given
- * another adaptor need a restart, and the answer says so. A file with an
- * error changes nothing. */
+/* Are sec's annotate keys those c runs with? (reload_check read them.) */
+static int annot_same(const struct srv_cluster *c, struct conf_section *sec)
+{
+    struct annot_conf now = {0};
+    struct loom_error err;
+    int same = annot_conf_read(sec, &now, &err) == 0 &&
+               annot_conf_same(&c->annot, &now);
+
+    annot_conf_fini(&now);
+    return same;
+}
+
+/* Reload: poll intervals change at once; clusters added, removed, given
+ * another adaptor or other annotate keys need a restart, and the answer
+ * says so. A file with an error changes nothing. */
 static void do_reload(struct msg *m)
 {
     struct conf *cf = m->data;
@@ -207,6 +219,8 @@ static void do_reload(struct msg *m)
             c->next_poll = c->last_poll_mono + poll_s;
             json_array_append_new(changed, json_sprintf("%s.poll_s", c->name));
         }
+        if (!annot_same(c, sec))
+            json_array_append_new(restart, json_string(c->name));
     }
     for (size_t i = 0; i < V.n; i++)
         if (!conf_section(cf, "cluster", V.c[i].name))

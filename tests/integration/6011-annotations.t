@@ -9,7 +9,8 @@
 #   annotation that a report gave runs on that node; on the sim cluster a
 #   4-node job lands on the 4 nodes of a node list; one naming an
 #   annotation nobody has is a 422 that says why;
-# - a reload with a bad annotate key is refused naming it;
+# - a reload with a bad annotate key is refused naming it; one with another
+#   value names the cluster in restart_needed;
 # - GET /v1/queues?view=fabric lists every cluster's queues as partitions
 #   of one cluster (cluster-qualified names, node lists and counts);
 #   ?cluster= narrows it, a bad view is a 400 naming it and the views;
@@ -156,6 +157,17 @@ api POST /v1/runtime/reload '{}' >/dev/null
 t_is "$STATUS" 400 "a reload with annotate.bad/name: 400"
 t_has "$(jget "$BODY" .error.message)" "key 'annotate.bad/name': an annotation name has 1 to 64 letters, digits" \
     "... naming the key and what a name may be"
+cp "$T/loom.conf.good" "$T/loom.conf"
+api POST /v1/runtime/reload '{}' >/dev/null
+t_is "$STATUS/$(jget "$BODY" .restart_needed)" "200/[]" \
+    "the file as loomd runs it: nothing needs a restart"
+sed -i 's/^annotate\.site = lab$/annotate.site = lab3/' "$T/loom.conf"
+api POST /v1/runtime/reload '{}' >/dev/null
+t_is "$STATUS/$(jget "$BODY" .restart_needed)" '200/["local"]' \
+    "another value of annotate.site: local needs a restart, and the answer says so"
+polls_pass local 1 || t_diag "local was not polled again within 60 s"
+t_is "$(annot local/n4)" '{"site": "lab"}' \
+    "... and until then the node keeps its label, polled again"
 cp "$T/loom.conf.good" "$T/loom.conf"
 
 # ---- the fabric as one partitioned cluster ---------------------------------------
