@@ -240,41 +240,41 @@ json_t *annot_node(const struct annot_conf *c, const char *node_id,
     return o;
 }
 
-/* A scalar as text: a string as it is, 6.1 as "6.1", true, false; NULL
- * for anything else. */
-static int text_of(json_t *v, char *buf, size_t n)
+/* KEY=text of v appended to out: a string as it is, 6.1 as "6.1", true,
+ * false; anything else (null, an object) left out. 0, or -1 when out of
+ * memory. */
+static int push_label(struct strv *out, const char *k, json_t *v)
 {
+    char buf[64];
+
     if (json_is_string(v))
-        return snprintf(buf, n, "%s", json_string_value(v));
+        return strv_push_kv(out, k, json_string_value(v));
     if (json_is_integer(v))
-        return snprintf(buf, n, "%lld", (long long)json_integer_value(v));
-    if (json_is_real(v))
-        return snprintf(buf, n, "%.15g", json_real_value(v));
-    if (json_is_boolean(v))
-        return snprintf(buf, n, "%s", json_is_true(v) ? "true" : "false");
-    return -1;
+        snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(buf, sizeof(buf), "%.15g", json_real_value(v));
+    else if (json_is_boolean(v))
+        snprintf(buf, sizeof(buf), "%s", json_is_true(v) ? "true" : "false");
+    else
+        return 0;
+    return strv_push_kv(out, k, buf);
 }
 
 int annot_labels(json_t *annotations, struct strv *out)
 {
     const char *k;
     json_t *v, *e;
-    char buf[1024];
     size_t i;
 
     json_object_foreach(annotations, k, v) {
-        if (json_is_array(v)) {
-            json_array_foreach(v, i, e) {
-                int n = text_of(e, buf, sizeof(buf));
-                if (n >= 0 && (size_t)n < sizeof(buf) &&
-                    strv_push_kv(out, k, buf) < 0)
-                    return -1;
-            }
+        if (!json_is_array(v)) {
+            if (push_label(out, k, v) < 0)
+                return -1;
             continue;
         }
-        int n = text_of(v, buf, sizeof(buf));
-        if (n >= 0 && (size_t)n < sizeof(buf) && strv_push_kv(out, k, buf) < 0)
-            return -1;
+        json_array_foreach(v, i, e)
+            if (push_label(out, k, e) < 0)
+                return -1;
     }
     return 0;
 }

@@ -149,7 +149,7 @@ static void t_labels(void)
     json_t *o = json_pack("{s:s, s:f, s:i, s:b, s:[s,s], s:n}", "a", "6.1",
                           "b", 6.1, "c", 42, "d", 1, "e", "x", "y", "f");
     struct strv v = {0};
-    char all[256] = "";
+    char all[256] = "", big[4001];
 
     ok(annot_labels(o, &v) == 0, "labels made");
     for (size_t i = 0; i < v.n; i++)
@@ -157,6 +157,14 @@ static void t_labels(void)
                  i ? " " : "", v.v[i]);
     is_str(all, "a=6.1 b=6.1 c=42 d=true e=x e=y", "text as a job names "
            "it: 6.1 and \"6.1\" alike, a list item by item, null left out");
+    strv_fini(&v);
+    json_decref(o);
+
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    o = json_pack("{s:s}", "long", big);
+    ok(annot_labels(o, &v) == 0 && v.n == 1 && strlen(v.v[0]) == 5 + 4000,
+       "a value of 4000 characters is a label too, whole");
     strv_fini(&v);
     json_decref(o);
 }
