@@ -14,6 +14,7 @@
 # - GET /v1/queues?view=fabric lists every cluster's queues as partitions
 #   of one cluster (cluster-qualified names, node lists and counts);
 #   ?cluster= narrows it, a bad view is a 400 naming it and the views;
+#   loomctl queues --fabric shows it as a table;
 # - tests/extsched.py --view fabric places a job by those partitions and
 #   the annotations.
 # SPDX-License-Identifier: MIT
@@ -190,6 +191,15 @@ api GET "/v1/queues?view=flat" >/dev/null
 t_is "$STATUS/$(jget "$BODY" .error.field)" 400/view "view=flat: 400 on view"
 t_has "$(jget "$BODY" .error.message)" "'flat' is not a queue view; the queue views are clusters and fabric" \
     "... naming the value and the views"
+OUT=$(loomctl queues --fabric 2>&1)
+t_is "$?/$(printf '%s\n' "$OUT" | awk '{print $1, $2, $3, $6, $7}')" \
+    "0/PARTITION STATE NODES MAXTIME NODELIST
+local/default open 4 UNLIMITED n1,n2,n3,n4
+sim/default open 8 UNLIMITED n1,n2,n3,n4,n5,n6,n7,n8" \
+    "loomctl queues --fabric: the partitions, their nodes and counts"
+OUT=$(loomctl nodes --fabric 2>&1)
+t_is "$?/$(printf '%s\n' "$OUT" | head -n 1)" "2/loomctl: nodes takes no --fabric" \
+    "loomctl nodes --fabric: refused (exit 2), naming the option"
 
 # ---- an external scheduler asking for that view ----------------------------------
 token_for extsched scheduler >"$T/token" || t_bail "no scheduler token"
