@@ -16,7 +16,8 @@
 #   ?cluster= narrows it, a bad view is a 400 naming it and the views;
 #   loomctl queues --fabric shows it as a table;
 # - tests/extsched.py --view fabric places a job by those partitions and
-#   the annotations.
+#   the annotations;
+# - after a restart, the goal and reports (from PostgreSQL) show again.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -221,7 +222,18 @@ job "$EXT"
 t_is "$(py '[d["state"], d["nodes"], d["account"]]' "$BODY")" \
     "[\"completed\", [\"n3\"], \"$CAROL\"]" "... where it ran as $CAROL"
 
+# ---- after a restart: goal and reports come back from PostgreSQL ------------------
 loomd_stop
 t_is $? 0 "loomd stops with status 0 (no leak, no sanitizer report)" ||
+    t_diag "$(grep -A15 -E 'Sanitizer|runtime error:' "$T/loomd.log" | head -40)"
+loomd_start || t_bail "loomd did not start again"
+wait_for '[ "$(annot local/n2)" = "{\"gpu_driver\": 550, \"kernel\": \"6.0\", \"rack\": \"r1\", \"site\": \"lab\"}" ]' 30
+t_is "$(annot local/n2)" '{"gpu_driver": 550, "kernel": "6.0", "rack": "r1", "site": "lab"}' \
+    "after a restart local/n2 shows its stored report over its stored goal"
+t_is "$(annot local/n1)" '{"os_image": "deb12-v2", "rack": "r1", "site": "lab2"}' \
+    "... and local/n1 its stored goal"
+
+loomd_stop
+t_is $? 0 "loomd stops with status 0 again" ||
     t_diag "$(grep -A15 -E 'Sanitizer|runtime error:' "$T/loomd.log" | head -40)"
 t_done
