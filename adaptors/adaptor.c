@@ -114,12 +114,14 @@ int adaptor_table_check(const struct adaptor_type *raw, struct loom_error *err)
 static int key_known(const char *const *keys, const char *key)
 {
     static const char *const common[] = {"adaptor", "poll_s", "preference",
-                                         "hold_for_loom", NULL};
+                                         "hold_for_loom", "annotate.",
+                                         "annotate[", NULL};
 
     for (int pass = 0; pass < 2; pass++)
         for (const char *const *k = pass ? keys : common; *k; k++) {
             size_t n = strlen(*k);
-            if ((*k)[n - 1] == '.' ? strncmp(*k, key, n) == 0 && key[n]
+            if ((*k)[n - 1] == '.' || (*k)[n - 1] == '['
+                    ? strncmp(*k, key, n) == 0 && key[n]
                                    : strcmp(*k, key) == 0)
                 return 1;
         }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adaptors/annot.h"
 #include "core/domain.h"
 #include "core/hmap.h"
 #include "core/jsonw.h"
@@ -135,12 +136,30 @@ static const char *shown_state(const struct cl_node *n, const char *in_maint,
     return resv && !strcmp(n->state, "idle") ? "reserved" : n->state;
 }
 
-/* resv: the active reservation the node is in, or NULL. */
+/* The node's lists: its features and queues as reported, and what a
+ * job's features match (features and annotations). */
+static int node_lists(struct snode *sn, const struct cl_node *n,
+                      json_t *annotations)
+{
+    for (size_t i = 0; i < n->features.n; i++)
+        if (strv_push(&sn->features, n->features.v[i]) < 0 ||
+            strv_push(&sn->match, n->features.v[i]) < 0)
+            return -1;
+    for (size_t i = 0; i < n->queues.n; i++)
+        if (strv_push(&sn->queues, n->queues.v[i]) < 0)
+            return -1;
+    return annot_labels(annotations, &sn->match);
+}
+
+/* resv: the active reservation the node is in, or NULL; annot: its
+ * cluster's annotate keys, or NULL. */
 static int node_fill(struct snode *sn, const char *cluster,
-                     const struct cl_node *n, const char *resv)
+                     const struct cl_node *n, const char *resv,
+                     const struct annot_conf *annot)
 {
     struct jw w;
-    char *in_maint;
+    char *in_maint, *annot_text;
+    json_t *annotations;
 
     sn->id = id_of(cluster, n->name);
     sn->name = strdup(n->name);
@@ -152,15 +171,20 @@ static int node_fill(struct snode *sn, const char *cluster,
     sn->gpus_alloc = n->gpus_alloc;
     sn->memory_mb = n->memory_mb;
     sn->memory_alloc_mb = n->memory_alloc_mb;
-    for (size_t i = 0; i < n->features.n; i++)
-        if (strv_push(&sn->features, n->features.v[i]) < 0) {
-            free(in_maint);
-            return -1;
-        }
-    if (!sn->id || !sn->name || !sn->state) {
+    annotations = sn->id ? annot_node(annot, sn->id, n->name) : NULL;
+    /* most nodes have none: "{}" without rendering an empty object */
+    annot_text = !annotations ? NULL
+                 : json_object_size(annotations)
+                     ? json_dumps(annotations, JSON_COMPACT)
+                     : strdup("{}");
+    if (!sn->id || !sn->name || !sn->state || !annot_text ||
+        node_lists(sn, n, annotations) < 0) {
+        json_decref(annotations);
+        free(annot_text);
         free(in_maint);
         return -1;
     }
+    json_decref(annotations);
     /* written straight to text: every poll renders every node */
     jw_init(&w);
     jw_open(&w, '{');
@@ -180,8 +204,8 @@ static int node_fill(struct snode *sn, const char *cluster,
     jw_kv_str(&w, "reservation", resv);
     free(in_maint);
     jw_key(&w, "annotations");
-    jw_open(&w, '{');
-    jw_close(&w, '}');
+    jw_raw(&w, annot_text);
+    free(annot_text);
     jw_close(&w, '}');
     sn->json = jw_finish(&w);
     if (!sn->json)
@@ -271,7 +295,8 @@ struct scluster *infra_build(const struct infra_desc *d,
         int st;
         c->n_nodes++;
         if (node_fill(&c->nodes[i], d->name, &nodes->v[i],
-                      resv.n ? hmap_get(&resv, nodes->v[i].name) : NULL) < 0 ||
+                      resv.n ? hmap_get(&resv, nodes->v[i].name) : NULL,
+                      d->annot) < 0 ||
             hmap_put(&c->node_index, c->nodes[i].name, &c->nodes[i]) < 0)
             goto error;
         st = domain_find(&domain_node_states, c->nodes[i].state);

@@ -8,6 +8,8 @@
 #include "adaptors/adaptor.h"
 #include "core/snapshot.h"
 
+struct annot_conf;
+
 struct infra_desc {
     const char *name;
     const char *adaptor;
@@ -25,6 +27,7 @@ struct infra_desc {
      * enum adaptor_op, or NULL: shown as "operations" when any is set. */
     const char *const *via;
     const json_t *info; /* members added to the cluster's object, or NULL */
+    const struct annot_conf *annot; /* its annotate keys, or NULL */
 };
 
 /* A new cluster part (one reference) with every node and queue rendered.
@@ -38,5 +41,12 @@ struct scluster *infra_build(const struct infra_desc *d,
  * Any thread. */
 void infra_maint_mark(const char *node_id, const char *reason);
 void infra_maint_clear(void); /* all marks gone (at shutdown) */
+
+/* Annotate a node ("cluster/name") with attrs (borrowed: copied), its goal
+ * and latest reports merged, from its next rendering on, over the labels
+ * of its cluster's configuration; NULL or {}: none. Any thread
+ * (adaptors/annot.c). */
+void infra_annot_set(const char *node_id, json_t *attrs);
+void infra_annot_clear(void); /* all gone (at shutdown) */
 
 #endif

@@ -49,7 +49,8 @@ void server_publish(struct srv_cluster *c)
         .single_account = c->single_account,
         .state = c->fails == 0 ? "up"
                  : c->fails < FAILS_UNREACHABLE ? "degraded" : "unreachable",
-        .error = c->error, .last_poll = c->last_poll, .info = c->info};
+        .error = c->error, .last_poll = c->last_poll, .info = c->info,
+        .annot = &c->annot};
     const char *via[LOOM_N_OPS];
     struct scluster *sc;
 
@@ -331,7 +332,8 @@ static int cluster_create(struct srv_cluster *c, struct conf_section *sec,
                                                           : 1.0,
                         0.05, 3600, &c->poll_s, err) < 0 ||
         conf_get_long(sec, "preference", index, 0, 1000000, &pref, err) < 0 ||
-        conf_get_bool(sec, "hold_for_loom", 0, &c->hold_for_loom, err) < 0)
+        conf_get_bool(sec, "hold_for_loom", 0, &c->hold_for_loom, err) < 0 ||
+        annot_conf_read(sec, &c->annot, err) < 0)
         return -1;
     c->preference = (int)pref;
     if (c->type->create(sec, env, &c->inst, err) < 0)
@@ -439,6 +441,7 @@ void server_fini(void)
         msgq_destroy(c->wq);
         server_poll_drop(c);
         json_decref(c->info);
+        annot_conf_fini(&c->annot);
         free(c->name);
         free(c->error);
     }

@@ -154,6 +154,7 @@ static int reload_check(struct conf *cf, struct loom_error *err)
         struct conf_section *sec = &cf->sections[i];
         const struct adaptor_type *t;
         const char *kind = conf_get(sec, "adaptor");
+        struct annot_conf annot = {0};
         double poll_s;
         if (strcmp(sec->kind, "cluster") != 0)
             continue;
@@ -163,15 +164,29 @@ static int reload_check(struct conf *cf, struct loom_error *err)
                                   "unknown or missing adaptor", sec->file,
                                   sec->line, sec->name);
         if (adaptor_conf_check(t, sec, err) < 0 ||
-            conf_get_double(sec, "poll_s", 1.0, 0.05, 3600, &poll_s, err) < 0)
+            conf_get_double(sec, "poll_s", 1.0, 0.05, 3600, &poll_s, err) < 0 ||
+            annot_conf_read(sec, &annot, err) < 0)
             return -1;
+        annot_conf_fini(&annot);
     }
     return 0;
 }
 
-/* Reload: poll intervals change at once; clusters added, removed or given
- * another adaptor need a restart, and the answer says so. A file with an
- * error changes nothing. */
+/* Are sec's annotate keys those c runs with? (reload_check read them.) */
+static int annot_same(const struct srv_cluster *c, struct conf_section *sec)
+{
+    struct annot_conf now = {0};
+    struct loom_error err;
+    int same = annot_conf_read(sec, &now, &err) == 0 &&
+               annot_conf_same(&c->annot, &now);
+
+    annot_conf_fini(&now);
+    return same;
+}
+
+/* Reload: poll intervals change at once; clusters added, removed, given
+ * another adaptor or other annotate keys need a restart, and the answer
+ * says so. A file with an error changes nothing. */
 static void do_reload(struct msg *m)
 {
     struct conf *cf = m->data;
@@ -204,6 +219,8 @@ static void do_reload(struct msg *m)
             c->next_poll = c->last_poll_mono + poll_s;
             json_array_append_new(changed, json_sprintf("%s.poll_s", c->name));
         }
+        if (!annot_same(c, sec))
+            json_array_append_new(restart, json_string(c->name));
     }
     for (size_t i = 0; i < V.n; i++)
         if (!conf_section(cf, "cluster", V.c[i].name))

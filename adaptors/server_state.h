@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 
+#include "adaptors/annot.h"
 #include "adaptors/curlloop.h"
 #include "adaptors/server.h"
 
@@ -56,6 +57,7 @@ struct srv_cluster {
     int runs_as_user;    /* each job runs as its own account */
     const char *single_account; /* borrowed from the instance, or NULL */
     json_t *info;        /* what describe() added to its object, or NULL */
+    struct annot_conf annot; /* its annotate keys, read at start */
     int fails;
     char *error;
     unsigned long polls;

@@ -149,10 +149,6 @@ int srest_parse_submit(json_t *doc, char **job_id, struct loom_error *err);
  * code (0 when there is none: then out is ""). */
 int srest_first_error(json_t *doc, char *out, size_t n);
 
-/* A Slurm hostlist ("n[1-3,5],gpu7") expanded into out (appended). 0, or
- * -1 with err when malformed or past 100,000 names. */
-int srest_hostlist(const char *list, struct strv *out, struct loom_error *err);
-
 /* An HS256 JSON Web Token for user, as `scontrol token` makes them (the
  * claims iat, exp and sun), signed with key. A new string, or NULL when
  * out of memory. */

@@ -5,8 +5,7 @@
 #include <string.h>
 
 #include "adaptors/slurmrest.h"
-
-#define MAX_HOSTS 100000
+#include "core/hostlist.h"
 
 /* "what[i].field: why" as a temporary failure (Slurm said something
  * Loom cannot read: the cluster is degraded, not the job failed). */
@@ -67,79 +66,6 @@ static int in_list(const char *list, const char *word)
         if (k == n && !strncmp(p, word, n))
             return 1;
         p = e ? e + 1 : NULL;
-    }
-    return 0;
-}
-
-/* ---- hostlists ---------------------------------------------------------- */
-
-/* prefix + every number of the range list "1-3,05" (widths kept). */
-static int expand_ranges(const char *prefix, size_t plen, const char *r,
-                         size_t rlen, const char *suffix, size_t slen,
-                         struct strv *out, struct loom_error *err)
-{
-    char buf[512];
-    const char *p = r, *end = r + rlen;
-
-    while (p < end) {
-        const char *comma = memchr(p, ',', (size_t)(end - p));
-        const char *stop = comma ? comma : end;
-        const char *dash = memchr(p, '-', (size_t)(stop - p));
-        char *e1, *e2;
-        unsigned long lo = strtoul(p, &e1, 10), hi = lo;
-        int width = (int)((dash ? dash : stop) - p);
-        if (e1 != (dash ? dash : stop) || e1 == p)
-            return loom_error_set(err, LOOM_ETEMP, "bad range '%.*s'",
-                                  (int)rlen, r);
-        if (dash) {
-            hi = strtoul(dash + 1, &e2, 10);
-            if (e2 != stop || e2 == dash + 1 || hi < lo)
-                return loom_error_set(err, LOOM_ETEMP, "bad range '%.*s'",
-                                      (int)rlen, r);
-        }
-        if (hi - lo >= MAX_HOSTS || out->n + (hi - lo) >= MAX_HOSTS)
-            return loom_error_set(err, LOOM_ETEMP, "more than %d hosts",
-                                  MAX_HOSTS);
-        for (unsigned long k = lo; k <= hi; k++) {
-            int n = snprintf(buf, sizeof(buf), "%.*s%0*lu%.*s", (int)plen,
-                             prefix, width, k, (int)slen, suffix);
-            if (n < 0 || (size_t)n >= sizeof(buf))
-                return loom_error_set(err, LOOM_ETEMP, "host name too long");
-            if (strv_push(out, buf) < 0)
-                return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-        }
-        p = stop + 1;
-    }
-    return 0;
-}
-
-int srest_hostlist(const char *list, struct strv *out, struct loom_error *err)
-{
-    const char *p = list;
-
-    while (p && *p) {
-        const char *open = NULL, *close = NULL, *q = p;
-        /* One item: up to a comma outside brackets. */
-        for (; *q && (*q != ',' || (open && !close)); q++) {
-            if (*q == '[' && !open)
-                open = q;
-            else if (*q == ']' && open && !close)
-                close = q;
-        }
-        if (open && !close)
-            return loom_error_set(err, LOOM_ETEMP, "bad hostlist '%s'", list);
-        if (open) {
-            if (expand_ranges(p, (size_t)(open - p), open + 1,
-                              (size_t)(close - open - 1), close + 1,
-                              (size_t)(q - close - 1), out, err) < 0)
-                return -1;
-        } else if (q > p) {
-            char buf[512];
-            snprintf(buf, sizeof(buf), "%.*s", (int)(q - p), p);
-            if (strv_push(out, buf) < 0)
-                return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-        }
-        p = *q ? q + 1 : NULL;
     }
     return 0;
 }
@@ -355,7 +281,7 @@ static void job_request(json_t *o, struct cl_job *j)
     long long v, cpn, mem;
 
     int_of(o, "node_count", 0, &v);
-    j->req.nodes = v > 0 && v < MAX_HOSTS ? (int)v : 0;
+    j->req.nodes = v > 0 && v < HOSTLIST_MAX ? (int)v : 0;
     int_of(o, "minimum_cpus_per_node", 0, &cpn);
     j->req.cpus_per_node = cpn > 0 && cpn < 1000000 ? (int)cpn : 0;
     if (int_of(o, "memory_per_node", 0, &mem) == 0 && mem > 0)
@@ -401,7 +327,7 @@ int srest_job_from(json_t *o, size_t i, struct cl_job_list *out,
     if (!(j = cl_job_list_add(out)))
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     snprintf(num, sizeof(num), "%lld", id);
-    if (srest_hostlist(nodes, &j->nodes, err) < 0)
+    if (hostlist_expand(nodes, LOOM_ETEMP, &j->nodes, err) < 0)
         return bad(err, "jobs", i, "nodes", err->message);
     j->state = strdup(job_state(st, reason, j->nodes.n > 0));
     if (!strncmp(comment, "loom:", 5) && comment[5] &&

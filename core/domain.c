@@ -19,6 +19,7 @@ static const char *const node_state_set[] = {"up", "drain", "down", NULL};
 static const char *const resv_states[DOMAIN_RESV_STATES_N + 1] = {
     "planned", "active", "done", "cancelled", NULL};
 static const char *const resv_purposes[] = {"user", "maintenance", NULL};
+static const char *const queue_views[] = {"clusters", "fabric", NULL};
 static const char *const maint_states[DOMAIN_MAINT_STATES_N + 1] = {
     "requested", "planned", "draining", "in-progress", "verifying", "done",
     "failed", "cancelled", NULL};
@@ -35,6 +36,8 @@ const struct domain domain_resv_states = {"reservation state",
                                           "reservation states", resv_states};
 const struct domain domain_resv_purposes = {
     "reservation purpose", "reservation purposes", resv_purposes};
+const struct domain domain_queue_views = {"queue view", "queue views",
+                                          queue_views};
 const struct domain domain_maint_states = {
     "maintenance request state", "maintenance request states",
     maint_states};

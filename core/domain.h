@@ -31,6 +31,9 @@ extern const struct domain domain_node_state_set;
 #define DOMAIN_RESV_STATES_N 4
 extern const struct domain domain_resv_states;
 extern const struct domain domain_resv_purposes; /* user, maintenance */
+/* GET /v1/queues?view=: clusters (each cluster's queues, the default) or
+ * fabric (every queue as a partition of one cluster) */
+extern const struct domain domain_queue_views;
 /* In the order of enum mstate (maintenance/mreq.h). */
 #define DOMAIN_MAINT_STATES_N 8
 extern const struct domain domain_maint_states;

@@ -283,6 +283,8 @@ void scluster_unref(struct scluster *c)
         free(n->name);
         free(n->state);
         strv_fini(&n->features);
+        strv_fini(&n->match);
+        strv_fini(&n->queues);
         free(n->json);
     }
     for (size_t i = 0; i < c->n_queues; i++) {

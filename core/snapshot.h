@@ -78,6 +78,10 @@ struct snode {
     int cpus, cpus_alloc, gpus, gpus_alloc;
     long memory_mb, memory_alloc_mb;
     struct strv features;
+    struct strv queues; /* the queues it serves; empty: every queue */
+    /* what a job's features are matched against: its features, then
+     * KEY=VALUE of each of its annotations (adaptors/annot.h) */
+    struct strv match;
     char *json;
     size_t len;
 };

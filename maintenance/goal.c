@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adaptors/infra.h"
 #include "core/domain.h"
 #include "core/jsonx.h"
 #include "core/log.h"
@@ -80,6 +81,23 @@ const struct snode *maint_node(struct snapshot *s, const char *id)
     cl[slash - id] = '\0';
     c = snapshot_cluster(s, cl);
     return c ? scluster_node(c, slash + 1) : NULL;
+}
+
+/* Show g's goal and latest reports (a report over the goal) as the
+ * node's annotations, from its next rendering on. */
+static void annot_publish(const struct gnode *g)
+{
+    json_t *a = g->goal ? json_copy(g->goal) : json_object(), *v;
+    const char *k;
+
+    json_object_foreach(g->reports, k, v)
+        if (a)
+            json_object_set(a, k, json_object_get(v, "value"));
+    if (!a)
+        log_err("node=%s: out of memory; its annotations show its goal and "
+                "reports from the next change on", g->id);
+    infra_annot_set(g->id, a);
+    json_decref(a);
 }
 
 /* An attribute value: a string, number, boolean or list of strings. */
@@ -264,6 +282,7 @@ void goal_put(struct msg *m)
         json_decref(g->goal);
         g->goal = json_object_size(a) ? json_incref(a) : NULL;
         g->goal_time = now;
+        annot_publish(g);
         if (op->node)
             compare_run(s, id, time_real());
     }
@@ -397,6 +416,7 @@ void actual_post(struct msg *m)
                                       json_object_get(row, "value"), "time",
                                       (json_int_t)t));
     }
+    annot_publish(g);
     compare_run(s, op->node, time_real());
     time_format(t, ts);
     o = json_pack("{s:s, s:I, s:s}", "node", op->node, "attributes",
@@ -503,6 +523,9 @@ int goal_load(struct loom_error *err)
     if (store_goal_load(M.st, goal_row, NULL, err) < 0 ||
         store_actual_load(M.st, actual_row, NULL, err) < 0)
         return -1;
+    for (size_t i = 0; i < M.nodes.cap; i++)
+        if (hmap_slot_value(&M.nodes, i))
+            annot_publish(hmap_slot_value(&M.nodes, i));
     log_info("goal state: %zu node(s) with a goal or reports", M.nodes.n);
     return 0;
 }

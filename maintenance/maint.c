@@ -205,6 +205,7 @@ void maint_stop(void)
     json_decref(M.mism_gone);
     maint_conf_fini(&M.conf);
     infra_maint_clear();
+    infra_annot_clear();
     memset(&M, 0, sizeof(M));
 }
 

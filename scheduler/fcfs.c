@@ -53,9 +53,9 @@ static int has_features(const struct snode *n, const struct strv *want)
 {
     for (size_t i = 0; i < want->n; i++) {
         size_t k = 0;
-        while (k < n->features.n && strcmp(n->features.v[k], want->v[i]))
+        while (k < n->match.n && strcmp(n->match.v[k], want->v[i]))
             k++;
-        if (k == n->features.n)
+        if (k == n->match.n)
             return 0;
     }
     return 1;

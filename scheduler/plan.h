@@ -20,7 +20,9 @@ struct plan_node {
     const char *name;
     int cpus, gpus;
     long memory_mb;
-    const char *const *features;
+    const char *const *features; /* its features and KEY=VALUE of each of
+                                    its annotations: what a job's features
+                                    match */
     size_t n_features;
     const char *const *queues; /* the queues (partitions) it serves; NULL:
                                   every queue of its cluster */

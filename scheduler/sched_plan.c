@@ -45,8 +45,8 @@ int fabric_build(struct fabric *f)
             f->nodes[k] = (struct plan_node){
                 .name = n->name, .cpus = n->cpus, .gpus = n->gpus,
                 .memory_mb = n->memory_mb,
-                .features = (const char *const *)n->features.v,
-                .n_features = n->features.n,
+                .features = (const char *const *)n->match.v,
+                .n_features = n->match.n,
                 .usable = up && snode_usable(n)};
             if (f->nodes[k].usable)
                 f->cpus += n->cpus;

@@ -12,7 +12,7 @@
 # or of the first cluster with room that takes jobs which name no cluster
 # (GET /v1/clusters: unpinned_jobs), that are up (idle or mixed, or reserved:
 # idle inside an active reservation, which reserved_against sorts out), have its
-# features and queue, have the cpus, memory and gpus it asks free (what the
+# features (a node's features, or KEY=VALUE of its annotations) and queue, have the cpus, memory and gpus it asks free (what the
 # node reports allocated, or what the active jobs on it ask, whichever is
 # more, less what this round started there), and are not reserved by a
 # reservation whose window overlaps [now, now + walltime) - unless the job
@@ -23,8 +23,13 @@
 # refusal ("refused job ID on CLUSTER: n1: HTTP 409 conflict: ..."); a
 # refusal or any other failed start of one job never stops the round.
 #
+# With --view fabric, the queues are read as the partitions of one cluster
+# (GET /v1/queues?view=fabric), and a node serves a queue when its
+# partition lists it.
+#
 # Usage: extsched.py --url URL --token-file FILE (--once | [--interval S]
-#        [--until-idle] [--max-time S]) [--assume-idle] [--verbose]
+#        [--until-idle] [--max-time S]) [--view clusters|fabric]
+#        [--assume-idle] [--verbose]
 # --assume-idle (a test aid) takes allocated nodes for empty ones, so that
 # loomd refuses the start (409) and the refusal path can be seen.
 # Exit: 0; 1 when a read failed with --once or --max-time passed; 2 usage.
@@ -120,6 +125,32 @@ def parse_time(s):
     return d.timestamp()
 
 
+def scalar_text(v):
+    """An annotation's value as a job's feature names it (as loomd does):
+    6.1 and "6.1" alike, true, false; None for anything else."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return "%.15g" % v
+    if isinstance(v, str):
+        return v
+    return None
+
+
+def node_features(n):
+    """What a job's features match on node n: its features, and
+    KEY=VALUE of each of its annotations (each item of a list)."""
+    out = set(n.get("features") or [])
+    for k, v in (n.get("annotations") or {}).items():
+        for x in (v if isinstance(v, list) else [v]):
+            t = scalar_text(x)
+            if t is not None:
+                out.add("%s=%s" % (k, t))
+    return out
+
+
 def say(line):
     print(line, flush=True)
 
@@ -147,9 +178,15 @@ class Round:
         self.pinned_only = set(
             c["name"] for c in api.call("GET", "/v1/clusters").get("items", [])
             if c.get("unpinned_jobs") is False)
+        self.members = None  # queue id -> the node ids of its partition
         try:
-            self.queues = {q["id"]: q for q in
-                           api.call("GET", "/v1/queues").get("items", [])}
+            if self.args.view == "fabric":
+                parts = api.call("GET", "/v1/queues?view=fabric")["items"]
+                self.queues = {p["name"]: p for p in parts}
+                self.members = {p["name"]: set(p["nodes"]) for p in parts}
+            else:
+                self.queues = {q["id"]: q for q in
+                               api.call("GET", "/v1/queues").get("items", [])}
         except HttpError as e:
             if e.status != 404:
                 raise
@@ -258,11 +295,14 @@ class Round:
                     continue
                 if resv_nodes is not None and n["id"] not in resv_nodes:
                     continue
-                if not feats <= set(n.get("features") or []):
+                if not feats <= node_features(n):
                     continue
                 if queue is not None:
                     q = self.queues.get("%s/%s" % (c, queue))
-                    if queue not in (n.get("queues") or []) or not q or \
+                    serves = (n["id"] in self.members.get(q["name"], ())
+                              if self.members is not None and q
+                              else queue in (n.get("queues") or []))
+                    if not serves or not q or \
                             q.get("state") != "open" or \
                             (q.get("max_walltime_s") and walltime > q["max_walltime_s"]):
                         continue
@@ -323,6 +363,11 @@ def main():
                     help="test aid: take allocated nodes for idle, ignoring what "
                          "they have allocated and what runs on them (to "
                          "provoke loomd's 409)")
+    ap.add_argument("--view", choices=("clusters", "fabric"),
+                    default="clusters",
+                    help="read the queues per cluster (default) or as the "
+                         "partitions of one cluster (GET /v1/queues?"
+                         "view=fabric)")
     ap.add_argument("--verbose", action="store_true",
                     help="also a line per job that waits")
     args = ap.parse_args()

@@ -83,6 +83,7 @@ enum api_qdom {
     API_Q_NODE_STATE,
     API_Q_RESV_STATE,
     API_Q_PURPOSE,
+    API_Q_QUEUE_VIEW,
     API_Q_MAINT_STATE,
     API_Q_LIMIT,       /* 1 to LOOM_LIST_LIMIT_MAX */
     API_Q_AFTER,       /* a job id, or 0 */
@@ -153,6 +154,9 @@ void api_nodes(struct http_req *rq, struct http_resp *rs,
                const struct api_route_args *a);
 void api_queues(struct http_req *rq, struct http_resp *rs,
                 const struct api_route_args *a);
+/* GET /v1/queues?view=fabric (fabric.c; api_queues hands it over). */
+void api_queues_fabric(struct http_req *rq, struct http_resp *rs,
+                       const struct api_route_args *a);
 void api_jobs_get(struct http_req *rq, struct http_resp *rs,
                   const struct api_route_args *a);
 void api_jobs_submit(struct http_req *rq, struct http_resp *rs,

@@ -165,6 +165,7 @@ static const struct domain *named(enum api_qdom dom)
     case API_Q_NODE_STATE: return &domain_node_states;
     case API_Q_RESV_STATE: return &domain_resv_states;
     case API_Q_PURPOSE: return &domain_resv_purposes;
+    case API_Q_QUEUE_VIEW: return &domain_queue_views;
     case API_Q_MAINT_STATE: return &domain_maint_states;
     default: return NULL;
     }

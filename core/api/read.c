@@ -152,6 +152,12 @@ void api_queues(struct http_req *rq, struct http_resp *rs,
     struct buf b = {0};
     int first = 1;
 
+    if (a->n == 1 && api_param(a, "view") &&
+        !strcmp(api_param(a, "view"), "fabric")) {
+        snapshot_put(s);
+        api_queues_fabric(rq, rs, a);
+        return;
+    }
     if (a->n >= 2 && !(s && snapshot_cluster(s, a->seg[1]))) {
         snapshot_put(s);
         not_found(rs, "cluster", a->seg[1]);

@@ -23,7 +23,7 @@ static const struct api_param q_none[] = {{NULL, 0}};
 static const struct api_param q_nodes[] = {
     {"cluster", API_Q_CLUSTER}, {"state", API_Q_NODE_STATE}, {NULL, 0}};
 static const struct api_param q_queues[] = {
-    {"cluster", API_Q_CLUSTER}, {NULL, 0}};
+    {"cluster", API_Q_CLUSTER}, {"view", API_Q_QUEUE_VIEW}, {NULL, 0}};
 static const struct api_param q_jobs[] = {
     {"cluster", API_Q_CLUSTER}, {"state", API_Q_JOB_STATE},
     {"owner", API_Q_TEXT},      {"account", API_Q_TEXT},

@@ -106,16 +106,17 @@ static int run_list(struct ctl *ctl, const struct client_path *p,
 }
 
 /* Parse the filters a list allows (letters of allowed: C cluster, s state
- * of the domain states, o owner) into p's query. Returns -1 to go on, or an
- * exit status. */
+ * of the domain states, o owner, F fabric: the view of the queues, which
+ * sets *fabric) into p's query. Returns -1 to go on, or an exit status. */
 static int list_options(struct ctl *ctl, int argc, char **argv,
                         const char *allowed, const struct domain *states,
-                        struct client_path *p)
+                        struct client_path *p, int *fabric)
 {
     static const struct option longs[] = {
         { "cluster", required_argument, NULL, 'C' },
         { "state", required_argument, NULL, 's' },
         { "owner", required_argument, NULL, 'o' },
+        { "fabric", no_argument, NULL, 'F' },
         { "json", no_argument, NULL, 'j' },
         { NULL, 0, NULL, 0 },
     };
@@ -132,7 +133,11 @@ static int list_options(struct ctl *ctl, int argc, char **argv,
         if (!strchr(allowed, c))
             return ctl_usage(argv[0], "%s takes no --%s", argv[0],
                              c == 'C' ? "cluster" : c == 's' ? "state"
-                                                              : "owner");
+                             : c == 'F' ? "fabric" : "owner");
+        if (c == 'F') {
+            *fabric = 1;
+            continue;
+        }
         if (c == 's' && states == &domain_node_states &&
             !strcmp(optarg, "resv"))
             optarg = "reserved"; /* as the table shows it, like sinfo */
@@ -154,6 +159,8 @@ static int list_options(struct ctl *ctl, int argc, char **argv,
     client_path_query(p, "cluster", cluster);
     client_path_query(p, "state", state);
     client_path_query(p, "owner", owner);
+    if (fabric && *fabric)
+        client_path_query(p, "view", "fabric");
     return -1;
 }
 
@@ -165,7 +172,7 @@ static int list(struct ctl *ctl, int argc, char **argv, const char *base,
     int rc;
 
     client_path_init(&p, base);
-    rc = list_options(ctl, argc, argv, allowed, states, &p);
+    rc = list_options(ctl, argc, argv, allowed, states, &p, NULL);
     return rc >= 0 ? rc : run_list(ctl, &p, print);
 }
 
@@ -183,8 +190,15 @@ int cmd_nodes(struct ctl *ctl, int argc, char **argv)
 
 int cmd_queues(struct ctl *ctl, int argc, char **argv)
 {
-    return list(ctl, argc, argv, "/v1/queues", "C", NULL,
-                client_table_queues);
+    struct client_path p;
+    int fabric = 0, rc;
+
+    client_path_init(&p, "/v1/queues");
+    rc = list_options(ctl, argc, argv, "CF", NULL, &p, &fabric);
+    if (rc >= 0)
+        return rc;
+    return run_list(ctl, &p, fabric ? client_table_partitions
+                                    : client_table_queues);
 }
 
 int cmd_jobs(struct ctl *ctl, int argc, char **argv)

@@ -125,7 +125,7 @@ static const struct command commands[] = {
     { "clusters", cmd_clusters, "clusters", "list the clusters", NULL },
     { "nodes", cmd_nodes, "nodes [--cluster C] [--state S]",
       "list nodes, like sinfo -N", NULL },
-    { "queues", cmd_queues, "queues [--cluster C]", "list queues", NULL },
+    { "queues", cmd_queues, "queues [--cluster C] [--fabric]", "list queues", NULL },
     { "reservations", cmd_reservations,
       "reservations [--cluster C] [--state S] [--owner O]",
       "list reservations, like scontrol show res", NULL },

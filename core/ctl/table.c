@@ -444,6 +444,50 @@ int client_table_queues(FILE *out, const json_t *items, time_t now,
     return table_run(out, cols, 5, items, now, queue_row, err);
 }
 
+/* One partition of GET /v1/queues?view=fabric. */
+static int partition_row(struct client_table *t, const json_t *p, time_t now)
+{
+    char name[256], st[64], nodes[32], idle[32], cpus[64], max[32];
+    char list[1024] = "";
+    const json_t *v;
+    const char *cells[7];
+    long long wall = int_of(p, "max_walltime_s");
+    size_t i;
+
+    (void)now;
+    json_array_foreach(json_object_get(p, "nodes"), i, v) {
+        const char *n = json_string_value(v);
+        const char *slash = n ? strchr(n, '/') : NULL;
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof(list) - len, "%s%s", i ? "," : "",
+                 slash ? slash + 1 : n ? n : "?");
+    }
+    cells[0] = text_of(p, "name", name, sizeof(name));
+    cells[1] = text_of(p, "state", st, sizeof(st));
+    cells[2] = text_of(p, "node_count", nodes, sizeof(nodes));
+    snprintf(idle, sizeof(idle), "%lld",
+             int_of(json_object_get(p, "nodes_by_state"), "idle"));
+    cells[3] = idle;
+    snprintf(cpus, sizeof(cpus), "%lld/%lld", int_of(p, "cpus_alloc"),
+             int_of(p, "cpus"));
+    cells[4] = cpus;
+    cells[5] = wall > 0 ? client_table_duration(wall, max, sizeof(max))
+                        : "UNLIMITED";
+    cells[6] = list;
+    return client_table_add(t, cells);
+}
+
+int client_table_partitions(FILE *out, const json_t *items, time_t now,
+                            struct loom_error *err)
+{
+    static const struct client_table_col cols[] = {
+        { "PARTITION", 0, 0 }, { "STATE", 0, 0 }, { "NODES", 1, 0 },
+        { "IDLE", 1, 0 },      { "CPUS", 1, 0 },  { "MAXTIME", 1, 0 },
+        { "NODELIST", 0, 60 },
+    };
+    return table_run(out, cols, 7, items, now, partition_row, err);
+}
+
 static int resv_row(struct client_table *t, const json_t *r, time_t now)
 {
     char id[32], purpose[32], owner[256], cl[256], st[32], start[32], end[32];

@@ -52,7 +52,9 @@ void client_table_print(const struct client_table *t, FILE *out);
  *   jobs:     JOBID NAME OWNER STATE CLUSTER NODES TIME REASON
  *   clusters: CLUSTER ADAPTOR STATE NODES JOBS LAST_POLL ERROR (JOBS:
  *             any, or pinned: only the jobs that name the cluster)
- *   queues:   QUEUE CLUSTER STATE NODES MAXTIME */
+ *   queues:   QUEUE CLUSTER STATE NODES MAXTIME
+ *   partitions (queues?view=fabric): PARTITION STATE NODES IDLE CPUS
+ *             (allocated/total) MAXTIME NODELIST */
 int client_table_nodes(FILE *out, const json_t *items, time_t now,
                        struct loom_error *err);
 int client_table_jobs(FILE *out, const json_t *items, time_t now,
@@ -63,6 +65,8 @@ int client_table_reservations(FILE *out, const json_t *items, time_t now,
                               struct loom_error *err);
 int client_table_queues(FILE *out, const json_t *items, time_t now,
                         struct loom_error *err);
+int client_table_partitions(FILE *out, const json_t *items, time_t now,
+                            struct loom_error *err);
 
 /* Print every member of obj (borrowed) as an aligned "key: value" line:
  * nested objects flattened ("request.nodes: 1"), arrays of plain words

@@ -18,6 +18,7 @@
 #include "adaptors/curlloop.h"
 #include "adaptors/slurmrest.h"
 #include "core/conf.h"
+#include "core/hostlist.h"
 #include "core/timeutil.h"
 #include "tests/lib/tap.h"
 
@@ -383,17 +384,20 @@ static void check_hostlist(void)
     struct loom_error err = {0};
     struct strv v = {0};
 
-    ok(srest_hostlist("n[1-3,5],gpu[08-10]x,login", &v, &err) == 0,
-       "a hostlist expands");
+    ok(hostlist_expand("n[1-3,5],gpu[08-10]x,login", LOOM_ETEMP, &v,
+                       &err) == 0, "a hostlist expands");
     is_str(joined(&v), "n1,n2,n3,n5,gpu08x,gpu09x,gpu10x,login",
            "... ranges, widths, suffixes and plain names");
     strv_fini(&v);
-    ok(srest_hostlist("", &v, &err) == 0 && v.n == 0, "an empty list");
-    ok(srest_hostlist("n[1-", &v, &err) < 0, "n[1- is refused: %s",
+    ok(hostlist_expand("", LOOM_ETEMP, &v, &err) == 0 && v.n == 0,
+       "an empty list");
+    ok(hostlist_expand("n[1-", LOOM_ETEMP, &v, &err) < 0 &&
+       err.kind == LOOM_ETEMP, "n[1- is refused, a temporary failure: %s",
        err.message);
-    ok(srest_hostlist("n[3-1]", &v, &err) < 0, "n[3-1] is refused");
-    ok(srest_hostlist("n[1-999999]", &v, &err) < 0, "a million hosts are "
-       "refused: %s", err.message);
+    ok(hostlist_expand("n[3-1]", LOOM_ETEMP, &v, &err) < 0,
+       "n[3-1] is refused");
+    ok(hostlist_expand("n[1-999999]", LOOM_ETEMP, &v, &err) < 0,
+       "a million hosts are refused: %s", err.message);
     strv_fini(&v);
 }
 
