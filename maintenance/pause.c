@@ -13,12 +13,15 @@
 #include "core/leader.h"
 #include "core/log.h"
 #include "core/store_maint.h"
+#include "core/timeutil.h"
 #include "core/token.h"
 #include "core/vec.h"
 #include "maintenance/maint_state.h"
 #include "scheduler/sched.h"
 
 #define SHOW_WAIT_S 30.0 /* the longest wait for the node to be shown */
+#define LATE_S 60.0      /* how long a resumed node's job may take to show
+                            the suspend its pause asked for */
 
 /* A suspend or resume sent to the scheduler, its answer looked at later. */
 struct pcall {
@@ -35,8 +38,17 @@ struct npause {
     size_t n_jobs, cap_jobs;
 };
 
+/* A job of a resumed node that did not show suspended yet (its suspend
+ * not yet seen by a poll): resumed once it does, until when. */
+struct late {
+    int64_t job;
+    double until;
+};
+
 static struct pcall *calls;
 static size_t n_calls, cap_calls;
+static struct late *lates;
+static size_t n_lates, cap_lates;
 
 static void npause_free(void *p)
 {
@@ -268,13 +280,20 @@ static void do_resume(struct msg *m, struct snapshot *s, struct scluster *c,
     hmap_del(&M.pauses, np->id);
     infra_pause_mark(np->id, NULL);
     /* only the jobs the pause suspended, and only while they still are:
-     * a job suspended on purpose, before or since, is left alone */
+     * a job suspended on purpose, before or since, is left alone; one
+     * still shown running is resumed when it shows its suspend */
     for (size_t i = 0; i < np->n_jobs; i++) {
         struct jview *v = s->jobs ? jobtab_get(s->jobs, np->jobs[i]) : NULL;
-        if (v && !strcmp(v->state, "suspended") &&
-            !held_elsewhere(np, np->jobs[i])) {
+        if (!v || held_elsewhere(np, np->jobs[i]))
+            continue;
+        if (!strcmp(v->state, "suspended")) {
             job_op(np->jobs[i], "resume");
             n++;
+        } else if (!strcmp(v->state, "running") &&
+                   vec_grow((void **)&lates, &cap_lates, n_lates + 1,
+                            sizeof(*lates), 8) == 0) {
+            lates[n_lates++] = (struct late){np->jobs[i],
+                                             time_mono() + LATE_S};
         }
     }
     maint_event("info", np->id, "resumed by %s: %zu job(s) resumed",
@@ -353,12 +372,37 @@ static void calls_reap(void)
     n_calls = k;
 }
 
+/* The jobs of resumed nodes that now show the suspend their pause asked
+ * for: resumed. */
+static void lates_resume(struct snapshot *s)
+{
+    double now = time_mono();
+    size_t k = 0;
+
+    for (size_t i = 0; i < n_lates; i++) {
+        struct late *l = &lates[i];
+        struct jview *v = s->jobs ? jobtab_get(s->jobs, l->job) : NULL;
+        if (v && !strcmp(v->state, "suspended") &&
+            !held_elsewhere(NULL, l->job))
+            job_op(l->job, "resume");
+        else if (v && !strcmp(v->state, "running") && now < l->until)
+            lates[k++] = *l;
+    }
+    n_lates = k;
+}
+
 void pause_tick(void)
 {
     struct loom_error err;
     struct snapshot *s;
 
     calls_reap();
+    if (n_lates) {
+        s = snapshot_get();
+        if (s)
+            lates_resume(s);
+        snapshot_put(s);
+    }
     if (!M.pauses.n || !leader_may_act())
         return;
     /* a job placed in the moment before the node showed paused, or
@@ -427,5 +471,8 @@ void pause_fini(void)
     free(calls);
     calls = NULL;
     n_calls = cap_calls = 0;
+    free(lates);
+    lates = NULL;
+    n_lates = cap_lates = 0;
     infra_pause_clear();
 }

@@ -8,7 +8,8 @@
 # unpause; a multi-node job that touches the node is suspended whole; a
 # new job is not placed there; the node shows "paused" in /v1/nodes,
 # loomctl nodes and loom_nodes; the pause survives a restart of loomd;
-# unpause resumes the jobs and they complete with exit 0; a cluster that
+# unpause resumes the jobs and they complete with exit 0 (also when it
+# comes before the suspend shows); a cluster that
 # cannot suspend refuses pause, naming the capability. Jobs run as
 # alice-XXXXXX, an account this test makes.
 # SPDX-License-Identifier: MIT
@@ -172,6 +173,20 @@ t_like "$?/$(cat "$T/unpause.out")" '^0/duo/n2 (idle|mixed|allocated)$' "loomctl
 wait_for '[ "$(job_state "$D")" = completed ]' 60
 t_is "$(field "$D" .exit_code)/$(count d)" 0/60 "the 2-node job resumes and completes with exit 0"
 t_is "$(pg_sql "SELECT count(*) FROM node_pauses")" 0 "no pause is left in the database"
+
+# ---- pause and resume at once: resumed once its suspend shows ----------------------
+as "$ALICE_TOKEN"
+submit "$(counter e 30)"
+E=$JOB
+wait_for '[ "$(count e)" -ge 2 ]' 30
+as "$OPS_TOKEN"
+api PUT /v1/nodes/box/n1/state '{"state": "pause"}' >/dev/null
+P=$STATUS
+api PUT /v1/nodes/box/n1/state '{"state": "resume"}' >/dev/null
+t_is "$P/$STATUS/$(jget "$BODY" .state)" 200/200/mixed "pause and resume at once: 200 and 200, box/n1 takes jobs"
+wait_for '[ "$(job_state "$E")" = completed ]' 60
+t_is "$(job_state "$E")/$(field "$E" .exit_code)/$(count e)" completed/0/30 \
+    "the job the pause suspended is resumed even so, and completes"
 
 as "$ALICE_TOKEN"
 api DELETE "/v1/jobs/$B" >/dev/null
