@@ -2,7 +2,6 @@
  * the jobs running on it suspended and nothing placed there until it is
  * resumed; committed first, kept across restarts. */
 /* SPDX-License-Identifier: MIT */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +128,18 @@ static void job_op(int64_t job, const char *op)
               msg_create(SCHED_JOB_OP, o, sched_job_op_free, rp));
 }
 
+/* Is job held suspended by a pause other than np (a job on two paused
+ * nodes runs again when both are resumed)? */
+static int held_elsewhere(const struct npause *np, int64_t job)
+{
+    for (size_t i = 0; i < M.pauses.cap; i++) {
+        const struct npause *o = hmap_slot_value(&M.pauses, i);
+        if (o && o != np && has_job(o, job))
+            return 1;
+    }
+    return 0;
+}
+
 /* Does the job of view v run on node name of cluster? quoted: "name". */
 static int runs_on(const struct jview *v, const char *cluster,
                    const char *name, const char *quoted)
@@ -137,8 +148,7 @@ static int runs_on(const struct jview *v, const char *cluster,
     size_t i;
     int on = 0;
 
-    if (strcmp(v->state, "running") != 0 || !v->cluster ||
-        strcmp(v->cluster, cluster) != 0 ||
+    if (!v->cluster || strcmp(v->cluster, cluster) != 0 ||
         !memmem(v->json, v->len, quoted, strlen(quoted)))
         return 0;
     o = json_loadb(v->json, v->len, 0, NULL);
@@ -152,8 +162,10 @@ static int runs_on(const struct jview *v, const char *cluster,
 /* Suspend every job running on np's node that it has not suspended yet
  * (a job that touches the node is suspended whole, on all its nodes).
  * Their ids are added to np and committed first (np is committed with
- * none found too when always); the count of jobs asked for, or -1 with
- * err (nothing asked, np as it was). */
+ * none found too when always), with those of the jobs on the node that
+ * another pause holds suspended (a job on two paused nodes runs again
+ * when both are resumed); the count of jobs asked for, or -1 with err
+ * (nothing asked, np as it was). */
 static int suspend_running(struct snapshot *s, struct npause *np,
                            int always, struct loom_error *err)
 {
@@ -161,14 +173,17 @@ static int suspend_running(struct snapshot *s, struct npause *np,
     size_t before = np->n_jobs;
     int64_t top = s->jobs ? jobtab_max_id(s->jobs) : 0;
     char cluster[256], quoted[256];
+    int n = 0;
 
     snprintf(cluster, sizeof(cluster), "%.*s", (int)(slash - np->id),
              np->id);
     snprintf(quoted, sizeof(quoted), "\"%s\"", slash + 1);
     for (int64_t id = 1; id <= top; id++) {
         struct jview *v = jobtab_get(s->jobs, id);
-        if (!v || !runs_on(v, cluster, slash + 1, quoted) ||
-            has_job(np, id))
+        if (!v || (strcmp(v->state, "running") != 0 &&
+                   (strcmp(v->state, "suspended") != 0 ||
+                    !held_elsewhere(np, id))) ||
+            !runs_on(v, cluster, slash + 1, quoted) || has_job(np, id))
             continue;
         if (vec_grow((void **)&np->jobs, &np->cap_jobs, np->n_jobs + 1,
                      sizeof(*np->jobs), 8) < 0) {
@@ -184,8 +199,11 @@ static int suspend_running(struct snapshot *s, struct npause *np,
         return -1;
     }
     for (size_t i = before; i < np->n_jobs; i++)
-        job_op(np->jobs[i], "suspend");
-    return (int)(np->n_jobs - before);
+        if (!strcmp(jobtab_get(s->jobs, np->jobs[i])->state, "running")) {
+            job_op(np->jobs[i], "suspend");
+            n++;
+        }
+    return n;
 }
 
 /* Show the node as its cluster's part is rendered now and answer with
@@ -252,18 +270,6 @@ static void do_pause(struct msg *m, struct snapshot *s, struct scluster *c,
                 "suspended", op->subject, reason ? reason : "no reason given",
                 n);
     answer_node(m->reply, c->name, op->node);
-}
-
-/* Is job held suspended by a pause other than np (a job on two paused
- * nodes runs again when both are resumed)? */
-static int held_elsewhere(const struct npause *np, int64_t job)
-{
-    for (size_t i = 0; i < M.pauses.cap; i++) {
-        const struct npause *o = hmap_slot_value(&M.pauses, i);
-        if (o && o != np && has_job(o, job))
-            return 1;
-    }
-    return 0;
 }
 
 static void do_resume(struct msg *m, struct snapshot *s, struct scluster *c,

@@ -5,13 +5,13 @@
 # freezer's FROZEN: the freezer does not show T in /proc, so the test
 # asserts the cgroup's word and that a counter the job writes stops
 # growing); a job the operator suspended before stays suspended after
-# unpause; a multi-node job that touches the node is suspended whole; a
-# new job is not placed there; the node shows "paused" in /v1/nodes,
-# loomctl nodes and loom_nodes; the pause survives a restart of loomd;
-# unpause resumes the jobs and they complete with exit 0 (also when it
-# comes before the suspend shows); a cluster that
-# cannot suspend refuses pause, naming the capability. Jobs run as
-# alice-XXXXXX, an account this test makes.
+# unpause; a multi-node job that touches the node is suspended whole (and
+# runs again only when all its paused nodes are resumed); a new job is
+# not placed there; the node shows "paused" in /v1/nodes, loomctl nodes
+# and loom_nodes; the pause survives a restart of loomd; unpause resumes
+# the jobs and they complete with exit 0 (also when it comes before the
+# suspend shows); a cluster that cannot suspend refuses pause, naming the
+# capability. Jobs run as alice-XXXXXX, an account this test makes.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/local.sh"
@@ -146,13 +146,16 @@ t_is "$?/$(cat "$T/pause.out")" "0/duo/n2 paused" "loomctl pause n2 --cluster du
 wait_for '[ "$(all_frozen "$D" duo)" = 1 ] && [ "$(job_state "$D")" = suspended ]' 30
 t_is "$(all_frozen "$D" duo)/$(job_state "$D")" 1/suspended "the whole job is frozen and suspended"
 t_is "$(node_state duo/n1)" allocated "duo/n1 itself is not paused (its job holds it)"
+api PUT /v1/nodes/duo/n1/state '{"state": "pause"}' >/dev/null
+t_is "$STATUS/$(jget "$BODY" .state)" 200/paused "duo/n1 is paused as well"
 
 # ---- the pause survives a restart -----------------------------------------------------
 loomd_stop
 t_is $? 0 "loomd stops with status 0"
 loomd_start || t_bail "loomd did not start again"
 wait_for '[ "$(node_state box/n1)" = paused ]' 30
-t_is "$(node_state box/n1)/$(node_state duo/n2)" paused/paused "after a restart both nodes are paused still"
+t_is "$(node_state box/n1)/$(node_state duo/n1)/$(node_state duo/n2)" paused/paused/paused \
+    "after a restart the three nodes are paused still"
 C1=$(count a)
 t_sleep 1
 t_is "$(count a)/$(all_frozen "$A")/$(job_state "$A")" "$C1/1/suspended" "a is frozen still, its counter at $C1"
@@ -169,7 +172,11 @@ t_is "$(job_state "$B")/$(all_frozen "$B")" suspended/1 "b, suspended on purpose
 wait_for '[ "$(job_state "$C")" = completed ]' 60
 t_is "$(job_state "$C")/$(count c)" completed/10 "c is placed on box/n1 now and completes"
 loomctl unpause duo/n2 >"$T/unpause.out"
-t_like "$?/$(cat "$T/unpause.out")" '^0/duo/n2 (idle|mixed|allocated)$' "loomctl unpause duo/n2"
+t_is "$?/$(cat "$T/unpause.out")" "0/duo/n2 allocated" "loomctl unpause duo/n2: its job holds it"
+t_sleep 1
+t_is "$(job_state "$D")/$(all_frozen "$D" duo)" suspended/1 "the 2-node job stays suspended: duo/n1 is paused still"
+loomctl unpause n1 --cluster duo >"$T/unpause.out"
+t_is "$?/$(cat "$T/unpause.out")" "0/duo/n1 allocated" "loomctl unpause n1 --cluster duo"
 wait_for '[ "$(job_state "$D")" = completed ]' 60
 t_is "$(field "$D" .exit_code)/$(count d)" 0/60 "the 2-node job resumes and completes with exit 0"
 t_is "$(pg_sql "SELECT count(*) FROM node_pauses")" 0 "no pause is left in the database"
