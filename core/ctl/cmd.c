@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -417,31 +418,37 @@ int cmd_node_state(struct ctl *ctl, int argc, char **argv)
 }
 
 /* pause NODE and unpause NODE: NODE is CLUSTER/NAME, or NAME with
- * --cluster. */
+ * --cluster (domain_node_add, as loomd reads a node). */
 int cmd_pause(struct ctl *ctl, int argc, char **argv)
 {
-    const char *reason = NULL, *cluster = NULL, *node;
+    const char *reason = NULL, *cluster = NULL;
     int pause = !strcmp(argv[0], "pause");
+    struct strv names = { 0 };
+    struct loom_error err;
     struct client_path p;
+    char *cl = NULL;
     int rc = node_state_options(ctl, argc, argv, &reason, &cluster);
 
     if (rc >= 0)
         return rc;
     if (argc - optind != 1)
         return ctl_usage(argv[0], "give one node");
-    node = argv[optind];
     if (!pause && reason)
         return ctl_usage(argv[0], "unpause takes no --reason");
     if (cluster && (rc = ctl_check_text(argv[0], "--cluster", cluster)) >= 0)
         return rc;
-    client_path_init(&p, "/v1/nodes");
-    if (cluster && !strchr(node, '/') && node[0]) {
-        client_path_segment(&p, cluster);
-        client_path_segment(&p, node);
-    } else if (cluster || ctl_pair_segments(&p, node) < 0) {
-        return ctl_usage(argv[0], "a node is named CLUSTER/NAME, or NAME "
-                         "with --cluster; not '%s'", node);
+    if (cluster && !(cl = strdup(cluster)))
+        return ctl_fail("out of memory");
+    if (domain_node_add(argv[optind], &cl, &names, "NODE", &err) < 0) {
+        free(cl);
+        strv_fini(&names);
+        return ctl_usage(argv[0], "%s", err.message);
     }
+    client_path_init(&p, "/v1/nodes");
+    client_path_segment(&p, cl);
+    client_path_segment(&p, names.v[0]);
+    free(cl);
+    strv_fini(&names);
     return put_node_state(ctl, &p, pause ? "pause" : "resume", reason, 1);
 }
 

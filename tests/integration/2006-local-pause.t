@@ -141,6 +141,12 @@ D=$JOB
 wait_for '[ "$(count d)" -ge 3 ]' 30
 t_is "$(field "$D" .nodes)" '["n1", "n2"]' "a 2-node job runs on duo/n1 and duo/n2"
 as "$OPS_TOKEN"
+loomctl pause n2 >"$T/pause.out" 2>&1
+t_like "$?/$(head -1 "$T/pause.out")" "^2/loomctl: node 'n2' is a name without its cluster" \
+    "loomctl pause n2 without --cluster: a usage error"
+loomctl pause duo/n2 --cluster box >"$T/pause.out" 2>&1
+t_like "$?/$(head -1 "$T/pause.out")" "^2/loomctl: node duo/n2 is of cluster duo, not box" \
+    "loomctl pause duo/n2 --cluster box: a usage error"
 loomctl pause n2 --cluster duo --reason "owner back" >"$T/pause.out"
 t_is "$?/$(cat "$T/pause.out")" "0/duo/n2 paused" "loomctl pause n2 --cluster duo: duo/n2 paused"
 wait_for '[ "$(all_frozen "$D" duo)" = 1 ] && [ "$(job_state "$D")" = suspended ]' 30
