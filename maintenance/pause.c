@@ -30,11 +30,14 @@ struct pcall {
 };
 
 struct npause {
-    char *id; /* "cluster/name" */
+    char *id;     /* "cluster/name" */
+    size_t cl;    /* the length of its cluster's name */
+    char *quoted; /* "name", as a job's nodes list it */
     char *reason, *by;
     time_t since;
     int64_t *jobs; /* the jobs this pause suspended */
     size_t n_jobs, cap_jobs;
+    size_t n_saved; /* jobs[0 .. n_saved) are committed */
 };
 
 /* A job of a resumed node that did not show suspended yet (its suspend
@@ -56,10 +59,30 @@ static void npause_free(void *p)
     if (!np)
         return;
     free(np->id);
+    free(np->quoted);
     free(np->reason);
     free(np->by);
     free(np->jobs);
     free(np);
+}
+
+/* A new pause of node id ("cluster/name"), or NULL when out of memory. */
+static struct npause *npause_new(const char *id, const char *by,
+                                 const char *reason)
+{
+    struct npause *np = calloc(1, sizeof(*np));
+    const char *slash = strchr(id, '/');
+    size_t n = strlen(id) + 3;
+
+    if (!np || !slash || !(np->id = strdup(id)) || !(np->by = strdup(by)) ||
+        (reason && !(np->reason = strdup(reason))) ||
+        !(np->quoted = malloc(n))) {
+        npause_free(np);
+        return NULL;
+    }
+    np->cl = (size_t)(slash - id);
+    snprintf(np->quoted, n, "\"%s\"", slash + 1);
+    return np;
 }
 
 static int has_job(const struct npause *np, int64_t id)
@@ -140,16 +163,17 @@ static int held_elsewhere(const struct npause *np, int64_t job)
     return 0;
 }
 
-/* Does the job of view v run on node name of cluster? quoted: "name". */
-static int runs_on(const struct jview *v, const char *cluster,
-                   const char *name, const char *quoted)
+/* Does the job of view v run on np's node? */
+static int runs_on(const struct jview *v, const struct npause *np)
 {
+    const char *name = np->id + np->cl + 1;
     json_t *o, *nodes, *e;
     size_t i;
     int on = 0;
 
-    if (!v->cluster || strcmp(v->cluster, cluster) != 0 ||
-        !memmem(v->json, v->len, quoted, strlen(quoted)))
+    if (!v->cluster || strlen(v->cluster) != np->cl ||
+        strncmp(v->cluster, np->id, np->cl) != 0 ||
+        !memmem(v->json, v->len, np->quoted, strlen(np->quoted)))
         return 0;
     o = json_loadb(v->json, v->len, 0, NULL);
     nodes = json_object_get(o, "nodes");
@@ -159,50 +183,76 @@ static int runs_on(const struct jview *v, const char *cluster,
     return on;
 }
 
-/* Suspend every job running on np's node that it has not suspended yet
- * (a job that touches the node is suspended whole, on all its nodes).
- * Their ids are added to np and committed first (np is committed with
- * none found too when always), with those of the jobs on the node that
- * another pause holds suspended (a job on two paused nodes runs again
- * when both are resumed); the count of jobs asked for, or -1 with err
- * (nothing asked, np as it was). */
-static int suspend_running(struct snapshot *s, struct npause *np,
-                           int always, struct loom_error *err)
+/* Is the job of view v (id) np's to suspend and resume: on its node,
+ * running, or suspended by another pause (a job on two paused nodes runs
+ * again when both are resumed), and not np's yet? */
+static int takes(const struct npause *np, const struct jview *v, int64_t id)
 {
-    const char *slash = strchr(np->id, '/');
-    size_t before = np->n_jobs;
-    int64_t top = s->jobs ? jobtab_max_id(s->jobs) : 0;
-    char cluster[256], quoted[256];
-    int n = 0;
+    int running = !strcmp(v->state, "running");
 
-    snprintf(cluster, sizeof(cluster), "%.*s", (int)(slash - np->id),
-             np->id);
-    snprintf(quoted, sizeof(quoted), "\"%s\"", slash + 1);
+    if (!running && strcmp(v->state, "suspended") != 0)
+        return 0;
+    if (!runs_on(v, np) || has_job(np, id))
+        return 0;
+    return running || held_elsewhere(np, id);
+}
+
+/* Add to only's jobs (NULL: every pause's) those it takes, in one pass
+ * over the job table. 0, or -1 with err (nothing added). */
+static int collect(struct snapshot *s, struct npause *only,
+                   struct loom_error *err)
+{
+    int64_t top = s->jobs ? jobtab_max_id(s->jobs) : 0;
+    size_t n = only ? 1 : M.pauses.cap;
+
     for (int64_t id = 1; id <= top; id++) {
         struct jview *v = jobtab_get(s->jobs, id);
         if (!v || (strcmp(v->state, "running") != 0 &&
-                   (strcmp(v->state, "suspended") != 0 ||
-                    !held_elsewhere(np, id))) ||
-            !runs_on(v, cluster, slash + 1, quoted) || has_job(np, id))
+                   strcmp(v->state, "suspended") != 0))
             continue;
-        if (vec_grow((void **)&np->jobs, &np->cap_jobs, np->n_jobs + 1,
-                     sizeof(*np->jobs), 8) < 0) {
-            np->n_jobs = before;
+        for (size_t i = 0; i < n; i++) {
+            struct npause *np = only ? only : hmap_slot_value(&M.pauses, i);
+            if (!np || !takes(np, v, id))
+                continue;
+            if (vec_grow((void **)&np->jobs, &np->cap_jobs, np->n_jobs + 1,
+                         sizeof(*np->jobs), 8) == 0) {
+                np->jobs[np->n_jobs++] = id;
+                continue;
+            }
+            for (size_t k = 0; k < n; k++) {
+                np = only ? only : hmap_slot_value(&M.pauses, k);
+                if (np)
+                    np->n_jobs = np->n_saved;
+            }
             return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
         }
-        np->jobs[np->n_jobs++] = id;
     }
-    if (np->n_jobs == before && !always)
+    return 0;
+}
+
+/* Commit np with the jobs collect added (always: even with none), then
+ * suspend those that run (a job that touches the node is suspended
+ * whole, on all its nodes). The count of jobs asked to suspend, or -1
+ * with err (nothing asked, the added jobs dropped). */
+static int commit_new(struct snapshot *s, struct npause *np, int always,
+                      struct loom_error *err)
+{
+    int n = 0;
+
+    if (np->n_jobs == np->n_saved && !always)
         return 0;
     if (save(np, err) < 0) {
-        np->n_jobs = before;
+        np->n_jobs = np->n_saved;
         return -1;
     }
-    for (size_t i = before; i < np->n_jobs; i++)
-        if (!strcmp(jobtab_get(s->jobs, np->jobs[i])->state, "running")) {
+    for (size_t i = np->n_saved; i < np->n_jobs; i++) {
+        struct jview *v = jobtab_get(s->jobs, np->jobs[i]);
+        if (v && !strcmp(v->state, "running")) {
             job_op(np->jobs[i], "suspend");
             n++;
         }
+    }
+    np->n_saved = np->n_jobs;
     return n;
 }
 
@@ -240,14 +290,11 @@ static void do_pause(struct msg *m, struct snapshot *s, struct scluster *c,
                      const char *reason)
 {
     struct maint_op *op = m->data;
-    struct npause *np = calloc(1, sizeof(*np));
+    struct npause *np = npause_new(op->node, op->subject, reason);
     struct loom_error err;
     int n;
 
-    if (!np || !(np->id = strdup(op->node)) ||
-        !(np->by = strdup(op->subject)) ||
-        (reason && !(np->reason = strdup(reason))) ||
-        hmap_put(&M.pauses, np->id, np) < 0) {
+    if (!np || hmap_put(&M.pauses, np->id, np) < 0) {
         npause_free(np);
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
         reply_send_error(m->reply, &err);
@@ -258,7 +305,7 @@ static void do_pause(struct msg *m, struct snapshot *s, struct scluster *c,
      * nothing there from its next snapshot), committed before the jobs
      * are touched or the answer given */
     mark(np);
-    if ((n = suspend_running(s, np, 1, &err)) < 0) {
+    if (collect(s, np, &err) < 0 || (n = commit_new(s, np, 1, &err)) < 0) {
         infra_pause_mark(np->id, NULL);
         hmap_del(&M.pauses, np->id);
         npause_free(np);
@@ -414,9 +461,12 @@ void pause_tick(void)
     /* a job placed in the moment before the node showed paused, or
      * started by its cluster itself, is suspended too */
     s = snapshot_get();
+    if (s && collect(s, NULL, &err) < 0)
+        log_warn("paused nodes: their running jobs not looked at: %s",
+                 err.message);
     for (size_t i = 0; s && i < M.pauses.cap; i++) {
         struct npause *np = hmap_slot_value(&M.pauses, i);
-        int n = np ? suspend_running(s, np, 0, &err) : 0;
+        int n = np ? commit_new(s, np, 0, &err) : 0;
         if (n < 0)
             log_warn("node=%s: paused, but its running jobs not suspended: "
                      "%s", np->id, err.message);
@@ -430,16 +480,14 @@ void pause_tick(void)
 static int load_row(void *arg, int n, const char *const *cols)
 {
     json_t *doc = n >= 2 ? json_loads(cols[1], 0, NULL) : NULL;
-    struct npause *np = calloc(1, sizeof(*np));
+    struct npause *np = doc ? npause_new(cols[0], jx_str(doc, "by", "?"),
+                                         jx_str(doc, "reason", NULL))
+                            : NULL;
     json_t *e;
     size_t i;
-    int bad;
+    int bad = !np;
 
     (void)arg;
-    bad = !doc || !np || !(np->id = strdup(cols[0])) ||
-          !(np->by = strdup(jx_str(doc, "by", "?"))) ||
-          (jx_str(doc, "reason", NULL) &&
-           !(np->reason = strdup(jx_str(doc, "reason", NULL))));
     if (!bad)
         np->since = (time_t)jx_int(doc, "since", 0);
     json_array_foreach(bad ? NULL : json_object_get(doc, "jobs"), i, e) {
@@ -451,6 +499,8 @@ static int load_row(void *arg, int n, const char *const *cols)
         np->jobs[np->n_jobs++] = json_integer_value(e);
     }
     json_decref(doc);
+    if (np)
+        np->n_saved = np->n_jobs;
     if (bad || hmap_put(&M.pauses, np->id, np) < 0) {
         npause_free(np);
         return -1;
