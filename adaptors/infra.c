@@ -14,42 +14,67 @@
 #include "core/jsonw.h"
 #include "core/timeutil.h"
 
-/* Nodes in maintenance: "cluster/name" -> reason (owned). Set by the
- * maintenance thread, read by the workers that render nodes. */
-static struct {
+/* Nodes shown otherwise than their cluster says: "cluster/name" ->
+ * reason (owned). In maintenance, set by the maintenance thread, and
+ * paused, set by the same thread; read by the workers that render
+ * nodes. */
+struct marks {
     pthread_mutex_t lock;
     struct hmap m;
-} maint = {PTHREAD_MUTEX_INITIALIZER, {0}};
+};
+static struct marks maint = {PTHREAD_MUTEX_INITIALIZER, {0}};
+static struct marks paused = {PTHREAD_MUTEX_INITIALIZER, {0}};
 
-void infra_maint_mark(const char *node_id, const char *reason)
+static void marks_set(struct marks *k, const char *node_id,
+                      const char *reason)
 {
     char *copy = reason ? strdup(reason) : NULL;
 
-    pthread_mutex_lock(&maint.lock);
-    free(hmap_del(&maint.m, node_id));
-    if (copy && hmap_put(&maint.m, node_id, copy) < 0)
+    pthread_mutex_lock(&k->lock);
+    free(hmap_del(&k->m, node_id));
+    if (copy && hmap_put(&k->m, node_id, copy) < 0)
         free(copy);
-    pthread_mutex_unlock(&maint.lock);
+    pthread_mutex_unlock(&k->lock);
+}
+
+static void marks_clear(struct marks *k)
+{
+    pthread_mutex_lock(&k->lock);
+    hmap_fini_values(&k->m, free);
+    hmap_init(&k->m);
+    pthread_mutex_unlock(&k->lock);
+}
+
+/* The node's reason (a copy the caller frees), or NULL: not marked. */
+static char *marks_get(struct marks *k, const char *node_id)
+{
+    char *r = NULL;
+
+    pthread_mutex_lock(&k->lock);
+    if (k->m.n && hmap_get(&k->m, node_id))
+        r = strdup(hmap_get(&k->m, node_id));
+    pthread_mutex_unlock(&k->lock);
+    return r;
+}
+
+void infra_maint_mark(const char *node_id, const char *reason)
+{
+    marks_set(&maint, node_id, reason);
 }
 
 void infra_maint_clear(void)
 {
-    pthread_mutex_lock(&maint.lock);
-    hmap_fini_values(&maint.m, free);
-    hmap_init(&maint.m);
-    pthread_mutex_unlock(&maint.lock);
+    marks_clear(&maint);
 }
 
-/* The node's maintenance reason (a copy the caller frees), or NULL. */
-static char *maint_reason(const char *node_id)
+void infra_pause_mark(const char *node_id, const char *reason)
 {
-    char *r = NULL;
+    marks_set(&paused, node_id, reason);
+}
 
-    pthread_mutex_lock(&maint.lock);
-    if (maint.m.n && hmap_get(&maint.m, node_id))
-        r = strdup(hmap_get(&maint.m, node_id));
-    pthread_mutex_unlock(&maint.lock);
-    return r;
+void infra_pause_clear(void)
+{
+    marks_clear(&paused);
 }
 
 /* Put the nodes of reservation r (a parsed record) into out, if it is an
@@ -123,14 +148,16 @@ static char *render(json_t *o)
     return s;
 }
 
-/* The state a node shows: "maint" while in maintenance (whatever its
- * cluster says), "reserved" when idle inside an active reservation, else
- * what its cluster says. */
+/* The state a node shows: "maint" while in maintenance and "paused"
+ * while paused (whatever its cluster says), "reserved" when idle inside
+ * an active reservation, else what its cluster says. */
 static const char *shown_state(const struct cl_node *n, const char *in_maint,
-                               const char *resv)
+                               const char *in_pause, const char *resv)
 {
     if (in_maint)
         return "maint";
+    if (in_pause)
+        return "paused";
     if (!n->state)
         return "unknown";
     return resv && !strcmp(n->state, "idle") ? "reserved" : n->state;
@@ -158,13 +185,15 @@ static int node_fill(struct snode *sn, const char *cluster,
                      const struct annot_conf *annot)
 {
     struct jw w;
-    char *in_maint, *annot_text;
+    char *in_maint, *in_pause, *why, *annot_text;
     json_t *annotations;
 
     sn->id = id_of(cluster, n->name);
     sn->name = strdup(n->name);
-    in_maint = sn->id ? maint_reason(sn->id) : NULL;
-    sn->state = strdup(shown_state(n, in_maint, resv));
+    in_maint = sn->id ? marks_get(&maint, sn->id) : NULL;
+    in_pause = sn->id ? marks_get(&paused, sn->id) : NULL;
+    why = in_maint ? in_maint : in_pause ? in_pause : n->reason;
+    sn->state = strdup(shown_state(n, in_maint, in_pause, resv));
     sn->cpus = n->cpus;
     sn->cpus_alloc = n->cpus_alloc;
     sn->gpus = n->gpus;
@@ -182,6 +211,7 @@ static int node_fill(struct snode *sn, const char *cluster,
         json_decref(annotations);
         free(annot_text);
         free(in_maint);
+        free(in_pause);
         return -1;
     }
     json_decref(annotations);
@@ -200,9 +230,10 @@ static int node_fill(struct snode *sn, const char *cluster,
     jw_kv_int(&w, "gpus_alloc", n->gpus_alloc);
     jw_kv_strs(&w, "features", n->features.v, n->features.n);
     jw_kv_strs(&w, "queues", n->queues.v, n->queues.n);
-    jw_kv_str(&w, "reason", in_maint ? in_maint : n->reason);
+    jw_kv_str(&w, "reason", why);
     jw_kv_str(&w, "reservation", resv);
     free(in_maint);
+    free(in_pause);
     jw_key(&w, "annotations");
     jw_raw(&w, annot_text);
     free(annot_text);

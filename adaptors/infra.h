@@ -41,6 +41,10 @@ struct scluster *infra_build(const struct infra_desc *d,
  * Any thread. */
 void infra_maint_mark(const char *node_id, const char *reason);
 void infra_maint_clear(void); /* all marks gone (at shutdown) */
+/* The same for a paused node: shown "paused" with this reason (but "maint"
+ * while in maintenance). */
+void infra_pause_mark(const char *node_id, const char *reason);
+void infra_pause_clear(void);
 
 /* Annotate a node ("cluster/name") with attrs (borrowed: copied), its goal
  * and latest reports merged, from its next rendering on, over the labels

@@ -14,8 +14,9 @@ static const char *const job_states[DOMAIN_JOB_STATES_N + 1] = {
     "failed", "cancelled", NULL};
 static const char *const node_states[DOMAIN_NODE_STATES_N + 1] = {
     "idle",  "mixed", "allocated", "reserved", "draining", "drained",
-    "down",  "maint", "unknown",   NULL};
-static const char *const node_state_set[] = {"up", "drain", "down", NULL};
+    "down",  "maint", "paused",    "unknown",  NULL};
+static const char *const node_state_set[] = {"up",    "drain",  "down",
+                                             "pause", "resume", NULL};
 static const char *const resv_states[DOMAIN_RESV_STATES_N + 1] = {
     "planned", "active", "done", "cancelled", NULL};
 static const char *const resv_purposes[] = {"user", "maintenance", NULL};

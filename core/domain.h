@@ -23,9 +23,10 @@ struct domain {
 extern const struct domain domain_job_states;
 /* What the clusters report of a node (GET /v1/nodes "state"); unknown is
  * the last. */
-#define DOMAIN_NODE_STATES_N 9
+#define DOMAIN_NODE_STATES_N 10
 extern const struct domain domain_node_states;
-/* What PUT /v1/nodes/{cluster}/{name}/state sets: up, drain, down. */
+/* What PUT /v1/nodes/{cluster}/{name}/state sets: up, drain, down, and
+ * pause and resume (docs/api.md). */
 extern const struct domain domain_node_state_set;
 /* In the order of enum resv_state (scheduler/resv.h). */
 #define DOMAIN_RESV_STATES_N 4

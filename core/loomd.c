@@ -237,6 +237,7 @@ static int become_active(const char *conf_path, struct config *c, int again,
     }
     threads_up = 1;
     if (!(st = store_open(c->set.database, err)) ||
+        maint_pauses_load(st, err) < 0 ||
         server_start(c->cf, c->set.state_dir, err) < 0 ||
         sched_start(st, c->set.scheduler_enabled, &c->sconf, err) < 0)
         return -1;

@@ -1,5 +1,5 @@
-/* store_maint.c - goal state, actual reports, mismatches and maintenance
- * requests in PostgreSQL. */
+/* store_maint.c - goal state, actual reports, mismatches, maintenance
+ * requests and paused nodes in PostgreSQL. */
 /* SPDX-License-Identifier: MIT */
 #include "core/store_maint.h"
 
@@ -83,6 +83,27 @@ int store_maint_put(struct store *st, int64_t id, const char *state,
                      3, v, err);
 }
 
+int store_pause_put(struct store *st, const char *node, const char *doc,
+                    struct loom_error *err)
+{
+    const char *v[2] = {node, doc};
+
+    return store_run(st, "pause: write",
+                     "INSERT INTO node_pauses (node, doc) "
+                     "VALUES ($1, $2::json) "
+                     "ON CONFLICT (node) DO UPDATE SET doc = EXCLUDED.doc, "
+                     "updated_at = now()", 2, v, err);
+}
+
+int store_pause_del(struct store *st, const char *node,
+                    struct loom_error *err)
+{
+    const char *v[1] = {node};
+
+    return store_run(st, "pause: delete",
+                     "DELETE FROM node_pauses WHERE node = $1", 1, v, err);
+}
+
 static int load(struct store *st, const char *what, const char *sql,
                 store_row_cb cb, void *arg, struct loom_error *err)
 {
@@ -135,4 +156,12 @@ int store_maint_load(struct store *st, store_row_cb cb, void *arg,
     return load(st, "maintenance: load",
                 "SELECT id, state, doc FROM maintenance ORDER BY id",
                 cb, arg, err);
+}
+
+int store_pause_load(struct store *st, store_row_cb cb, void *arg,
+                     struct loom_error *err)
+{
+    return load(st, "pause: load",
+                "SELECT node, doc FROM node_pauses ORDER BY node", cb, arg,
+                err);
 }

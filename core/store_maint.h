@@ -1,5 +1,6 @@
 /* store_maint.h - the maintenance thread's tables in PostgreSQL: goal
- * state, actual reports, mismatches, maintenance requests. */
+ * state, actual reports, mismatches, maintenance requests, paused
+ * nodes. */
 /* SPDX-License-Identifier: MIT */
 #ifndef LOOM_CORE_STORE_MAINT_H
 #define LOOM_CORE_STORE_MAINT_H
@@ -25,6 +26,12 @@ int store_mismatch_apply(struct store *st, const char *set, const char *gone,
                          struct loom_error *err);
 int store_maint_put(struct store *st, int64_t id, const char *state,
                     const char *doc, struct loom_error *err);
+/* A paused node ("cluster/name") and its doc (JSON text: see
+ * sql/0007_node_pauses.sql), written or replaced; deleted on resume. */
+int store_pause_put(struct store *st, const char *node, const char *doc,
+                    struct loom_error *err);
+int store_pause_del(struct store *st, const char *node,
+                    struct loom_error *err);
 
 /* Loads: cb gets each row's columns as text (valid during the call) and
  * returns 0 to go on. */
@@ -40,6 +47,9 @@ int store_mismatch_load(struct store *st, store_row_cb cb, void *arg,
                         struct loom_error *err);
 /* maintenance: id, state, doc, in id order. */
 int store_maint_load(struct store *st, store_row_cb cb, void *arg,
+                     struct loom_error *err);
+/* node_pauses: node, doc. */
+int store_pause_load(struct store *st, store_row_cb cb, void *arg,
                      struct loom_error *err);
 
 #endif

@@ -98,6 +98,7 @@ static void handle(struct msg *m)
     case MAINT_REQ_CANCEL: mreq_cancel(m); break;
     case MAINT_ACTION_DONE: mreq_action_done(m); break;
     case MAINT_CONFIG: reconfigure(m->data); break;
+    case MAINT_NODE_PAUSE: pause_put(m); break;
     }
 }
 
@@ -114,6 +115,7 @@ static void tick(void)
         rules_apply(now);
         mreq_tick(now);
     }
+    pause_tick();
     if (mism_flush() == 0 && M.diff_changed)
         diff_publish();
     mreq_publish();
@@ -204,6 +206,7 @@ void maint_stop(void)
     json_decref(M.mism_set);
     json_decref(M.mism_gone);
     maint_conf_fini(&M.conf);
+    pause_fini();
     infra_maint_clear();
     infra_annot_clear();
     memset(&M, 0, sizeof(M));

@@ -20,6 +20,8 @@ enum maint_msg {
     MAINT_REQ_CANCEL,  /* data: struct maint_op * (id) */
     MAINT_ACTION_DONE, /* data: struct action_done * (from a worker) */
     MAINT_CONFIG,      /* data: struct maint_conf * (a reload) */
+    MAINT_NODE_PAUSE,  /* data: struct maint_op * (node; body: the state,
+                          pause or resume, and the reason) */
 };
 
 /* A request from the API, with owned copies. */
@@ -33,6 +35,11 @@ struct maint_op {
 void maint_op_free(void *p);
 
 struct maint_conf;
+struct store;
+/* Load the paused nodes from st (borrowed) and show them paused: before
+ * the clusters are first rendered, so that a paused node takes no job
+ * from the first (then maint_start). -1 with err. */
+int maint_pauses_load(struct store *st, struct loom_error *err);
 /* Load the state from the database (its own connection) and start the
  * thread, which takes mc (read by maint_conf_read). */
 int maint_start(struct maint_conf *mc_take, const char *database,

@@ -57,6 +57,7 @@ struct maint {
     size_t n_seen;
     double compare_ms_last, compare_ms_max;
     unsigned long compares;
+    struct hmap pauses; /* "cluster/name" -> its pause (pause.c) */
 };
 
 extern struct maint M;
@@ -149,6 +150,13 @@ void action_shutdown(void); /* workers that end later post nothing */
 
 /* rules.c */
 void rules_apply(double now);
+
+/* pause.c: paused nodes */
+void pause_put(struct msg *m); /* PUT .../state pause or resume */
+/* The answers of the jobs' suspends looked at; jobs found running on a
+ * paused node suspended. */
+void pause_tick(void);
+void pause_fini(void);
 
 /* maint.c */
 void maint_event(const char *level, const char *subject, const char *fmt,

@@ -12,6 +12,7 @@
 #include "core/limits.h"
 #include "core/token.h"
 #include "grid/grid.h"
+#include "maintenance/maint.h"
 #include "scheduler/sched.h"
 
 static const struct jx_field start_fields[] = {
@@ -172,6 +173,27 @@ static const struct jx_field state_fields[] = {
     {NULL, 0, 0},
 };
 
+/* Pause or resume: the maintenance thread keeps paused nodes. */
+static void pause_call(struct http_req *rq, struct http_resp *rs,
+                       const struct api_route_args *a)
+{
+    struct maint_op *op = calloc(1, sizeof(*op));
+    struct loom_error err;
+    char node[512];
+
+    snprintf(node, sizeof(node), "%s/%s", a->seg[1], a->seg[2]);
+    if (!op || !(op->node = strdup(node)) ||
+        !(op->subject = strdup(rq->who.subject)) ||
+        !(op->body = strndup(rq->body, rq->len))) {
+        maint_op_free(op);
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        http_error(rs, &err);
+        return;
+    }
+    op->roles = rq->who.roles;
+    api_call(maint_queue(), MAINT_NODE_PAUSE, op, maint_op_free, rs);
+}
+
 /* PUT /v1/nodes/{cluster}/{name}/state */
 void api_node_state(struct http_req *rq, struct http_resp *rs,
                     const struct api_route_args *a)
@@ -197,6 +219,11 @@ void api_node_state(struct http_req *rq, struct http_resp *rs,
         json_decref(body);
         loom_error_prefix(&err, "field 'state'");
         http_error(rs, &err);
+        return;
+    }
+    if (!strcmp(st, "pause") || !strcmp(st, "resume")) {
+        json_decref(body);
+        pause_call(rq, rs, a);
         return;
     }
     ns = calloc(1, sizeof(*ns));

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -9,6 +10,7 @@
 #include "core/ctl/loomctl.h"
 #include "core/ctl/table.h"
 #include "core/domain.h"
+#include "core/jsonx.h"
 
 typedef int print_f(FILE *out, const json_t *items, time_t now,
                     struct loom_error *err);
@@ -347,11 +349,14 @@ int cmd_job_action(struct ctl *ctl, int argc, char **argv)
     return failed ? CTL_FAIL : CTL_OK;
 }
 
+/* --reason, --json, and (cluster not NULL) --cluster. Returns -1 to go
+ * on, or an exit status. */
 static int node_state_options(struct ctl *ctl, int argc, char **argv,
-                              const char **reason)
+                              const char **reason, const char **cluster)
 {
     static const struct option longs[] = {
         { "reason", required_argument, NULL, 'r' },
+        { "cluster", required_argument, NULL, 'C' },
         { "json", no_argument, NULL, 'j' },
         { NULL, 0, NULL, 0 },
     };
@@ -360,20 +365,56 @@ static int node_state_options(struct ctl *ctl, int argc, char **argv,
     while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         if (c == 'r')
             *reason = optarg;
+        else if (c == 'C' && cluster)
+            *cluster = optarg;
         else if (c == 'j')
             ctl->json = 1;
+        else if (c == 'C')
+            return ctl_usage(argv[0], "%s takes no --cluster", argv[0]);
         else
-            return ctl_opt_error("node-state", c, argv);
+            return ctl_opt_error(argv[0], c, argv);
     }
     return -1;
+}
+
+/* PUT p/state {"state": state, "reason": reason}; with show, the node
+ * as the answer shows it printed as "CLUSTER/NAME STATE" (with --json:
+ * the whole answer). */
+static int put_node_state(struct ctl *ctl, struct client_path *p,
+                          const char *state, const char *reason, int show)
+{
+    struct loom_error err = { 0 };
+    json_t *body, *reply = NULL;
+    const char *path;
+    struct client *c;
+
+    client_path_segment(p, "state");
+    body = json_pack("{s:s}", "state", state);
+    if (!body || (reason && json_object_set_new(body, "reason",
+                                                json_string(reason)) < 0)) {
+        json_decref(body);
+        return ctl_fail("the reason is not UTF-8 text");
+    }
+    if (!(path = client_path_get(p, &err)) || !(c = ctl_client(ctl)) ||
+        client_request(c, "PUT", path, body, NULL, NULL, &reply, &err) < 0) {
+        json_decref(body);
+        return err.message[0] ? ctl_fail("%s", err.message) : CTL_FAIL;
+    }
+    json_decref(body);
+    if (ctl->json)
+        ctl_print_json(reply);
+    else if (show)
+        printf("%s/%s %s\n", jx_str(reply, "cluster", "?"),
+               jx_str(reply, "name", "?"), jx_str(reply, "state", "?"));
+    json_decref(reply);
+    return CTL_OK;
 }
 
 int cmd_node_state(struct ctl *ctl, int argc, char **argv)
 {
     const char *reason = NULL, *state;
     struct client_path p;
-    json_t *body;
-    int rc = node_state_options(ctl, argc, argv, &reason);
+    int rc = node_state_options(ctl, argc, argv, &reason, NULL);
 
     if (rc >= 0)
         return rc;
@@ -387,16 +428,42 @@ int cmd_node_state(struct ctl *ctl, int argc, char **argv)
     if (ctl_pair_segments(&p, argv[optind]) < 0)
         return ctl_usage("node-state", "a node is named CLUSTER/NAME, not "
                          "'%s'", argv[optind]);
-    client_path_segment(&p, "state");
-    body = json_pack("{s:s}", "state", state);
-    if (!body || (reason && json_object_set_new(body, "reason",
-                                                json_string(reason)) < 0)) {
-        json_decref(body);
-        return ctl_fail("the reason is not UTF-8 text");
+    return put_node_state(ctl, &p, state, reason, 0);
+}
+
+/* pause NODE and unpause NODE: NODE is CLUSTER/NAME, or NAME with
+ * --cluster (domain_node_add, as loomd reads a node). */
+int cmd_pause(struct ctl *ctl, int argc, char **argv)
+{
+    const char *reason = NULL, *cluster = NULL;
+    int pause = !strcmp(argv[0], "pause");
+    struct strv names = { 0 };
+    struct loom_error err;
+    struct client_path p;
+    char *cl = NULL;
+    int rc = node_state_options(ctl, argc, argv, &reason, &cluster);
+
+    if (rc >= 0)
+        return rc;
+    if (argc - optind != 1)
+        return ctl_usage(argv[0], "give one node");
+    if (!pause && reason)
+        return ctl_usage(argv[0], "unpause takes no --reason");
+    if (cluster && (rc = ctl_check_text(argv[0], "--cluster", cluster)) >= 0)
+        return rc;
+    if (cluster && !(cl = strdup(cluster)))
+        return ctl_fail("out of memory");
+    if (domain_node_add(argv[optind], &cl, &names, "NODE", &err) < 0) {
+        free(cl);
+        strv_fini(&names);
+        return ctl_usage(argv[0], "%s", err.message);
     }
-    rc = change(ctl, "PUT", &p, body);
-    json_decref(body);
-    return rc;
+    client_path_init(&p, "/v1/nodes");
+    client_path_segment(&p, cl);
+    client_path_segment(&p, names.v[0]);
+    free(cl);
+    strv_fini(&names);
+    return put_node_state(ctl, &p, pause ? "pause" : "resume", reason, 1);
 }
 
 int cmd_runtime(struct ctl *ctl, int argc, char **argv)

@@ -121,6 +121,10 @@ static const char history_more[] =
     "nodelist,\n  submit,start,end,elapsed,cpus,cpu_s,reason\n"
     "FIELDS (usage): cluster,account,owner,jobs,cpu_hours,cpu_s\n";
 
+static const char pause_more[] =
+    "NODE is CLUSTER/NAME, or NAME with --cluster. Prints the node's id\n"
+    "and state. A job suspended on purpose stays suspended after unpause.\n";
+
 static const struct command commands[] = {
     { "clusters", cmd_clusters, "clusters", "list the clusters", NULL },
     { "nodes", cmd_nodes, "nodes [--cluster C] [--state S]",
@@ -173,8 +177,14 @@ static const struct command commands[] = {
       "one object, as key: value lines", NULL },
     { "status", cmd_status, "status", "the daemon's runtime status", NULL },
     { "node-state", cmd_node_state,
-      "node-state CLUSTER/NAME up|drain|down [--reason R]",
+      "node-state CLUSTER/NAME up|drain|down|pause|resume [--reason R]",
       "set the state of a node", NULL },
+    { "pause", cmd_pause, "pause NODE [--cluster C] [--reason R]",
+      "suspend the jobs on a node and place nothing there until unpause",
+      pause_more },
+    { "unpause", cmd_pause, "unpause NODE [--cluster C]",
+      "resume the jobs the pause suspended; the node takes jobs again",
+      pause_more },
     { "goal", cmd_goal,
       "goal set NODE NAME=VALUE... | goal set NODE --clear | goal show "
       "[NODE] | goal import FILE",

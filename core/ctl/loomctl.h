@@ -91,7 +91,7 @@ int ctl_signing_key(struct ctl *ctl, unsigned char **key, size_t *len,
 /* loomctl_cmd.c */
 ctl_cmd_f cmd_clusters, cmd_nodes, cmd_queues, cmd_jobs, cmd_reservations,
     cmd_show,
-    cmd_status, cmd_job_action, cmd_node_state, cmd_runtime;
+    cmd_status, cmd_job_action, cmd_node_state, cmd_pause, cmd_runtime;
 /* loomctl_submit.c */
 ctl_cmd_f cmd_submit, cmd_token;
 /* output.c */

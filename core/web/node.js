@@ -1,6 +1,6 @@
 // node.js - a node's record in the side panel: its state and resources,
 // goal versus actual attribute by attribute, its annotations, the jobs on
-// it, and (operators, admins) drain and up.
+// it, and (operators, admins) drain and up, pause and resume.
 // SPDX-License-Identifier: MIT
 import {h, clear, put, fields, errorBox, ago, local} from './util.js';
 
@@ -50,8 +50,9 @@ export async function nodePanel(panel, ctx, id) {
     const actions = [];
     if (api.has('admin', 'operator')) {
         const setState = async state => {
-            const reason = state === 'up' ? null : prompt(`Reason to ${state} ${id}:`, 'set from the dashboard');
-            if (state !== 'up' && reason === null)
+            const asks = state !== 'up' && state !== 'resume';
+            const reason = asks ? prompt(`Reason to ${state} ${id}:`, 'set from the dashboard') : null;
+            if (asks && reason === null)
                 return;
             try {
                 await api.call('PUT', `/v1/nodes/${path}/state`, {state, reason});
@@ -61,7 +62,10 @@ export async function nodePanel(panel, ctx, id) {
             }
         };
         actions.push(h('div.actions', h('button', {onclick: () => setState('drain')}, 'Drain'),
-                       h('button', {onclick: () => setState('up')}, 'Up')));
+                       h('button', {onclick: () => setState('up')}, 'Up'),
+                       n.state === 'paused'
+                           ? h('button', {onclick: () => setState('resume')}, 'Resume')
+                           : h('button', {onclick: () => setState('pause')}, 'Pause')));
     }
     put(body, 
         fields([['state', h('span.badge', {dataset: {state: n.state}}, n.state)],

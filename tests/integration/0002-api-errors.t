@@ -241,7 +241,7 @@ api GET '/v1/jobs?after=0&limit=1' >/dev/null
 t_is "$STATUS" 200 "?after=0&limit=1 is fine"
 api GET '/v1/nodes?state=busy' >/dev/null
 err_names 400 invalid_request "?state= of no node state" \
-    "'busy' is not a node state; the node states are idle, mixed, allocated, reserved, draining, drained, down, maint and unknown" state
+    "'busy' is not a node state; the node states are idle, mixed, allocated, reserved, draining, drained, down, maint, paused and unknown" state
 api GET '/v1/nodes?cluster=nowhere' >/dev/null
 err_names 400 invalid_request "/v1/nodes?cluster= of no cluster" "there is no cluster 'nowhere'" cluster
 api GET '/v1/queues?cluster=nowhere' >/dev/null

@@ -229,7 +229,7 @@ t_like "$ERR" "'bogus' is not a goal state; the goal states are up, down and dra
     "... with loomd's message"
 ctl node-state local/n1 sideways
 t_is "$RC" 2 "node-state local/n1 sideways: a usage error" || ctl_diag
-t_like "$ERR" "'sideways' is not a state a node can be set to; the states a node can be set to are up, drain and down" \
+t_like "$ERR" "'sideways' is not a state a node can be set to; the states a node can be set to are up, drain, down, pause and resume" \
     "... naming the states"
 # The limits are loomd's (core/limits.h): no more, no less.
 ctl submit --time-s 99999999999 -- /bin/true

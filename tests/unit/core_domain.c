@@ -40,6 +40,11 @@ int main(void)
            "up, down and drained", "three: 'a, b and c'");
     ok(domain_check(&domain_node_states, "idle", "state", &err) == 0,
        "idle is a node state");
+    is_int(domain_find(&domain_node_states, "paused"),
+           DOMAIN_NODE_STATES_N - 2, "paused is a node state, before unknown");
+    is_str(domain_list(&domain_node_state_set, buf, sizeof(buf)),
+           "up, drain, down, pause and resume",
+           "a node is set up, drain, down, pause or resume");
     ok(domain_check(&domain_node_states, "bogus", "state", &err) < 0 &&
            err.kind == LOOM_EINVAL && !strcmp(err.field, "state") &&
            strstr(err.message, "'bogus' is not a node state") &&
