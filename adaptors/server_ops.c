@@ -62,6 +62,7 @@ static void do_start(struct srv_cluster *c, struct msg *m)
         .memory_mb = s->memory_mb, .gpus = s->gpus,
         .walltime_s = s->walltime_s, .queue = s->queue, .adopt = s->adopt,
         .start_time = s->start_time, .native_id = s->native_id,
+        .reservation = s->reservation,
         .array_id = s->array_id, .array_task = s->array_task};
     sc->req.env = s->env.n ? (const char *const *)s->env.v : no_env;
     sc->k.start = &sc->req;
@@ -270,6 +271,9 @@ void server_handle(struct msg *m)
     case SERVER_RELOAD:
         do_reload(m);
         break;
+    case SERVER_RESV:
+        server_resv(m);
+        return; /* the message is the call's now */
     }
     msg_destroy(m);
 }
@@ -290,6 +294,7 @@ void server_start_free(void *p)
     free(s->output);
     free(s->error);
     free(s->native_id);
+    free(s->reservation);
     strv_fini(&s->command);
     strv_fini(&s->env);
     strv_fini(&s->nodes);
