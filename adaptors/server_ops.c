@@ -256,14 +256,20 @@ void server_handle(struct msg *m)
     case SERVER_REPUBLISH:
         if (!(c = target(m)))
             break;
-        if (m->type == SERVER_START_JOB)
+        /* The message is the call's now: a call refused at once (a
+         * capability the cluster lacks, a standby loomd) has freed it. */
+        if (m->type == SERVER_START_JOB) {
             do_start(c, m);
-        else if (m->type == SERVER_JOB_OP)
+            return;
+        }
+        if (m->type == SERVER_JOB_OP) {
             do_job_op(c, m);
-        else if (m->type == SERVER_NODE_STATE)
+            return;
+        }
+        if (m->type == SERVER_NODE_STATE) {
             do_node_state(c, m);
-        if (m->type != SERVER_REPUBLISH)
-            return; /* the message is the call's now */
+            return;
+        }
         server_publish(c);
         if (m->reply)
             reply_send(m->reply, 200, NULL);
