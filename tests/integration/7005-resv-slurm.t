@@ -69,6 +69,10 @@ L=$(sres "loom-r$R1")
 t_is "$(skey "$L" Nodes)" n2 "scontrol show reservation: loom-r$R1 is on n2" || t_diag "$L"
 t_like "$(skey "$L" Flags)" '(^|,)MAINT(,|$)' "... with the MAINT flag ($(skey "$L" Flags))"
 t_is "$(skey "$L" State)" ACTIVE "... active now"
+t_like "$(loomctl reservations --cluster slurm 2>&1)" \
+    "(^|
+) *$R1 +maintenance +[^ ]+ +slurm +n2 +[^ ]+ +[^ ]+ +active +loom-r$R1( |\$)" \
+    "loomctl reservations: its NATIVE column names loom-r$R1"
 t_like "$(pg_sql "SELECT message FROM events WHERE kind = 'reservation' AND subject = 'reservation $R1'")" \
     "made as its reservation loom-r$R1" "the event log says it was made"
 
@@ -190,6 +194,8 @@ wait_for '[ "$(rget "$R4" .native_error)" != null ]' 30
 t_like "$(rget "$R4" .native_error)" "reserve: refused by this site's pack" \
     "the reservation says why it has no twin"
 t_is "$(native "$R4")" null "... and has none"
+t_like "$(loomctl reservations --cluster slurm 2>&1)" "(^|
+) *$R4 +user .* +failed( |\$)" "loomctl reservations: NATIVE failed"
 wait_for '[ -n "$(pg_sql "SELECT 1 FROM events WHERE kind = '"'reservation'"' AND subject = '"'reservation $R4'"' AND level = '"'warn'"'")" ]' 30
 t_like "$(pg_sql "SELECT message FROM events WHERE subject = 'reservation $R4'")" \
     "making its reservation in the cluster's system failed .*refused by this site's pack" "... and so does the event log"
