@@ -177,6 +177,19 @@ api DELETE "/v1/reservations/$RV" >/dev/null
 wait_for '! scontrol show reservation -o "loom-r$RV" 2>/dev/null | grep -q "^ReservationName=loom-r$RV "' 30
 t_like "$(scontrol show reservation -o "loom-r$RV" 2>&1)" 'not found|invalid|No reservations' \
     "cancelled: loom-r$RV is gone from Slurm"
+api POST /v1/reservations '{"nodes":["slurm/n4"],"duration_s":600}' >/dev/null
+t_is "$STATUS" 201 "a user's reservation on slurm/n4" || t_diag "$BODY"
+RU=$(jget "$BODY" .id)
+wait_for 'scontrol show reservation -o "loom-r$RU" 2>/dev/null | grep -q " Nodes=n4 "' 30
+submit "{\"name\":\"inside\",\"command\":[\"true\"],\"request\":{\"cluster\":\"slurm\",\"reservation\":\"$RU\",\"walltime_s\":60}}"
+JR=$JOB
+wait_for '[ "$(field "$JR" .state)" = completed ]' 60
+t_is "$(field "$JR" .state)/$(field "$JR" .nodes.0)" completed/n4 \
+    "a job inside it, submitted through slurmrestd, runs on n4"
+t_like "$(scontrol show job -o "$(field "$JR" .native_id)" 2>/dev/null)" "Reservation=loom-r$RU" \
+    "... in Slurm's loom-r$RU"
+api DELETE "/v1/reservations/$RU" >/dev/null
+wait_for '! scontrol show reservation -o "loom-r$RU" 2>/dev/null | grep -q "^ReservationName=loom-r$RU "' 30
 
 # ---- what the operations cost, as loomd timed them --------------------------------------
 curl -s "$LOOM_URL/metrics" >"$T/metrics"
