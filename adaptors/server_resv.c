@@ -41,7 +41,8 @@ static void answer(const struct server_resv *r, const char *native_id,
 
     if (!n || (native_id && !(n->native_id = strdup(native_id)))) {
         log_err("reservation=%lld cluster=%s: out of memory answering the "
-                "scheduler; it asks again", (long long)r->id, r->cluster);
+                "scheduler; it asks again later", (long long)r->id,
+                r->cluster);
         sched_resv_native_free(n);
         return;
     }
@@ -92,7 +93,7 @@ void server_resv(struct msg *m)
                          resv_then, m);
     if (!sc) {
         log_err("reservation=%lld cluster=%s: out of memory; the scheduler "
-                "asks again", (long long)r->id, r->cluster);
+                "asks again later", (long long)r->id, r->cluster);
         return;
     }
     sc->spec = (struct resv_spec){

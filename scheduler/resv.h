@@ -31,9 +31,10 @@ struct resv {
     char *native_id;
     time_t native_start, native_end;
     char *native_error;
-    /* Not stored: an adaptor call under way; when to try again; written
-     * to the store at least once (its twin is made only then). */
-    int native_busy;
+    /* Not stored: when the adaptor call under way was asked for (0:
+     * none); when to try again; written to the store at least once (its
+     * twin is made only then). */
+    time_t native_asked;
     time_t native_retry;
     int stored;
 };

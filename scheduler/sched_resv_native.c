@@ -15,6 +15,9 @@
 
 /* After a failure, the next try (seconds). */
 #define NATIVE_RETRY_S 30
+/* A call without an answer for this long is taken as lost (its answer
+ * could not be posted) and asked again: far beyond a pack's time limit. */
+#define NATIVE_LOST_S 900
 
 void sched_event(const char *level, const char *kind, const char *subject,
                  const char *fmt, ...)
@@ -77,7 +80,7 @@ static void ask(struct resv *r, int remove)
                 "waits for the next try", (long long)r->id, r->cluster);
         return;
     }
-    r->native_busy = 1;
+    r->native_asked = time(NULL);
     msgq_post(server_queue(),
               msg_create(SERVER_RESV, q, server_resv_free, NULL));
 }
@@ -87,8 +90,8 @@ void sched_resv_native_sync(struct resv *r)
     time_t now = time(NULL);
     int want;
 
-    if (r->native_busy || !r->stored || now < r->native_retry ||
-        !leader_may_act())
+    if ((r->native_asked && now - r->native_asked < NATIVE_LOST_S) ||
+        !r->stored || now < r->native_retry || !leader_may_act())
         return;
     want = (r->state == RESV_PLANNED || r->state == RESV_ACTIVE) &&
            r->end > now && r->nodes.n;
@@ -121,7 +124,7 @@ void sched_resv_native_done(struct sched_resv_native *n)
 
     if (!r)
         return;
-    r->native_busy = 0;
+    r->native_asked = 0;
     snprintf(subject, sizeof(subject), "reservation %lld", (long long)r->id);
     if (!n->ok) {
         r->native_retry = time(NULL) + NATIVE_RETRY_S;

@@ -29,7 +29,7 @@ static void t_native(void)
         .nodes = {nodes, 1}, .start = 1795294800, .end = 1795298400,
         .state = RESV_ACTIVE, .account = "alice-acct",
         .native_id = "loom-r5", .native_start = 1795294800,
-        .native_end = 1795298400, .native_busy = 1, .stored = 1};
+        .native_end = 1795298400, .native_asked = 1795294801, .stored = 1};
     struct resv *back;
     char *text;
 
@@ -42,7 +42,7 @@ static void t_native(void)
            back->native_end == r.native_end, "... and the window it was "
            "made for");
         ok(back->native_error == NULL, "... no error");
-        ok(!back->native_busy, "... no call under way (that is not "
+        ok(!back->native_asked, "... no call under way (that is not "
            "stored)");
     }
     ok(text && strstr(text, "\"native\":{\"id\":\"loom-r5\","),
