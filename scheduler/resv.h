@@ -27,7 +27,8 @@ struct resv {
     char *account;    /* the owner's account on the cluster, or NULL */
     /* Its twin in the cluster's own system (a cluster whose adaptor can
      * reserve, sched_resv_native.c): the native id and the window it was
-     * made with, or NULL; why it could not be made or removed, or NULL. */
+     * made with, or NULL; why it could not be made or removed, or NULL
+     * (cleared once the reservation is over without a twin). */
     char *native_id;
     time_t native_start, native_end;
     char *native_error;

@@ -101,8 +101,15 @@ void sched_resv_native_sync(struct resv *r)
             ask(r, 1);
         return;
     }
-    if (want && cluster_can(r->cluster))
+    if (want && cluster_can(r->cluster)) {
         ask(r, 0);
+    } else if (!want && r->native_error) {
+        /* Over without one: nothing is owed any more (the event log
+         * keeps the failure). */
+        free(r->native_error);
+        r->native_error = NULL;
+        sched_resv_touch(r->id);
+    }
 }
 
 void sched_resv_native_tick(void)

@@ -200,6 +200,10 @@ wait_for '[ -n "$(pg_sql "SELECT 1 FROM events WHERE kind = '"'reservation'"' AN
 t_like "$(pg_sql "SELECT message FROM events WHERE subject = 'reservation $R4'")" \
     "making its reservation in the cluster's system failed .*refused by this site's pack" "... and so does the event log"
 t_is "$(sres "loom-r$R4")" "" "Slurm has no reservation for it"
+api DELETE "/v1/reservations/$R4" >/dev/null
+wait_for '[ "$(rget "$R4" .native_error)" = null ]' 30
+t_is "$(rget "$R4" .state)/$(rget "$R4" .native_error)" cancelled/null \
+    "cancelled, it owes no twin: the error goes (the event log keeps it)"
 
 loomd_stop
 t_is $? 0 "loomd stops with status 0"
