@@ -39,6 +39,23 @@ static int unsupported_job(void *self, const char *native_id,
                           "cluster system");
 }
 
+static int unsupported_reserve(void *self, const struct resv_spec *spec,
+                               char **native_id, struct loom_error *err)
+{
+    *native_id = NULL;
+    return loom_error_set(err, LOOM_ENOTSUP,
+                          "reservations are not supported by this cluster "
+                          "system");
+}
+
+static int unsupported_unreserve(void *self, const char *native_id,
+                                 struct loom_error *err)
+{
+    return loom_error_set(err, LOOM_ENOTSUP,
+                          "reservations are not supported by this cluster "
+                          "system");
+}
+
 static void fill(void)
 {
     for (size_t i = 0; i < N_TYPES; i++) {
@@ -54,6 +71,10 @@ static void fill(void)
             t->hold = unsupported_job;
         if (!t->release)
             t->release = unsupported_job;
+        if (!t->reserve)
+            t->reserve = unsupported_reserve;
+        if (!t->unreserve)
+            t->unreserve = unsupported_unreserve;
         filled_ptrs[i] = t;
     }
 }
@@ -108,6 +129,15 @@ int adaptor_table_check(const struct adaptor_type *raw, struct loom_error *err)
     if (!!(raw->caps & LOOM_CAP_NODE_STATE) != !!raw->set_node_state)
         return loom_error_set(err, LOOM_EINVAL, "%s: node-state capability "
                               "and op disagree", raw->name);
+    if (!!(raw->caps & LOOM_CAP_RESERVE) != !!(raw->reserve &&
+                                                raw->unreserve) ||
+        !raw->reserve != !raw->unreserve)
+        return loom_error_set(err, LOOM_EINVAL, "%s: reserve capability and "
+                              "ops disagree", raw->name);
+    if (raw->caps & ~(unsigned)LOOM_CAP_ALL)
+        return loom_error_set(err, LOOM_EINVAL, "%s: unknown capability bits "
+                              "%#x", raw->name,
+                              raw->caps & ~(unsigned)LOOM_CAP_ALL);
     return 0;
 }
 
@@ -223,10 +253,45 @@ const char *adaptor_op_name(enum adaptor_op op)
 {
     static const char *const names[LOOM_N_OPS] = {
         "nodes", "jobs", "queues", "start", "cancel", "set_node_state",
-        "suspend", "resume", "hold", "release",
+        "suspend", "resume", "hold", "release", "reserve", "unreserve",
     };
 
     return (unsigned)op < LOOM_N_OPS ? names[op] : "?";
+}
+
+unsigned adaptor_op_cap(enum adaptor_op op)
+{
+    switch (op) {
+    case LOOM_OP_SET_NODE_STATE:
+        return LOOM_CAP_NODE_STATE;
+    case LOOM_OP_SUSPEND:
+    case LOOM_OP_RESUME:
+        return LOOM_CAP_SUSPEND;
+    case LOOM_OP_HOLD:
+    case LOOM_OP_RELEASE:
+        return LOOM_CAP_HOLD;
+    case LOOM_OP_RESERVE:
+    case LOOM_OP_UNRESERVE:
+        return LOOM_CAP_RESERVE;
+    default:
+        return 0;
+    }
+}
+
+const char *adaptor_cap_name(unsigned cap)
+{
+    switch (cap) {
+    case LOOM_CAP_SUSPEND:
+        return "suspend";
+    case LOOM_CAP_HOLD:
+        return "hold";
+    case LOOM_CAP_NODE_STATE:
+        return "node_state";
+    case LOOM_CAP_RESERVE:
+        return "reserve";
+    default:
+        return "?";
+    }
 }
 
 void adaptor_call_fini(struct adaptor_call *k)
@@ -237,6 +302,8 @@ void adaptor_call_fini(struct adaptor_call *k)
     cl_job_list_fini(&k->jobs);
     cl_queue_list_fini(&k->queues);
     start_result_fini(&k->started);
+    free(k->resv_id);
+    k->resv_id = NULL;
 }
 
 void adaptor_call_run(const struct adaptor_type *t, void *self,
@@ -276,6 +343,12 @@ void adaptor_call_run(const struct adaptor_type *t, void *self,
         break;
     case LOOM_OP_RELEASE:
         k->rc = t->release(self, id, err);
+        break;
+    case LOOM_OP_RESERVE:
+        k->rc = t->reserve(self, k->resv, &k->resv_id, err);
+        break;
+    case LOOM_OP_UNRESERVE:
+        k->rc = t->unreserve(self, id, err);
         break;
     default:
         k->rc = loom_error_set(err, LOOM_EINVAL, "no operation %d", k->op);

@@ -15,13 +15,23 @@
 #define LOOM_ADAPTOR_VERSION 1
 
 /* Capability bits: what a cluster system can do beyond the core ops
- * (nodes, jobs, queues, start, cancel). */
+ * (nodes, jobs, queues, start, cancel). The server thread refuses an op
+ * whose bit the cluster lacks before the adaptor sees it. */
 enum {
     LOOM_CAP_SUSPEND = 1 << 0,    /* suspend + resume */
     LOOM_CAP_HOLD = 1 << 1,       /* hold + release */
     LOOM_CAP_NODE_STATE = 1 << 2, /* set_node_state */
-    LOOM_CAP_RESERVE = 1 << 3,    /* reserve + unreserve (later) */
+    /* reserve + unreserve: a Loom reservation made in the cluster's own
+     * system too, so that jobs submitted to it directly keep off the
+     * nodes. A cluster that runs only what Loom starts (local, sim) has
+     * no need of it: Loom's plan is the only one there. */
+    LOOM_CAP_RESERVE = 1 << 3,
 };
+#define LOOM_CAP_ALL                                                        \
+    (LOOM_CAP_SUSPEND | LOOM_CAP_HOLD | LOOM_CAP_NODE_STATE | LOOM_CAP_RESERVE)
+/* The name of one capability bit ("suspend", "hold", "node_state",
+ * "reserve"; static), or "?". */
+const char *adaptor_cap_name(unsigned cap);
 
 /* How the start decision is taken away from the cluster's own scheduler. */
 enum adaptor_model {
@@ -121,6 +131,10 @@ struct start_req {
      * (SLURM_ARRAY_TASK_ID, SGE_TASK_ID, ...) are in env already. */
     int64_t array_id;
     long array_task;
+    /* The job runs inside a Loom reservation whose twin in the cluster's
+     * system this is (struct resv_spec): submitted into it, or it could
+     * not start on the reserved nodes. NULL otherwise. */
+    const char *reservation;
 };
 
 struct start_result {
@@ -132,6 +146,21 @@ struct start_result {
                                         jobs poll says when; 0: it runs */
 };
 void start_result_fini(struct start_result *r);
+
+/* A native reservation to make: the Loom reservation's nodes, window and
+ * purpose. Borrowed by the adaptor for the call. */
+struct resv_spec {
+    const char *name;           /* "loom-r<ID>": the same for every try, so
+                                   that a cluster system that names its
+                                   reservations finds one made already */
+    const char *const *nodes;   /* node names in the cluster */
+    size_t n_nodes;
+    time_t start, end;          /* a start in the past means now */
+    const char *purpose;        /* "user" or "maintenance" */
+    const char *account;        /* the owner's local account (the one whose
+                                   jobs may run inside), or NULL: the
+                                   adaptor's own (a maintenance window) */
+};
 
 /* What an instance tells loomd of itself: describe() starts from its
  * type's caps and model, pinned_only and runs_as_user 0, single_account
@@ -179,10 +208,14 @@ enum adaptor_op {
     LOOM_OP_RESUME,
     LOOM_OP_HOLD,
     LOOM_OP_RELEASE,
+    LOOM_OP_RESERVE,
+    LOOM_OP_UNRESERVE,
     LOOM_N_OPS
 };
 /* "nodes", "jobs", ..., "set_node_state" (static). */
 const char *adaptor_op_name(enum adaptor_op op);
+/* The capability bit op needs, or 0 for a core op. */
+unsigned adaptor_op_cap(enum adaptor_op op);
 
 /*
  * One operation in the asynchronous form (docs/internals/async-adaptors.md):
@@ -193,8 +226,9 @@ struct adaptor_call {
     enum adaptor_op op;
     /* The request, borrowed. */
     const struct start_req *start;      /* LOOM_OP_START */
-    const char *native_id;              /* CANCEL ... RELEASE */
+    const char *native_id;              /* CANCEL ... RELEASE, UNRESERVE */
     const char *node, *state, *reason;  /* SET_NODE_STATE */
+    const struct resv_spec *resv;       /* RESERVE */
     /* The answer: rc 0 or -1 with err; the lists and start result are
      * the caller's afterwards (adaptor_call_fini frees them). */
     int rc;
@@ -204,6 +238,7 @@ struct adaptor_call {
     int complete;
     struct cl_queue_list queues;
     struct start_result started;
+    char *resv_id;                      /* RESERVE: the native id, owned */
     /* Set by the adaptor instead of an answer: "carry this one out with
      * my blocking op" (it found out only now, e.g. from the API version
      * it was offered); the caller then runs it on the cluster's worker. */
@@ -273,6 +308,15 @@ struct adaptor_type {
     int (*resume)(void *self, const char *native_id, struct loom_error *err);
     int (*hold)(void *self, const char *native_id, struct loom_error *err);
     int (*release)(void *self, const char *native_id, struct loom_error *err);
+    /* Make the reservation in the cluster's system: 0 with its native id
+     * (a new string the caller frees) in *native_id. Asked again for the
+     * same name (a retry, a restart of loomd), the answer is the existing
+     * one where the system names reservations. */
+    int (*reserve)(void *self, const struct resv_spec *spec,
+                   char **native_id, struct loom_error *err);
+    /* Remove it; one that is gone already is no error. */
+    int (*unreserve)(void *self, const char *native_id,
+                     struct loom_error *err);
 
     /* Optional, the asynchronous form: start k->op and return at once,
      * never blocking; 0 when started (k->done_cb follows, from the server

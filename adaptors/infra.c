@@ -345,6 +345,14 @@ struct scluster *infra_build(const struct infra_desc *d,
                   d->runs_as_user, "single_account", d->single_account,
                   "state", d->state, "nodes", (int)nodes->n, "last_poll",
                   d->last_poll ? stamp : NULL, "error", d->error);
+    if (o) {
+        json_t *caps = json_array();
+        for (unsigned bit = 1; bit <= LOOM_CAP_ALL; bit <<= 1)
+            if (d->caps & bit)
+                json_array_append_new(caps,
+                                      json_string(adaptor_cap_name(bit)));
+        json_object_set_new(o, "capabilities", caps);
+    }
     if (o && d->via) {
         json_t *ops = json_object();
         for (int op = 0; op < LOOM_N_OPS; op++)

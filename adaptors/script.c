@@ -557,7 +557,8 @@ const struct adaptor_type adaptor_script = {
     .conf_keys = script_conf_keys,
     .poll_s = 5.0,
     .version = LOOM_ADAPTOR_VERSION,
-    .caps = LOOM_CAP_SUSPEND | LOOM_CAP_HOLD | LOOM_CAP_NODE_STATE,
+    .caps = LOOM_CAP_SUSPEND | LOOM_CAP_HOLD | LOOM_CAP_NODE_STATE |
+            LOOM_CAP_RESERVE, /* a pack's list narrows them (describe) */
     .model = LOOM_MODEL_DISABLED_SCHEDULER,
     .create = script_create,
     .destroy = script_destroy,
@@ -573,4 +574,6 @@ const struct adaptor_type adaptor_script = {
     .resume = script_resume,
     .hold = script_hold,
     .release = script_release,
+    .reserve = script_reserve,
+    .unreserve = script_unreserve,
 };

@@ -50,6 +50,14 @@ int script_mkdir_p(const char *path);
 int script_start(void *self, const struct start_req *req,
                  struct start_result *res, struct loom_error *err);
 
+/* reserve and unreserve (script_resv.c), as struct adaptor_type's ops:
+ * the request to the pack as JSON on stdin and as LOOM_RES_* variables;
+ * an id that is not letters, digits, '.', '_' and '-' is refused. */
+int script_reserve(void *self, const struct resv_spec *spec,
+                   char **native_id, struct loom_error *err);
+int script_unreserve(void *self, const char *native_id,
+                     struct loom_error *err);
+
 /* Turn a pack's answers into adaptor lists. Each fills an empty list (the
  * caller owns it) or fails with LOOM_ETEMP naming the item and field. */
 int script_parse_nodes(json_t *answer, struct cl_node_list *out,

@@ -145,7 +145,7 @@ static json_t *start_input(const struct start_req *req, const char *dir,
             json_array_append_new(cmd, json_string(req->command[i]));
     }
     return json_pack("{s:s, s:s?, s:s?, s:s?, s:o, s:s?, s:o, s:o, s:i, s:I, "
-                     "s:i, s:I, s:s?, s:s, s:s, s:s, s:s?}",
+                     "s:i, s:I, s:s?, s:s, s:s, s:s, s:s?, s:s?}",
                      "loom_id", id, "name", req->name, "owner", req->owner,
                      "account", req->account,
                      "command", cmd, "script", req->script, "env", env,
@@ -153,7 +153,8 @@ static json_t *start_input(const struct start_req *req, const char *dir,
                      "memory_mb", (json_int_t)req->memory_mb, "gpus",
                      req->gpus, "walltime_s", (json_int_t)req->walltime_s,
                      "queue", req->queue, "workdir", dir, "stdout", out,
-                     "stderr", errf, "native_id", req->native_id);
+                     "stderr", errf, "native_id", req->native_id,
+                     "reservation", req->reservation);
 }
 
 /* The cluster system gets the script with the directives Loom read
@@ -212,6 +213,8 @@ int script_start(void *self, const struct start_req *asked,
         push_env(&extra, "LOOM_JOB_NATIVE_ID", "%s",
                  req->native_id ? req->native_id : "") ||
         push_env(&extra, "LOOM_JOB_ADOPT", "%d", req->adopt ? 1 : 0) ||
+        push_env(&extra, "LOOM_JOB_RESERVATION", "%s",
+                 req->reservation ? req->reservation : "") ||
         push_env(&extra, "LOOM_JOB_SCRIPT", "%s", file) ||
         push_env(&extra, "LOOM_JOB_WORKDIR", "%s", dir) ||
         push_env(&extra, "LOOM_JOB_STDOUT", "%s", out) ||

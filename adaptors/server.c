@@ -188,13 +188,30 @@ static int call_fenced(struct srv_call *sc)
     return 1;
 }
 
+/* An op the cluster cannot do (its capability bits, from its adaptor's
+ * describe) is refused here, before the adaptor sees it. 1: refused. */
+static int call_incapable(struct srv_call *sc)
+{
+    unsigned cap = adaptor_op_cap(sc->k.op);
+
+    if (!cap || (sc->c->caps & cap))
+        return 0;
+    loom_error_set(&sc->k.err, LOOM_ENOTSUP, "cluster %s: cannot %s: its "
+                   "adaptor (%s) lacks the '%s' capability (GET /v1/clusters "
+                   "lists its capabilities)", sc->c->name,
+                   adaptor_op_name(sc->k.op), sc->c->type->name,
+                   adaptor_cap_name(cap));
+    sc->k.rc = -1;
+    return 1;
+}
+
 void server_call_start(struct srv_call *sc)
 {
     struct srv_cluster *c = sc->c;
 
     sc->k.done_cb = call_done;
     sc->t0 = time_mono();
-    if (call_fenced(sc)) {
+    if (call_incapable(sc) || call_fenced(sc)) {
         sc->t1 = sc->t0;
         call_end(sc);
         return;
@@ -219,7 +236,7 @@ int server_call_now(struct srv_call *sc, struct loom_error *err)
     sc->k.done_cb = call_done_now;
     sc->t0 = time_mono();
     sc->t1 = 0;
-    if (call_fenced(sc)) /* k.rc and k.err say why */
+    if (call_incapable(sc) || call_fenced(sc)) /* k.rc and k.err say why */
         return 0;
     if (c->type->call && c->type->call(c->inst, &sc->k) == 0) {
         while (!sc->t1 && time_mono() < end)

@@ -15,6 +15,8 @@ enum server_msg {
     SERVER_NODE_STATE,    /* data: struct server_node_state *; reply */
     SERVER_RELOAD,        /* data: struct conf * (taken); reply */
     SERVER_REPUBLISH,     /* data: a cluster's name (malloc'd); reply */
+    SERVER_RESV,          /* data: struct server_resv *; answered with a
+                             SCHED_RESV_NATIVE to the scheduler */
 };
 
 /* A start decision, with owned copies of what the adaptor needs. */
@@ -29,6 +31,7 @@ struct server_start {
     int adopt;
     time_t start_time;
     char *native_id; /* a native job held for Loom: release this one */
+    char *reservation; /* the native reservation it runs in, or NULL */
     int64_t array_id; /* a task: its array and task ids; else 0 and -1 */
     long array_task;
 };
@@ -47,6 +50,17 @@ struct server_node_state {
     char *cluster, *node, *state, *reason;
 };
 void server_node_state_free(void *p);
+
+/* Make a Loom reservation in its cluster's own system (remove 0), or
+ * remove the one made (remove 1, native_id set); owned copies. */
+struct server_resv {
+    int64_t id;
+    int remove;
+    char *cluster, *name, *purpose, *account, *native_id;
+    struct strv nodes;
+    time_t start, end;
+};
+void server_resv_free(void *p);
 
 /* Create every cluster's adaptor from the configuration (errors name file,
  * line and key), publish the first snapshot, start the thread. */

@@ -62,6 +62,7 @@ static void do_start(struct srv_cluster *c, struct msg *m)
         .memory_mb = s->memory_mb, .gpus = s->gpus,
         .walltime_s = s->walltime_s, .queue = s->queue, .adopt = s->adopt,
         .start_time = s->start_time, .native_id = s->native_id,
+        .reservation = s->reservation,
         .array_id = s->array_id, .array_task = s->array_task};
     sc->req.env = s->env.n ? (const char *const *)s->env.v : no_env;
     sc->k.start = &sc->req;
@@ -272,14 +273,20 @@ void server_handle(struct msg *m)
     case SERVER_REPUBLISH:
         if (!(c = target(m)))
             break;
-        if (m->type == SERVER_START_JOB)
+        /* The message is the call's now: a call refused at once (a
+         * capability the cluster lacks, a standby loomd) has freed it. */
+        if (m->type == SERVER_START_JOB) {
             do_start(c, m);
-        else if (m->type == SERVER_JOB_OP)
+            return;
+        }
+        if (m->type == SERVER_JOB_OP) {
             do_job_op(c, m);
-        else if (m->type == SERVER_NODE_STATE)
+            return;
+        }
+        if (m->type == SERVER_NODE_STATE) {
             do_node_state(c, m);
-        if (m->type != SERVER_REPUBLISH)
-            return; /* the message is the call's now */
+            return;
+        }
         server_publish(c);
         if (m->reply)
             reply_send(m->reply, 200, NULL);
@@ -287,6 +294,9 @@ void server_handle(struct msg *m)
     case SERVER_RELOAD:
         do_reload(m);
         break;
+    case SERVER_RESV:
+        server_resv(m);
+        return; /* the message is the call's now */
     }
     msg_destroy(m);
 }
@@ -307,6 +317,7 @@ void server_start_free(void *p)
     free(s->output);
     free(s->error);
     free(s->native_id);
+    free(s->reservation);
     strv_fini(&s->command);
     strv_fini(&s->env);
     strv_fini(&s->nodes);

@@ -20,6 +20,7 @@ struct srv_call {
     void (*then)(struct srv_call *sc); /* server thread, after the op */
     struct msg *m;          /* the message that asked for it, or NULL */
     struct start_req req;   /* LOOM_OP_START: points into m's data */
+    struct resv_spec spec;  /* LOOM_OP_RESERVE: points into m's data */
     double t0, t1;          /* the op's clock (opstats) */
     struct srv_call *prev, *next; /* every call alive (freed at the end) */
 };
@@ -120,5 +121,7 @@ void server_poll_drop(struct srv_cluster *c);
 
 /* server_ops.c: one message on the server thread. */
 void server_handle(struct msg *m);
+/* server_resv.c: a SERVER_RESV (m taken). */
+void server_resv(struct msg *m);
 
 #endif

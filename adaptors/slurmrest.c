@@ -303,16 +303,23 @@ int srest_as_pack(const struct srest *s, int op)
             op == LOOM_OP_HOLD || op == LOOM_OP_RELEASE);
 }
 
-/* Without a fallback pack, what only the pack can do is not offered. Every
- * job runs as its account: submitted as it with a JWT, by the pack under
- * rest_auth/local. */
+/* What only the pack can do (suspend, node states, reservations) is
+ * offered when the fallback pack offers it. Every job runs as its
+ * account: submitted as it with a JWT, by the pack under rest_auth/local. */
 static void srest_describe(void *self, struct adaptor_desc *d)
 {
     struct srest *s = self;
+    unsigned pack_only = LOOM_CAP_SUSPEND | LOOM_CAP_NODE_STATE |
+                         LOOM_CAP_RESERVE;
+    struct adaptor_desc pd = {0};
 
     d->runs_as_user = 1;
-    if (!s->pack)
-        d->caps &= ~(unsigned)(LOOM_CAP_SUSPEND | LOOM_CAP_NODE_STATE);
+    if (s->pack) {
+        pd.caps = s->pack_type->caps;
+        if (s->pack_type->describe)
+            s->pack_type->describe(s->pack, &pd);
+    }
+    d->caps &= ~(pack_only & ~pd.caps);
 }
 
 static const char *srest_via(void *self, enum adaptor_op op)
@@ -403,6 +410,18 @@ static int b_release(void *s, const char *id, struct loom_error *err)
     return PACK_OP(s, release, "release", id, err);
 }
 
+static int b_reserve(void *s, const struct resv_spec *spec, char **id,
+                     struct loom_error *err)
+{
+    *id = NULL;
+    return PACK_OP(s, reserve, "reserve", spec, id, err);
+}
+
+static int b_unreserve(void *s, const char *id, struct loom_error *err)
+{
+    return PACK_OP(s, unreserve, "unreserve", id, err);
+}
+
 static const char *const srest_conf_keys[] = {
     "url", "api_version", "jwt_key_file", "user", "token_file", "timeout_s",
     "max_answer_bytes", "partition", "workdir", "fallback_pack",
@@ -414,7 +433,8 @@ const struct adaptor_type adaptor_slurmrest = {
     .conf_keys = srest_conf_keys,
     .poll_s = 2.0,
     .version = LOOM_ADAPTOR_VERSION,
-    .caps = LOOM_CAP_SUSPEND | LOOM_CAP_HOLD | LOOM_CAP_NODE_STATE,
+    .caps = LOOM_CAP_SUSPEND | LOOM_CAP_HOLD | LOOM_CAP_NODE_STATE |
+            LOOM_CAP_RESERVE,
     .model = LOOM_MODEL_DISABLED_SCHEDULER,
     .create = srest_create,
     .destroy = srest_destroy,
@@ -430,6 +450,8 @@ const struct adaptor_type adaptor_slurmrest = {
     .resume = b_resume,
     .hold = b_hold,
     .release = b_release,
+    .reserve = b_reserve,
+    .unreserve = b_unreserve,
     .call = srest_call,
     .via = srest_via,
 };

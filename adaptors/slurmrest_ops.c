@@ -211,7 +211,8 @@ int srest_call(void *self, struct adaptor_call *k)
     int op = k->op;
 
     if (op == LOOM_OP_SUSPEND || op == LOOM_OP_RESUME ||
-        op == LOOM_OP_SET_NODE_STATE ||
+        op == LOOM_OP_SET_NODE_STATE || op == LOOM_OP_RESERVE ||
+        op == LOOM_OP_UNRESERVE ||
         (s->settled && s->vi == 2 &&
          (op == LOOM_OP_NODES || op == LOOM_OP_QUEUES)))
         return 1; /* slurmrestd cannot: the fallback pack */

@@ -125,6 +125,9 @@ static char *submit_body(const struct srest *s, const struct start_req *asked,
     if (req->walltime_s > 0)
         json_object_set_new(job, "time_limit",
                             json_integer((req->walltime_s + 59) / 60));
+    if (req->reservation)
+        json_object_set_new(job, "reservation",
+                            json_string(req->reservation));
     if ((req->queue && *req->queue) || s->partition)
         json_object_set_new(job, "partition",
                             json_string(req->queue && *req->queue

@@ -38,6 +38,7 @@ void commit_batch_free(struct commit_batch *b)
     for (size_t i = 0; i < b->n_resv; i++)
         free((char *)b->resv[i].doc);
     free(b->resv);
+    free(b->events);
     free(b->ins);
     free(b->upd);
     free(b);
@@ -79,6 +80,13 @@ static void write_batch(struct commit_batch *b)
                         (double)(b->n_ins + b->n_upd + b->n_resv));
     } else {
         metrics_add(METRICS_DB_COMMIT_FAILURES, NULL, 1);
+    }
+    /* After the batch, not in it: an event log that cannot be written
+     * holds up no job (the events are in loomd's log too). */
+    if (b->ok && b->events) {
+        struct loom_error err;
+        if (store_events_append(C.st, b->events, &err) < 0)
+            log_warn("event log: %s", err.message);
     }
 out:
     free(ins);

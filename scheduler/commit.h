@@ -33,6 +33,8 @@ struct commit_batch {
     size_t n_upd;
     struct store_resv_row *resv; /* reservations to write (owned strings) */
     size_t n_resv;
+    char *events;           /* rows for the event log (a JSON array, as
+                               store_events_append takes it), or NULL */
     int ok;
     struct loom_error err;
     void *after;            /* the scheduler's own: answers, starts */

@@ -176,6 +176,7 @@ void resv_req_fini(struct resv_req *rq)
     strv_fini(&rq->features);
     free(rq->purpose);
     free(rq->reason);
+    free(rq->account);
     memset(rq, 0, sizeof(*rq));
 }
 
@@ -208,8 +209,31 @@ char *resv_render(const struct resv *r)
         snprintf(id, sizeof(id), "%lld", (long long)r->maint);
         jw_kv_str(&w, "maintenance", id);
     }
+    jw_kv_str(&w, "account", r->account);
+    jw_key(&w, "native");
+    if (r->native_id) {
+        jw_open(&w, '{');
+        jw_kv_str(&w, "id", r->native_id);
+        jw_kv_time(&w, "start", r->native_start);
+        jw_kv_time(&w, "end", r->native_end);
+        jw_close(&w, '}');
+    } else {
+        jw_null(&w);
+    }
+    jw_kv_str(&w, "native_error", r->native_error);
     jw_close(&w, '}');
     return jw_finish(&w);
+}
+
+/* "native": null or {"id", "start", "end"}. 0, or 1 when unreadable. */
+static int native_from_doc(struct resv *r, json_t *o)
+{
+    if (!json_is_object(o))
+        return 0;
+    return job_set_str(&r->native_id, jx_str(o, "id", NULL)) < 0 ||
+           !r->native_id ||
+           time_parse(jx_str(o, "start", ""), &r->native_start) < 0 ||
+           time_parse(jx_str(o, "end", ""), &r->native_end) < 0;
 }
 
 struct resv *resv_from_doc(json_t *doc, struct loom_error *err)
@@ -236,6 +260,9 @@ struct resv *resv_from_doc(json_t *doc, struct loom_error *err)
     if (jx_str(doc, "hold_from", NULL))
         bad |= time_parse(jx_str(doc, "hold_from", ""), &r->hold_from) < 0;
     r->maint = strtoll(jx_str(doc, "maintenance", "0"), NULL, 10);
+    bad |= job_set_str(&r->account, jx_str(doc, "account", NULL));
+    bad |= native_from_doc(r, json_object_get(doc, "native"));
+    bad |= job_set_str(&r->native_error, jx_str(doc, "native_error", NULL));
     if (bad) {
         resv_destroy(r);
         loom_error_set(err, LOOM_EINVAL, "stored reservation is unreadable");
@@ -253,5 +280,8 @@ void resv_destroy(struct resv *r)
     free(r->cluster);
     strv_fini(&r->nodes);
     free(r->reason);
+    free(r->account);
+    free(r->native_id);
+    free(r->native_error);
     free(r);
 }

@@ -24,6 +24,20 @@ struct resv {
     char *reason; /* or NULL */
     time_t hold_from; /* maintenance: no new job from here on (0: start) */
     int64_t maint;    /* the maintenance request it serves, or 0 */
+    char *account;    /* the owner's account on the cluster, or NULL */
+    /* Its twin in the cluster's own system (a cluster whose adaptor can
+     * reserve, sched_resv_native.c): the native id and the window it was
+     * made with, or NULL; why it could not be made or removed, or NULL
+     * (cleared once the reservation is over without a twin). */
+    char *native_id;
+    time_t native_start, native_end;
+    char *native_error;
+    /* Not stored: when the adaptor call under way was asked for (0:
+     * none); when to try again; written to the store at least once (its
+     * twin is made only then). */
+    time_t native_asked;
+    time_t native_retry;
+    int stored;
 };
 
 /* POST /v1/reservations, checked: nodes by id ("cluster/name") or a count
@@ -44,6 +58,8 @@ struct resv_req {
     int asap;      /* the nodes take no new job from now on */
     int force;     /* cancel the jobs in the way of a fixed window */
     int64_t maint; /* the maintenance request */
+    /* From the API, not the body: the asker's account on the cluster. */
+    char *account;
 };
 
 /* A "nodes" array of node ids ("cluster/name"), all of one cluster (that

@@ -267,6 +267,13 @@ void sched_start_later(struct job *j, int adopt)
     if (j->held_for_loom && j->native_id &&
         !(s->native_id = strdup(j->native_id)))
         goto error;
+    if (j->req.reservation) { /* inside its twin in the cluster's system */
+        const struct resv *r = sched_resv_find(j->req.reservation);
+        if (r && r->native_id && j->cluster &&
+            !strcmp(r->cluster, j->cluster) &&
+            !(s->reservation = strdup(r->native_id)))
+            goto error;
+    }
     S.to_start[S.n_to_start++] = s;
     return;
 error:
@@ -421,6 +428,9 @@ static void handle(struct msg *m)
     case SCHED_RESV_ADJUST:
         sched_resv_adjust(m);
         break;
+    case SCHED_RESV_NATIVE:
+        sched_resv_native_done(m->data);
+        break;
     case SCHED_PLANNED:
         if (S.enabled) {
             S.apply.m = m;
@@ -537,6 +547,7 @@ static void *sched_main(void *arg)
         } else if (now >= S.next_cycle && !S.planning) {
             S.next_cycle = now + S.conf.interval_s;
         }
+        sched_resv_native_tick();
         sched_resv_publish();
         publish_views();
     }
@@ -615,6 +626,7 @@ void sched_stop(void)
     free(S.resv);
     free(S.resv_dirty);
     strv_fini(&S.resv_polls);
+    json_decref(S.events);
     prio_usage_destroy(S.fs);
     free(S.pending);
     free(S.dirty);

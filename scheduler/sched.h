@@ -25,6 +25,7 @@ enum sched_msg {
     SCHED_CONFIG,       /* data: struct sched_conf * (a reload) */
     SCHED_PLANNED,      /* data: struct plan_work * (from the planner) */
     SCHED_RESV_ADJUST,  /* data: struct sched_resv_op *; reply: 200 */
+    SCHED_RESV_NATIVE,  /* data: struct sched_resv_native * (from server) */
 };
 
 /* Create a reservation (rq) or cancel one (id), asked by subject; or
@@ -67,6 +68,18 @@ struct sched_started {
     struct loom_error err;
 };
 void sched_started_free(void *p);
+
+/* What the cluster's system said to a SERVER_RESV: ok with the native id
+ * of the reservation made (remove 0) or removed (remove 1), else why not. */
+struct sched_resv_native {
+    int64_t id;
+    int remove;
+    int ok;
+    char *native_id;   /* owned */
+    time_t start, end; /* the window asked for */
+    struct loom_error err;
+};
+void sched_resv_native_free(void *p);
 
 struct store;
 /* Load every job from the store (the thread takes st), publish them, and

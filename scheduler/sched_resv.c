@@ -253,7 +253,8 @@ void sched_resv_create(struct msg *m)
     if (!r || !(r->purpose = strdup(op->rq.purpose)) ||
         !(r->owner = strdup(op->subject)) ||
         !(r->cluster = strdup(op->rq.cluster)) ||
-        job_set_str(&r->reason, op->rq.reason) < 0) {
+        job_set_str(&r->reason, op->rq.reason) < 0 ||
+        job_set_str(&r->account, op->rq.account) < 0) {
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
         goto error;
     }
@@ -461,6 +462,8 @@ static int load_row(void *arg, const struct store_resv_row *row)
 
     (void)arg;
     json_decref(doc);
+    if (r)
+        r->stored = 1;
     if (!r) {
         log_err("reservation=%lld: stored record unreadable; skipped",
                 (long long)row->id);

@@ -126,6 +126,9 @@ struct sched {
                                changed: shown again once the list is out */
     size_t n_resv_open; /* planned or active */
     unsigned resv_gen; /* bumped by every reservation change */
+    json_t *events; /* rows for the event log, written with the next turn
+                       (an array, or NULL) */
+    double native_next; /* when sched_resv_native_tick looks again */
     int planning; /* a cycle is with the planner thread, or applied */
     /* the planner's answer being applied (its message, which holds the
      * plan_work; NULL when none), how far, and the time it took so far */
@@ -358,6 +361,20 @@ int sched_resv_never(const struct fabric *f, size_t c,
 void sched_resv_in_way(const struct fabric *f, size_t c,
                        const struct resv_req *rq, double start, double end,
                        char *why, size_t size);
+
+/* sched_resv_native.c: each reservation's twin in its cluster's system
+ * made, or removed, as the reservation is (docs/internals/planner.md). */
+/* Make or remove r's twin as r is now, if r was written once; no adaptor
+ * call when one is under way. */
+void sched_resv_native_sync(struct resv *r);
+/* Once a second: sync every reservation (retries, a cluster that became
+ * able to, the active loomd after a takeover). */
+void sched_resv_native_tick(void);
+/* A SERVER_RESV's answer. */
+void sched_resv_native_done(struct sched_resv_native *n);
+/* A row for the event log, written with the next turn. */
+void sched_event(const char *level, const char *kind, const char *subject,
+                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* sched_resv.c */
 void sched_resv_create(struct msg *m);

@@ -119,6 +119,11 @@ static int turn_copy(struct commit_batch *b, size_t n_dirty, size_t n_lazy)
         b->resv[b->n_resv++] = (struct store_resv_row){
             r->id, resv_state_name(r->state), doc};
     }
+    if (S.events && json_array_size(S.events)) {
+        if (!(b->events = json_dumps(S.events, JSON_COMPACT)))
+            return -1;
+        json_array_clear(S.events);
+    }
     return 0;
 }
 
@@ -207,7 +212,8 @@ void sched_send_turn(void)
     if (S.inflight || (!S.n_ins && (time_mono() < S.db_retry_at ||
                                     (!S.n_dirty && !S.n_acks &&
                                      !S.n_to_start && !n_lazy &&
-                                     !S.n_resv_dirty))))
+                                     !S.n_resv_dirty &&
+                                     !json_array_size(S.events)))))
         return;
     b = calloc(1, sizeof(*b));
     a = calloc(1, sizeof(*a));
@@ -292,6 +298,13 @@ void sched_turn_done(struct commit_batch *b)
             msgq_post(server_queue(),
                       msg_create(SERVER_START_JOB, a->starts[i],
                                  server_start_free, NULL));
+        for (size_t i = 0; i < b->n_resv; i++) {
+            struct resv *r = sched_resv_find(b->resv[i].id);
+            if (r) { /* written: its twin follows it */
+                r->stored = 1;
+                sched_resv_native_sync(r);
+            }
+        }
     }
     for (size_t i = 0; i < a->n_acks; i++)
         reply_unref(a->acks[i].reply);

@@ -27,6 +27,25 @@ void api_resv_get(struct http_req *rq, struct http_resp *rs,
                      "reservation", own_only ? rq->who.subject : NULL);
 }
 
+/* A user's reservation made in its cluster's system too is for the
+ * owner's account there (the jobs it may run); a maintenance window is
+ * nobody's. None when the owner has no account on that cluster. */
+static int owner_account(const struct http_req *rq, struct resv_req *r,
+                         struct loom_error *err)
+{
+    const char *acc = NULL;
+
+    if (strcmp(r->purpose, "user") != 0)
+        return 0;
+    if (rq->map)
+        acc = accounts_on(rq->map, r->cluster);
+    else if (rq->account[0])
+        acc = rq->account;
+    if (acc && *acc && !(r->account = strdup(acc)))
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    return 0;
+}
+
 /* POST /v1/reservations. */
 void api_resv_create(struct http_req *rq, struct http_resp *rs,
                      const struct api_route_args *a)
@@ -49,6 +68,8 @@ void api_resv_create(struct http_req *rq, struct http_resp *rs,
                        "the operator or admin role");
         goto error;
     }
+    if (owner_account(rq, &op->rq, &err) < 0)
+        goto error;
     json_decref(body);
     api_call(sched_queue(), SCHED_RESV_CREATE, op, sched_resv_op_free, rs);
     return;

@@ -491,9 +491,9 @@ int client_table_partitions(FILE *out, const json_t *items, time_t now,
 static int resv_row(struct client_table *t, const json_t *r, time_t now)
 {
     char id[32], purpose[32], owner[256], cl[256], st[32], start[32], end[32];
-    char nodes[1024] = "";
+    char nodes[1024] = "", native[160];
     const json_t *v;
-    const char *cells[8];
+    const char *cells[9];
     size_t i;
 
     (void)now;
@@ -511,6 +511,13 @@ static int resv_row(struct client_table *t, const json_t *r, time_t now)
     cells[5] = text_of(r, "start", start, sizeof(start));
     cells[6] = text_of(r, "end", end, sizeof(end));
     cells[7] = text_of(r, "state", st, sizeof(st));
+    /* Its twin in the cluster system: the id, "failed" (native_error
+     * says why), or "-" (none, or a cluster that keeps none). */
+    cells[8] = text_of(json_object_get(r, "native"), "id", native,
+                       sizeof(native));
+    if (!*native)
+        cells[8] = json_is_string(json_object_get(r, "native_error"))
+                       ? "failed" : "-";
     return client_table_add(t, cells);
 }
 
@@ -520,9 +527,9 @@ int client_table_reservations(FILE *out, const json_t *items, time_t now,
     static const struct client_table_col cols[] = {
         { "RESV", 1, 0 }, { "PURPOSE", 0, 0 }, { "OWNER", 0, 0 },
         { "CLUSTER", 0, 0 }, { "NODES", 0, 0 }, { "START", 0, 0 },
-        { "END", 0, 0 }, { "STATE", 0, 0 },
+        { "END", 0, 0 }, { "STATE", 0, 0 }, { "NATIVE", 0, 0 },
     };
-    return table_run(out, cols, 8, items, now, resv_row, err);
+    return table_run(out, cols, 9, items, now, resv_row, err);
 }
 
 /* key: value ------------------------------------------------------------ */

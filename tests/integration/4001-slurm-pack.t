@@ -254,19 +254,21 @@ t_is "$(jget "$OUT" .native_id)" loom-r1 "reserve: the reservation's name"
 RES=$(scontrol show reservation -o loom-r1 2>&1)
 t_like "$RES" 'Nodes=n4 ' "scontrol: loom-r1 holds n4"
 t_like "$RES" 'Flags=MAINT,IGNORE_JOBS' "scontrol: a maint reservation"
+t_like "$RES" " Users=$(id -un) " "... for the pack's account, not the owner's (ops)"
 wait_for '[ "$(nodefield n4 state)" = maint ]' 30
 t_is "$(nodefield n4 state)" maint "nodes: n4 maint once it is active"
 op_ok unreserve loom-r1
 t_like "$(scontrol show reservation -o loom-r1 2>&1)" 'not found|invalid|No reservations' "scontrol: loom-r1 is gone"
 op_ok unreserve loom-r1
 OPENV=(LOOM_RES_NAME=loom-r2 LOOM_RES_NODES=n3,n4 LOOM_RES_START=$((NOW + 3600))
-    LOOM_RES_END=$((NOW + 7200)) LOOM_RES_PURPOSE=user LOOM_RES_OWNER=alice)
+    LOOM_RES_END=$((NOW + 7200)) LOOM_RES_PURPOSE=user LOOM_RES_OWNER=$ALICE)
 op_ok reserve
 OPENV=()
 RES=$(SLURM_TIME_FORMAT=%s scontrol show reservation -o loom-r2 2>&1)
 t_like "$RES" "StartTime=$((NOW + 3599))|StartTime=$((NOW + 3600))|StartTime=$((NOW + 3601))" \
     "a user reservation starts when asked (+/- 1 s)"
 t_like "$RES" 'Nodes=n\[3-4\] .*Flags=IGNORE_JOBS,' "... on n3,n4, not maint"
+t_like "$RES" " Users=$ALICE " "... for the owner's account"
 op_ok unreserve loom-r2
 
 # ---- slurmctld down: temporary failures ----------------------------------------------------------------

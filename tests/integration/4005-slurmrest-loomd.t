@@ -4,7 +4,8 @@
 # executor: every operation through the adaptor, and the checks 4002 makes
 # of the script adaptor: nodes, jobs on exactly the nodes Loom chose, exit
 # codes and output, cancel, suspend/resume and drain/up (the fallback
-# pack), hold/release of a job submitted with sbatch (the hold's log line
+# pack), a maintenance window made in Slurm (the fallback pack),
+# hold/release of a job submitted with sbatch (the hold's log line
 # naming the API request it serves), each job submitted as
 # its account (X-SLURM-USER-NAME with a token of that account's) and shown
 # as that user's by squeue; then the same Slurm through rest_auth/local on
@@ -44,7 +45,7 @@ api GET /v1/clusters/slurm >/dev/null
 t_is "$(jget "$BODY" .state)/$(jget "$BODY" .nodes)/$(jget "$BODY" .adaptor)" \
     "up/4/slurmrest" "the Slurm cluster is up with 4 nodes, through slurmrestd"
 t_is "$(py '" ".join(k + "=" + v for k, v in sorted(d["operations"].items()))' "$BODY")" \
-    "cancel=slurmrestd v0.0.38 hold=slurmrestd v0.0.38 jobs=slurmrestd v0.0.38 nodes=slurmrestd v0.0.38 queues=slurmrestd v0.0.38 release=slurmrestd v0.0.38 resume=pack slurm set_node_state=pack slurm start=slurmrestd v0.0.38 suspend=pack slurm" \
+    "cancel=slurmrestd v0.0.38 hold=slurmrestd v0.0.38 jobs=slurmrestd v0.0.38 nodes=slurmrestd v0.0.38 queues=slurmrestd v0.0.38 release=slurmrestd v0.0.38 reserve=pack slurm resume=pack slurm set_node_state=pack slurm start=slurmrestd v0.0.38 suspend=pack slurm unreserve=pack slurm" \
     "/v1/clusters shows which operations go to slurmrestd and which to the pack"
 api GET /v1/nodes/slurm/n3 >/dev/null
 t_is "$(jget "$BODY" .state)/$(jget "$BODY" .cpus)/$(jget "$BODY" .memory_mb)/$(jget "$BODY" .queues.0)" \
@@ -162,9 +163,37 @@ api PUT /v1/nodes/slurm/n2/state '{"state":"up"}' >/dev/null
 wait_for 'sinfo -h -n n2 -o "%T" | grep -Eq "^idle"' 30
 t_like "$(sinfo -h -n n2 -o '%T')" "^idle" "up: sinfo shows n2 idle again"
 
+# ---- a reservation: made in Slurm by the fallback pack ------------------------------
+api GET /v1/clusters/slurm >/dev/null
+t_is "$(jget "$BODY" .capabilities)" '["suspend", "hold", "node_state", "reserve"]' \
+    "its capabilities: slurmrestd's and the fallback pack's"
+api POST /v1/reservations '{"nodes":["slurm/n3"],"duration_s":600,"purpose":"maintenance"}' >/dev/null
+t_is "$STATUS" 201 "a maintenance window on slurm/n3" || t_diag "$BODY"
+RV=$(jget "$BODY" .id)
+wait_for 'scontrol show reservation -o "loom-r$RV" 2>/dev/null | grep -q " Nodes=n3 .*Flags=MAINT"' 30
+t_like "$(scontrol show reservation -o "loom-r$RV" 2>&1)" ' Nodes=n3 .*Flags=MAINT' \
+    "scontrol: loom-r$RV holds n3, a MAINT reservation"
+api DELETE "/v1/reservations/$RV" >/dev/null
+wait_for '! scontrol show reservation -o "loom-r$RV" 2>/dev/null | grep -q "^ReservationName=loom-r$RV "' 30
+t_like "$(scontrol show reservation -o "loom-r$RV" 2>&1)" 'not found|invalid|No reservations' \
+    "cancelled: loom-r$RV is gone from Slurm"
+api POST /v1/reservations '{"nodes":["slurm/n4"],"duration_s":600}' >/dev/null
+t_is "$STATUS" 201 "a user's reservation on slurm/n4" || t_diag "$BODY"
+RU=$(jget "$BODY" .id)
+wait_for 'scontrol show reservation -o "loom-r$RU" 2>/dev/null | grep -q " Nodes=n4 "' 30
+submit "{\"name\":\"inside\",\"command\":[\"true\"],\"request\":{\"cluster\":\"slurm\",\"reservation\":\"$RU\",\"walltime_s\":60}}"
+JR=$JOB
+wait_for '[ "$(field "$JR" .state)" = completed ]' 60
+t_is "$(field "$JR" .state)/$(field "$JR" .nodes.0)" completed/n4 \
+    "a job inside it, submitted through slurmrestd, runs on n4"
+t_like "$(scontrol show job -o "$(field "$JR" .native_id)" 2>/dev/null)" "Reservation=loom-r$RU" \
+    "... in Slurm's loom-r$RU"
+api DELETE "/v1/reservations/$RU" >/dev/null
+wait_for '! scontrol show reservation -o "loom-r$RU" 2>/dev/null | grep -q "^ReservationName=loom-r$RU "' 30
+
 # ---- what the operations cost, as loomd timed them --------------------------------------
 curl -s "$LOOM_URL/metrics" >"$T/metrics"
-for op in nodes jobs queues start cancel hold release suspend resume set_node_state; do
+for op in nodes jobs queues start cancel hold release suspend resume set_node_state reserve unreserve; do
     n=$(awk -v k="loom_adaptor_op_seconds_count{cluster=\"slurm\",op=\"$op\"}" '$1 == k { print $2 }' "$T/metrics")
     t_like "${n:-0}" '^[1-9][0-9]*$' "loomd timed the $op operation ($n calls)"
 done

@@ -58,6 +58,13 @@ static int fake_node_state(void *self, const char *node, const char *state,
     return 0;
 }
 
+static int fake_reserve(void *self, const struct resv_spec *spec,
+                        char **native_id, struct loom_error *err)
+{
+    *native_id = strdup(spec->name);
+    return *native_id ? 0 : loom_error_set(err, LOOM_EINTERNAL, "oom");
+}
+
 static const char *const fake_keys[] = {"nodes", NULL};
 
 #define FAKE_CORE_OPS                                                        \
@@ -82,6 +89,23 @@ static const struct adaptor_type bad_state_type = {
     .set_node_state = fake_node_state,
 };
 
+/* Claims reservations with reserve alone. */
+static const struct adaptor_type bad_reserve_type = {
+    .name = "bad-reserve",
+    .caps = LOOM_CAP_RESERVE,
+    FAKE_CORE_OPS,
+    .reserve = fake_reserve,
+};
+
+/* Has the reservation ops without claiming them. */
+static const struct adaptor_type bad_unclaimed_type = {
+    .name = "bad-unclaimed",
+    .caps = 0,
+    FAKE_CORE_OPS,
+    .reserve = fake_reserve,
+    .unreserve = fake_job_op,
+};
+
 /* An op the type lacks must be the registry's ENOTSUP default. */
 static void check_default(const struct adaptor_type *t, const char *op,
                           int rc, struct loom_error *err)
@@ -102,7 +126,8 @@ static void check_type(const struct adaptor_type *t)
     ok(t->create && t->destroy && t->probe && t->nodes && t->jobs &&
        t->queues && t->start && t->cancel, "%s: core ops set", t->name);
     ok(t->set_node_state && t->suspend && t->resume && t->hold &&
-       t->release, "%s: optional ops filled", t->name);
+       t->release && t->reserve && t->unreserve, "%s: optional ops filled",
+       t->name);
     /* Only when bits and ops agree is a missing bit's op the default;
      * otherwise it may be the type's own op, which needs an instance. */
     if (!valid)
@@ -117,6 +142,12 @@ static void check_type(const struct adaptor_type *t)
     if (!(t->caps & LOOM_CAP_HOLD)) {
         check_default(t, "hold", t->hold(NULL, "1", &err), &err);
         check_default(t, "release", t->release(NULL, "1", &err), &err);
+    }
+    if (!(t->caps & LOOM_CAP_RESERVE)) {
+        char *id = (char *)"unset";
+        check_default(t, "reserve", t->reserve(NULL, NULL, &id, &err), &err);
+        ok(id == NULL, "%s: the default reserve answers no id", t->name);
+        check_default(t, "unreserve", t->unreserve(NULL, "1", &err), &err);
     }
 }
 
@@ -155,6 +186,38 @@ static void t_bad(void)
     ok(adaptor_table_check(t, &err) < 0 &&
        strstr(err.message, "node-state capability and op disagree"),
        "an op without its capability bit is caught: %s", err.message);
+    loom_error_clear(&err);
+    ok(adaptor_table_check(&bad_reserve_type, &err) < 0 &&
+       strstr(err.message, "reserve capability and ops disagree"),
+       "reserve without unreserve is caught: %s", err.message);
+    loom_error_clear(&err);
+    ok(adaptor_table_check(&bad_unclaimed_type, &err) < 0 &&
+       strstr(err.message, "reserve capability and ops disagree"),
+       "reservation ops without their bit are caught: %s", err.message);
+}
+
+/* Each optional op is refused by the bit it needs, which has a name. */
+static void t_caps(void)
+{
+    is_int(adaptor_op_cap(LOOM_OP_SUSPEND), LOOM_CAP_SUSPEND, "suspend "
+           "needs the suspend bit");
+    is_int(adaptor_op_cap(LOOM_OP_RESUME), LOOM_CAP_SUSPEND, "resume too");
+    is_int(adaptor_op_cap(LOOM_OP_HOLD), LOOM_CAP_HOLD, "hold needs hold");
+    is_int(adaptor_op_cap(LOOM_OP_RELEASE), LOOM_CAP_HOLD, "release too");
+    is_int(adaptor_op_cap(LOOM_OP_SET_NODE_STATE), LOOM_CAP_NODE_STATE,
+           "set_node_state needs node_state");
+    is_int(adaptor_op_cap(LOOM_OP_RESERVE), LOOM_CAP_RESERVE, "reserve "
+           "needs reserve");
+    is_int(adaptor_op_cap(LOOM_OP_UNRESERVE), LOOM_CAP_RESERVE,
+           "unreserve too");
+    is_int(adaptor_op_cap(LOOM_OP_START), 0, "start is a core op");
+    is_int(adaptor_op_cap(LOOM_OP_CANCEL), 0, "cancel is a core op");
+    is_str(adaptor_cap_name(LOOM_CAP_NODE_STATE), "node_state",
+           "the node-state bit's name");
+    is_str(adaptor_cap_name(LOOM_CAP_RESERVE), "reserve",
+           "the reserve bit's name");
+    is_str(adaptor_op_name(LOOM_OP_UNRESERVE), "unreserve",
+           "the unreserve op's name");
 }
 
 /* The blocking form of a call: adaptor_call_run runs the op it names. */
@@ -213,6 +276,25 @@ static void t_call_run(void)
     k = (struct adaptor_call){.op = LOOM_OP_SUSPEND, .native_id = "77"};
     adaptor_call_run(&t, NULL, &k);
     ok(k.rc == 0 && !strcmp(ran, "77"), "a suspend call passes the job id");
+    {
+        const char *nodes[] = {"n2"};
+        struct resv_spec spec = {.name = "loom-r7", .nodes = nodes,
+                                 .n_nodes = 1};
+        t.caps = LOOM_CAP_RESERVE;
+        t.reserve = fake_reserve;
+        t.unreserve = count_suspend;
+        k = (struct adaptor_call){.op = LOOM_OP_RESERVE, .resv = &spec};
+        adaptor_call_run(&t, NULL, &k);
+        ok(k.rc == 0 && k.resv_id && !strcmp(k.resv_id, "loom-r7"),
+           "a reserve call answers the native id");
+        adaptor_call_fini(&k);
+        ok(k.resv_id == NULL, "adaptor_call_fini frees it");
+        k = (struct adaptor_call){.op = LOOM_OP_UNRESERVE,
+                                  .native_id = "loom-r7"};
+        adaptor_call_run(&t, NULL, &k);
+        ok(k.rc == 0 && !strcmp(ran, "loom-r7"),
+           "an unreserve call passes the native id");
+    }
     k = (struct adaptor_call){.op = LOOM_N_OPS};
     adaptor_call_run(&t, NULL, &k);
     ok(k.rc < 0 && k.err.kind == LOOM_EINVAL, "no such op: %s",
@@ -225,6 +307,7 @@ int main(void)
 {
     t_registered();
     t_bad();
+    t_caps();
     t_call_run();
     return done_testing();
 }

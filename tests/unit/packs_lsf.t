@@ -122,6 +122,10 @@ t_is "$(logged)" "bjobs [-o] [jobid stat user queue exit_code submit_time start_
 bsub [-J] [loom-99] [-m] [hosta hostd] [-n] [8] [-R] [span[ptile=4] rusage[mem=250]] [-gpu] [num=1] [-W] [11] [-q] [normal] [-cwd] [$STATE/jobs/99] [-o] [$STATE/jobs/99/stdout] [-e] [$STATE/jobs/99/stderr] [$STATE/jobs/99/job.sh]" \
     "start: bjobs -J loom-99 finds none; bsub -m the hosts, N*C slots, span[ptile=C], mem per slot, minutes rounded up"
 start_env 99 hosta 1
+EXTRA+=(LOOM_JOB_RESERVATION=loom-r5)
+op lsf10 start 99
+t_like "$(grep '^bsub' "$T/log")" ' \[-U\] \[loom-r5\] ' "start: inside a reservation, bsub -U it"
+start_env 99 hosta 1
 EXTRA+=(LOOM_FIXTURE_ENV="$T/env")
 rm -f "$T/env"
 op lsf10 start 99
@@ -194,8 +198,8 @@ EXTRA=(LOOM_RES_NAME=loom-r5 LOOM_RES_NODES=hosta,hostb LOOM_RES_START=179529480
     LOOM_RES_END=1795298400 LOOM_RES_PURPOSE=user LOOM_RES_OWNER=alice)
 op lsf10 reserve
 t_is "$RC/$OUT" '0/{"native_id":"loom-r5"}' "reserve (user): the id brsvadd prints"
-t_is "$(logged)" $'bhosts [-w] [hosta] [hostb]\nbrsvadd [-n] [32] [-m] [hosta hostb] [-u] [alice] [-b] [2026:11:21:21:00] [-e] [2026:11:21:22:00] [-N] [loom-r5]' \
-    "reserve (user): all the hosts' slots, local year:month:day:hour:minute"
+t_is "$(logged)" "bhosts [-w] [hosta] [hostb]"$'\n'"brsvadd [-n] [32] [-m] [hosta hostb] [-u] [$(id -un)] [-b] [2026:11:21:21:00] [-e] [2026:11:21:22:00] [-N] [loom-r5]" \
+    "reserve (user): all the hosts' slots, for the account bsub submits as, local year:month:day:hour:minute"
 EXTRA+=(LOOM_RES_PURPOSE=maintenance)
 op lsf10 reserve
 t_is "$RC/$(logged)" '0/brsvadd [-s] [-m] [hosta hostb] [-b] [2026:11:21:21:00] [-e] [2026:11:21:22:00] [-N] [loom-r5]' \

@@ -241,6 +241,10 @@ t_is "$(grep -E '^(qsub|qrun|qrls|qhold)' "$T/log" | sed 's/ \[\/dev\/stdin\]$//
 qrls [51.pbs-server]
 qrun [-H] [(node01:ncpus=2:mem=100mb)+(node04:ncpus=2:mem=100mb)] [51.pbs-server]" \
     "openpbs start: qsub -h with a select naming the hosts, qrls, qrun -H with resources"
+start_env 99 node01 1 0 0 0 workq
+EXTRA+=(LOOM_JOB_RESERVATION=R13.pbs-server)
+op openpbs start 99
+t_like "$(grep '^qsub' "$T/log")" ' \[-q\] \[R13\] ' "openpbs start: inside a reservation, into its queue R13"
 printf 'qrun *\t15\tempty.txt\tqrun-busy.err\n' >"$T/busy.map"
 start_env 98 node01 1
 EXTRA+=(LOOM_FIXTURE_MAP="$T/busy.map")

@@ -4,8 +4,9 @@
 # SPDX-License-Identifier: MIT
 #
 # Variables: nodes (comma-separated hosts), q (queue), start and end (epoch
-# seconds), name (the reservation's name; Grid Engine object names take no
-# blanks, "/", ":", "@", "\", "*" or "?": those become "_").
+# seconds), tz (the offset of the zone qrsub reads times in, as date +%z
+# prints it: "+0100"), name (the reservation's name; Grid Engine object
+# names take no blanks, "/", ":", "@", "\", "*" or "?": those become "_").
 
 /<host name=/ { h = xattr($0, "name"); next }
 /<queue name=/ { inq = xattr($0, "name") == q; next }
@@ -35,6 +36,8 @@ END {
     gsub(/[^A-Za-z0-9_.=+-]/, "_", name)
     if (name !~ /^[A-Za-z]/)
         name = "r" name
-    print inst, total, (start + 0 > NOW + 1 ? qrtime(start + 0) : "-"), \
-        qrtime(end + 0), name
+    off = (substr(tz, 2, 2) * 3600 + substr(tz, 4, 2) * 60) * \
+        (substr(tz, 1, 1) == "-" ? -1 : 1)
+    print inst, total, (start + 0 > NOW + 1 ? qrtime(start + off) : "-"), \
+        qrtime(end + off), name
 }
