@@ -70,7 +70,7 @@ static int filter_options(struct ctl *ctl, int argc, char **argv, int cancel,
         {"cluster", required_argument, NULL, 'M'},
         {"state", required_argument, NULL, 't'},
         {"user", required_argument, NULL, 'u'},
-        {"owner", required_argument, NULL, 'u'},
+        {"owner", required_argument, NULL, 'O'},
         {"name", required_argument, NULL, 'n'},
         {"nodelist", required_argument, NULL, 'w'},
         {"format", required_argument, NULL, 'o'},
@@ -96,7 +96,8 @@ static int filter_options(struct ctl *ctl, int argc, char **argv, int cancel,
             f->cluster = optarg;
             break;
         case 'u':
-            rc = ctl_check_text(cmd, "--user", optarg);
+        case 'O':
+            rc = ctl_check_text(cmd, c == 'u' ? "--user" : "--owner", optarg);
             f->owner = optarg;
             break;
         case 'n':
@@ -191,7 +192,9 @@ static int cancel_matching(struct ctl *ctl, const struct filter *f)
             printf("cancelled job %s (%s)\n", id, name ? name : "-");
     }
     json_decref(items);
-    if (!ctl->json)
+    if (!ctl->json && !tried)
+        printf("no job matches\n");
+    else if (!ctl->json)
         printf("cancelled %zu of %zu matching job%s\n", done, tried,
                tried == 1 ? "" : "s");
     return done == tried ? CTL_OK : CTL_FAIL;
