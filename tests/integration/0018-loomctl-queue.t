@@ -118,6 +118,13 @@ BNODE=$(py 'd["nodes"][0]' "$BODY")
 api GET '/v1/jobs?state=running,held' >/dev/null
 t_is "$STATUS $(py '" ".join(sorted((j["id"] for j in d["items"]), key=int))' "$BODY")" \
     "200 $(sorted "$WIDE" "$BSLEEP" "$BHELD")" "?state=running,held: the running and the held"
+api GET '/v1/jobs?state=running,held&nodelist=local/n%5B1-4%5D&limit=1' >/dev/null
+t_is "$(py '[[j["id"] for j in d["items"]], d["next"]]' "$BODY")" \
+    "[[\"$WIDE\"], \"/v1/jobs?after=$WIDE&limit=1&state=running%2Cheld&nodelist=local%2Fn%5B1-4%5D\"]" \
+    "a page of one: next keeps the states and the node list"
+api GET "${NEXT:=$(jget "$BODY" .next)}" >/dev/null
+t_is "$(py '[j["id"] for j in d["items"]]' "$BODY")" "[\"$BSLEEP\"]" \
+    "... and the next page has the other running job (held ones have no nodes)"
 api GET '/v1/jobs?name=waiter' >/dev/null
 t_is "$(py '[j["id"] for j in d["items"]]' "$BODY")" "[\"$WAITER\"]" "?name=waiter: that one"
 api GET "/v1/jobs?nodelist=local/$BNODE" >/dev/null
@@ -133,7 +140,9 @@ t_is "$(jget "$BODY" .error.message)" \
     "query parameter nodelist: there is no node 'n99'; the nodes are local/n[1-4], simA/n[1-4]" \
     "... naming it and the nodes"
 api GET '/v1/jobs?nodelist=n%5B3-1%5D' >/dev/null
-t_is "$STATUS $(jget "$BODY" .error.field)" "400 nodelist" "a malformed host list: 400 on nodelist"
+t_is "$STATUS $(jget "$BODY" .error.message)" \
+    "400 query parameter nodelist: 'n[3-1]' is not a node list such as n[1-4],gpu7: bad range '3-1'" \
+    "a malformed host list: 400 saying why"
 api GET '/v1/jobs?cluster=simA&nodelist=local/n1' >/dev/null
 t_like "$STATUS $(jget "$BODY" .error.message)" "^400 .*no node 'local/n1' in cluster simA" \
     "a node of another cluster than ?cluster=: 400"
