@@ -337,10 +337,13 @@ static int summary_print(const json_t *items)
         size_t c = 0, k, len = 0;
         cells[c++] = json_string_value(json_object_get(o, "cluster"));
         bufs[1][0] = '\0';
-        json_array_foreach(json_object_get(o, "queues"), k, q)
-            len += (size_t)snprintf(bufs[1] + len, len < 256 ? 256 - len : 0,
+        json_array_foreach(json_object_get(o, "queues"), k, q) {
+            if (len >= sizeof(bufs[1]))
+                break; /* cut: the table ends the cell in '+' */
+            len += (size_t)snprintf(bufs[1] + len, sizeof(bufs[1]) - len,
                                     "%s%s", k ? "," : "",
                                     json_string_value(q));
+        }
         cells[c++] = bufs[1];
         snprintf(bufs[2], 256, "%lld",
                  (long long)json_integer_value(json_object_get(o, "nodes")));
