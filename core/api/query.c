@@ -159,23 +159,6 @@ out:
     return rc;
 }
 
-/* ?state= of several: each of the comma-separated names a job state. */
-static int check_states(const char *v, const char *field,
-                        struct loom_error *err)
-{
-    char one[64];
-
-    for (const char *p = v;; p++) {
-        size_t len = strcspn(p, ",");
-        snprintf(one, sizeof(one), "%.*s", (int)(len < 63 ? len : 63), p);
-        if (domain_check(&domain_job_states, one, field, err) < 0)
-            return loom_error_prefix(err, "query parameter %s", field);
-        p += len;
-        if (!*p)
-            return 0;
-    }
-}
-
 /* "local/n[1-2], simA/n[1-4]": what nodes there are, for a message. */
 static void nodes_known(const struct snapshot *s, const char *cluster,
                         char *out, size_t size)
@@ -309,8 +292,13 @@ static int check_value(struct api_route_args *a, int k,
         return check_cluster(v, err);
     case API_Q_NODE:
         return check_node(a, k, err);
-    case API_Q_JOB_STATES:
-        return check_states(v, p->name, err);
+    case API_Q_JOB_STATES: {
+        unsigned bits;
+        if (domain_list_parse(&domain_job_states, v, &bits, p->name,
+                              err) == 0)
+            return 0;
+        return loom_error_prefix(err, "query parameter %s", p->name);
+    }
     case API_Q_NODELIST: {
         struct strv ids = {0};
         int rc = api_nodelist_ids(v, api_param(a, "cluster"), &ids, err);

@@ -280,19 +280,15 @@ struct job_filter {
     int by_nodes;
 };
 
+/* The states of ?state= as bits (checked by the route's table); 0: any. */
 static unsigned states_of(const char *list)
 {
+    struct loom_error err;
     unsigned bits = 0;
-    char one[64];
 
-    for (const char *p = list; p && *p;) {
-        size_t len = strcspn(p, ",");
-        int k;
-        snprintf(one, sizeof(one), "%.*s", (int)(len < 63 ? len : 63), p);
-        if ((k = domain_find(&domain_job_states, one)) >= 0)
-            bits |= 1u << k;
-        p += len + (p[len] == ',');
-    }
+    if (list && domain_list_parse(&domain_job_states, list, &bits, "state",
+                                  &err) < 0)
+        return 0;
     return bits;
 }
 

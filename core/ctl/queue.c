@@ -46,19 +46,12 @@ struct filter {
  * usage error's status. */
 static int check_states(const char *cmd, const char *list)
 {
-    char one[64];
-    int rc;
+    struct loom_error err;
+    unsigned bits;
 
-    for (const char *p = list;; p++) {
-        size_t len = strcspn(p, ",");
-        snprintf(one, sizeof(one), "%.*s", (int)(len < 63 ? len : 63), p);
-        if ((rc = ctl_check_name(cmd, "--state", &domain_job_states, one)) >=
-            0)
-            return rc;
-        p += len;
-        if (!*p)
-            return -1;
-    }
+    if (domain_list_parse(&domain_job_states, list, &bits, "", &err) == 0)
+        return -1;
+    return ctl_usage(cmd, "--state: %s", err.message);
 }
 
 /* The options of jobs (cancel: cancel's, which take no --all, --nodelist
