@@ -74,7 +74,7 @@ static int filter_options(struct ctl *ctl, int argc, char **argv, int cancel,
     const char *cmd = argv[0];
     int c, rc = -1;
 
-    while ((c = getopt_long(argc, argv, cancel ? ":u:t:n:M:" : ":u:t:n:w:o:a",
+    while ((c = getopt_long(argc, argv, cancel ? ":u:t:n:" : ":u:t:n:w:o:a",
                             longs, NULL)) != -1) {
         if (cancel && c != 'j' && strchr("woa", c))
             return ctl_usage(cmd, "cancel takes no --%s", c == 'w'
