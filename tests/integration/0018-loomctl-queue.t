@@ -198,20 +198,29 @@ t_like "$ERR" "unknown field 'bogus'; the fields are jobid,name,owner,account,st
     "... naming it and the fields"
 
 # ---- summary -------------------------------------------------------------------
+# half of a simA node taken: mixed
+submit '{"name": "half", "command": ["/bin/true"], "request": {"cluster": "simA", "nodes": 1, "cpus_per_node": 4}, "env": {"LOOM_SIM_RUNTIME_S": "100000"}}' ||
+    t_bail "the sim job"
+HALF=$JOB
+wait_for '[ "$(job_state "$HALF")" = running ]' 30
+t_is "$(job_state "$HALF")" running "a sim job on half a node runs"
 ctl summary
 t_is "$RC" 0 "loomctl summary" || ctl_diag
 t_is "$(tr -s ' ' <<<"$OUT")" "CLUSTER QUEUES NODES IDLE MIXED ALLOC DRAIN DOWN CPUS(A/I/O/T)
 local default 4 0 0 3 1 0 3/0/1/4
-simA default 4 4 0 0 0 0 0/32/0/32" \
-    "summary: local 3 allocated, 1 drained; simA 4 idle; the cpus"
+simA default 4 3 1 0 0 0 4/28/0/32" \
+    "summary: local 3 allocated, 1 drained; simA 3 idle, 1 mixed; the cpus"
 api GET /v1/nodes >/dev/null
 t_is "$(py '" ".join("%s:%s" % (c, ",".join(sorted(n["state"] for n in d["items"] if n["cluster"] == c))) for c in ("local", "simA"))' "$BODY")" \
-    "local:allocated,allocated,allocated,drained simA:idle,idle,idle,idle" \
+    "local:allocated,allocated,allocated,drained simA:idle,idle,idle,mixed" \
     "... as GET /v1/nodes has the nodes' states"
 ctl summary --json --cluster local
 t_is "$(py '[d["items"][0]["cluster"], d["items"][0]["states"], d["items"][0]["cpus"], len(d["items"])]' "$OUT")" \
     '["local", {"allocated": 3, "drained": 1}, {"allocated": 3, "idle": 0, "other": 1, "total": 4}, 1]' \
     "summary --json --cluster local: its counts"
+api DELETE "/v1/jobs/$HALF" >/dev/null
+wait_for '[ "$(job_state "$HALF")" = cancelled ]' 30
+t_is "$(job_state "$HALF")" cancelled "the sim job is cancelled"
 
 # ---- cancel by filter ------------------------------------------------------------
 ctl cancel
