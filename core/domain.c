@@ -80,6 +80,26 @@ int domain_check(const struct domain *d, const char *value,
                             d->whats, domain_list(d, all, sizeof(all)));
 }
 
+int domain_list_parse(const struct domain *d, const char *list,
+                      unsigned *bits, const char *field,
+                      struct loom_error *err)
+{
+    char one[64];
+    int k;
+
+    *bits = 0;
+    for (const char *p = list ? list : "";; p++) {
+        size_t len = strcspn(p, ",");
+        snprintf(one, sizeof(one), "%.*s", (int)(len < 63 ? len : 63), p);
+        if ((k = domain_find(d, one)) < 0)
+            return domain_check(d, one, field, err);
+        *bits |= 1u << (k & 31);
+        p += len;
+        if (!*p)
+            return 0;
+    }
+}
+
 int domain_id_parse(const char *s, int64_t *out)
 {
     int64_t v = 0;

@@ -52,6 +52,13 @@ const char *domain_list(const struct domain *d, char *buf, size_t size);
 int domain_check(const struct domain *d, const char *value,
                  const char *field, struct loom_error *err);
 
+/* A comma-separated list of names of d ("pending,held"): 0 with *bits
+ * holding bit i for the i-th name of d (d has at most 32), or -1 with the
+ * error of domain_check for the first that is none (an empty one too). */
+int domain_list_parse(const struct domain *d, const char *list,
+                      unsigned *bits, const char *field,
+                      struct loom_error *err);
+
 /* A Loom id (of a job, reservation or maintenance request): [1-9][0-9]*
  * within int64, nothing else ("013", "+13", "1 " are not ids). Returns 0
  * with *out, or -1. */

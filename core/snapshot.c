@@ -78,8 +78,36 @@ void jview_unref(struct jview *v)
     free(v->submitted_by);
     free(v->account);
     free(v->cluster);
+    free(v->name);
+    for (size_t i = 0; i < v->n_nodes; i++)
+        free(v->nodes[i]);
+    free(v->nodes);
     free(v->json);
     free(v);
+}
+
+int jview_set_match(struct jview *v, const char *name, char *const *nodes,
+                    size_t n_nodes)
+{
+    char **copy = n_nodes ? calloc(n_nodes, sizeof(*copy)) : NULL;
+    char *n = strdup(name ? name : "");
+    size_t i = 0;
+
+    if (!n || (n_nodes && !copy))
+        goto error;
+    for (; i < n_nodes; i++)
+        if (!(copy[i] = strdup(nodes[i])))
+            goto error;
+    v->name = n;
+    v->nodes = copy;
+    v->n_nodes = n_nodes;
+    return 0;
+error:
+    while (i > 0)
+        free(copy[--i]);
+    free(copy);
+    free(n);
+    return -1;
 }
 
 char *jview_redacted(const struct jview *v, size_t *len)

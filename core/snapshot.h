@@ -23,6 +23,10 @@ struct jview {
     char *account; /* "" when not known */
     char *cluster; /* where it runs or ran, else the one it asked for,
                       or NULL: what GET /v1/jobs?cluster= matches */
+    char *name;    /* what ?name= matches */
+    char **nodes;  /* the names of the nodes of cluster it runs or ran on:
+                      what ?nodelist= matches */
+    size_t n_nodes;
     char *json;    /* the job object as the API shows it */
     size_t len;
     /* json[priv_off .. priv_off + priv_len) holds the fields only its
@@ -39,6 +43,10 @@ struct jview *jview_create(int64_t id, const char *state, const char *source,
                            const char *owner, const char *submitted_by,
                            const char *account, const char *cluster,
                            char *json_take, const size_t priv[2]);
+/* Give v the name and the n_nodes nodes (copied) its list filters match.
+ * 0, or -1 when out of memory (v keeps none of them). */
+int jview_set_match(struct jview *v, const char *name,
+                    char *const *nodes, size_t n_nodes);
 /* The view without its private span: a new string of *len bytes, or NULL
  * when out of memory. */
 char *jview_redacted(const struct jview *v, size_t *len);

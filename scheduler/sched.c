@@ -122,6 +122,10 @@ void sched_view(struct job *j)
                                    j->cluster ? j->cluster : j->req.cluster,
                                    json, priv);
 
+    if (v && jview_set_match(v, j->name, j->nodes.v, j->nodes.n) < 0) {
+        jview_unref(v);
+        v = NULL;
+    }
     if (v)
         v->unlisted = j->array && !rest;
     flags_of(j);

@@ -80,6 +80,9 @@ enum api_qdom {
     API_Q_CLUSTER,     /* a configured cluster */
     API_Q_NODE,        /* a node: its id, or its name with ?cluster= */
     API_Q_JOB_STATE,   /* the domains of core/domain.h */
+    API_Q_JOB_STATES,  /* job states, comma-separated */
+    API_Q_NODELIST,    /* a hostlist of nodes: ids, or names (of ?cluster=
+                          when given) */
     API_Q_NODE_STATE,
     API_Q_RESV_STATE,
     API_Q_PURPOSE,
@@ -143,6 +146,16 @@ int api_query_check(const struct http_req *rq,
                     struct loom_error *err);
 /* The checked value of the query parameter name, or NULL. Borrowed. */
 const char *api_param(const struct api_route_args *a, const char *name);
+/* The nodes of list (a hostlist such as "n[1-4],simA/n7": node ids, or
+ * names, of cluster when it is not NULL, else of every cluster that has
+ * one) as ids "CLUSTER/NAME", sorted, appended to ids. 0, or -1 with a
+ * LOOM_EINVAL error on field "nodelist" naming a node that does not exist
+ * and the nodes that do (LOOM_EINTERNAL: out of memory). Any thread. */
+int api_nodelist_ids(const char *list, const char *cluster, struct strv *ids,
+                     struct loom_error *err);
+/* Does the sorted ids (of api_nodelist_ids) hold node name of cluster? */
+int api_nodelist_has(const struct strv *ids, const char *cluster,
+                     const char *name);
 /* Append "&name=value" to the query in out (n bytes), the value
  * percent-encoded; nothing for a NULL value. For the "next" link of a
  * list. */

@@ -8,6 +8,7 @@
 
 #include "core/api/api.h"
 #include "core/domain.h"
+#include "core/hostlist.h"
 #include "core/limits.h"
 #include "core/timeutil.h"
 
@@ -158,6 +159,110 @@ out:
     return rc;
 }
 
+/* "local/n[1-2], simA/n[1-4]": what nodes there are, for a message. */
+static void nodes_known(const struct snapshot *s, const char *cluster,
+                        char *out, size_t size)
+{
+    size_t len = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; s && i < s->n_clusters && len < size; i++) {
+        const struct scluster *c = s->clusters[i];
+        char **names = calloc(c->n_nodes + 1, sizeof(*names));
+        char *list;
+        if (cluster && strcmp(cluster, c->name) != 0) {
+            free(names);
+            continue;
+        }
+        for (size_t k = 0; names && k < c->n_nodes; k++)
+            names[k] = c->nodes[k].name;
+        list = names ? hostlist_compress(names, c->n_nodes) : NULL;
+        len += (size_t)snprintf(out + len, size - len, "%s%s/%.200s",
+                                len ? ", " : "", c->name,
+                                list ? list : "?");
+        free(list);
+        free(names);
+    }
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One item of a node list, an id or a bare name, as ids into ids. */
+static int node_ids(const struct snapshot *s, const char *item,
+                    const char *cluster, struct strv *ids,
+                    struct loom_error *err)
+{
+    const char *slash = strchr(item, '/');
+    char known[400], id[600];
+    int found = 0;
+
+    for (size_t i = 0; s && i < s->n_clusters; i++) {
+        const struct scluster *c = s->clusters[i];
+        size_t cl = strlen(c->name);
+        const char *name = item;
+        if (slash && ((size_t)(slash - item) != cl ||
+                      strncmp(item, c->name, cl) != 0))
+            continue;
+        if (slash)
+            name = slash + 1;
+        if (cluster && strcmp(cluster, c->name) != 0)
+            continue;
+        if (!scluster_node(c, name))
+            continue;
+        snprintf(id, sizeof(id), "%s/%s", c->name, name);
+        if (strv_push(ids, id) < 0)
+            return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        found = 1;
+    }
+    if (found)
+        return 0;
+    nodes_known(s, cluster, known, sizeof(known));
+    return loom_error_field(err, LOOM_EINVAL, "nodelist", "query parameter "
+                            "nodelist: there is no node '%.100s'%s%.100s; "
+                            "the nodes are %s", item,
+                            cluster ? " in cluster " : "",
+                            cluster ? cluster : "", known);
+}
+
+int api_nodelist_ids(const char *list, const char *cluster, struct strv *ids,
+                     struct loom_error *err)
+{
+    struct strv items = {0};
+    struct snapshot *s;
+    int rc = 0;
+
+    if (hostlist_expand(list, LOOM_EINVAL, &items, err) < 0) {
+        char why[200];
+        snprintf(why, sizeof(why), "%.150s", err->message);
+        strv_fini(&items);
+        return loom_error_field(err, LOOM_EINVAL, "nodelist", "query "
+                                "parameter nodelist: '%.100s' is not a "
+                                "node list such as n[1-4],gpu7: %s", list,
+                                why);
+    }
+    s = snapshot_get();
+    for (size_t i = 0; rc == 0 && i < items.n; i++)
+        rc = node_ids(s, items.v[i], cluster, ids, err);
+    snapshot_put(s);
+    strv_fini(&items);
+    if (rc == 0 && ids->n)
+        qsort(ids->v, ids->n, sizeof(*ids->v), cmp_str);
+    return rc;
+}
+
+int api_nodelist_has(const struct strv *ids, const char *cluster,
+                     const char *name)
+{
+    char id[600], *key = id;
+
+    snprintf(id, sizeof(id), "%s/%s", cluster, name);
+    return ids->n && bsearch(&key, ids->v, ids->n, sizeof(*ids->v),
+                             cmp_str) != NULL;
+}
+
 static const struct domain *named(enum api_qdom dom)
 {
     switch (dom) {
@@ -187,6 +292,19 @@ static int check_value(struct api_route_args *a, int k,
         return check_cluster(v, err);
     case API_Q_NODE:
         return check_node(a, k, err);
+    case API_Q_JOB_STATES: {
+        unsigned bits;
+        if (domain_list_parse(&domain_job_states, v, &bits, p->name,
+                              err) == 0)
+            return 0;
+        return loom_error_prefix(err, "query parameter %s", p->name);
+    }
+    case API_Q_NODELIST: {
+        struct strv ids = {0};
+        int rc = api_nodelist_ids(v, api_param(a, "cluster"), &ids, err);
+        strv_fini(&ids);
+        return rc;
+    }
     case API_Q_LIMIT:
         if (domain_id_parse(v, &n) == 0 && n <= LOOM_LIST_LIMIT_MAX)
             return 0;

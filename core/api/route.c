@@ -25,8 +25,9 @@ static const struct api_param q_nodes[] = {
 static const struct api_param q_queues[] = {
     {"cluster", API_Q_CLUSTER}, {"view", API_Q_QUEUE_VIEW}, {NULL, 0}};
 static const struct api_param q_jobs[] = {
-    {"cluster", API_Q_CLUSTER}, {"state", API_Q_JOB_STATE},
+    {"cluster", API_Q_CLUSTER}, {"state", API_Q_JOB_STATES},
     {"owner", API_Q_TEXT},      {"account", API_Q_TEXT},
+    {"name", API_Q_TEXT},       {"nodelist", API_Q_NODELIST},
     {"limit", API_Q_LIMIT},     {"after", API_Q_AFTER},
     {NULL, 0}};
 static const struct api_param q_accounting[] = {

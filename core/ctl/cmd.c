@@ -203,12 +203,6 @@ int cmd_queues(struct ctl *ctl, int argc, char **argv)
                                     : client_table_queues);
 }
 
-int cmd_jobs(struct ctl *ctl, int argc, char **argv)
-{
-    return list(ctl, argc, argv, "/v1/jobs", "Cso", &domain_job_states,
-                client_table_jobs);
-}
-
 int cmd_reservations(struct ctl *ctl, int argc, char **argv)
 {
     return list(ctl, argc, argv, "/v1/reservations", "Cso",
@@ -297,7 +291,7 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 
 /* Job and node control ----------------------------------------------------- */
 
-static int job_one(struct ctl *ctl, struct client *c, const char *action,
+int ctl_job_action(struct ctl *ctl, struct client *c, const char *action,
                    const char *id, int *stop)
 {
     struct loom_error err = { 0 };
@@ -345,7 +339,7 @@ int cmd_job_action(struct ctl *ctl, int argc, char **argv)
     if (!(c = ctl_client(ctl)))
         return CTL_FAIL;
     for (int i = optind; i < argc && !stop; i++)
-        failed |= job_one(ctl, c, argv[0], argv[i], &stop) != CTL_OK;
+        failed |= ctl_job_action(ctl, c, argv[0], argv[i], &stop) != CTL_OK;
     return failed ? CTL_FAIL : CTL_OK;
 }
 

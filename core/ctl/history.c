@@ -8,140 +8,43 @@
 #include <time.h>
 
 #include "core/ctl/client.h"
+#include "core/ctl/fields.h"
 #include "core/ctl/loomctl.h"
-#include "core/ctl/table.h"
 #include "core/domain.h"
 #include "core/timeutil.h"
 
-/* A column --format may name: its header, the member it shows, how. */
-enum kind { K_TEXT, K_INT, K_DURATION, K_HOURS };
-struct field {
-    const char *name;
-    struct client_table_col col;
-    const char *key;
-    enum kind kind;
-};
-
-static const struct field history_fields[] = {
-    {"jobid", {"JOBID", 0, 0}, "id", K_TEXT},
-    {"name", {"NAME", 0, 0}, "name", K_TEXT},
-    {"account", {"ACCOUNT", 0, 0}, "account", K_TEXT},
-    {"owner", {"OWNER", 0, 0}, "owner", K_TEXT},
-    {"state", {"STATE", 0, 0}, "state", K_TEXT},
-    {"exitcode", {"EXIT", 1, 0}, "exit_code", K_INT},
-    {"cluster", {"CLUSTER", 0, 0}, "cluster", K_TEXT},
-    {"nodelist", {"NODELIST", 0, 200}, "nodelist", K_TEXT},
-    {"submit", {"SUBMIT", 0, 0}, "submit_time", K_TEXT},
-    {"start", {"START", 0, 0}, "start_time", K_TEXT},
-    {"end", {"END", 0, 0}, "end_time", K_TEXT},
-    {"elapsed", {"ELAPSED", 1, 0}, "elapsed_s", K_DURATION},
-    {"cpus", {"CPUS", 1, 0}, "cpus", K_INT},
-    {"cpu_s", {"CPU_S", 1, 0}, "cpu_seconds", K_INT},
-    {"reason", {"REASON", 0, 0}, "reason", K_TEXT},
+static const struct ctl_field history_fields[] = {
+    {"jobid", {"JOBID", 0, 0}, "id", CTL_F_TEXT},
+    {"name", {"NAME", 0, 0}, "name", CTL_F_TEXT},
+    {"account", {"ACCOUNT", 0, 0}, "account", CTL_F_TEXT},
+    {"owner", {"OWNER", 0, 0}, "owner", CTL_F_TEXT},
+    {"state", {"STATE", 0, 0}, "state", CTL_F_TEXT},
+    {"exitcode", {"EXIT", 1, 0}, "exit_code", CTL_F_INT},
+    {"cluster", {"CLUSTER", 0, 0}, "cluster", CTL_F_TEXT},
+    {"nodelist", {"NODELIST", 0, 200}, "nodelist", CTL_F_TEXT},
+    {"submit", {"SUBMIT", 0, 0}, "submit_time", CTL_F_TEXT},
+    {"start", {"START", 0, 0}, "start_time", CTL_F_TEXT},
+    {"end", {"END", 0, 0}, "end_time", CTL_F_TEXT},
+    {"elapsed", {"ELAPSED", 1, 0}, "elapsed_s", CTL_F_DURATION},
+    {"cpus", {"CPUS", 1, 0}, "cpus", CTL_F_INT},
+    {"cpu_s", {"CPU_S", 1, 0}, "cpu_seconds", CTL_F_INT},
+    {"reason", {"REASON", 0, 0}, "reason", CTL_F_TEXT},
     {NULL, {NULL, 0, 0}, NULL, 0},
 };
 #define HISTORY_DEFAULT \
     "jobid,name,account,owner,state,exitcode,cluster,nodelist,start," \
     "elapsed,cpu_s"
 
-static const struct field usage_fields[] = {
-    {"cluster", {"CLUSTER", 0, 0}, "cluster", K_TEXT},
-    {"account", {"ACCOUNT", 0, 0}, "account", K_TEXT},
-    {"owner", {"OWNER", 0, 0}, "owner", K_TEXT},
-    {"jobs", {"JOBS", 1, 0}, "jobs", K_INT},
-    {"cpu_hours", {"CPU_HOURS", 1, 0}, "cpu_hours", K_HOURS},
-    {"cpu_s", {"CPU_S", 1, 0}, "cpu_seconds", K_INT},
+static const struct ctl_field usage_fields[] = {
+    {"cluster", {"CLUSTER", 0, 0}, "cluster", CTL_F_TEXT},
+    {"account", {"ACCOUNT", 0, 0}, "account", CTL_F_TEXT},
+    {"owner", {"OWNER", 0, 0}, "owner", CTL_F_TEXT},
+    {"jobs", {"JOBS", 1, 0}, "jobs", CTL_F_INT},
+    {"cpu_hours", {"CPU_HOURS", 1, 0}, "cpu_hours", CTL_F_HOURS},
+    {"cpu_s", {"CPU_S", 1, 0}, "cpu_seconds", CTL_F_INT},
     {NULL, {NULL, 0, 0}, NULL, 0},
 };
 #define USAGE_DEFAULT "cluster,account,owner,jobs,cpu_hours"
-
-#define FIELDS_MAX 32
-
-/* The fields of a --format list into pick (at most FIELDS_MAX). Returns
- * their count, or -1 after printing the usage error naming a field that
- * is not one, and the fields. */
-static int pick_fields(const char *cmd, const struct field *all,
-                       const char *list, const struct field **pick)
-{
-    char names[400] = "";
-    const char *p = list;
-    int n = 0;
-
-    for (size_t i = 0; all[i].name; i++)
-        snprintf(names + strlen(names), sizeof(names) - strlen(names),
-                 "%s%s", i ? "," : "", all[i].name);
-    while (*p) {
-        size_t len = strcspn(p, ","), i;
-        for (i = 0; all[i].name; i++)
-            if (strlen(all[i].name) == len && !strncmp(all[i].name, p, len))
-                break;
-        if (!all[i].name || n == FIELDS_MAX) {
-            ctl_usage(cmd, "--format: unknown field '%.*s'; the fields are "
-                      "%s", (int)(len < 100 ? len : 100), p, names);
-            return -1;
-        }
-        pick[n++] = &all[i];
-        p += len;
-        if (*p == ',' && *++p == '\0')
-            break; /* a trailing comma: the same as none */
-    }
-    if (!n) {
-        ctl_usage(cmd, "--format needs a field; the fields are %s", names);
-        return -1;
-    }
-    return n;
-}
-
-/* One cell of obj as field f shows it, into buf. */
-static const char *cell(const json_t *obj, const struct field *f, char *buf,
-                        size_t size)
-{
-    const json_t *v = json_object_get(obj, f->key);
-
-    if (json_is_string(v))
-        return json_string_value(v);
-    if (!json_is_number(v))
-        return NULL; /* null or missing: "-" */
-    switch (f->kind) {
-    case K_DURATION:
-        return client_table_duration((long long)json_number_value(v), buf,
-                                     size);
-    case K_HOURS:
-        snprintf(buf, size, "%.2f", json_number_value(v));
-        return buf;
-    default:
-        snprintf(buf, size, "%.0f", json_number_value(v));
-        return buf;
-    }
-}
-
-/* A table of the picked fields, a row per object of rows. */
-static int print_rows(const struct field *const *pick, int n,
-                      const json_t *rows)
-{
-    struct client_table_col cols[FIELDS_MAX];
-    struct client_table *t;
-    const char *cells[FIELDS_MAX];
-    char bufs[FIELDS_MAX][64];
-    const json_t *o;
-    size_t i;
-
-    for (int k = 0; k < n; k++)
-        cols[k] = pick[k]->col;
-    if (!(t = client_table_create(cols, (size_t)n)))
-        return ctl_fail("out of memory");
-    json_array_foreach(rows, i, o) {
-        for (int k = 0; k < n; k++)
-            cells[k] = cell(o, pick[k], bufs[k], sizeof(bufs[k]));
-        if (client_table_add(t, cells) < 0) {
-            client_table_destroy(t);
-            return ctl_fail("out of memory");
-        }
-    }
-    client_table_print(t, stdout);
-    client_table_destroy(t);
-    return CTL_OK;
-}
 
 /* The options both commands take, into the query of p; letters of allowed
  * beyond start, end, account, cluster, format and json: u (--user) and s
@@ -213,7 +116,7 @@ static int options(struct ctl *ctl, int argc, char **argv,
 
 int cmd_history(struct ctl *ctl, int argc, char **argv)
 {
-    const struct field *pick[FIELDS_MAX];
+    const struct ctl_field *pick[CTL_FIELDS_MAX];
     const char *format = HISTORY_DEFAULT, *path;
     struct loom_error err = {0};
     struct client_path p;
@@ -224,7 +127,7 @@ int cmd_history(struct ctl *ctl, int argc, char **argv)
     client_path_init(&p, "/v1/accounting");
     if ((rc = options(ctl, argc, argv, "us", &p, &format)) >= 0)
         return rc;
-    if ((n = pick_fields("history", history_fields, format, pick)) < 0)
+    if ((n = ctl_fields_pick("history", history_fields, format, pick)) < 0)
         return CTL_USAGE;
     if (!(path = client_path_get(&p, &err)))
         return ctl_fail("%s", err.message);
@@ -238,7 +141,7 @@ int cmd_history(struct ctl *ctl, int argc, char **argv)
         json_decref(wrap);
         rc = CTL_OK;
     } else {
-        rc = print_rows(pick, n, items);
+        rc = ctl_fields_print(pick, n, items, time(NULL));
     }
     json_decref(items);
     return rc;
@@ -265,7 +168,7 @@ static json_t *usage_rows(const json_t *items)
 
 int cmd_usage(struct ctl *ctl, int argc, char **argv)
 {
-    const struct field *pick[FIELDS_MAX];
+    const struct ctl_field *pick[CTL_FIELDS_MAX];
     const char *format = USAGE_DEFAULT, *path;
     struct loom_error err = {0};
     struct client_path p;
@@ -276,7 +179,7 @@ int cmd_usage(struct ctl *ctl, int argc, char **argv)
     client_path_init(&p, "/v1/usage");
     if ((rc = options(ctl, argc, argv, "", &p, &format)) >= 0)
         return rc;
-    if ((n = pick_fields("usage", usage_fields, format, pick)) < 0)
+    if ((n = ctl_fields_pick("usage", usage_fields, format, pick)) < 0)
         return CTL_USAGE;
     if (!(path = client_path_get(&p, &err)))
         return ctl_fail("%s", err.message);
@@ -290,7 +193,7 @@ int cmd_usage(struct ctl *ctl, int argc, char **argv)
     } else if (!(rows = usage_rows(json_object_get(reply, "items")))) {
         rc = ctl_fail("out of memory");
     } else {
-        rc = print_rows(pick, n, rows);
+        rc = ctl_fields_print(pick, n, rows, time(NULL));
         json_decref(rows);
     }
     json_decref(reply);

@@ -125,6 +125,14 @@ static const char pause_more[] =
     "NODE is CLUSTER/NAME, or NAME with --cluster. Prints the node's id\n"
     "and state. A job suspended on purpose stays suspended after unpause.\n";
 
+static const char jobs_more[] =
+    "--state takes job states, comma-separated (default: pending,held,"
+    "starting,\nrunning,suspended); --owner is --user; LIST is a node "
+    "list such as n[1-4].\n"
+    "FIELDS (jobs): jobid,name,owner,account,state,cluster,nodes,time,"
+    "nodelist,\n  priority,submit,start,end,exitcode,reason (default: "
+    "jobid,name,owner,state,\n  cluster,nodes,time,nodelist,reason)\n";
+
 static const struct command commands[] = {
     { "clusters", cmd_clusters, "clusters", "list the clusters", NULL },
     { "nodes", cmd_nodes, "nodes [--cluster C] [--state S]",
@@ -141,8 +149,14 @@ static const struct command commands[] = {
       NULL },
     { "unreserve", cmd_unreserve, "unreserve ID",
       "cancel a reservation", NULL },
-    { "jobs", cmd_jobs, "jobs [--cluster C] [--state S] [--owner O]",
-      "list jobs, like squeue", NULL },
+    { "jobs", cmd_jobs,
+      "jobs [--all] [--cluster C] [-t|--state S,...] [-u|--user U] "
+      "[-n|--name N] [-w|--nodelist LIST] [-o|--format FIELDS]",
+      "list the waiting and running jobs (--all: the ended ones too), "
+      "like squeue", jobs_more },
+    { "summary", cmd_summary, "summary [--cluster C]",
+      "per cluster: its queues, nodes by state and cpus, like sinfo",
+      NULL },
     { "history", cmd_history,
       "history [--start T] [--end T] [--account A] [-u|--user U] "
       "[--cluster C] [--state S] [--format FIELDS]",
@@ -164,7 +178,11 @@ static const struct command commands[] = {
       "or command", export_more },
     { "update", cmd_update, "update JOBID FIELD=VALUE...",
       "change a waiting job (pending or held)", update_more },
-    { "cancel", cmd_job_action, "cancel JOBID...", "cancel jobs", NULL },
+    { "cancel", cmd_cancel,
+      "cancel JOBID... | cancel [-u|--user U] [-t|--state S,...] "
+      "[-n|--name N] [--cluster C]",
+      "cancel jobs: those named, or those that match (waiting and running "
+      "ones unless --state says)", NULL },
     { "suspend", cmd_job_action, "suspend JOBID...", "suspend jobs", NULL },
     { "resume", cmd_job_action, "resume JOBID...", "resume suspended jobs",
       NULL },

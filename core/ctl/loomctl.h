@@ -73,6 +73,12 @@ int ctl_json_only(struct ctl *ctl, const char *cmd, int argc, char **argv);
 /* Add a node id "CLUSTER/NAME" to p as two segments; -1 when it is not
  * one. */
 int ctl_pair_segments(struct client_path *p, const char *id);
+/* Carry out action (cancel, suspend, resume, hold, release) on the job
+ * id through c; with --json, print the answer. Returns an exit status,
+ * after printing why it failed; *stop is set when no answer came (the
+ * next job would not fare better). */
+int ctl_job_action(struct ctl *ctl, struct client *c, const char *action,
+                   const char *id, int *stop);
 /* Read from fd into buf until EOF or max bytes; returns the count or -1
  * with errno. (Ask for one byte more than allowed to detect too much.) */
 ssize_t ctl_read_fd(int fd, char *buf, size_t max);
@@ -89,7 +95,7 @@ int ctl_signing_key(struct ctl *ctl, unsigned char **key, size_t *len,
                     struct loom_error *err);
 
 /* loomctl_cmd.c */
-ctl_cmd_f cmd_clusters, cmd_nodes, cmd_queues, cmd_jobs, cmd_reservations,
+ctl_cmd_f cmd_clusters, cmd_nodes, cmd_queues, cmd_reservations,
     cmd_show,
     cmd_status, cmd_job_action, cmd_node_state, cmd_pause, cmd_runtime;
 /* loomctl_submit.c */
@@ -98,6 +104,8 @@ ctl_cmd_f cmd_submit, cmd_token;
 ctl_cmd_f cmd_output;
 /* history.c */
 ctl_cmd_f cmd_history, cmd_usage;
+/* queue.c */
+ctl_cmd_f cmd_jobs, cmd_cancel, cmd_summary;
 /* export.c */
 ctl_cmd_f cmd_export;
 /* update.c */

@@ -238,21 +238,6 @@ static const char *age_of(const json_t *obj, const char *key, time_t now,
     return buf;
 }
 
-/* Run time of a job: from start_time to end_time, or to now. */
-static const char *elapsed_of(const json_t *job, time_t now, char *buf,
-                              size_t size)
-{
-    const char *s = json_string_value(json_object_get(job, "start_time"));
-    const char *e = json_string_value(json_object_get(job, "end_time"));
-    time_t start, end = now;
-
-    if (!s || time_parse(s, &start) < 0)
-        return client_table_duration(0, buf, size);
-    if (e && time_parse(e, &end) < 0)
-        end = now;
-    return client_table_duration((long long)(end - start), buf, size);
-}
-
 /* Each list's rows -------------------------------------------------------- */
 
 typedef int row_f(struct client_table *t, const json_t *item, time_t now);
@@ -319,69 +304,6 @@ int client_table_nodes(FILE *out, const json_t *items, time_t now,
         { "FEATURES", 0, 0 }, { "REASON", 0, 60 },
     };
     return table_run(out, cols, 8, items, now, node_row, err);
-}
-
-static const char *job_nodes(const json_t *j, char *buf, size_t size)
-{
-    size_t n = json_array_size(json_object_get(j, "nodes"));
-    long long want = int_of(json_object_get(j, "request"), "nodes");
-
-    snprintf(buf, size, "%lld", n ? (long long)n : want);
-    return buf;
-}
-
-/* An array stands for its tasks without records of their own, in their
- * state: 123_[8-100] (a long list cut short, as squeue does). */
-static int array_of(const json_t *j, char *id, size_t n, char *st,
-                    size_t n_st)
-{
-    const char *tasks = json_string_value(json_object_get(j,
-                                                          "array_tasks"));
-    const char *state = json_string_value(json_object_get(j,
-                                                          "array_tasks_state"));
-
-    if (!tasks || !*tasks || !state)
-        return 0;
-    if (strlen(tasks) > 40)
-        snprintf(id, n, "%s_[%.36s...]",
-                 json_string_value(json_object_get(j, "id")), tasks);
-    else
-        snprintf(id, n, "%s_[%s]", json_string_value(json_object_get(j, "id")),
-                 tasks);
-    snprintf(st, n_st, "%s", state);
-    return 1;
-}
-
-static int job_row(struct client_table *t, const json_t *j, time_t now)
-{
-    char id[128], name[256], owner[256], st[64], cl[256], nodes[32],
-        tm[32], why[512];
-    const char *cells[8];
-
-    cells[0] = text_of(j, "id", id, sizeof(id));
-    cells[1] = text_of(j, "name", name, sizeof(name));
-    cells[2] = text_of(j, "owner", owner, sizeof(owner));
-    cells[3] = text_of(j, "state", st, sizeof(st));
-    if (array_of(j, id, sizeof(id), st, sizeof(st))) {
-        cells[0] = id;
-        cells[3] = st;
-    }
-    cells[4] = text_of(j, "cluster", cl, sizeof(cl));
-    cells[5] = job_nodes(j, nodes, sizeof(nodes));
-    cells[6] = elapsed_of(j, now, tm, sizeof(tm));
-    cells[7] = text_of(j, "reason", why, sizeof(why));
-    return client_table_add(t, cells);
-}
-
-int client_table_jobs(FILE *out, const json_t *items, time_t now,
-                      struct loom_error *err)
-{
-    static const struct client_table_col cols[] = {
-        { "JOBID", 1, 0 }, { "NAME", 0, 24 }, { "OWNER", 0, 16 },
-        { "STATE", 0, 0 }, { "CLUSTER", 0, 0 }, { "NODES", 1, 0 },
-        { "TIME", 1, 0 },  { "REASON", 0, 60 },
-    };
-    return table_run(out, cols, 8, items, now, job_row, err);
 }
 
 /* Which jobs the scheduler places on a cluster: "any", or "pinned" (only

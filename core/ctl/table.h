@@ -40,16 +40,15 @@ int client_table_add(struct client_table *t, const char *const *cells);
  * are separated by one space and lines carry no trailing blanks. */
 void client_table_print(const struct client_table *t, FILE *out);
 
-/* The tables of loomctl's list commands, from an API list's "items"
- * (borrowed), with the same signature so a caller can pick one by list.
- * now is the time used for ages and elapsed times. Return 0,
+/* The tables of loomctl's list commands (the jobs': fields.h), from an
+ * API list's "items" (borrowed), with the same signature so a caller can
+ * pick one by list. now is the time used for ages. Return 0,
  * or -1 with err when out of memory. Items that are not objects are
  * skipped; missing fields show as "-".
  *   nodes:    NODE CLUSTER STATE CPUS(A/T) MEMORY GPUS FEATURES REASON
  *             (state "reserved" shows as "resv", as sinfo says it; a node
  *             in a reservation without a reason of its own gives the
  *             reservation as its reason)
- *   jobs:     JOBID NAME OWNER STATE CLUSTER NODES TIME REASON
  *   clusters: CLUSTER ADAPTOR STATE NODES JOBS LAST_POLL ERROR (JOBS:
  *             any, or pinned: only the jobs that name the cluster)
  *   queues:   QUEUE CLUSTER STATE NODES MAXTIME
@@ -57,8 +56,6 @@ void client_table_print(const struct client_table *t, FILE *out);
  *             (allocated/total) MAXTIME NODELIST */
 int client_table_nodes(FILE *out, const json_t *items, time_t now,
                        struct loom_error *err);
-int client_table_jobs(FILE *out, const json_t *items, time_t now,
-                      struct loom_error *err);
 int client_table_clusters(FILE *out, const json_t *items, time_t now,
                           struct loom_error *err);
 int client_table_reservations(FILE *out, const json_t *items, time_t now,

@@ -210,7 +210,7 @@ api GET '/v1/jobs?state=%00' >/dev/null
 err_names 400 invalid_request "?state=%00" 'query parameter state has a control character' state
 api GET '/v1/jobs?stat=running' >/dev/null
 err_names 400 invalid_request "an unknown parameter ?stat=" \
-    "unknown query parameter 'stat': GET /v1/jobs takes cluster, state, owner, account, limit and after" stat
+    "unknown query parameter 'stat': GET /v1/jobs takes cluster, state, owner, account, name, nodelist, limit and after" stat
 api GET '/v1/jobs?state=running&state=pending' >/dev/null
 err_names 400 invalid_request "a repeated parameter" 'query parameter state is given twice' state
 api GET '/v1/jobs?owner=' >/dev/null

@@ -111,10 +111,13 @@ t_is "$(cat "$(jget "$BODY" .stdout)" 2>/dev/null)" hi "its stdout holds hi"
 ctl output "$ECHO"
 t_is "$RC/$OUT" 0/hi "loomctl output ID prints it" || ctl_diag
 
-ctl jobs
-t_is "$RC" 0 "loomctl jobs" || ctl_diag
+ctl jobs --all
+t_is "$RC" 0 "loomctl jobs --all" || ctl_diag
 t_like "$OUT" "(^|
-) *$ECHO +echo +loomctl +completed +local +1 " "jobs: the echo job's row"
+) *$ECHO +echo +loomctl +completed +local +1 +[0-9:]+ +n[12] " \
+    "jobs --all: the echo job's row, with its node"
+ctl jobs
+t_is "$(grep -c "^ *$ECHO " <<<"$OUT")" 0 "jobs: not the completed one"
 ctl jobs --state running
 t_is "$(grep -c "^ *$ECHO " <<<"$OUT")" 0 "jobs --state running: not the completed one"
 
@@ -168,8 +171,8 @@ t_like "$(wc -l <<<"$MS")" '^ *([5-9]|[1-9][0-9]+)$' "status: five or more times
 t_is "$(grep -cvE ': +(0|<0\.01|[0-9]+(\.[0-9]{1,2})?)$' <<<"$MS")" 0 \
     "status: every time in ms has at most two decimals" || t_diag "$MS"
 
-ctl --json jobs
-t_is "$RC" 0 "loomctl --json jobs" || ctl_diag
+ctl --json jobs --all
+t_is "$RC" 0 "loomctl --json jobs --all" || ctl_diag
 t_like "$(py '[j["id"] for j in d["items"]]' "$OUT" 2>&1)" "\"$ECHO\"" \
     "--json jobs: JSON with the items"
 ctl --json clusters

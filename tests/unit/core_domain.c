@@ -27,6 +27,7 @@ int main(void)
     struct loom_error err;
     char buf[256];
     int64_t id;
+    unsigned bits = 0;
 
     is_int(domain_find(&domain_job_states, "pending"), 0, "pending is first");
     is_int(domain_find(&domain_job_states, "cancelled"),
@@ -50,6 +51,24 @@ int main(void)
            strstr(err.message, "'bogus' is not a node state") &&
            strstr(err.message, "idle, mixed, allocated"),
        "a check names the value and the allowed ones: %s", err.message);
+
+    ok(domain_list_parse(&domain_job_states, "pending,running,held", &bits,
+                         "state", &err) == 0 &&
+           bits == (1u << 0 | 1u << 3 | 1u << 1),
+       "a list of states: their bits (0x%x)", bits);
+    ok(domain_list_parse(&domain_job_states, "cancelled", &bits, "state",
+                         &err) == 0 && bits == 1u << 7,
+       "a list of one");
+    ok(domain_list_parse(&domain_job_states, "pending,bogus", &bits,
+                         "state", &err) < 0 &&
+           strstr(err.message, "'bogus' is not a job state; the job "
+                               "states are pending, held"),
+       "a list with a name that is none: named (%s)", err.message);
+    ok(domain_list_parse(&domain_job_states, "pending,", &bits, "state",
+                         &err) < 0 && strstr(err.message, "'' is not"),
+       "an empty name (a trailing comma) is none");
+    ok(domain_list_parse(&domain_job_states, "", &bits, "state", &err) < 0,
+       "nor is an empty list");
 
     ok(domain_id_parse("13", &id) == 0 && id == 13, "13 is an id");
     ok(domain_id_parse("9223372036854775807", &id) == 0 &&
