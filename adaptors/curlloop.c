@@ -306,3 +306,29 @@ void curlloop_run(struct curlloop *l, double timeout_s)
     curl_multi_poll(l->m, NULL, 0, ms, NULL);
     drive(l);
 }
+
+int curlloop_url_parse(const struct conf_section *sec, const char *url,
+                       char **base, char **socket, struct loom_error *err)
+{
+    const char *hostport = url + 7, *slash;
+    int unix_socket = !strncmp(url, "unix:/", 6);
+
+    *base = *socket = NULL;
+    if (unix_socket) {
+        *socket = strdup(url + 5);
+        *base = strdup("http://localhost");
+    } else if (!strncmp(url, "http://", 7) && *hostport &&
+               (!(slash = strchr(hostport, '/')) || !slash[1])) {
+        *base = strndup(url, slash ? (size_t)(slash - url) : strlen(url));
+    } else {
+        return loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s] url: "
+                              "expected unix:/PATH or http://HOST:PORT (got "
+                              "'%s')", sec->file, sec->line, sec->name, url);
+    }
+    if (*base && (*socket || !unix_socket))
+        return 0;
+    free(*base);
+    free(*socket);
+    *base = *socket = NULL;
+    return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+}

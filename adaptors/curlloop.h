@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "core/conf.h"
 #include "core/error.h"
 
 /*
@@ -68,6 +69,13 @@ void curlloop_fail(struct curlloop *l,
 void curlloop_run(struct curlloop *l, double timeout_s);
 /* Transfers under way. */
 size_t curlloop_active(const struct curlloop *l);
+/* The url key of an API cluster's section (sec): "unix:/PATH", HTTP on
+ * that socket (*base "http://localhost", *socket the path), or
+ * "http://HOST:PORT" with no path (*base that, *socket NULL): new strings.
+ * 0, or -1 with err naming the section's file and line and what a url may
+ * be (both left NULL). Any thread. */
+int curlloop_url_parse(const struct conf_section *sec, const char *url,
+                       char **base, char **socket, struct loom_error *err);
 /* Make curlloop_run return now. Any thread (a msgq waker: void *). */
 void curlloop_wakeup(void *l);
 
