@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# 3006-loom-adaptor.t - loomd A federates loomd B (adaptor loom) beside a
+# local cluster of its own; B federates a local cluster (inner). A job of A
+# pinned to B's cluster runs in B on the node A chose, as its own account,
+# and its exit code comes back to A; a cancel through A reaches B; A acts
+# only for the accounts B gave it tokens for, and B's own rules hold (no
+# job as root); B killed, its cluster is unreachable in A while A's local
+# cluster answers and schedules on; B restarted, it comes back.
+# SPDX-License-Identifier: MIT
+. "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+
+t_account ACC fed
+t_account NOTOK fedno
+t_account ROOTISH fedroot
+pg_start || t_bail "no PostgreSQL"
+"$PG_BIN/createdb" -h "$LOOM_PG_DIR" -U postgres loomb ||
+    t_bail "cannot make B's database"
+
+# ---- loomd B: the inner one ----------------------------------------------
+BD=$T/b
+B_PORT=$(free_port)
+B_URL=http://127.0.0.1:$B_PORT
+mkdir -p "$BD/state" && chmod 0700 "$BD/state" && loom_owns "$BD/state"
+accounts_default </dev/null # A's: admin runs as $T_USER
+cat >"$BD/accounts" <<EOF
+LOOM admin $T_USER
+LOOM $ACC $ACC
+LOOM mallory root
+EOF
+(
+    umask 077
+    cat >"$BD/loom.conf" <<EOF
+[loomd]
+listen = 127.0.0.1:$B_PORT
+database = host=$LOOM_PG_DIR dbname=loomb user=postgres
+token_key_file = $BD/state/token.key
+state_dir = $BD/state
+accounts_file = $BD/accounts
+
+[cluster inner]
+adaptor = local
+nodes = 2
+poll_s = 0.2
+EOF
+)
+loom_owns "$BD/loom.conf"
+
+B_PID=
+b_start() {
+    (umask 077 && : >>"$BD/loomd.log")
+    LOOM_LIBEXECDIR=$LOOM_TOP_BUILDDIR \
+        LOOM_SCRIPTS_DIR=$LOOM_TOP_SRCDIR/adaptors/scripts \
+        "$LOOM_TOP_BUILDDIR/loomd" -c "$BD/loom.conf" -f </dev/null \
+        >>"$BD/loomd.log" 2>&1 &
+    B_PID=$!
+    wait_for "curl -sf -o /dev/null --max-time 1 $B_URL/healthz" 60
+}
+b_stop() {
+    [ -n "$B_PID" ] && alive "$B_PID" || return 0
+    kill -TERM "$B_PID"
+    wait_dead "$B_PID" 100 || kill -KILL "$B_PID"
+}
+t_cleanup b_stop
+bctl() { "$LOOM_TOP_BUILDDIR/loomctl" -c "$BD/loom.conf" "$@"; }
+# bapi ...: api on B, with B's admin token.
+bapi() { LOOM_URL=$B_URL TOKEN=$B_ADMIN api "$@"; }
+
+b_start || t_bail "loomd B did not start: $(tail -n 20 "$BD/loomd.log")"
+B_ADMIN=$(bctl token create --subject admin --role admin --ttl 3600)
+
+# A's tokens in B: its own (operator, scheduler), and one per account it
+# may act for; one more whose subject B maps to root.
+AT=$T/a-tokens
+mkdir -m 0700 "$AT"
+(
+    umask 077
+    bctl token create --subject loomd-a --role operator --role scheduler \
+        --ttl 3600 >"$T/a-control.token"
+    bctl token create --subject "$ACC" --role user --ttl 3600 >"$AT/$ACC"
+    bctl token create --subject mallory --role user --ttl 3600 \
+        >"$AT/$ROOTISH"
+)
+loom_owns "$AT" "$T/a-control.token"
+
+# ---- loomd A: the outer one ------------------------------------------------
+map_account "$ACC" "$ACC"
+map_account "$NOTOK" "$NOTOK"
+map_account "$ROOTISH" "$ROOTISH"
+loomd_conf <<EOF
+[cluster local]
+adaptor = local
+nodes = 1
+poll_s = 0.2
+[cluster b]
+adaptor = loom
+url = $B_URL
+cluster = inner
+token_file = $T/a-control.token
+token_dir = $AT
+timeout_s = 2
+poll_s = 0.3
+EOF
+loomd_start || t_bail "loomd A did not start"
+admin_token
+USER_TOKEN=$(token_for "$ACC" user)
+
+# as ACCOUNT: run the rest as a user token of that account
+as_user() {
+    local t
+    t=$(token_for "$1" user)
+    shift
+    TOKEN=$t "$@"
+}
+
+# ---- the inner cluster as one of A's ----------------------------------------
+wait_for 'cluster_state b; [ "$STATE" = up ]' 30
+t_is "$STATE" up "cluster b (another loomd's) is up in A"
+api GET /v1/clusters/b >/dev/null
+t_is "$(jget "$BODY" .adaptor)" loom "its adaptor is loom"
+t_is "$(jget "$BODY" .runs_as_user)" true "each job runs as its account"
+api GET '/v1/nodes?cluster=b' >/dev/null
+t_is "$(py '",".join(sorted(n["name"] for n in d["items"]))' "$BODY")" \
+    n1,n2 "A lists the inner cluster's nodes n1 and n2"
+api GET /v1/queues/b >/dev/null
+t_is "$(py '[q["name"] for q in d["items"]]' "$BODY")" '["default"]' \
+    "and its queue"
+
+# ---- a job started by hand on the node chosen -------------------------------
+api POST /v1/runtime/scheduler '{"enabled": false}' >/dev/null
+t_is "$STATUS" 200 "A's scheduler is off: this job starts where it is told"
+TOKEN=$USER_TOKEN submit '{"name": "fed", "command": ["/bin/sh", "-c",
+    "id -un; exit 3"], "request": {"cluster": "b", "walltime_s": 120}}' ||
+    t_bail "no job"
+J1=$JOB
+api POST "/v1/jobs/$J1/start" '{"nodes": ["b/n2"]}' >/dev/null
+t_is "$STATUS" 202 "started on b/n2"
+api POST /v1/runtime/scheduler '{"enabled": true}' >/dev/null
+wait_for '[ "$(job_state "$J1")" = failed ]' 60
+t_is "$(job_state "$J1")" failed "job $J1 ended in A (exit 3: failed)"
+t_is "$(field "$J1" .exit_code)" 3 "its exit code came back to A"
+t_is "$(field "$J1" .nodes)" '["n2"]' "it ran on n2 in A's record"
+NATIVE=$(field "$J1" .native_id)
+bapi GET "/v1/jobs/$NATIVE" >/dev/null
+t_is "$(jget "$BODY" .nodes)" '["n2"]' "and in B's: on n2, as chosen"
+t_is "$(jget "$BODY" .account)" "$ACC" "B ran it as the job's account"
+t_is "$(jget "$BODY" .cluster)" inner "on B's cluster inner"
+t_is "$(jget "$BODY" .env.LOOM_OUTER_JOB_ID)" "$J1" \
+    "it carries A's id in LOOM_OUTER_JOB_ID"
+OUT=$T/home/$ACC/loom-$J1.out
+t_is "$(cat "$OUT" 2>/dev/null)" "$ACC" \
+    "it ran as $ACC (id -un in its output, named for A's id)"
+
+# ---- a job placed by A's scheduler, cancelled through A ------------------------
+TOKEN=$USER_TOKEN submit '{"name": "long", "command": ["/bin/sleep", "300"],
+    "request": {"cluster": "b", "walltime_s": 600}}' || t_bail "no job"
+J2=$JOB
+wait_for '[ "$(job_state "$J2")" = running ]' 60
+t_is "$(job_state "$J2")" running "job $J2 placed by A runs in B"
+N2=$(field "$J2" .native_id)
+bapi GET "/v1/jobs/$N2" >/dev/null
+t_is "$(jget "$BODY" .state)" running "B runs it too (its job $N2)"
+TOKEN=$USER_TOKEN api POST "/v1/jobs/$J2/suspend" >/dev/null
+t_is "$STATUS" 202 "suspend through A: 202"
+wait_for 'bapi GET /v1/jobs/'"$N2"' >/dev/null; [ "$(jget "$BODY" .state)" = suspended ]' 60
+t_is "$(jget "$BODY" .state)" suspended "B suspended it"
+wait_for '[ "$(job_state "$J2")" = suspended ]' 60
+t_is "$(job_state "$J2")" suspended "A shows it suspended"
+TOKEN=$USER_TOKEN api POST "/v1/jobs/$J2/resume" >/dev/null
+wait_for '[ "$(job_state "$J2")" = running ]' 60
+t_is "$(job_state "$J2")" running "resumed through A, it runs again"
+TOKEN=$USER_TOKEN api DELETE "/v1/jobs/$J2" >/dev/null
+t_is "$STATUS" 202 "cancel through A: 202"
+wait_for 'bapi GET /v1/jobs/'"$N2"' >/dev/null; [ "$(jget "$BODY" .state)" = cancelled ]' 60
+t_is "$(jget "$BODY" .state)" cancelled "the cancel reached B"
+wait_for '[ "$(job_state "$J2")" = cancelled ]' 60
+t_is "$(job_state "$J2")" cancelled "and A shows the job cancelled"
+wait_for '! pgrep -u "$ACC" -x sleep >/dev/null' 30
+t_ok $? "no process of it is left"
+
+# ---- node states through A ------------------------------------------------------
+api PUT /v1/nodes/b/n1/state '{"state": "drain", "reason": "fan"}' >/dev/null
+t_is "$STATUS" 200 "drain b/n1 through A: 200"
+t_is "$(jget "$BODY" .state)" drained "A shows it drained"
+bapi GET /v1/nodes/inner/n1 >/dev/null
+t_is "$(jget "$BODY" .state)/$(jget "$BODY" .reason)" drained/fan \
+    "B drained its node n1, with the reason"
+api PUT /v1/nodes/b/n1/state '{"state": "up"}' >/dev/null
+bapi GET /v1/nodes/inner/n1 >/dev/null
+t_is "$(jget "$BODY" .state)" idle "up again through A"
+
+# ---- A acts only for the accounts B gave it, and B's rules hold ---------------
+as_user "$NOTOK" submit '{"command": ["/bin/true"],
+    "request": {"cluster": "b"}}' || t_bail "no job"
+J3=$JOB
+wait_for '[ "$(job_state "$J3")" = failed ]' 60
+t_is "$(job_state "$J3")" failed "a job of an account without a token fails"
+t_like "$(field "$J3" .reason)" "no token to act for account $NOTOK" \
+    "saying that A holds no token for $NOTOK"
+as_user "$ROOTISH" submit '{"command": ["/bin/true"],
+    "request": {"cluster": "b"}}' || t_bail "no job"
+J4=$JOB
+wait_for '[ "$(job_state "$J4")" = failed ]' 60
+t_is "$(job_state "$J4")" failed \
+    "a token B maps to root runs nothing through A"
+t_like "$(field "$J4" .reason)" "may not run as root" "B refused it as root"
+
+# ---- B killed: b unreachable, local serves on; B back --------------------------
+T0=${EPOCHREALTIME/[.,]/}
+kill -KILL "$B_PID"
+wait "$B_PID" 2>/dev/null
+wait_for 'cluster_state b; [ "$STATE" = unreachable ]' 60
+t_is "$STATE" unreachable "B killed: cluster b is unreachable in A"
+t_diag "unreachable after $(((${EPOCHREALTIME/[.,]/} - T0) / 1000)) ms;" \
+    "error: $ERR"
+t_like "$ERR" "cannot reach" "its error says B cannot be reached"
+T1=${EPOCHREALTIME/[.,]/}
+TOKEN=$USER_TOKEN submit '{"command": ["/bin/true"],
+    "request": {"cluster": "local"}}' || t_bail "no job"
+J5=$JOB
+wait_for '[ "$(job_state "$J5")" = completed ]' 60
+t_is "$(job_state "$J5")" completed \
+    "meanwhile a job on A's local cluster is placed and completes"
+t_diag "local job submitted to completed in" \
+    "$(((${EPOCHREALTIME/[.,]/} - T1) / 1000)) ms with B down"
+b_start || t_bail "loomd B did not start again"
+wait_for 'cluster_state b; [ "$STATE" = up ]' 60
+t_is "$STATE" up "B restarted: cluster b is up again in A"
+TOKEN=$USER_TOKEN submit '{"command": ["/bin/sh", "-c", "exit 0"],
+    "request": {"cluster": "b"}}' || t_bail "no job"
+J6=$JOB
+wait_for '[ "$(job_state "$J6")" = completed ]' 60
+t_is "$(job_state "$J6")" completed "and runs A's jobs again"
+t_is "$(job_state "$J1")" failed "job $J1 is as it was"
+
+t_done
