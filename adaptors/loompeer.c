@@ -2,6 +2,9 @@
  * one) seen as a cluster of this one, through its REST API. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +13,7 @@
 
 #include "adaptors/curlloop.h"
 #include "adaptors/loompeer.h"
+#include "core/token.h"
 
 #define DEFAULT_TIMEOUT_S 10.0
 #define DEFAULT_MAX_BYTES (64L << 20)
@@ -22,6 +26,7 @@ static void lpeer_destroy(void *self)
         return;
     lpeer_ops_drop(p);
     hmap_fini_values(&p->account, free);
+    token_key_free(p->key, p->key_len);
     free(p->cluster);
     free(p->inner);
     free(p->url);
@@ -61,6 +66,53 @@ static int check_dir(struct conf_section *sec, const char *dir,
                               "it", sec->file, sec->line, sec->name, dir,
                               (unsigned)(st.st_mode & 0777));
     return 0;
+}
+
+/* The marker key: state_dir/clusters/NAME/marker.key, made once (32
+ * random bytes, 0600), so that markers outlive a restart. */
+static int load_key(struct lpeer *p, const struct adaptor_env *env,
+                    struct loom_error *err)
+{
+    char dir[4096], path[4200];
+
+    snprintf(dir, sizeof(dir), "%s/clusters", env->state_dir);
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        return loom_error_set(err, LOOM_EINVAL, "cluster %s: cannot make "
+                              "%s: %s", p->cluster, dir, strerror(errno));
+    snprintf(dir, sizeof(dir), "%s/clusters/%s", env->state_dir, p->cluster);
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        return loom_error_set(err, LOOM_EINVAL, "cluster %s: cannot make "
+                              "%s: %s", p->cluster, dir, strerror(errno));
+    snprintf(path, sizeof(path), "%s/marker.key", dir);
+    return token_key_load(path, 1, &p->key, &p->key_len, err);
+}
+
+int lpeer_marker(const struct lpeer *p, long long id, char *out)
+{
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    char msg[24];
+    int n = snprintf(msg, sizeof(msg), "%lld", id);
+
+    if (!HMAC(EVP_sha256(), p->key, (int)p->key_len,
+              (const unsigned char *)msg, (size_t)n, mac, &len) ||
+        len < LPEER_MAC_LEN)
+        return -1;
+    n = snprintf(out, LPEER_MARKER_MAX, "%s.", msg);
+    for (int i = 0; i < LPEER_MAC_LEN; i++)
+        n += snprintf(out + n, LPEER_MARKER_MAX - (size_t)n, "%02x", mac[i]);
+    return 0;
+}
+
+long long lpeer_marker_id(const struct lpeer *p, const char *marker)
+{
+    char want[LPEER_MARKER_MAX], *end;
+    long long id = strtoll(marker, &end, 10);
+
+    if (id <= 0 || *end != '.' || lpeer_marker(p, id, want) < 0 ||
+        strlen(marker) != strlen(want))
+        return 0;
+    return CRYPTO_memcmp(want, marker, strlen(want)) == 0 ? id : 0;
 }
 
 static int lpeer_create(struct conf_section *sec,
@@ -109,6 +161,8 @@ static int lpeer_create(struct conf_section *sec,
         loom_error_set(err, LOOM_EINTERNAL, "out of memory");
         goto error;
     }
+    if (load_key(p, env, err) < 0)
+        goto error;
     snprintf(p->via, sizeof(p->via), "loomd cluster %s", p->inner);
     *self = p;
     return 0;

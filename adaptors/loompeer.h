@@ -12,8 +12,13 @@
 #include "core/hmap.h"
 
 /* The environment variable that carries this loomd's job id into the
- * inner loomd's job (how a poll tells which job is which). */
+ * inner loomd's job (how a poll tells which job is which), signed:
+ * "ID.MAC", MAC the first LPEER_MAC_LEN bytes of HMAC-SHA256 of ID with
+ * the cluster's marker key, in hex. An account that submits to the inner
+ * loomd itself cannot make a job pass for one of this loomd's. */
 #define LPEER_ID_VAR "LOOM_OUTER_JOB_ID"
+#define LPEER_MAC_LEN 12
+#define LPEER_MARKER_MAX (20 + 1 + 2 * LPEER_MAC_LEN + 1)
 
 struct lop;
 
@@ -26,6 +31,8 @@ struct lpeer {
     char *socket;      /* the Unix socket, or NULL */
     char *token_file;  /* this loomd's token there: operator, scheduler */
     char *token_dir;   /* one token file per account it may act for */
+    unsigned char *key; /* the marker key (state_dir/clusters/NAME/) */
+    size_t key_len;
     double timeout_s;
     size_t max_bytes;
     struct curlloop *loop;
@@ -61,6 +68,12 @@ struct lop {
     void (*then)(struct lop *o, const struct lanswer *a);
 };
 
+/* loompeer.c: the marker of job id into out (LPEER_MARKER_MAX bytes): 0,
+ * or -1 when OpenSSL fails. The id a marker stands for, or 0 when it is
+ * not one of this cluster's. */
+int lpeer_marker(const struct lpeer *p, long long id, char *out);
+long long lpeer_marker_id(const struct lpeer *p, const char *marker);
+
 /* loompeer_req.c: an operation (linked into p->ops; o->then set by the
  * caller), sent and ended. lpeer_send sends o's request with the token
  * o->account names; then(o, answer) follows from the loop, once per
@@ -93,10 +106,10 @@ int lpeer_parse_queues(json_t *doc, struct cl_queue_list *out,
                        struct loom_error *err);
 /* One page of GET /v1/jobs appended to out; *low and *high: the lowest
  * record id of a job not yet final (left alone when none is lower) and the
- * highest record id. accounts: inner job id -> account, kept up to date. */
-int lpeer_parse_jobs(json_t *doc, struct cl_job_list *out, long long *low,
-                     long long *high, struct hmap *accounts,
-                     struct loom_error *err);
+ * highest record id. p->account (inner job id -> account) is kept up to
+ * date; a job is this loomd's (loom_id) when its marker is p's. */
+int lpeer_parse_jobs(struct lpeer *p, json_t *doc, struct cl_job_list *out,
+                     long long *low, long long *high, struct loom_error *err);
 /* An inner job id (digits, a task's _digits), safe in a path. */
 int lpeer_is_job_id(const char *id);
 

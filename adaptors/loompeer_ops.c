@@ -55,7 +55,7 @@ static void jobs_then(struct lop *o, const struct lanswer *a)
         lpeer_done(o, lpeer_fail_answer(o, a));
         return;
     }
-    if (lpeer_parse_jobs(a->doc, &o->k->jobs, &o->low, &o->high, &p->account,
+    if (lpeer_parse_jobs(p, a->doc, &o->k->jobs, &o->low, &o->high,
                          &o->k->err) < 0) {
         cl_job_list_fini(&o->k->jobs);
         loom_error_prefix(&o->k->err, "cluster %s: GET jobs", p->cluster);

@@ -177,13 +177,13 @@ static int note_account(struct hmap *m, const char *id, const char *acc)
     return 0;
 }
 
-static int job_in(json_t *o, size_t i, struct cl_job_list *out,
-                  struct hmap *accounts, struct loom_error *err)
+static int job_in(struct lpeer *p, json_t *o, size_t i,
+                  struct cl_job_list *out, struct loom_error *err)
 {
     json_t *env = json_object_get(o, "env"), *rq = json_object_get(o,
                                                                    "request");
     const char *id = jx_str(o, "id", NULL), *st = jx_str(o, "state", NULL);
-    const char *own = jx_str(env, LPEER_ID_VAR, NULL);
+    const char *marker = jx_str(env, LPEER_ID_VAR, NULL);
     const char *acc = jx_str(o, "account", NULL);
     json_t *ec = json_object_get(o, "exit_code");
     struct cl_job *j;
@@ -194,8 +194,8 @@ static int job_in(json_t *o, size_t i, struct cl_job_list *out,
         return bad(err, "jobs", i, "state", "missing");
     if (!(j = cl_job_list_add(out)))
         goto oom;
-    if (own)
-        j->loom_id = strtoll(own, NULL, 10);
+    if (marker)
+        j->loom_id = lpeer_marker_id(p, marker);
     if (!(j->native_id = strdup(id)) ||
         !(j->state = strdup(job_state(st, j->loom_id > 0))) ||
         dup_str(&j->name, o, "name") < 0 ||
@@ -204,7 +204,7 @@ static int job_in(json_t *o, size_t i, struct cl_job_list *out,
         dup_str(&j->stdout_path, o, "stdout") < 0 ||
         dup_str(&j->stderr_path, o, "stderr") < 0 ||
         strs_in(&j->nodes, json_object_get(o, "nodes")) < 0 ||
-        (acc && note_account(accounts, id, acc) < 0))
+        (acc && note_account(&p->account, id, acc) < 0))
         goto oom;
     j->submit_time = time_of(o, "submit_time");
     j->start_time = time_of(o, "start_time");
@@ -223,9 +223,8 @@ oom:
     return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
 }
 
-int lpeer_parse_jobs(json_t *doc, struct cl_job_list *out, long long *low,
-                     long long *high, struct hmap *accounts,
-                     struct loom_error *err)
+int lpeer_parse_jobs(struct lpeer *p, json_t *doc, struct cl_job_list *out,
+                     long long *low, long long *high, struct loom_error *err)
 {
     json_t *a = items(doc, "jobs", err), *o;
     size_t i;
@@ -237,7 +236,7 @@ int lpeer_parse_jobs(json_t *doc, struct cl_job_list *out, long long *low,
         /* a task's own record number is its loom_id */
         long long rec = strtoll(strchr(id, '_') ? jx_str(o, "loom_id", "0")
                                                 : id, NULL, 10);
-        if (job_in(o, i, out, accounts, err) < 0)
+        if (job_in(p, o, i, out, err) < 0)
             return -1;
         if (rec > *high)
             *high = rec;

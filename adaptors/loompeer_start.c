@@ -40,19 +40,19 @@ static char *out_name(const struct start_req *req, const char *pattern)
     return d;
 }
 
-/* POST /v1/jobs's body: the job as asked, held, for the inner cluster, its
- * id here in LOOM_OUTER_JOB_ID. The script's directives were applied here:
- * neutralised, as a pack's are. A new string, or NULL. */
-static char *submit_body(const struct lpeer *p, const struct start_req *req)
+/* POST /v1/jobs's body: the job as asked, held, for the inner cluster,
+ * its marker (its id here) in LOOM_OUTER_JOB_ID. The script's directives
+ * were applied here: neutralised, as a pack's are. A new string, or NULL. */
+static char *submit_body(const struct lpeer *p, const struct start_req *req,
+                         const char *marker)
 {
     json_t *env = json_object(), *rq, *job = NULL;
-    char id[32], *out = out_name(req, req->output ? req->output
+    char *out = out_name(req, req->output ? req->output
                                                   : LOOM_OUTPUT_DEFAULT);
     char *errf = req->error ? out_name(req, req->error) : NULL;
     char *script = req->script ? directives_neutralise(req->script) : NULL;
     char *text = NULL;
 
-    snprintf(id, sizeof(id), "%lld", (long long)req->loom_id);
     if (!env || !out || (req->error && !errf) || (req->script && !script))
         goto out;
     for (size_t i = 0; req->env && req->env[i]; i++) {
@@ -64,7 +64,7 @@ static char *submit_body(const struct lpeer *p, const struct start_req *req)
                  req->env[i]);
         json_object_set_new(env, name, json_string(eq + 1));
     }
-    json_object_set_new(env, LPEER_ID_VAR, json_string(id));
+    json_object_set_new(env, LPEER_ID_VAR, json_string(marker));
     rq = json_pack("{s:I, s:I, s:I, s:I, s:s}",
                    "nodes", (json_int_t)req->n_nodes,
                    "cpus_per_node", (json_int_t)(req->cpus_per_node > 0
@@ -207,7 +207,7 @@ static void submitted(struct lop *o, const struct lanswer *a)
 void lpeer_start(struct lop *o)
 {
     const struct start_req *req = o->k->start;
-    char key[200];
+    char marker[LPEER_MARKER_MAX], key[LPEER_MARKER_MAX + 8];
 
     o->method = "POST";
     o->then = submitted;
@@ -219,10 +219,17 @@ void lpeer_start(struct lop *o)
         return;
     }
     snprintf(o->account, sizeof(o->account), "%s", req->account);
-    /* the same job, the same key: a second start finds the first's job */
-    snprintf(key, sizeof(key), "loom-%s-%lld", o->p->cluster,
-             (long long)req->loom_id);
-    if (!(o->idem = strdup(key)) || !(o->body = submit_body(o->p, req))) {
+    /* the same job, the same key: a second start finds the first's job
+     * (the marker's MAC keeps another loomd's or an earlier one's apart) */
+    if (lpeer_marker(o->p, (long long)req->loom_id, marker) < 0) {
+        lpeer_fail(o, LOOM_EINTERNAL, "cannot sign the job's marker "
+                   "(OpenSSL HMAC failed)");
+        lpeer_end_unsent(o);
+        return;
+    }
+    snprintf(key, sizeof(key), "loom-%s", marker);
+    if (!(o->idem = strdup(key)) ||
+        !(o->body = submit_body(o->p, req, marker))) {
         lpeer_fail(o, LOOM_EINTERNAL, "out of memory");
         lpeer_end_unsent(o);
         return;

@@ -144,8 +144,8 @@ bapi GET "/v1/jobs/$NATIVE" >/dev/null
 t_is "$(jget "$BODY" .nodes)" '["n2"]' "and in B's: on n2, as chosen"
 t_is "$(jget "$BODY" .account)" "$ACC" "B ran it as the job's account"
 t_is "$(jget "$BODY" .cluster)" inner "on B's cluster inner"
-t_is "$(jget "$BODY" .env.LOOM_OUTER_JOB_ID)" "$J1" \
-    "it carries A's id in LOOM_OUTER_JOB_ID"
+t_like "$(jget "$BODY" .env.LOOM_OUTER_JOB_ID)" "^$J1\.[0-9a-f]{24}\$" \
+    "it carries A's id, signed, in LOOM_OUTER_JOB_ID"
 OUT=$T/home/$ACC/loom-$J1.out
 t_is "$(cat "$OUT" 2>/dev/null)" "$ACC" \
     "it ran as $ACC (id -un in its output, named for A's id)"
@@ -159,6 +159,23 @@ t_is "$(job_state "$J2")" running "job $J2 placed by A runs in B"
 N2=$(field "$J2" .native_id)
 bapi GET "/v1/jobs/$N2" >/dev/null
 t_is "$(jget "$BODY" .state)" running "B runs it too (its job $N2)"
+# the account submits to B itself, its job claiming to be A's job J2
+ACC_IN_B=$(bctl token create --subject "$ACC" --role user --ttl 3600)
+LOOM_URL=$B_URL TOKEN=$ACC_IN_B submit '{"command": ["/bin/sh", "-c",
+    "exit 7"], "env": {"LOOM_OUTER_JOB_ID": "'"$J2"'.000000000000000000000000"},
+    "request": {"cluster": "inner"}}' || t_bail "no job in B"
+FORGED=$JOB
+wait_for 'bapi GET /v1/jobs/'"$FORGED"' >/dev/null; [ "$(jget "$BODY" .state)" = failed ]' 60
+t_is "$(jget "$BODY" .state)" failed "a job submitted to B itself ran there"
+# A lists it as a job of cluster b's own (source cluster) once it polled
+forged_in_a() {
+    api GET '/v1/jobs?cluster=b' >/dev/null
+    py '" ".join(j["source"] for j in d["items"] if j["native_id"] == "'"$FORGED"'")' "$BODY"
+}
+wait_for '[ -n "$(forged_in_a)" ]' 30
+t_is "$(forged_in_a)" cluster \
+    "A lists it as B's own job, not as its job $J2 (a marker it did not sign)"
+t_is "$(job_state "$J2")" running "job $J2 runs on, untouched"
 TOKEN=$USER_TOKEN api POST "/v1/jobs/$J2/suspend" >/dev/null
 t_is "$STATUS" 202 "suspend through A: 202"
 wait_for 'bapi GET /v1/jobs/'"$N2"' >/dev/null; [ "$(jget "$BODY" .state)" = suspended ]' 60
