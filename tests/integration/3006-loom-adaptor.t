@@ -8,79 +8,30 @@
 # cluster answers and schedules on; B restarted, it comes back.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+. "$LOOM_TOP_SRCDIR/tests/lib/innerloom.sh"
 
 t_account ACC fed
 t_account NOTOK fedno
 t_account ROOTISH fedroot
 pg_start || t_bail "no PostgreSQL"
-"$PG_BIN/createdb" -h "$LOOM_PG_DIR" -U postgres loomb ||
-    t_bail "cannot make B's database"
 
 # ---- loomd B: the inner one ----------------------------------------------
-BD=$T/b
-B_PORT=$(free_port)
-B_URL=http://127.0.0.1:$B_PORT
-mkdir -p "$BD/state" && chmod 0700 "$BD/state" && loom_owns "$BD/state"
 accounts_default </dev/null # A's: admin runs as $T_USER
-cat >"$BD/accounts" <<EOF
-LOOM admin $T_USER
-LOOM $ACC $ACC
-LOOM mallory root
-EOF
-(
-    umask 077
-    cat >"$BD/loom.conf" <<EOF
-[loomd]
-listen = 127.0.0.1:$B_PORT
-database = host=$LOOM_PG_DIR dbname=loomb user=postgres
-token_key_file = $BD/state/token.key
-state_dir = $BD/state
-accounts_file = $BD/accounts
-
+inner_conf <<EOF || t_bail "cannot write B's configuration"
 [cluster inner]
 adaptor = local
 nodes = 2
 poll_s = 0.2
 EOF
-)
-loom_owns "$BD/loom.conf"
-
-B_PID=
-b_start() {
-    (umask 077 && : >>"$BD/loomd.log")
-    LOOM_LIBEXECDIR=$LOOM_TOP_BUILDDIR \
-        LOOM_SCRIPTS_DIR=$LOOM_TOP_SRCDIR/adaptors/scripts \
-        "$LOOM_TOP_BUILDDIR/loomd" -c "$BD/loom.conf" -f </dev/null \
-        >>"$BD/loomd.log" 2>&1 &
-    B_PID=$!
-    wait_for "curl -sf -o /dev/null --max-time 1 $B_URL/healthz" 60
-}
-b_stop() {
-    [ -n "$B_PID" ] && alive "$B_PID" || return 0
-    kill -TERM "$B_PID"
-    wait_dead "$B_PID" 100 || kill -KILL "$B_PID"
-}
-t_cleanup b_stop
-bctl() { "$LOOM_TOP_BUILDDIR/loomctl" -c "$BD/loom.conf" "$@"; }
-# bapi ...: api on B, with B's admin token.
-bapi() { LOOM_URL=$B_URL TOKEN=$B_ADMIN api "$@"; }
-
-b_start || t_bail "loomd B did not start: $(tail -n 20 "$BD/loomd.log")"
-B_ADMIN=$(bctl token create --subject admin --role admin --ttl 3600)
-
-# A's tokens in B: its own (operator, scheduler), and one per account it
-# may act for; one more whose subject B maps to root.
-AT=$T/a-tokens
-mkdir -m 0700 "$AT"
-(
-    umask 077
-    bctl token create --subject loomd-a --role operator --role scheduler \
-        --ttl 3600 >"$T/a-control.token"
-    bctl token create --subject "$ACC" --role user --ttl 3600 >"$AT/$ACC"
-    bctl token create --subject mallory --role user --ttl 3600 \
-        >"$AT/$ROOTISH"
-)
-loom_owns "$AT" "$T/a-control.token"
+cat >"$BD/accounts" <<EOF
+LOOM admin $T_USER
+LOOM $ACC $ACC
+LOOM mallory root
+EOF
+inner_start || t_bail "loomd B did not start"
+# A's tokens in B: its own, one for ACC, and one under ROOTISH's name
+# whose subject B maps to root
+inner_tokens "$ACC" "$ROOTISH=mallory" || t_bail "no tokens of B"
 
 # ---- loomd A: the outer one ------------------------------------------------
 map_account "$ACC" "$ACC"
@@ -96,7 +47,7 @@ adaptor = loom
 url = $B_URL
 cluster = inner
 token_file = $T/a-control.token
-token_dir = $AT
+token_dir = $A_TOKENS
 timeout_s = 2
 poll_s = 0.3
 EOF
@@ -223,8 +174,7 @@ t_like "$(field "$J4" .reason)" "may not run as root" "B refused it as root"
 
 # ---- B killed: b unreachable, local serves on; B back --------------------------
 T0=${EPOCHREALTIME/[.,]/}
-kill -KILL "$B_PID"
-wait "$B_PID" 2>/dev/null
+inner_kill9
 wait_for 'cluster_state b; [ "$STATE" = unreachable ]' 60
 t_is "$STATE" unreachable "B killed: cluster b is unreachable in A"
 t_diag "unreachable after $(((${EPOCHREALTIME/[.,]/} - T0) / 1000)) ms;" \
@@ -239,7 +189,7 @@ t_is "$(job_state "$J5")" completed \
     "meanwhile a job on A's local cluster is placed and completes"
 t_diag "local job submitted to completed in" \
     "$(((${EPOCHREALTIME/[.,]/} - T1) / 1000)) ms with B down"
-b_start || t_bail "loomd B did not start again"
+inner_start || t_bail "loomd B did not start again"
 wait_for 'cluster_state b; [ "$STATE" = up ]' 60
 t_is "$STATE" up "B restarted: cluster b is up again in A"
 TOKEN=$USER_TOKEN submit '{"command": ["/bin/sh", "-c", "exit 0"],
