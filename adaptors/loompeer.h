@@ -37,9 +37,17 @@ struct lpeer {
     size_t max_bytes;
     struct curlloop *loop;
     long long after;   /* jobs below it were listed in a final state */
-    struct hmap account; /* inner job id -> its account (a string) */
+    struct hmap account; /* inner job id -> struct lacct */
     struct lop *ops;   /* operations under way */
     char via[64];
+};
+
+/* An inner job's account (what cancel and the others act as). */
+struct lacct {
+    char id[48];
+    long long rec;     /* its record id */
+    int final;         /* listed as ended */
+    char account[LOOM_ACCOUNT_MAX + 1];
 };
 
 /* What a request came to. */
@@ -62,7 +70,8 @@ struct lop {
     char *idem;         /* an Idempotency-Key, or NULL */
     /* whose token: an account's (token_dir), or "" for token_file */
     char account[LOOM_ACCOUNT_MAX + 1];
-    int local;          /* it failed before it was sent (k->err says why) */
+    int local;          /* it ended before it was sent: with local_rc */
+    int local_rc;       /* -1: k->err says why */
     char *native;       /* start: the inner job's id */
     long long low, high; /* jobs: lowest unfinished id, highest id */
     void (*then)(struct lop *o, const struct lanswer *a);
@@ -89,8 +98,10 @@ void lpeer_done(struct lop *o, int rc);
 int lpeer_fail(struct lop *o, int kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int lpeer_fail_answer(struct lop *o, const struct lanswer *a);
-/* o failed before it was sent (k->err says why): ended from the loop. */
+/* o failed before it was sent (k->err says why), or has nothing to send
+ * (lpeer_end_done): ended from the loop. */
 void lpeer_end_unsent(struct lop *o);
+void lpeer_end_done(struct lop *o);
 /* Free the operations under way (at the end; no callback). */
 void lpeer_ops_drop(struct lpeer *p);
 
@@ -106,10 +117,16 @@ int lpeer_parse_queues(json_t *doc, struct cl_queue_list *out,
                        struct loom_error *err);
 /* One page of GET /v1/jobs appended to out; *low and *high: the lowest
  * record id of a job not yet final (left alone when none is lower) and the
- * highest record id. p->account (inner job id -> account) is kept up to
- * date; a job is this loomd's (loom_id) when its marker is p's. */
+ * highest record id. p->account is kept up to date; a job is this
+ * loomd's (loom_id) when its marker is p's. */
 int lpeer_parse_jobs(struct lpeer *p, json_t *doc, struct cl_job_list *out,
                      long long *low, long long *high, struct loom_error *err);
+/* Remember the account of inner job id (record rec, ended or not): 0, or
+ * -1 when out of memory. Forget those that ended below p->after (after a
+ * complete list: listed as ended, and taken). */
+int lpeer_note_account(struct lpeer *p, const char *id, long long rec,
+                       const char *account, int final);
+void lpeer_prune_accounts(struct lpeer *p);
 /* An inner job id (digits, a task's _digits), safe in a path. */
 int lpeer_is_job_id(const char *id);
 

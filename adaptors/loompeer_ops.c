@@ -74,6 +74,7 @@ static void jobs_then(struct lop *o, const struct lanswer *a)
         p->after = o->low - 1;
     else if (o->high > p->after)
         p->after = o->high;
+    lpeer_prune_accounts(p);
     lpeer_done(o, 0);
 }
 
@@ -128,15 +129,20 @@ static int node_state_op(struct lop *o)
 static int job_op(struct lop *o)
 {
     struct adaptor_call *k = o->k;
-    const char *acc, *verb;
+    const struct lacct *acc;
+    const char *verb;
 
     if (!k->native_id || !lpeer_is_job_id(k->native_id))
         return lpeer_fail(o, LOOM_EINVAL, "'%s' is not a job id of the "
                           "inner loomd", k->native_id ? k->native_id : "");
-    if (!(acc = hmap_get(&o->p->account, k->native_id)))
+    if (!(acc = hmap_get(&o->p->account, k->native_id)) &&
+        k->op == LOOM_OP_CANCEL &&
+        strtoll(k->native_id, NULL, 10) <= o->p->after)
+        return 1; /* it ended, was listed so, and forgotten: done */
+    if (!acc)
         return lpeer_fail(o, LOOM_ETEMP, "job %s: its account is not known "
                           "yet (the next poll lists it)", k->native_id);
-    snprintf(o->account, sizeof(o->account), "%s", acc);
+    snprintf(o->account, sizeof(o->account), "%s", acc->account);
     switch (k->op) {
     case LOOM_OP_CANCEL:
         o->method = "DELETE";
@@ -196,6 +202,8 @@ int lpeer_call(void *self, struct adaptor_call *k)
     }
     if (rc < 0)
         lpeer_end_unsent(o);
+    else if (rc > 0)
+        lpeer_end_done(o);
     else
         lpeer_send(o);
     return 0;

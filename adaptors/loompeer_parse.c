@@ -144,6 +144,12 @@ static time_t time_of(json_t *o, const char *key)
     return t;
 }
 
+static int final_state(const char *s)
+{
+    return !strcmp(s, "completed") || !strcmp(s, "failed") ||
+           !strcmp(s, "cancelled");
+}
+
 /* The state of an inner job as this loomd's record of it takes it: one
  * of its own jobs held or starting there is still being started. */
 static const char *job_state(const char *s, int own)
@@ -153,31 +159,41 @@ static const char *job_state(const char *s, int own)
     return s;
 }
 
-static int final_state(const char *s)
+int lpeer_note_account(struct lpeer *p, const char *id, long long rec,
+                       const char *account, int final)
 {
-    return !strcmp(s, "completed") || !strcmp(s, "failed") ||
-           !strcmp(s, "cancelled");
-}
+    struct lacct *a = hmap_get(&p->account, id);
 
-/* Remember the account of inner job id (what cancel and the others act
- * as). 0 or -1 (out of memory). */
-static int note_account(struct hmap *m, const char *id, const char *acc)
-{
-    char *old = hmap_get(m, id), *copy;
-
-    if (old && !strcmp(old, acc))
-        return 0;
-    if (!(copy = strdup(acc)))
-        return -1;
-    free(hmap_del(m, id));
-    if (hmap_put(m, id, copy) < 0) {
-        free(copy);
-        return -1;
+    if (!a) {
+        if (!(a = calloc(1, sizeof(*a))))
+            return -1;
+        snprintf(a->id, sizeof(a->id), "%s", id);
+        if (hmap_put(&p->account, id, a) < 0) {
+            free(a);
+            return -1;
+        }
     }
+    a->rec = rec;
+    a->final = final;
+    snprintf(a->account, sizeof(a->account), "%s", account);
     return 0;
 }
 
-static int job_in(struct lpeer *p, json_t *o, size_t i,
+void lpeer_prune_accounts(struct lpeer *p)
+{
+    struct strv gone = {0};
+
+    for (size_t i = 0; i < p->account.cap; i++) {
+        struct lacct *a = hmap_slot_value(&p->account, i);
+        if (a && a->final && a->rec <= p->after && strv_push(&gone, a->id) < 0)
+            break; /* out of memory: the next poll prunes them */
+    }
+    for (size_t i = 0; i < gone.n; i++)
+        free(hmap_del(&p->account, gone.v[i]));
+    strv_fini(&gone);
+}
+
+static int job_in(struct lpeer *p, json_t *o, size_t i, long long rec,
                   struct cl_job_list *out, struct loom_error *err)
 {
     json_t *env = json_object_get(o, "env"), *rq = json_object_get(o,
@@ -204,7 +220,7 @@ static int job_in(struct lpeer *p, json_t *o, size_t i,
         dup_str(&j->stdout_path, o, "stdout") < 0 ||
         dup_str(&j->stderr_path, o, "stderr") < 0 ||
         strs_in(&j->nodes, json_object_get(o, "nodes")) < 0 ||
-        (acc && note_account(&p->account, id, acc) < 0))
+        (acc && lpeer_note_account(p, id, rec, acc, final_state(st)) < 0))
         goto oom;
     j->submit_time = time_of(o, "submit_time");
     j->start_time = time_of(o, "start_time");
@@ -236,7 +252,7 @@ int lpeer_parse_jobs(struct lpeer *p, json_t *doc, struct cl_job_list *out,
         /* a task's own record number is its loom_id */
         long long rec = strtoll(strchr(id, '_') ? jx_str(o, "loom_id", "0")
                                                 : id, NULL, 10);
-        if (job_in(p, o, i, out, err) < 0)
+        if (job_in(p, o, i, rec, out, err) < 0)
             return -1;
         if (rec > *high)
             *high = rec;

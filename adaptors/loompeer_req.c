@@ -105,7 +105,15 @@ static void fetched(void *arg, const struct fetch_result *r);
 void lpeer_end_unsent(struct lop *o)
 {
     o->local = 1;
+    o->local_rc = -1;
     curlloop_fail(o->p->loop, fetched, o, o->k->err.message);
+}
+
+void lpeer_end_done(struct lop *o)
+{
+    o->local = 1;
+    o->local_rc = 0;
+    curlloop_fail(o->p->loop, fetched, o, "nothing to send");
 }
 
 /* The token of o: its account's file in token_dir, or token_file. A new
@@ -179,8 +187,8 @@ static void fetched(void *arg, const struct fetch_result *r)
     struct lanswer a = {.status = r->status, .error = r->error,
                         .timed_out = r->timed_out, .text = r->body};
 
-    if (o->local) { /* k->err says why */
-        lpeer_done(o, -1);
+    if (o->local) { /* -1: k->err says why */
+        lpeer_done(o, o->local_rc);
         return;
     }
     if (r->len && !r->error)

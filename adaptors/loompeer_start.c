@@ -176,13 +176,10 @@ static void submitted(struct lop *o, const struct lanswer *a)
                                  req->account, req->account));
         return;
     }
-    if (hmap_get(&o->p->account, id) == NULL) {
-        char *copy = strdup(acc);
-        if (!copy || hmap_put(&o->p->account, id, copy) < 0) {
-            free(copy);
-            lpeer_done(o, lpeer_fail(o, LOOM_EINTERNAL, "out of memory"));
-            return;
-        }
+    if (!hmap_get(&o->p->account, id) &&
+        lpeer_note_account(o->p, id, strtoll(id, NULL, 10), acc, 0) < 0) {
+        lpeer_done(o, lpeer_fail(o, LOOM_EINTERNAL, "out of memory"));
+        return;
     }
     if (strcmp(st, "held") != 0 && strcmp(st, "pending") != 0) {
         lpeer_done(o, set_result(o, a, 1)); /* started before */

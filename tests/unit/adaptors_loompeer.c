@@ -137,6 +137,7 @@ static void check_parse(struct curlloop *loop)
     long long low = 0, high = 0;
     char m[LPEER_MARKER_MAX], doc_text[2048];
     struct lpeer *p = NULL;
+    const struct lacct *acc;
     json_t *doc;
 
     if (create(section(""), loop, (void **)&p, &err) < 0) {
@@ -198,9 +199,16 @@ static void check_parse(struct curlloop *loop)
     }
     is_int((int)low, 4, "the lowest unfinished record: 4");
     is_int((int)high, 15, "the highest record: 15 (the task's own)");
-    ok(hmap_get(&p->account, "4") && !strcmp(hmap_get(&p->account, "4"),
-                                            "bob"),
+    acc = hmap_get(&p->account, "4");
+    ok(acc && !strcmp(acc->account, "bob") && !acc->final,
        "a job's account is kept (what cancel acts as)");
+    acc = hmap_get(&p->account, "3");
+    ok(acc && !strcmp(acc->account, "alice") && acc->final,
+       "... an ended one's too");
+    p->after = low - 1;
+    lpeer_prune_accounts(p);
+    ok(!hmap_get(&p->account, "3") && hmap_get(&p->account, "4"),
+       "below the lowest unfinished job the ended ones are forgotten");
     json_decref(doc);
     cl_job_list_fini(&jl);
     jl = (struct cl_job_list){0};
