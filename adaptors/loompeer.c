@@ -17,6 +17,9 @@
 
 #define DEFAULT_TIMEOUT_S 10.0
 #define DEFAULT_MAX_BYTES (64L << 20)
+/* An operator sees each job's script (up to 1 MiB): a page of the inner
+ * loomd's default 10,000 jobs could pass max_answer_bytes. */
+#define DEFAULT_PAGE 200
 
 static void lpeer_destroy(void *self)
 {
@@ -134,7 +137,9 @@ static int lpeer_create(struct conf_section *sec,
         conf_get_double(sec, "timeout_s", DEFAULT_TIMEOUT_S, 0.1, 3600,
                         &p->timeout_s, err) < 0 ||
         conf_get_long(sec, "max_answer_bytes", DEFAULT_MAX_BYTES, 65536,
-                      1L << 30, &max, err) < 0)
+                      1L << 30, &max, err) < 0 ||
+        conf_get_long(sec, "jobs_page", DEFAULT_PAGE, 1, 100000, &p->page,
+                      err) < 0)
         goto error;
     p->max_bytes = (size_t)max;
     if (!url || !inner || !tokf || !tokd) {
@@ -251,7 +256,7 @@ static int b_node_state(void *s, const char *node, const char *state,
 
 static const char *const lpeer_conf_keys[] = {
     "url", "cluster", "token_file", "token_dir", "timeout_s",
-    "max_answer_bytes", NULL,
+    "max_answer_bytes", "jobs_page", NULL,
 };
 
 const struct adaptor_type adaptor_loom = {

@@ -37,6 +37,7 @@ struct lpeer {
     size_t max_bytes;
     struct curlloop *loop;
     long long after;   /* jobs below it were listed in a final state */
+    long page;         /* jobs a page (jobs_page) */
     struct hmap account; /* inner job id -> struct lacct */
     struct lop *ops;   /* operations under way */
     char via[64];

@@ -186,8 +186,8 @@ int lpeer_call(void *self, struct adaptor_call *k)
         o->then = queues_then;
         break;
     case LOOM_OP_JOBS:
-        snprintf(o->path, sizeof(o->path), "/v1/jobs?cluster=%s&after=%lld",
-                 p->inner, p->after);
+        snprintf(o->path, sizeof(o->path), "/v1/jobs?cluster=%s&after=%lld"
+                 "&limit=%ld", p->inner, p->after, p->page);
         o->then = jobs_then;
         break;
     case LOOM_OP_START:

@@ -50,7 +50,9 @@ token_file = $T/a-control.token
 token_dir = $A_TOKENS
 timeout_s = 2
 poll_s = 0.3
+jobs_page = 1
 EOF
+# (one job a page: every poll that lists two jobs follows a next page)
 loomd_start || t_bail "loomd A did not start"
 admin_token
 USER_TOKEN=$(token_for "$ACC" user)
