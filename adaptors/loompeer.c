@@ -34,6 +34,9 @@ static void lpeer_destroy(void *self)
     free(p->inner);
     free(p->url);
     free(p->socket);
+    free(p->ca_file);
+    free(p->cert_file);
+    free(p->key_file);
     free(p->token_file);
     free(p->token_dir);
     free(p);
@@ -118,6 +121,49 @@ long long lpeer_marker_id(const struct lpeer *p, const char *marker)
     return CRYPTO_memcmp(want, marker, strlen(want)) == 0 ? id : 0;
 }
 
+/* ca_file, cert_file and key_file: for https only; a certificate with its
+ * key; files loomd's account can read, the key no other account. */
+static int set_tls(struct lpeer *p, struct conf_section *sec,
+                   struct loom_error *err)
+{
+    const char *ca, *cert, *key;
+    const char *const *f[] = {&ca, &cert, &key};
+    static const char *const names[] = {"ca_file", "cert_file", "key_file"};
+    struct stat st;
+
+    if (conf_get_str(sec, "ca_file", NULL, &ca, err) < 0 ||
+        conf_get_str(sec, "cert_file", NULL, &cert, err) < 0 ||
+        conf_get_str(sec, "key_file", NULL, &key, err) < 0)
+        return -1;
+    for (int i = 0; i < 3; i++) {
+        if (!*f[i])
+            continue;
+        if (strncmp(p->url, "https://", 8) != 0)
+            return loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s] "
+                                  "%s: only with an https:// url",
+                                  sec->file, sec->line, sec->name, names[i]);
+        if (access(*f[i], R_OK) < 0)
+            return loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s] "
+                                  "%s %s: %s", sec->file, sec->line,
+                                  sec->name, names[i], *f[i],
+                                  strerror(errno));
+    }
+    if (!cert != !key)
+        return loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s]: "
+                              "cert_file and key_file go together",
+                              sec->file, sec->line, sec->name);
+    if (key && stat(key, &st) == 0 && (st.st_mode & 077))
+        return loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s] "
+                              "key_file %s is readable by others (mode "
+                              "%03o); chmod 600 it", sec->file, sec->line,
+                              sec->name, key, (unsigned)(st.st_mode & 0777));
+    if ((ca && !(p->ca_file = strdup(ca))) ||
+        (cert && !(p->cert_file = strdup(cert))) ||
+        (key && !(p->key_file = strdup(key))))
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    return 0;
+}
+
 static int lpeer_create(struct conf_section *sec,
                         const struct adaptor_env *env, void **self,
                         struct loom_error *err)
@@ -158,8 +204,8 @@ static int lpeer_create(struct conf_section *sec,
                        sec->file, sec->line, sec->name, inner);
         goto error;
     }
-    if (curlloop_url_parse(sec, url, &p->url, &p->socket, err) < 0 ||
-        check_dir(sec, tokd, err) < 0)
+    if (curlloop_url_parse(sec, url, 1, &p->url, &p->socket, err) < 0 ||
+        set_tls(p, sec, err) < 0 || check_dir(sec, tokd, err) < 0)
         goto error;
     if (!(p->cluster = strdup(env->cluster)) || !(p->inner = strdup(inner)) ||
         !(p->token_file = strdup(tokf)) || !(p->token_dir = strdup(tokd))) {
@@ -256,7 +302,8 @@ static int b_node_state(void *s, const char *node, const char *state,
 
 static const char *const lpeer_conf_keys[] = {
     "url", "cluster", "token_file", "token_dir", "timeout_s",
-    "max_answer_bytes", "jobs_page", NULL,
+    "max_answer_bytes", "jobs_page", "ca_file", "cert_file", "key_file",
+    NULL,
 };
 
 const struct adaptor_type adaptor_loom = {

@@ -29,6 +29,8 @@ struct lpeer {
     char *inner;       /* the inner loomd's name of its cluster */
     char *url;         /* http://host:port, or http://localhost */
     char *socket;      /* the Unix socket, or NULL */
+    char *ca_file;     /* HTTPS: the CAs of its certificate, or NULL */
+    char *cert_file, *key_file; /* HTTPS: a client certificate, or NULL */
     char *token_file;  /* this loomd's token there: operator, scheduler */
     char *token_dir;   /* one token file per account it may act for */
     unsigned char *key; /* the marker key (state_dir/clusters/NAME/) */

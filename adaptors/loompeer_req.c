@@ -151,6 +151,8 @@ void lpeer_send(struct lop *o)
     const char *hdr[4] = {NULL};
     struct fetch_req f = {
         .method = o->method, .url = url, .unix_socket = p->socket,
+        .ca_file = p->ca_file, .cert_file = p->cert_file,
+        .key_file = p->key_file,
         .headers = hdr, .body = o->body, .timeout_s = p->timeout_s,
         .max_bytes = p->max_bytes, .retries = !strcmp(o->method, "GET"),
         .done_cb = fetched, .arg = o};

@@ -226,7 +226,7 @@ static int srest_create(struct conf_section *sec,
         goto error;
     }
     s->max_bytes = (size_t)max;
-    if (curlloop_url_parse(sec, url, &s->url, &s->socket, err) < 0 ||
+    if (curlloop_url_parse(sec, url, 0, &s->url, &s->socket, err) < 0 ||
         set_version(s, sec, ver, err) < 0 ||
         set_auth(s, sec, err) < 0)
         goto error;

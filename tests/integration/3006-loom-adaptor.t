@@ -5,10 +5,12 @@
 # and its exit code comes back to A; a cancel through A reaches B; A acts
 # only for the accounts B gave it tokens for, and B's own rules hold (no
 # job as root); B killed, its cluster is unreachable in A while A's local
-# cluster answers and schedules on; B restarted, it comes back.
+# cluster answers and schedules on; B restarted, it comes back. The same
+# cluster over HTTPS: with a client certificate B requires, and without.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/innerloom.sh"
+. "$LOOM_TOP_SRCDIR/tests/lib/pki.sh"
 
 t_account ACC fed
 t_account NOTOK fedno
@@ -16,8 +18,16 @@ t_account ROOTISH fedroot
 pg_start || t_bail "no PostgreSQL"
 
 # ---- loomd B: the inner one ----------------------------------------------
+# It serves HTTPS too, with client certificates required there.
+P=$T/pki
+pki_make "$P" && pki_user "$P" loomd-a "loomd A" || t_bail "no test CA"
+cp "$P/loomd-a.key" "$T/a-client.key" && chmod 0600 "$T/a-client.key" &&
+    loom_owns "$T/a-client.key" || t_bail "cannot copy A's client key"
+B_TLS_PORT=$(free_port)
 accounts_default </dev/null # A's: admin runs as $T_USER
-inner_conf <<EOF || t_bail "cannot write B's configuration"
+inner_conf "listen_tls = 127.0.0.1:$B_TLS_PORT" \
+    "tls_cert_file = $P/server.pem" "tls_key_file = $P/server.key" \
+    "tls_client_ca_dir = $P/ca" "tls_client_cert = require" <<EOF || t_bail "no B"
 [cluster inner]
 adaptor = local
 nodes = 2
@@ -51,8 +61,28 @@ token_dir = $A_TOKENS
 timeout_s = 2
 poll_s = 0.3
 jobs_page = 1
+[cluster bs]
+adaptor = loom
+url = https://127.0.0.1:$B_TLS_PORT
+ca_file = $P/root.pem
+cert_file = $P/loomd-a.pem
+key_file = $T/a-client.key
+cluster = inner
+token_file = $T/a-control.token
+token_dir = $A_TOKENS
+poll_s = 0.3
+[cluster bnocert]
+adaptor = loom
+url = https://127.0.0.1:$B_TLS_PORT
+ca_file = $P/root.pem
+cluster = inner
+token_file = $T/a-control.token
+token_dir = $A_TOKENS
+poll_s = 0.3
 EOF
-# (one job a page: every poll that lists two jobs follows a next page)
+# (b: one job a page, so that every poll listing two jobs follows a next
+# page; bs: the same cluster over HTTPS with a client certificate, bnocert
+# without one)
 loomd_start || t_bail "loomd A did not start"
 admin_token
 USER_TOKEN=$(token_for "$ACC" user)
@@ -77,6 +107,23 @@ t_is "$(py '",".join(sorted(n["name"] for n in d["items"]))' "$BODY")" \
 api GET /v1/queues/b >/dev/null
 t_is "$(py '[q["name"] for q in d["items"]]' "$BODY")" '["default"]' \
     "and its queue"
+
+# ---- over HTTPS ---------------------------------------------------------------------
+wait_for 'cluster_state bs; [ "$STATE" = up ]' 30
+t_is "$STATE" up "cluster bs (the same, over HTTPS, a client certificate) is up"
+api GET '/v1/nodes?cluster=bs' >/dev/null
+t_is "$(py '",".join(sorted(n["name"] for n in d["items"]))' "$BODY")" \
+    n1,n2 "A lists its nodes over HTTPS"
+wait_for 'cluster_state bnocert; [ "$STATE" = unreachable ]' 30
+t_is "$STATE" unreachable "without a client certificate B is not reached"
+t_like "$ERR" "HTTP 401: a client certificate is required" \
+    "B's words say why: $ERR"
+TOKEN=$USER_TOKEN submit '{"command": ["/bin/sh", "-c", "exit 4"],
+    "request": {"cluster": "bs"}}' || t_bail "no job"
+JS=$JOB
+wait_for '[ "$(job_state "$JS")" = failed ]' 60
+t_is "$(job_state "$JS")/$(field "$JS" .exit_code)" failed/4 \
+    "a job through bs runs in B, its exit code back in A"
 
 # ---- a job started by hand on the node chosen -------------------------------
 api POST /v1/runtime/scheduler '{"enabled": false}' >/dev/null

@@ -5,11 +5,11 @@
 #
 # Sourced after harness.sh, once pg_start ran:
 #
-# inner_conf           write $T/b/loom.conf (0600, loomd's account's) for a
+# inner_conf [LINE...] write $T/b/loom.conf (0600, loomd's account's) for a
 #                      free port, database loomb (made on the test's
 #                      PostgreSQL), state $T/b/state, accounts $T/b/accounts
-#                      (the test writes it); the cluster sections on
-#                      stdin. Sets B_URL.
+#                      (the test writes it), each LINE more of [loomd]; the
+#                      cluster sections on stdin. Sets B_URL.
 # inner_start          start loomd -f on it (it becomes loomd's account),
 #                      logging to $T/b/loomd.log; wait up to 60 s for
 #                      /healthz. Sets B_PID and, the first time, B_ADMIN
@@ -52,6 +52,7 @@ inner_conf() {
             echo "token_key_file = $BD/state/token.key"
             echo "state_dir = $BD/state"
             echo "accounts_file = $BD/accounts"
+            [ $# -eq 0 ] || printf '%s\n' "$@"
             echo
             cat
         } >"$BD/loom.conf"

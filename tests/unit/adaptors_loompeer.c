@@ -50,7 +50,7 @@ static void check_conf(struct curlloop *loop)
     struct loom_error err;
     struct conf *c;
     struct stat st;
-    char path[4300];
+    char path[600];
     void *inst = NULL;
 
     ok(create("[cluster b]\nadaptor = loom\nurl = http://127.0.0.1:1\n",
@@ -71,7 +71,8 @@ static void check_conf(struct curlloop *loop)
     snprintf(text, sizeof(text), "%s", section(""));
     *strstr(text, "http://127.0.0.1:1") = 'f';
     ok(create(text, loop, &inst, &err) < 0 &&
-       strstr(err.message, "expected unix:/PATH or http://HOST:PORT"),
+       strstr(err.message, "expected unix:/PATH, https://HOST:PORT or "
+              "http://HOST:PORT"),
        "a url of another scheme is refused: %s", err.message);
     snprintf(text, sizeof(text), "%s", section(""));
     memcpy(strstr(text, "= inner"), "= a/b  ", 7);
@@ -83,6 +84,30 @@ static void check_conf(struct curlloop *loop)
        strstr(err.message, "chmod 700"),
        "a token_dir others may enter is refused: %s", err.message);
     chmod(tokens, 0700);
+    snprintf(path, sizeof(path), "%s/ca.pem", dir);
+    fclose(fopen(path, "w"));
+    snprintf(text, sizeof(text), "ca_file = %s\n", path);
+    ok(create(section(text), loop, &inst, &err) < 0 &&
+       strstr(err.message, "ca_file: only with an https:// url"),
+       "ca_file with an http:// url is refused: %s", err.message);
+    snprintf(text, sizeof(text), "[cluster b]\nadaptor = loom\nurl = "
+             "https://127.0.0.1:1\ncluster = inner\ntoken_file = x\n"
+             "token_dir = %s\nca_file = %s\ncert_file = %s\n", tokens, path,
+             path);
+    ok(create(text, loop, &inst, &err) < 0 &&
+       strstr(err.message, "cert_file and key_file go together"),
+       "a certificate without its key is refused: %s", err.message);
+    snprintf(text + strlen(text), sizeof(text) - strlen(text),
+             "key_file = %s\n", path);
+    chmod(path, 0644);
+    ok(create(text, loop, &inst, &err) < 0 &&
+       strstr(err.message, "chmod 600"),
+       "a key others may read is refused: %s", err.message);
+    chmod(path, 0600);
+    ok(create(text, loop, &inst, &err) == 0, "https:// with a CA, a "
+       "certificate and its key is taken");
+    T->destroy(inst);
+    inst = NULL;
     c = conf_parse("<test>", section("bogus = 1\n"), &err);
     ok(c && adaptor_conf_check(adaptor_type_find("loom"),
                                conf_section(c, "cluster", "b"), &err) < 0 &&
