@@ -42,14 +42,6 @@ static void lpeer_destroy(void *self)
     free(p);
 }
 
-/* A name that goes into the inner loomd's paths as it is. */
-static int name_ok(const char *s)
-{
-    return *s && strlen(s) < 64 &&
-           s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                       "0123456789._-")] == '\0';
-}
-
 /* token_dir: a directory only loomd's account may enter, as its files are
  * secrets that speak for users. */
 static int check_dir(struct conf_section *sec, const char *dir,
@@ -198,7 +190,7 @@ static int lpeer_create(struct conf_section *sec,
                        : !tokf ? "token_file" : "token_dir");
         goto error;
     }
-    if (!name_ok(inner)) {
+    if (!lpeer_name_ok(inner)) {
         loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s] cluster: '%s' "
                        "is not a cluster name (letters, digits, . _ -)",
                        sec->file, sec->line, sec->name, inner);

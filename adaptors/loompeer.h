@@ -130,6 +130,9 @@ int lpeer_parse_jobs(struct lpeer *p, json_t *doc, struct cl_job_list *out,
 int lpeer_note_account(struct lpeer *p, const char *id, long long rec,
                        const char *account, int final);
 void lpeer_prune_accounts(struct lpeer *p);
+/* A cluster or node name of the inner loomd (letters, digits, . _ -, at
+ * most 255), safe in a path as it is. */
+int lpeer_name_ok(const char *s);
 /* An inner job id (digits, a task's _digits), safe in a path. */
 int lpeer_is_job_id(const char *id);
 

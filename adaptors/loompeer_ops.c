@@ -99,20 +99,12 @@ static void plain_then(struct lop *o, const struct lanswer *a)
                       ? 0 : lpeer_fail_answer(o, a));
 }
 
-/* A node name safe in a path: the inner loomd's names are of these. */
-static int node_name_ok(const char *s)
-{
-    return *s && strlen(s) < 256 &&
-           s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                       "0123456789._-")] == '\0';
-}
-
 static int node_state_op(struct lop *o)
 {
     struct adaptor_call *k = o->k;
     json_t *b;
 
-    if (!node_name_ok(k->node))
+    if (!lpeer_name_ok(k->node))
         return lpeer_fail(o, LOOM_ENOENT, "no node '%s'", k->node);
     snprintf(o->path, sizeof(o->path), "/v1/nodes/%s/%s/state", o->p->inner,
              k->node);

@@ -121,6 +121,13 @@ int lpeer_parse_queues(json_t *doc, struct cl_queue_list *out,
     return 0;
 }
 
+int lpeer_name_ok(const char *s)
+{
+    return *s && strlen(s) < 256 &&
+           s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                       "0123456789._-")] == '\0';
+}
+
 int lpeer_is_job_id(const char *id)
 {
     size_t n = strspn(id, "0123456789");
