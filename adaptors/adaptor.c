@@ -10,12 +10,14 @@ extern const struct adaptor_type adaptor_local;
 extern const struct adaptor_type adaptor_sim;
 extern const struct adaptor_type adaptor_script;
 extern const struct adaptor_type adaptor_slurmrest;
+extern const struct adaptor_type adaptor_loom;
 
 static const struct adaptor_type *const registry[] = {
     &adaptor_local,
     &adaptor_sim,
     &adaptor_script,
     &adaptor_slurmrest,
+    &adaptor_loom,
 };
 #define N_TYPES (sizeof(registry) / sizeof(registry[0]))
 

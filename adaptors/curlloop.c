@@ -172,6 +172,12 @@ static int setup(struct xfer *x, const struct fetch_req *r)
     rc |= curl_easy_setopt(x->e, CURLOPT_WRITEDATA, x);
     rc |= curl_easy_setopt(x->e, CURLOPT_PRIVATE, x);
     rc |= curl_easy_setopt(x->e, CURLOPT_ERRORBUFFER, x->errbuf);
+    if (r->ca_file)
+        rc |= curl_easy_setopt(x->e, CURLOPT_CAINFO, r->ca_file);
+    if (r->cert_file)
+        rc |= curl_easy_setopt(x->e, CURLOPT_SSLCERT, r->cert_file);
+    if (r->key_file)
+        rc |= curl_easy_setopt(x->e, CURLOPT_SSLKEY, r->key_file);
     if (r->body)
         rc |= curl_easy_setopt(x->e, CURLOPT_COPYPOSTFIELDS, r->body);
     if (strcmp(r->method, "GET") != 0 && strcmp(r->method, "POST") != 0)
@@ -305,4 +311,34 @@ void curlloop_run(struct curlloop *l, double timeout_s)
         return;
     curl_multi_poll(l->m, NULL, 0, ms, NULL);
     drive(l);
+}
+
+int curlloop_url_parse(const struct conf_section *sec, const char *url,
+                       int https, char **base, char **socket,
+                       struct loom_error *err)
+{
+    size_t scheme = !strncmp(url, "http://", 7) ? 7
+                    : https && !strncmp(url, "https://", 8) ? 8 : 0;
+    const char *hostport = url + scheme, *slash;
+    int unix_socket = !strncmp(url, "unix:/", 6);
+
+    *base = *socket = NULL;
+    if (unix_socket) {
+        *socket = strdup(url + 5);
+        *base = strdup("http://localhost");
+    } else if (scheme && *hostport &&
+               (!(slash = strchr(hostport, '/')) || !slash[1])) {
+        *base = strndup(url, slash ? (size_t)(slash - url) : strlen(url));
+    } else {
+        return loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s] url: "
+                              "expected unix:/PATH%s or http://HOST:PORT "
+                              "(got '%s')", sec->file, sec->line, sec->name,
+                              https ? ", https://HOST:PORT" : "", url);
+    }
+    if (*base && (*socket || !unix_socket))
+        return 0;
+    free(*base);
+    free(*socket);
+    *base = *socket = NULL;
+    return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
 }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "core/conf.h"
 #include "core/error.h"
 
 /*
@@ -32,6 +33,11 @@ struct fetch_req {
     const char *method;          /* "GET", "POST" or "DELETE" */
     const char *url;             /* http://host:port/path (copied) */
     const char *unix_socket;     /* or NULL: talk HTTP on that socket */
+    /* HTTPS (an https:// url; copied): the CAs that may sign the
+     * server's certificate (NULL: the system's), and a client
+     * certificate and its key (NULL: none). The server's certificate and
+     * name are always checked. */
+    const char *ca_file, *cert_file, *key_file;
     const char *const *headers;  /* "Name: value", NULL-terminated, or NULL
                                     (copied) */
     const char *body;            /* or NULL (copied) */
@@ -68,6 +74,15 @@ void curlloop_fail(struct curlloop *l,
 void curlloop_run(struct curlloop *l, double timeout_s);
 /* Transfers under way. */
 size_t curlloop_active(const struct curlloop *l);
+/* The url key of an API cluster's section (sec): "unix:/PATH", HTTP on
+ * that socket (*base "http://localhost", *socket the path), or
+ * "http://HOST:PORT" with no path (*base that, *socket NULL), or with
+ * https = 1 also "https://HOST:PORT": new strings. 0, or -1 with err
+ * naming the section's file and line and what a url may be (both left
+ * NULL). Any thread. */
+int curlloop_url_parse(const struct conf_section *sec, const char *url,
+                       int https, char **base, char **socket,
+                       struct loom_error *err);
 /* Make curlloop_run return now. Any thread (a msgq waker: void *). */
 void curlloop_wakeup(void *l);
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "adaptors/curlloop.h"
 #include "adaptors/slurmrest.h"
 #include "core/log.h"
 
@@ -22,26 +23,6 @@ const char *const srest_versions[SREST_N_VERSIONS] = {
 extern const struct adaptor_type adaptor_script;
 
 /* ---- configuration ---------------------------------------------------- */
-
-/* url = unix:/path or http://host:port (no path: the API's are fixed). */
-static int set_url(struct srest *s, struct conf_section *sec, const char *url,
-                   struct loom_error *err)
-{
-    const char *hostport = url + 7, *slash;
-
-    if (!strncmp(url, "unix:/", 6)) {
-        s->socket = strdup(url + 5);
-        s->url = strdup("http://localhost");
-    } else if (!strncmp(url, "http://", 7) && *hostport &&
-               (!(slash = strchr(hostport, '/')) || !slash[1])) {
-        s->url = strndup(url, slash ? (size_t)(slash - url) : strlen(url));
-    } else {
-        return loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s] url: "
-                              "expected unix:/PATH or http://HOST:PORT (got "
-                              "'%s')", sec->file, sec->line, sec->name, url);
-    }
-    return s->url ? 0 : loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-}
 
 static int set_version(struct srest *s, struct conf_section *sec,
                        const char *v, struct loom_error *err)
@@ -245,7 +226,8 @@ static int srest_create(struct conf_section *sec,
         goto error;
     }
     s->max_bytes = (size_t)max;
-    if (set_url(s, sec, url, err) < 0 || set_version(s, sec, ver, err) < 0 ||
+    if (curlloop_url_parse(sec, url, 0, &s->url, &s->socket, err) < 0 ||
+        set_version(s, sec, ver, err) < 0 ||
         set_auth(s, sec, err) < 0)
         goto error;
     if ((part && !(s->partition = strdup(part))) ||

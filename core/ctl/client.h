@@ -94,14 +94,6 @@ int client_get_all(struct client *c, const char *path, json_t **items,
 int client_url_from_listen(const char *listen, char *buf, size_t size,
                            struct loom_error *err);
 
-/* The bearer token in the file at path (client_token.c): one word of at
- * most 16 KiB, surrounding blanks dropped. A file that is not a regular
- * file, or that group or others may read or write, is refused (as ssh
- * refuses such keys). A new string, a secret: wipe it (OPENSSL_cleanse)
- * before free. NULL with err: LOOM_EINVAL naming path and why, or
- * LOOM_EINTERNAL when out of memory. Thread-safe. */
-char *client_token_file_read(const char *path, struct loom_error *err);
-
 /* A request path under construction, percent-encoding what is added:
  *     struct client_path p;
  *     client_path_init(&p, "/v1/nodes");

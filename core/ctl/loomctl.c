@@ -16,6 +16,7 @@
 #include "core/ctl/loomctl.h"
 #include "core/domain.h"
 #include "core/token.h"
+#include "core/token_file.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -529,7 +530,7 @@ static char *from_conf(const char *path, const char *token_file, char *url,
     listen = conf_get(loomd, "listen");
     if (client_url_from_listen(listen ? listen : CTL_LISTEN_DEFAULT, url,
                                size, err) == 0)
-        tok = token_file ? client_token_file_read(token_file, err)
+        tok = token_file ? token_file_read(token_file, err)
                          : token_from_conf(path, loomd, err);
     conf_destroy(c);
     return tok;
@@ -562,7 +563,7 @@ struct client *ctl_client(struct ctl *ctl)
         if (strncmp(url, "https://", 8) != 0 && !client_tls_given(&ctl->tls))
             memset(&tls, 0, sizeof(tls));
         if (tfile)
-            ok = (tok = client_token_file_read(tfile, &err)) != NULL;
+            ok = (tok = token_file_read(tfile, &err)) != NULL;
         else if (tls.cert_file)
             ok = 1; /* the certificate is the identity */
         else

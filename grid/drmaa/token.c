@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "core/ctl/client.h"
+#include "core/token_file.h"
 #include "grid/drmaa/dr.h"
 
 int dr_token_read(char **token, struct dr_error *e)
@@ -15,7 +16,7 @@ int dr_token_read(char **token, struct dr_error *e)
         return dr_error_set(e, DRMAA_ERRNO_AUTH_FAILURE,
                             "no token: set LOOM_TOKEN_FILE to a file that "
                             "holds a Loom token (loomctl token create)");
-    if (!(*token = client_token_file_read(path, &err)))
+    if (!(*token = token_file_read(path, &err)))
         return dr_error_set(e, err.kind == LOOM_EINTERNAL
                                    ? DRMAA_ERRNO_NO_MEMORY
                                    : DRMAA_ERRNO_AUTH_FAILURE,

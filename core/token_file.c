@@ -1,7 +1,7 @@
-/* client_token.c - the bearer token a client reads from a file (loomctl's
- * --token-file, libdrmaa's $LOOM_TOKEN_FILE). */
+/* token_file.c - a bearer token read from a file (loomctl's --token-file,
+ * libdrmaa's $LOOM_TOKEN_FILE, the tokens a loom cluster's adaptor holds). */
 /* SPDX-License-Identifier: MIT */
-#include "core/ctl/client.h"
+#include "core/token_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,7 +51,7 @@ static ssize_t read_all(int fd, char *buf, size_t max)
     return (ssize_t)got;
 }
 
-char *client_token_file_read(const char *path, struct loom_error *err)
+char *token_file_read(const char *path, struct loom_error *err)
 {
     char *buf = NULL, *start, *end;
     ssize_t n;
