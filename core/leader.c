@@ -496,9 +496,9 @@ int leader_check(const char *what, struct loom_error *err)
     pthread_mutex_lock(&L.mu);
     snprintf(why, sizeof(why), "%s", L.why);
     pthread_mutex_unlock(&L.mu);
-    loom_error_set(err, LOOM_EUNAVAIL, "%s: not done: this loomd is %s%s%s%s",
-                   what, leader_role_name(), why[0] ? " (" : "", why,
-                   why[0] ? ")" : "");
+    loom_error_set(err, LOOM_EUNAVAIL, "%s: not done: this loomd is "
+                   "%s%s%s%s; retry later", what, leader_role_name(),
+                   why[0] ? " (" : "", why, why[0] ? ")" : "");
     if (err)
         err->retry_after = 1;
     return -1;

@@ -225,7 +225,7 @@ int cmd_cancel(struct ctl *ctl, int argc, char **argv)
 
 /* Summary --------------------------------------------------------------- */
 
-/* The node states a summary counts, in its columns' order; the last three
+/* The node states a summary counts, in its columns' order; the last four
  * are shown only when some node is in them. */
 static const struct {
     const char *header;
@@ -239,6 +239,7 @@ static const struct {
     {"DOWN", {"down"}, 0},
     {"RESV", {"reserved"}, 1},
     {"MAINT", {"maint"}, 1},
+    {"PAUSED", {"paused"}, 1},
     {"UNKNOWN", {"unknown"}, 1},
 };
 #define N_COLUMNS (sizeof(columns) / sizeof(*columns))

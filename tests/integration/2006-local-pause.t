@@ -126,6 +126,9 @@ t_is "$(pg_sql "SELECT doc->>'reason' || ' ' || (doc->'jobs')::text FROM node_pa
 # ---- shown paused, nothing placed there ------------------------------------------------
 t_is "$(node_state box/n1)" paused "GET /v1/nodes/box/n1: paused"
 t_like "$(loomctl nodes --cluster box)" 'n1 +box +paused' "loomctl nodes shows it paused"
+t_is "$(py '[c["states"].get("paused") for c in d["items"]]' "$(loomctl --json summary --cluster box)")" \
+    "[1]" "loomctl summary counts it paused"
+t_like "$(loomctl summary --cluster box | head -1)" ' PAUSED ' "... in its PAUSED column"
 api GET /metrics >/dev/null
 t_like "$BODY" 'loom_nodes\{cluster="box",state="paused"\} 1' "loom_nodes counts it paused"
 as "$ALICE_TOKEN"
