@@ -18,6 +18,7 @@
 #include <openssl/rand.h>
 
 #include "core/b64url.h"
+#include "core/fdread.h"
 
 #define PREFIX "loom1."
 #define PREFIX_LEN (sizeof(PREFIX) - 1)
@@ -157,24 +158,6 @@ static int key_check_stat(const char *path, const struct stat *st,
     return 0;
 }
 
-/* Read all of fd (at most max bytes) into buf; returns the count or -1. */
-static ssize_t read_all(int fd, unsigned char *buf, size_t max)
-{
-    size_t got = 0;
-
-    while (got < max) {
-        ssize_t n = read(fd, buf + got, max - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    return (ssize_t)got;
-}
-
 static int key_read(const char *path, unsigned char **key, size_t *len,
                     struct loom_error *err)
 {
@@ -200,7 +183,7 @@ static int key_read(const char *path, unsigned char **key, size_t *len,
         loom_error_set(err, LOOM_EINTERNAL, "out of memory");
         goto error;
     }
-    n = read_all(fd, buf, LOOM_TOKEN_KEY_MAX + 1);
+    n = fd_read_all(fd, buf, LOOM_TOKEN_KEY_MAX + 1);
     if (n < 0) {
         loom_error_set(err, LOOM_EINVAL, "token key file %s: cannot read: %s",
                        path, strerror(errno));

@@ -12,6 +12,8 @@
 
 #include <openssl/crypto.h>
 
+#include "core/fdread.h"
+
 #define TOKEN_FILE_MAX 16384
 
 /* As ssh does with its keys: a token others could read is refused. */
@@ -33,24 +35,6 @@ static int token_file_check(const char *path, int fd, struct loom_error *err)
     return 0;
 }
 
-/* Read the whole of fd, up to max bytes, into buf. Bytes read, or -1. */
-static ssize_t read_all(int fd, char *buf, size_t max)
-{
-    size_t got = 0;
-
-    while (got < max) {
-        ssize_t n = read(fd, buf + got, max - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    return (ssize_t)got;
-}
-
 char *token_file_read(const char *path, struct loom_error *err)
 {
     char *buf = NULL, *start, *end;
@@ -68,7 +52,7 @@ char *token_file_read(const char *path, struct loom_error *err)
         loom_error_set(err, LOOM_EINTERNAL, "out of memory");
         goto error;
     }
-    n = read_all(fd, buf, TOKEN_FILE_MAX + 1);
+    n = fd_read_all(fd, buf, TOKEN_FILE_MAX + 1);
     if (n < 0 || n > TOKEN_FILE_MAX) {
         loom_error_set(err, LOOM_EINVAL, "token file %s: %s", path,
                        n < 0 ? strerror(errno) : "larger than 16 KiB");

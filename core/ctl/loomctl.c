@@ -346,23 +346,6 @@ void ctl_print_json(const json_t *j)
     fputc('\n', stdout);
 }
 
-ssize_t ctl_read_fd(int fd, char *buf, size_t max)
-{
-    size_t got = 0;
-
-    while (got < max) {
-        ssize_t n = read(fd, buf + got, max - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    return (ssize_t)got;
-}
-
 static void help(void)
 {
     fputs(usage_line, stdout);

@@ -79,10 +79,6 @@ int ctl_pair_segments(struct client_path *p, const char *id);
  * next job would not fare better). */
 int ctl_job_action(struct ctl *ctl, struct client *c, const char *action,
                    const char *id, int *stop);
-/* Read from fd into buf until EOF or max bytes; returns the count or -1
- * with errno. (Ask for one byte more than allowed to detect too much.) */
-ssize_t ctl_read_fd(int fd, char *buf, size_t max);
-
 /* The client for this call, opened on first use from the options, the
  * environment or loom.conf (see loomctl(1)); NULL after printing why. */
 struct client *ctl_client(struct ctl *ctl);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/ctl/talk.h"
+#include "core/fdread.h"
 #include "core/timeutil.h"
 
 #define IMPORT_MAX (64L << 20) /* loomd's largest max_body_bytes */
@@ -229,7 +230,7 @@ static json_t *read_doc(const char *file)
         return NULL;
     }
     if ((buf = malloc(IMPORT_MAX + 1)))
-        n = ctl_read_fd(fd, buf, IMPORT_MAX + 1);
+        n = fd_read_all(fd, buf, IMPORT_MAX + 1);
     if (fd > 0)
         close(fd);
     if (n < 0)

@@ -16,6 +16,7 @@
 #include "core/ctl/loomctl.h"
 #include "core/depend.h"
 #include "core/directives.h"
+#include "core/fdread.h"
 #include "core/limits.h"
 #include "core/timefmt.h"
 #include "core/timeutil.h"
@@ -258,7 +259,7 @@ static int add_script(struct submit *s, const char *path)
         return ctl_fail("script %s: cannot open: %s", path, strerror(errno));
     buf = malloc(SCRIPT_MAX + 1);
     if (buf)
-        n = ctl_read_fd(fd, buf, SCRIPT_MAX + 1);
+        n = fd_read_all(fd, buf, SCRIPT_MAX + 1);
     if (fd > 0)
         close(fd);
     if (n < 0 || n > SCRIPT_MAX || !n || memchr(buf, '\0', (size_t)n) ||
