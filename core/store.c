@@ -342,8 +342,12 @@ static PGresult *result_of(struct store *st, const char *what,
                        "fence: %s", what, line);
         return NULL;
     }
+    /* Errors that pass by themselves: a lock or statement timeout, and the
+     * server short of a resource (class 53: disk full, out of memory). The
+     * server is up and answers reads; a write is worth trying again. */
     if (sqlstate && (!strcmp(sqlstate, "55P03") ||   /* lock_timeout */
-                     !strcmp(sqlstate, "57014"))) { /* statement_timeout */
+                     !strcmp(sqlstate, "57014") ||   /* statement_timeout */
+                     !strncmp(sqlstate, "53", 2))) { /* insufficient_resources */
         PQclear(r);
         loom_error_set(err, LOOM_ETEMP, "%s: %s", what, line);
         return NULL;

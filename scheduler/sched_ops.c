@@ -132,7 +132,11 @@ void sched_insert_done(struct ins *in, int ok, const struct loom_error *cerr)
             sched_pending_push(j->id);
         /* the committer answered the submit */
     } else {
-        if (err.kind != LOOM_ECONFLICT)
+        if (err.kind == LOOM_ETEMP) /* up, but the write failed: say why */
+            loom_error_set(&err, LOOM_ETEMP, "the database could not store "
+                           "the job (%s): it was not accepted; retry later",
+                           cerr->message);
+        else if (err.kind != LOOM_ECONFLICT)
             loom_error_set(&err, LOOM_EUNAVAIL, "database unavailable: the "
                            "job was not accepted; retry later");
         if (in->m)

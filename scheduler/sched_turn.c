@@ -235,7 +235,8 @@ void sched_send_turn(void)
 }
 
 /* A failed turn: what it changed is marked again, its starts wait for the
- * next turn, its answers say the database is unavailable. */
+ * next turn, its answers say the database is unavailable, or why it could
+ * not write. */
 static void turn_failed(struct commit_batch *b, struct after *a)
 {
     struct loom_error err;
@@ -262,8 +263,14 @@ static void turn_failed(struct commit_batch *b, struct after *a)
         S.to_start[S.n_to_start++] = a->starts[i];
     }
     a->n_starts = 0;
-    loom_error_set(&err, LOOM_EUNAVAIL, "database unavailable; the change "
-                   "is kept and committed when it is back: retry to see it");
+    if (b->err.kind == LOOM_ETEMP) /* up, but the write failed: say why */
+        loom_error_set(&err, LOOM_ETEMP, "the database could not store the "
+                       "change (%s); it is kept and committed when the "
+                       "database can: retry to see it", b->err.message);
+    else
+        loom_error_set(&err, LOOM_EUNAVAIL, "database unavailable; the change "
+                       "is kept and committed when it is back: retry to see "
+                       "it");
     for (size_t i = 0; i < a->n_acks; i++) {
         reply_send_error(a->acks[i].reply, &err);
         free(a->acks[i].body);

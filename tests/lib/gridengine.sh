@@ -43,6 +43,8 @@
 #               Idempotent. Never kills by name, and kills only this cell's
 #               daemons (ge_ours) and the shepherds in its spool.
 # ge_kill_qmaster  SIGKILL the qmaster (to test a CMS that is down).
+# ge_start_qmaster start it (again) on the cell's spool; waits until it
+#               answers.
 # ge_cmd CMD ARGS  run /usr/lib/gridengine/CMD.
 # ge_wait_job_gone ID SECS  wait until qstat no longer lists job ID.
 # ge_log MSG    a "# ge: MSG (at N.NNN s)" diagnostic line.
@@ -412,23 +414,7 @@ EOF
         ge_q spooldefaults operators root || return 1
     ge_log "cell $GE_CELL in $SGE_ROOT, ports $GE_QMASTER_PORT/$GE_EXECD_PORT"
 
-    (cd "$GE_SPOOL/qmaster" && SGE_QMASTER_PIDFILE=$GE_RUN/qmaster.pid \
-        exec "$GE_BIN/sge_qmaster") >"$GE_RUN/qmaster.out" 2>&1 || {
-        t_diag "ge: sge_qmaster failed:" "$(cat "$GE_RUN/qmaster.out")"
-        return 1
-    }
-    for ((i = 0; i < 900; i++)); do
-        GE_QMASTER_PID=$(ge_pid_file "$GE_RUN/qmaster.pid") &&
-            ge_cmd qconf -sh >/dev/null 2>&1 && break
-        GE_QMASTER_PID=
-        sleep 0.1
-    done
-    [ -n "$GE_QMASTER_PID" ] || {
-        t_diag "ge: the qmaster did not answer within 90 s:" \
-            "$(tail -n 20 "$GE_SPOOL/qmaster/messages" 2>&1)"
-        return 1
-    }
-    ge_log "sge_qmaster up, pid $GE_QMASTER_PID"
+    ge_start_qmaster || return 1
 
     # Objects: fast scheduling, exec hosts, @allhosts, the rr PE, all.q.
     d=$GE_RUN/conf
@@ -476,6 +462,31 @@ env.SGE_CELL = $SGE_CELL
 env.SGE_QMASTER_PORT = $SGE_QMASTER_PORT
 env.SGE_EXECD_PORT = $SGE_EXECD_PORT"
     ge_log "ready: exec hosts $GE_NODES (execd pids$GE_EXECD_PIDS)"
+}
+
+# ge_start_qmaster: start sge_qmaster on the cell's spool (again, after
+# ge_kill_qmaster: it recovers its jobs from the spool) and wait (90 s at
+# most) until it answers.
+ge_start_qmaster() {
+    local i
+    rm -f "$GE_RUN/qmaster.pid"
+    (cd "$GE_SPOOL/qmaster" && SGE_QMASTER_PIDFILE=$GE_RUN/qmaster.pid \
+        exec "$GE_BIN/sge_qmaster") >"$GE_RUN/qmaster.out" 2>&1 || {
+        t_diag "ge: sge_qmaster failed:" "$(cat "$GE_RUN/qmaster.out")"
+        return 1
+    }
+    for ((i = 0; i < 900; i++)); do
+        GE_QMASTER_PID=$(ge_pid_file "$GE_RUN/qmaster.pid") &&
+            ge_cmd qconf -sh >/dev/null 2>&1 && break
+        GE_QMASTER_PID=
+        sleep 0.1
+    done
+    [ -n "$GE_QMASTER_PID" ] || {
+        t_diag "ge: the qmaster did not answer within 90 s:" \
+            "$(tail -n 20 "$GE_SPOOL/qmaster/messages" 2>&1)"
+        return 1
+    }
+    ge_log "sge_qmaster up, pid $GE_QMASTER_PID"
 }
 
 # ge_kill_pids SIGNAL PIDS...: signal each PID that is still an SGE daemon

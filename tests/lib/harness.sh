@@ -91,7 +91,8 @@
 # Cleanup:  an EXIT trap stops, by PID, whatever the test started (loomd,
 #           then PostgreSQL), even on failure or interruption; t_cleanup CMD
 #           adds a command to run first; processes left with a working
-#           directory in $T (local jobs) are killed. Use t_sleep SECS for
+#           directory in $T (local jobs) are killed; t_tmpfs DIR SIZE mounts
+#           a small file system that the clean-up unmounts last. Use t_sleep SECS for
 #           long waits: bash defers a trap until the foreground command ends.
 
 if [ -z "${LOOM_TOP_SRCDIR:-}" ]; then
@@ -311,6 +312,16 @@ t_cleanup() {
     T_CLEANUP+=("$*")
 }
 
+# t_tmpfs DIR SIZE: mount a tmpfs of SIZE (mount's size=, "48m") on DIR, a
+# new directory in $T, for a file system that the test fills up. The
+# clean-up unmounts it after PostgreSQL has stopped.
+T_MOUNTS=()
+t_tmpfs() {
+    mkdir -p "$1" && mount -t tmpfs -o "size=$2,mode=0755" loom-test "$1" ||
+        return 1
+    T_MOUNTS+=("$1")
+}
+
 # t_sweep: SIGKILL the strays that provably belong to this test: processes
 # whose working directory is in $T (local jobs and their supervisors run in
 # $T/state, e.g. after loomd_kill9), and processes in the cgroups of this
@@ -433,6 +444,9 @@ t_harness_cleanup() {
         wait_dead "$LOOM_PG_PID" 30 || kill -KILL "$LOOM_PG_PID" 2>/dev/null
     fi
     cd / && t_sweep
+    for c in "${T_MOUNTS[@]}"; do
+        umount "$c" 2>/dev/null || umount -l "$c"
+    done
     t_accounts_remove
     if [ "${LOOM_KEEP_TMP:-0}" = 1 ]; then
         echo "# kept $T" >&2
@@ -471,21 +485,31 @@ as_pg() {
     fi
 }
 
-# Start the server on LOOM_PG_DIR/data and record the postmaster's PID.
+# Start the server on LOOM_PG_DATA and record the postmaster's PID.
 pg_launch() {
-    if ! as_pg "$PG_BIN/pg_ctl" -D "$LOOM_PG_DIR/data" \
+    if ! as_pg "$PG_BIN/pg_ctl" -D "$LOOM_PG_DATA" \
         -l "$LOOM_PG_DIR/postgres.log" -w -t 60 start >"$T/pg_ctl.out" 2>&1; then
         t_diag "pg_ctl start failed:" "$(tail -n 20 "$T/pg_ctl.out" "$LOOM_PG_DIR/postgres.log" 2>&1)"
         return 1
     fi
-    LOOM_PG_PID=$(head -n 1 "$LOOM_PG_DIR/data/postmaster.pid")
+    LOOM_PG_PID=$(head -n 1 "$LOOM_PG_DATA/postmaster.pid")
 }
 
-# pg_start: a private PostgreSQL in $T/pg, Unix socket only, database loom.
+# pg_start [DATADIR [INITDB ARGS...]]: a private PostgreSQL in $T/pg, Unix
+# socket only, database loom. Its data directory (with the WAL in it) is
+# $T/pg/data, or DATADIR (a directory that need not exist, on a file system
+# of the test's own: a small tmpfs that fills up); INITDB ARGS are added to
+# initdb's (--wal-segsize=1).
 pg_start() {
     PG_BIN=$(pg_bindir) || { t_diag "PostgreSQL server binaries not found"; return 1; }
     LOOM_PG_DIR=$T/pg
+    LOOM_PG_DATA=${1:-$LOOM_PG_DIR/data}
+    [ $# -gt 0 ] && shift
     mkdir -p "$LOOM_PG_DIR"
+    if [ "$LOOM_PG_DATA" != "$LOOM_PG_DIR/data" ] && [ "$(id -u)" = 0 ]; then
+        mkdir -p "$LOOM_PG_DATA"
+        chown postgres: "$LOOM_PG_DATA" && chmod 0700 "$LOOM_PG_DATA" || return 1
+    fi
     # The socket's directory: loomd's account may connect, others not.
     if [ "$(id -u)" = 0 ]; then
         chown "postgres:$LOOM_SERVICE_USER" "$LOOM_PG_DIR" || return 1
@@ -493,12 +517,12 @@ pg_start() {
     else
         chmod 0700 "$LOOM_PG_DIR"
     fi
-    if ! as_pg "$PG_BIN/initdb" -D "$LOOM_PG_DIR/data" -U postgres -A trust \
-        -E UTF8 --locale=C -N >"$T/initdb.log" 2>&1; then
+    if ! as_pg "$PG_BIN/initdb" -D "$LOOM_PG_DATA" -U postgres -A trust \
+        -E UTF8 --locale=C -N "$@" >"$T/initdb.log" 2>&1; then
         t_diag "initdb failed:" "$(tail -n 20 "$T/initdb.log")"
         return 1
     fi
-    cat >>"$LOOM_PG_DIR/data/postgresql.conf" <<EOF
+    cat >>"$LOOM_PG_DATA/postgresql.conf" <<EOF
 listen_addresses = ''
 unix_socket_directories = '$LOOM_PG_DIR'
 shared_buffers = 32MB
@@ -511,7 +535,7 @@ full_page_writes = off
 EOF
     pg_launch || return 1
     LOOM_PG_CONNINFO="host=$LOOM_PG_DIR dbname=loom user=postgres"
-    export LOOM_PG_DIR LOOM_PG_CONNINFO
+    export LOOM_PG_DIR LOOM_PG_DATA LOOM_PG_CONNINFO
     if ! "$PG_BIN/createdb" -h "$LOOM_PG_DIR" -U postgres loom >"$T/createdb.log" 2>&1; then
         t_diag "createdb failed:" "$(cat "$T/createdb.log")"
         return 1
@@ -521,7 +545,7 @@ EOF
 # pg_stop: a clean (fast) shutdown. 0 when the server is gone.
 pg_stop() {
     [ -n "$LOOM_PG_PID" ] || return 0
-    as_pg "$PG_BIN/pg_ctl" -D "$LOOM_PG_DIR/data" -m fast -w -t 60 stop >/dev/null 2>&1
+    as_pg "$PG_BIN/pg_ctl" -D "$LOOM_PG_DATA" -m fast -w -t 60 stop >/dev/null 2>&1
     wait_dead "$LOOM_PG_PID" 100 || return 1
     LOOM_PG_PID=
 }

@@ -291,8 +291,8 @@ classify() {
     echo "${out# }"
 }
 grep -v 'Terminating job' "$FIX/stderr-ctld-down.txt" >"$T/ctld-down"
-t_is "$(classify "$T/ctld-down")" "75 75 75 75 ?" \
-    "errors: every 'controller down' message is temporary (75); 'Unexpected message' asks ping"
+t_is "$(classify "$T/ctld-down")" "75 75 75 75 75 ?" \
+    "errors: every 'controller down' message is temporary (75), a controller that died under sbatch too; 'Unexpected message' asks ping"
 t_is "$(classify "$FIX/stderr-refused.txt")" "1 1 1 1 1 1 1 1 1" \
     "errors: what Slurm refuses is permanent (1)"
 t_is "$(printf 'sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)\n' |

@@ -3,15 +3,16 @@
 #
 # Input: the command's stderr. Variables: cmd (the command's name), rc (its
 # exit status). Prints "STATUS<TAB>MESSAGE" where STATUS is 75 (temporary:
-# the controller cannot be reached, is busy, or authentication or the
-# configuration cannot be had right now), 1 (permanent: Slurm refused the
+# the controller cannot be reached, is busy, died under the request, or
+# authentication or the configuration cannot be had right now), 1 (permanent: Slurm refused the
 # request), or "?" when Slurm's words do not tell ("Unexpected message
 # received" comes both from an unreachable controller and from a bad job id
 # in scontrol suspend): the caller then asks `scontrol ping`.
 
 BEGIN {
     TEMP = "Unable to contact slurm controller|Socket timed out|" \
-        "Connection refused|Connection timed out|Zero Bytes were transmitted|" \
+        "Connection refused|Connection timed out|Connection reset by peer|" \
+        "Zero Bytes were transmitted|" \
         "backup controller in standby|Communication connection failure|" \
         "Resource temporarily unavailable|[Ss]lurmctld( is)? (busy|not responding)|" \
         "Could not establish a configuration source|fetch_config|" \
