@@ -199,7 +199,11 @@ static int load_row(void *arg, const struct store_job_row *row)
         sched_charge(j);
     if (j->state == JOB_PENDING)
         sched_pending_push(j->id);
-    if (job_holds_nodes(j)) {
+    /* Loom re-attaches the jobs it started (its own, and native ones it
+     * was handed); a native job its cluster started is the cluster's, and
+     * the next poll reports it as it is. */
+    if (job_holds_nodes(j) &&
+        (strcmp(j->source, "cluster") != 0 || j->held_for_loom)) {
         usage_apply(&S.usage, j, 1);
         sched_start_later(j, 1);
     }
