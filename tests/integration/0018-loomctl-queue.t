@@ -204,6 +204,8 @@ submit '{"name": "half", "command": ["/bin/true"], "request": {"cluster": "simA"
 HALF=$JOB
 wait_for '[ "$(job_state "$HALF")" = running ]' 30
 t_is "$(job_state "$HALF")" running "a sim job on half a node runs"
+# The node shows mixed from the cluster's next poll after the start.
+wait_for 'api GET /v1/nodes?cluster=simA >/dev/null; grep -q "\"state\":\"mixed\"" <<<"$BODY"' 30
 ctl summary
 t_is "$RC" 0 "loomctl summary" || ctl_diag
 t_is "$(tr -s ' ' <<<"$OUT")" "CLUSTER QUEUES NODES IDLE MIXED ALLOC DRAIN DOWN CPUS(A/I/O/T)
