@@ -14,7 +14,8 @@
 #   through Loom, from the snapshot (GET over one keep-alive connection)
 # then each Loom row's overhead over its direct row, the slurmrest
 # adaptor's sustained operations a second against one slurmrestd, and its
-# start rate for 1,000 jobs beside sbatch in a loop.
+# start rate for 1,000 jobs beside sbatch in a loop. A figure that could
+# not be measured is n/a, with a line under the table saying why.
 #   make bench && LOOM_TOP_SRCDIR=../.. LOOM_TOP_BUILDDIR=$PWD \
 #       bash ../../tests/bench/table2.sh
 # (from a build without sanitizers, e.g. build/release; needs root, Slurm,
@@ -66,11 +67,14 @@ wall_us() {
     t1=${EPOCHREALTIME/[.,]/}
     echo $((t1 - t0))
 }
-# median: of the numbers on stdin (microseconds, or seconds with -s), in ms.
+# median: of the numbers on stdin (microseconds, or seconds with -s), in
+# ms; nothing when there are none.
 median() {
-    sort -g | awk -v s="${1:-}" '{a[NR] = $1} END {
+    sort -g | awk -v s="${1:-}" '{a[NR] = $1} END { if (NR == 0) exit
         m = a[int((NR + 1) / 2)]; printf "%.2f", s == "-s" ? m * 1000 : m / 1000 }'
 }
+# NOTES: why a figure is n/a, one line each, printed under the table.
+NOTES=()
 
 # The queue: 100 jobs, 6 running on n1-n3 and 94 held by
 # their user (sbatch -H): neither Slurm's scheduler nor Loom's plans them,
@@ -120,43 +124,76 @@ jobs_bytes=$(curl -s "${SOCK[@]}" http://localhost/slurm/v0.0.38/jobs | wc -c)
 
 # ---- through loomd ------------------------------------------------------------
 pg_start || exit 1
-# metric OP: loomd's mean time of the op on cluster b, in ms (the
-# histogram loom_adaptor_op_seconds: its _sum over its _count)
+# CL: the cluster of the loomd timed.
+CL=b
+# each Loom row's figures, none until measured
+pack_nodes= pack_jobs= pack_start= rest_nodes= rest_jobs= rest_start=
+restc_nodes= restc_jobs= snap_nodes= snap_jobs= snap_count=
+# metric OP: loomd's mean time of OP on cluster $CL, in ms (the histogram
+# loom_adaptor_op_seconds: its _sum over its _count), from $T/metrics;
+# nothing when it timed none, or when one failed (its time is a failure's).
 metric() {
-    awk -v s="loom_adaptor_op_seconds_sum{cluster=\"b\",op=\"$1\"}" \
-        -v c="loom_adaptor_op_seconds_count{cluster=\"b\",op=\"$1\"}" \
-        '$1 == s { sum = $2 } $1 == c { n = $2 }
-         END { if (n > 0) printf "%.2f", sum / n * 1000 }' "$T/metrics"
+    awk -v s="loom_adaptor_op_seconds_sum{cluster=\"$CL\",op=\"$1\"}" \
+        -v c="loom_adaptor_op_seconds_count{cluster=\"$CL\",op=\"$1\"}" \
+        -v f="loom_adaptor_op_failures_total{cluster=\"$CL\",op=\"$1\"}" \
+        '$1 == s { sum = $2 } $1 == c { n = $2 } $1 == f { bad = $2 }
+         END { if (n > 0 && bad == 0) printf "%.2f", sum / n * 1000 }' "$T/metrics"
 }
+# count OP [FILE]: how many OP loomd timed on cluster $CL (FILE: $T/metrics).
 count() {
-    awk -v k="loom_adaptor_op_seconds_count{cluster=\"b\",op=\"$1\"}" \
+    awk -v k="loom_adaptor_op_seconds_count{cluster=\"$CL\",op=\"$1\"}" \
+        '$1 == k { print $2 + 0 }' "${2:-$T/metrics}"
+}
+failures() {
+    awk -v k="loom_adaptor_op_failures_total{cluster=\"$CL\",op=\"$1\"}" \
         '$1 == k { print $2 + 0 }' "$T/metrics"
 }
-# loomd_with POLL_S LINES...: loomd with one cluster b of these lines.
+# measure VAR OP: VAR is metric OP; when it is none, NOTES says why.
+measure() {
+    local v
+    v=$(metric "$2")
+    printf -v "$1" '%s' "$v"
+    [ -n "$v" ] && return 0
+    NOTES+=("$1: loomd timed $(count "$2") $2 calls on cluster $CL, $(
+        failures "$2") of them failed (LOOM_KEEP_TMP=1 keeps its log)")
+}
+# loomd_with DB POLL_S LINES...: loomd with one cluster $CL of these lines,
+# on a database DB made for it: it meets none of the jobs of the loomds
+# before it (the queue's 6 running jobs among them, which it would
+# re-attach at its start: start operations timed with the ones measured).
+# 1 when it does not start.
 loomd_with() {
-    local poll=$1
-    shift
-    loomd_conf <<EOF2
-[cluster b]
+    local db=$1 poll=$2
+    shift 2
+    "$PG_BIN/createdb" -h "$LOOM_PG_DIR" -U postgres "$db" \
+        >"$T/createdb-$db.log" 2>&1 || {
+        t_diag "createdb $db failed:" "$(cat "$T/createdb-$db.log")"
+        return 1
+    }
+    LOOM_PG_CONNINFO="host=$LOOM_PG_DIR dbname=$db user=postgres" \
+        loomd_conf <<EOF2
+[cluster $CL]
 poll_s = $poll
-workdir = $S
-env.SLURM_CONF = $SLURM_CONF
 $(printf '%s\n' "$@")
 EOF2
-    loomd_start || exit 1
-    admin_token || exit 1
+    loomd_start && admin_token
 }
 # loom_reads NAME LINES...: its means of nodes and jobs over RUNS polls.
 loom_reads() {
     local name=$1 i
     shift
-    loomd_with $GAP "$@"
+    loomd_with "${name}_reads" $GAP "$@" || {
+        NOTES+=("${name}_nodes, ${name}_jobs: loomd did not start")
+        loomd_stop
+        return 1
+    }
     for ((i = 0; i < 600; i++)); do
         curl -s "$LOOM_URL/metrics" >"$T/metrics"
         [ "$(count jobs)" -ge $((RUNS + 2)) ] 2>/dev/null && break
         nap 0.25
     done
-    eval "${name}_nodes=\$(metric nodes) ${name}_jobs=\$(metric jobs)"
+    measure "${name}_nodes" nodes
+    measure "${name}_jobs" jobs
     if [ "$name" = rest ]; then # the snapshot, while this loomd runs
         snap_nodes=$(wrk_p50 "$LOOM_URL/v1/nodes?cluster=b")
         snap_jobs=$(wrk_p50 "$LOOM_URL/v1/jobs?cluster=b")
@@ -169,14 +206,20 @@ loom_reads() {
 # only when a start asks for one (poll_s 60): a start timed while a poll
 # of 100 jobs keeps slurmrestd busy would measure that poll, and the
 # script adaptor's worker never overlaps them.
+# SETTLE IDS...: waits for what the starts of IDS left under way (by
+# default jobs_ended).
 loom_starts() {
     local name=$1 i
     shift
-    loomd_with 60 "$@"
+    loomd_with "${name}_starts" 60 "$@" || {
+        NOTES+=("${name}_start: loomd did not start")
+        loomd_stop
+        return 1
+    }
     local ids=()
     for ((i = 0; i < RUNS; i++)); do
-        submit '{"command":["true"],"name":"b","request":{"cluster":"b"}}'
-        ids+=("$JOB")
+        submit '{"command":["true"],"name":"b","request":{"cluster":"'"$CL"'"}}' &&
+            ids+=("$JOB")
         nap $START_GAP
     done
     for ((i = 0; i < 600; i++)); do
@@ -184,12 +227,17 @@ loom_starts() {
         [ "$(count start)" -ge "$RUNS" ] 2>/dev/null && break
         nap 0.2
     done
-    eval "${name}_start=\$(metric start)"
-    # every job ended, so that the next loomd re-attaches to none
-    for i in "${ids[@]}"; do
+    measure "${name}_start" start
+    "${SETTLE:-jobs_ended}" "${ids[@]}"
+    loomd_stop
+}
+# jobs_ended IDS...: every job ended, so that the next loomd re-attaches
+# to none.
+jobs_ended() {
+    local i
+    for i in "$@"; do
         wait_for '[ "$(field "$i" .state)" = completed ]' 90
     done
-    loomd_stop
 }
 wrk_p50() {
     wrk -t1 -c1 -d3s --latency -H "Authorization: Bearer $TOKEN" "$1" |
@@ -197,14 +245,16 @@ wrk_p50() {
                               if (v ~ /ms$/) return v + 0; return v * 1000 }
              $1 == "50%" { printf "%.3f", ms($2) }'
 }
-PACK_CONF=("adaptor = script" "pack = slurm")
+AT_SLURM=("workdir = $S" "env.SLURM_CONF = $SLURM_CONF")
+PACK_CONF=("adaptor = script" "pack = slurm" "${AT_SLURM[@]}")
 REST_CONF=("adaptor = slurmrest" "url = $SLURM_RESTD_URL"
-    "jwt_key_file = $SLURM_JWT_KEY" "conditional_polls = no")
+    "jwt_key_file = $SLURM_JWT_KEY" "conditional_polls = no" "${AT_SLURM[@]}")
+
 # Every read first, on the same 100 jobs; then the starts.
 loom_reads pack "${PACK_CONF[@]}"
 loom_reads rest "${REST_CONF[@]}"
 loom_reads restc "adaptor = slurmrest" "url = $SLURM_RESTD_URL" \
-    "jwt_key_file = $SLURM_JWT_KEY"
+    "jwt_key_file = $SLURM_JWT_KEY" "${AT_SLURM[@]}"
 loom_starts pack "${PACK_CONF[@]}"
 loom_starts rest "${REST_CONF[@]}"
 
@@ -283,7 +333,12 @@ t1=${EPOCHREALTIME/[.,]/}
 sb_rate=$(awk -v n="$NSTART" -v us=$((t1 - t0)) 'BEGIN { printf "%.0f", n / (us / 1e6) }')
 
 # ---- the table --------------------------------------------------------------------
-row() { printf '| %-52s | %8s | %8s | %8s |\n' "$@"; }
+# row SCENARIO FIGURES...: a figure not measured shows n/a.
+row() {
+    local f=() x
+    for x in "${@:2}"; do f+=("${x:-n/a}"); done
+    printf '| %-52s | %8s | %8s | %8s |\n' "$1" "${f[@]}"
+}
 over() { # LOOM DIRECT: "+X.XX ms (Y.Yx)"
     awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b <= 0) print "-";
         else printf "%+.2f ms (%.2fx)", a - b, a / b }'
@@ -305,6 +360,7 @@ row "through Loom, slurmrestd adaptor, uncached (JWT)" "$rest_nodes" "$rest_jobs
 row "through Loom, slurmrestd adaptor, update_time (JWT)" "$restc_nodes" "$restc_jobs" "-"
 row "through Loom, from the snapshot" "$snap_nodes" "$snap_jobs" "-"
 row "through Loom, loom adaptor over another loomd" "(later)" "(later)" "(later)"
+for x in "${NOTES[@]}"; do echo "  n/a: $x"; done
 echo
 echo "Overhead of each Loom row over its direct row (Loom - direct, Loom / direct):"
 printf '  script adaptor - command line:   getNodes %s, getJobs %s, startJob %s\n' \
