@@ -12,14 +12,23 @@
 #           slurmrestd's socket, which takes only root and slurmrestd's
 #           own account, never the SlurmUser)
 #   through Loom, from the snapshot (GET over one keep-alive connection)
-# then each Loom row's overhead over its direct row, the slurmrest
+#   through Loom, loom adaptor over another loomd: loomd A federates the
+#           cluster of loomd B (adaptor = loom, over HTTP on loopback), B
+#           federates the Slurm by the slurmrestd adaptor as above
+#           (tests/lib/innerloom.sh); A's mean per operation, as for the
+#           rows above, uncached (A asks B for every list in full). What A
+#           times is B's answer: its lists from its own state, its start
+#           taken (the job submitted held, then started: 202), not B's own
+#           call to Slurm
+# then each Loom row's overhead over its direct row (the loom adaptor's
+# over the row it stacks on, B's slurmrestd adaptor), the slurmrest
 # adaptor's sustained operations a second against one slurmrestd, and its
 # start rate for 1,000 jobs beside sbatch in a loop. A figure that could
 # not be measured is n/a, with a line under the table saying why.
 #   make bench && LOOM_TOP_SRCDIR=../.. LOOM_TOP_BUILDDIR=$PWD \
 #       bash ../../tests/bench/table2.sh
 # (from a build without sanitizers, e.g. build/release; needs root, Slurm,
-# slurmrestd and the JWT plugin, wrk). About 3 minutes.
+# slurmrestd and the JWT plugin, wrk). About 4 minutes.
 # SPDX-License-Identifier: MIT
 #
 # Like with like: each way is timed in loomd's rhythm (a call every 0.25 s;
@@ -27,13 +36,15 @@
 # flatter the process-heavy ways most. The command line's figure is the
 # wall time of one process; curl's is its own time_total of one transfer
 # on a kept connection; loomd's is its adaptor call, from the call to the
-# parsed answer. One loomd runs at a time, with one cluster; every way
-# reads the same 100 jobs, then each starts its jobs.
+# parsed answer. One loomd runs at a time, with one cluster (and B under
+# A, polling only at its start and after a start); every way reads the
+# same 100 jobs, then each starts its jobs.
 set -u
 : "${LOOM_TOP_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd -P)}"
 : "${LOOM_TOP_BUILDDIR:=$PWD}"
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
+. "$LOOM_TOP_SRCDIR/tests/lib/innerloom.sh"
 RUNS=${BENCH_RUNS:-50}
 NJOBS=100
 NSTART=${BENCH_STARTS:-1000}
@@ -124,11 +135,12 @@ jobs_bytes=$(curl -s "${SOCK[@]}" http://localhost/slurm/v0.0.38/jobs | wc -c)
 
 # ---- through loomd ------------------------------------------------------------
 pg_start || exit 1
-# CL: the cluster of the loomd timed.
+# CL: the cluster of the loomd timed (b; fed for A over B).
 CL=b
 # each Loom row's figures, none until measured
 pack_nodes= pack_jobs= pack_start= rest_nodes= rest_jobs= rest_start=
 restc_nodes= restc_jobs= snap_nodes= snap_jobs= snap_count=
+fed_nodes= fed_jobs= fed_start=
 # metric OP: loomd's mean time of OP on cluster $CL, in ms (the histogram
 # loom_adaptor_op_seconds: its _sum over its _count), from $T/metrics;
 # nothing when it timed none, or when one failed (its time is a failure's).
@@ -250,13 +262,78 @@ PACK_CONF=("adaptor = script" "pack = slurm" "${AT_SLURM[@]}")
 REST_CONF=("adaptor = slurmrest" "url = $SLURM_RESTD_URL"
     "jwt_key_file = $SLURM_JWT_KEY" "conditional_polls = no" "${AT_SLURM[@]}")
 
+# ---- the loom adaptor: loomd A over loomd B over the Slurm ---------------------
+# B (innerloom.sh: a database, state and port of its own) federates the
+# Slurm as its cluster slurm by REST_CONF, with poll_s 60: it polls at its
+# start and after a start, never on its own while A is timed. A federates
+# B's cluster slurm as its cluster fed (loomd_with, as the rows above). Its
+# jobs run as $T_USER there too: B maps A's token for it so. B starts
+# anew, on a new database, for A's reads and for A's starts, as A does:
+# neither re-attaches the queue's running jobs.
+STACK_WHY=
+b_jobs() {
+    bapi GET "/v1/jobs?cluster=slurm&limit=1000" >/dev/null &&
+        jlen "$BODY" .items
+}
+# stack_up: B running on a new database, listing the queue's jobs, and A's
+# tokens of B made; 1, with STACK_WHY, when it is not.
+stack_up() {
+    "$PG_BIN/dropdb" -h "$LOOM_PG_DIR" -U postgres --if-exists loomb \
+        >"$T/dropdb-b.log" 2>&1 || {
+        STACK_WHY="dropdb loomb failed: $(cat "$T/dropdb-b.log")"
+        return 1
+    }
+    inner_conf <<EOF2 || { STACK_WHY="no configuration for B"; return 1; }
+[cluster slurm]
+poll_s = 60
+$(printf '%s\n' "${REST_CONF[@]}")
+EOF2
+    printf 'LOOM admin %s\nLOOM %s %s\n' "$T_USER" "$T_USER" "$T_USER" \
+        >"$BD/accounts"
+    B_ADMIN= # of the database before
+    inner_start || { STACK_WHY="loomd B did not start"; return 1; }
+    inner_tokens "$T_USER" || { STACK_WHY="no tokens of B for A"; return 1; }
+    # A's first polls would time a shorter list
+    wait_for '[ "$(b_jobs)" -ge "$njobs" ] 2>/dev/null' 60 || {
+        STACK_WHY="loomd B listed $(b_jobs) of the $njobs jobs"
+        return 1
+    }
+}
+# b_started IDS...: B started every one of A's jobs IDS in the Slurm (its
+# count of starts), which then run on when A and B stop.
+b_started() {
+    local want=$#
+    wait_for '[ "$(curl -s "$B_URL/metrics" >"$T/b-metrics"
+                 CL=slurm count start "$T/b-metrics")" -ge $want ] 2>/dev/null' \
+        90 0.25 ||
+        NOTES+=("fed_start: loomd B started $(CL=slurm count start \
+            "$T/b-metrics") of A's $want jobs in the Slurm")
+}
+# stacked reads|starts: A's row, B running under it.
+stacked() {
+    if stack_up; then
+        local conf=("adaptor = loom" "url = $B_URL" "cluster = slurm"
+            "token_file = $T/a-control.token" "token_dir = $A_TOKENS")
+        if [ "$1" = reads ]; then
+            CL=fed loom_reads fed "${conf[@]}"
+        else
+            CL=fed SETTLE=b_started loom_starts fed "${conf[@]}"
+        fi
+    else
+        NOTES+=("fed ($1): $STACK_WHY")
+    fi
+    inner_stop
+}
+
 # Every read first, on the same 100 jobs; then the starts.
 loom_reads pack "${PACK_CONF[@]}"
 loom_reads rest "${REST_CONF[@]}"
 loom_reads restc "adaptor = slurmrest" "url = $SLURM_RESTD_URL" \
     "jwt_key_file = $SLURM_JWT_KEY" "${AT_SLURM[@]}"
+stacked reads
 loom_starts pack "${PACK_CONF[@]}"
 loom_starts rest "${REST_CONF[@]}"
+stacked starts
 
 # ---- startJob directly: the pack's sbatch, and the adaptor's submit -------------
 D=$T/direct
@@ -359,14 +436,16 @@ row "through Loom, script adaptor, uncached" "$pack_nodes" "$pack_jobs" "$pack_s
 row "through Loom, slurmrestd adaptor, uncached (JWT)" "$rest_nodes" "$rest_jobs" "$rest_start"
 row "through Loom, slurmrestd adaptor, update_time (JWT)" "$restc_nodes" "$restc_jobs" "-"
 row "through Loom, from the snapshot" "$snap_nodes" "$snap_jobs" "-"
-row "through Loom, loom adaptor over another loomd" "(later)" "(later)" "(later)"
+row "through Loom, loom adaptor over another loomd" "$fed_nodes" "$fed_jobs" "$fed_start"
 for x in "${NOTES[@]}"; do echo "  n/a: $x"; done
 echo
-echo "Overhead of each Loom row over its direct row (Loom - direct, Loom / direct):"
+echo "Overhead of each Loom row over the row it stacks on (Loom - that, Loom / that):"
 printf '  script adaptor - command line:   getNodes %s, getJobs %s, startJob %s\n' \
     "$(over "$pack_nodes" "$c_nodes")" "$(over "$pack_jobs" "$c_jobs")" "$(over "$pack_start" "$c_start")"
 printf '  slurmrest (JWT) - curl (JWT):     getNodes %s, getJobs %s, startJob %s\n' \
     "$(over "$rest_nodes" "$j_nodes")" "$(over "$rest_jobs" "$j_jobs")" "$(over "$rest_start" "$j_start")"
+printf '  loom adaptor - slurmrest under it: getNodes %s, getJobs %s, startJob %s\n' \
+    "$(over "$fed_nodes" "$rest_nodes")" "$(over "$fed_jobs" "$rest_jobs")" "$(over "$fed_start" "$rest_start")"
 fn=$(min3 "$c_nodes" "$j_nodes" "$s_nodes")
 fj=$(min3 "$c_jobs" "$j_jobs" "$s_jobs")
 printf '  snapshot vs the fastest direct call: getNodes %s faster (%s ms), getJobs %s faster (%s ms; %s jobs)\n' \
