@@ -393,7 +393,21 @@ workdir = $S
 EOF2
 export SREST_STATE_DIR=$T SREST_NODES=n4
 njobs_rate=$(squeue -h -t all | wc -l)
-rate() { "$RATE" "$@" 2>/dev/null | head -n 2; }
+# rate CONF OP N K: srest_rate's line; n/a, with why, when a call failed
+# (its rate would count the failures) or it did not run.
+rate() {
+    local out first
+    out=$("$RATE" "$@" 2>"$T/rate.err")
+    first=${out%%$'\n'*}
+    if [[ $first == *", failed 0" ]]; then
+        printf '%s' "$first"
+    elif [[ $first =~ ^([a-z]+)\ ([0-9]+)\ calls.*,\ failed\ ([0-9]+)$ ]]; then
+        printf 'n/a: %s of %s %s calls failed, %s' "${BASH_REMATCH[3]}" \
+            "${BASH_REMATCH[2]}" "${BASH_REMATCH[1]}" "$(sed -n 2p <<<"$out")"
+    else
+        printf 'n/a: %s' "$(head -n 3 "$T/rate.err" | tr '\n' ' ')"
+    fi
+}
 r_nodes_j=$(rate "$T/rate-jwt.conf" nodes 500 8)
 r_nodes_s=$(rate "$T/rate-sock.conf" nodes 500 8)
 r_jobs_j=$(rate "$T/rate-jwt.conf" jobs 200 8)
