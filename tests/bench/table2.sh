@@ -138,9 +138,9 @@ pg_start || exit 1
 # CL: the cluster of the loomd timed (b; fed for A over B).
 CL=b
 # each Loom row's figures, none until measured
-pack_nodes= pack_jobs= pack_start= rest_nodes= rest_jobs= rest_start=
-restc_nodes= restc_jobs= snap_nodes= snap_jobs= snap_count=
-fed_nodes= fed_jobs= fed_start=
+pack_nodes='' pack_jobs='' pack_start='' rest_nodes='' rest_jobs='' rest_start=''
+restc_nodes='' restc_jobs='' snap_nodes='' snap_jobs='' snap_count=''
+fed_nodes='' fed_jobs='' fed_start=''
 # metric OP: loomd's mean time of OP on cluster $CL, in ms (the histogram
 # loom_adaptor_op_seconds: its _sum over its _count), from $T/metrics;
 # nothing when it timed none, or when one failed (its time is a failure's).
