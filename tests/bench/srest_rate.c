@@ -6,13 +6,16 @@
  *
  * CONF is a loom.conf with one [cluster sr] section (adaptor = slurmrest);
  * OP is nodes, jobs or start (a `true` job on the nodes in $SREST_NODES,
- * default n1); N calls in all, K at most under way. Prints one line:
+ * default n1, as the account $SREST_ACCOUNT, default the caller's); N calls
+ * in all, K at most under way. Prints one line:
  * "OP N calls in S s: R/s, failed F" and the first failure, if any.
  * SPDX-License-Identifier: MIT */
 #include <curl/curl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "adaptors/adaptor.h"
 #include "adaptors/curlloop.h"
@@ -41,6 +44,9 @@ int main(int argc, char **argv)
     static const char *const env[] = {NULL};
     const char *nodes_env = getenv("SREST_NODES");
     const char *node[1] = {nodes_env ? nodes_env : "n1"};
+    const char *account = getenv("SREST_ACCOUNT");
+    char *own = NULL;
+    const struct passwd *pw;
     const struct adaptor_type *t = adaptor_type_find("slurmrest");
     struct loom_error err = {0};
     struct conf *c;
@@ -62,6 +68,15 @@ int main(int argc, char **argv)
     k = strtol(argv[4], NULL, 10);
     if (n < 1 || k < 1 || !(slots = calloc((size_t)n, sizeof(*slots))))
         return 2;
+    /* copied: the adaptor may look up accounts too (getpwnam's buffer) */
+    if (!account && (pw = getpwuid(getuid())))
+        account = own = strdup(pw->pw_name);
+    if (op == LOOM_OP_START && !account) {
+        fprintf(stderr, "srest_rate: no account to start the jobs as: "
+                "uid %ld has no name, and SREST_ACCOUNT is not set\n",
+                (long)getuid());
+        return 1;
+    }
     curl_global_init(CURL_GLOBAL_DEFAULT);
     if (!(c = conf_load(argv[1], &err)) || !(loop = curlloop_create(&err))) {
         fprintf(stderr, "srest_rate: %s\n", err.message);
@@ -83,7 +98,8 @@ int main(int argc, char **argv)
             s->k.done_cb = on_done;
             if (op == LOOM_OP_START) {
                 s->req = (struct start_req){
-                    .loom_id = id0 + started, .name = "rate", .command = cmd,
+                    .loom_id = id0 + started, .name = "rate",
+                    .account = account, .command = cmd,
                     .env = env, .workdir = aenv.state_dir,
                     .nodes = node, .n_nodes = 1,
                     .cpus_per_node = 1, .walltime_s = 60};
@@ -107,6 +123,7 @@ int main(int argc, char **argv)
     curlloop_destroy(loop);
     conf_destroy(c);
     free(slots);
+    free(own);
     curl_global_cleanup();
     return failed ? 1 : 0;
 }

@@ -12,13 +12,23 @@
 #           slurmrestd's socket, which takes only root and slurmrestd's
 #           own account, never the SlurmUser)
 #   through Loom, from the snapshot (GET over one keep-alive connection)
-# then each Loom row's overhead over its direct row, the slurmrest
+#   through Loom, loom adaptor over another loomd: loomd A federates the
+#           cluster of loomd B (adaptor = loom, over HTTP on loopback), B
+#           federates the Slurm by the slurmrestd adaptor as above
+#           (tests/lib/innerloom.sh); A's mean per operation, as for the
+#           rows above, uncached (A asks B for every list in full). What A
+#           times is B's answer: its lists from its own state, its start
+#           taken (the job submitted held, then started: 202), not B's own
+#           call to Slurm
+# then each Loom row's overhead over its direct row (the loom adaptor's
+# over the row it stacks on, B's slurmrestd adaptor), the slurmrest
 # adaptor's sustained operations a second against one slurmrestd, and its
-# start rate for 1,000 jobs beside sbatch in a loop.
+# start rate for 1,000 jobs beside sbatch in a loop. A figure that could
+# not be measured is n/a, with a line under the table saying why.
 #   make bench && LOOM_TOP_SRCDIR=../.. LOOM_TOP_BUILDDIR=$PWD \
 #       bash ../../tests/bench/table2.sh
 # (from a build without sanitizers, e.g. build/release; needs root, Slurm,
-# slurmrestd and the JWT plugin, wrk). About 3 minutes.
+# slurmrestd and the JWT plugin, wrk). About 4 minutes.
 # SPDX-License-Identifier: MIT
 #
 # Like with like: each way is timed in loomd's rhythm (a call every 0.25 s;
@@ -26,13 +36,15 @@
 # flatter the process-heavy ways most. The command line's figure is the
 # wall time of one process; curl's is its own time_total of one transfer
 # on a kept connection; loomd's is its adaptor call, from the call to the
-# parsed answer. One loomd runs at a time, with one cluster; every way
-# reads the same 100 jobs, then each starts its jobs.
+# parsed answer. One loomd runs at a time, with one cluster (and B under
+# A, polling only at its start and after a start); every way reads the
+# same 100 jobs, then each starts its jobs.
 set -u
 : "${LOOM_TOP_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd -P)}"
 : "${LOOM_TOP_BUILDDIR:=$PWD}"
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
+. "$LOOM_TOP_SRCDIR/tests/lib/innerloom.sh"
 RUNS=${BENCH_RUNS:-50}
 NJOBS=100
 NSTART=${BENCH_STARTS:-1000}
@@ -66,11 +78,14 @@ wall_us() {
     t1=${EPOCHREALTIME/[.,]/}
     echo $((t1 - t0))
 }
-# median: of the numbers on stdin (microseconds, or seconds with -s), in ms.
+# median: of the numbers on stdin (microseconds, or seconds with -s), in
+# ms; nothing when there are none.
 median() {
-    sort -g | awk -v s="${1:-}" '{a[NR] = $1} END {
+    sort -g | awk -v s="${1:-}" '{a[NR] = $1} END { if (NR == 0) exit
         m = a[int((NR + 1) / 2)]; printf "%.2f", s == "-s" ? m * 1000 : m / 1000 }'
 }
+# NOTES: why a figure is n/a, one line each, printed under the table.
+NOTES=()
 
 # The queue: 100 jobs, 6 running on n1-n3 and 94 held by
 # their user (sbatch -H): neither Slurm's scheduler nor Loom's plans them,
@@ -120,43 +135,77 @@ jobs_bytes=$(curl -s "${SOCK[@]}" http://localhost/slurm/v0.0.38/jobs | wc -c)
 
 # ---- through loomd ------------------------------------------------------------
 pg_start || exit 1
-# metric OP: loomd's mean time of the op on cluster b, in ms (the
-# histogram loom_adaptor_op_seconds: its _sum over its _count)
+# CL: the cluster of the loomd timed (b; fed for A over B).
+CL=b
+# each Loom row's figures, none until measured
+pack_nodes='' pack_jobs='' pack_start='' rest_nodes='' rest_jobs='' rest_start=''
+restc_nodes='' restc_jobs='' snap_nodes='' snap_jobs='' snap_count=''
+fed_nodes='' fed_jobs='' fed_start=''
+# metric OP: loomd's mean time of OP on cluster $CL, in ms (the histogram
+# loom_adaptor_op_seconds: its _sum over its _count), from $T/metrics;
+# nothing when it timed none, or when one failed (its time is a failure's).
 metric() {
-    awk -v s="loom_adaptor_op_seconds_sum{cluster=\"b\",op=\"$1\"}" \
-        -v c="loom_adaptor_op_seconds_count{cluster=\"b\",op=\"$1\"}" \
-        '$1 == s { sum = $2 } $1 == c { n = $2 }
-         END { if (n > 0) printf "%.2f", sum / n * 1000 }' "$T/metrics"
+    awk -v s="loom_adaptor_op_seconds_sum{cluster=\"$CL\",op=\"$1\"}" \
+        -v c="loom_adaptor_op_seconds_count{cluster=\"$CL\",op=\"$1\"}" \
+        -v f="loom_adaptor_op_failures_total{cluster=\"$CL\",op=\"$1\"}" \
+        '$1 == s { sum = $2 } $1 == c { n = $2 } $1 == f { bad = $2 }
+         END { if (n > 0 && bad == 0) printf "%.2f", sum / n * 1000 }' "$T/metrics"
 }
+# count OP [FILE]: how many OP loomd timed on cluster $CL (FILE: $T/metrics).
 count() {
-    awk -v k="loom_adaptor_op_seconds_count{cluster=\"b\",op=\"$1\"}" \
+    awk -v k="loom_adaptor_op_seconds_count{cluster=\"$CL\",op=\"$1\"}" \
+        '$1 == k { print $2 + 0 }' "${2:-$T/metrics}"
+}
+failures() {
+    awk -v k="loom_adaptor_op_failures_total{cluster=\"$CL\",op=\"$1\"}" \
         '$1 == k { print $2 + 0 }' "$T/metrics"
 }
-# loomd_with POLL_S LINES...: loomd with one cluster b of these lines.
+# measure VAR OP: VAR is metric OP; when it is none, NOTES says why.
+measure() {
+    local v
+    v=$(metric "$2")
+    printf -v "$1" '%s' "$v"
+    [ -n "$v" ] && return 0
+    NOTES+=("$1: loomd timed $(count "$2") $2 calls on cluster $CL, $(
+        failures "$2") of them failed (LOOM_KEEP_TMP=1 keeps its log)")
+}
+# loomd_with DB POLL_S LINES...: loomd with one cluster $CL of these lines,
+# on a database DB made for it: it meets none of the jobs of the loomds
+# before it (the queue's 6 running jobs among them, which it would
+# re-attach at its start: start operations timed with the ones measured).
+# 1 when it does not start.
 loomd_with() {
-    local poll=$1
-    shift
-    loomd_conf <<EOF2
-[cluster b]
+    local db=$1 poll=$2
+    shift 2
+    "$PG_BIN/createdb" -h "$LOOM_PG_DIR" -U postgres "$db" \
+        >"$T/createdb-$db.log" 2>&1 || {
+        t_diag "createdb $db failed:" "$(cat "$T/createdb-$db.log")"
+        return 1
+    }
+    LOOM_PG_CONNINFO="host=$LOOM_PG_DIR dbname=$db user=postgres" \
+        loomd_conf <<EOF2
+[cluster $CL]
 poll_s = $poll
-workdir = $S
-env.SLURM_CONF = $SLURM_CONF
 $(printf '%s\n' "$@")
 EOF2
-    loomd_start || exit 1
-    admin_token || exit 1
+    loomd_start && admin_token
 }
 # loom_reads NAME LINES...: its means of nodes and jobs over RUNS polls.
 loom_reads() {
     local name=$1 i
     shift
-    loomd_with $GAP "$@"
+    loomd_with "${name}_reads" $GAP "$@" || {
+        NOTES+=("${name}_nodes, ${name}_jobs: loomd did not start")
+        loomd_stop
+        return 1
+    }
     for ((i = 0; i < 600; i++)); do
         curl -s "$LOOM_URL/metrics" >"$T/metrics"
         [ "$(count jobs)" -ge $((RUNS + 2)) ] 2>/dev/null && break
         nap 0.25
     done
-    eval "${name}_nodes=\$(metric nodes) ${name}_jobs=\$(metric jobs)"
+    measure "${name}_nodes" nodes
+    measure "${name}_jobs" jobs
     if [ "$name" = rest ]; then # the snapshot, while this loomd runs
         snap_nodes=$(wrk_p50 "$LOOM_URL/v1/nodes?cluster=b")
         snap_jobs=$(wrk_p50 "$LOOM_URL/v1/jobs?cluster=b")
@@ -169,14 +218,20 @@ loom_reads() {
 # only when a start asks for one (poll_s 60): a start timed while a poll
 # of 100 jobs keeps slurmrestd busy would measure that poll, and the
 # script adaptor's worker never overlaps them.
+# SETTLE IDS...: waits for what the starts of IDS left under way (by
+# default jobs_ended).
 loom_starts() {
     local name=$1 i
     shift
-    loomd_with 60 "$@"
+    loomd_with "${name}_starts" 60 "$@" || {
+        NOTES+=("${name}_start: loomd did not start")
+        loomd_stop
+        return 1
+    }
     local ids=()
     for ((i = 0; i < RUNS; i++)); do
-        submit '{"command":["true"],"name":"b","request":{"cluster":"b"}}'
-        ids+=("$JOB")
+        submit '{"command":["true"],"name":"b","request":{"cluster":"'"$CL"'"}}' &&
+            ids+=("$JOB")
         nap $START_GAP
     done
     for ((i = 0; i < 600; i++)); do
@@ -184,12 +239,17 @@ loom_starts() {
         [ "$(count start)" -ge "$RUNS" ] 2>/dev/null && break
         nap 0.2
     done
-    eval "${name}_start=\$(metric start)"
-    # every job ended, so that the next loomd re-attaches to none
-    for i in "${ids[@]}"; do
+    measure "${name}_start" start
+    "${SETTLE:-jobs_ended}" "${ids[@]}"
+    loomd_stop
+}
+# jobs_ended IDS...: every job ended, so that the next loomd re-attaches
+# to none.
+jobs_ended() {
+    local i
+    for i in "$@"; do
         wait_for '[ "$(field "$i" .state)" = completed ]' 90
     done
-    loomd_stop
 }
 wrk_p50() {
     wrk -t1 -c1 -d3s --latency -H "Authorization: Bearer $TOKEN" "$1" |
@@ -197,16 +257,83 @@ wrk_p50() {
                               if (v ~ /ms$/) return v + 0; return v * 1000 }
              $1 == "50%" { printf "%.3f", ms($2) }'
 }
-PACK_CONF=("adaptor = script" "pack = slurm")
+AT_SLURM=("workdir = $S" "env.SLURM_CONF = $SLURM_CONF")
+PACK_CONF=("adaptor = script" "pack = slurm" "${AT_SLURM[@]}")
 REST_CONF=("adaptor = slurmrest" "url = $SLURM_RESTD_URL"
-    "jwt_key_file = $SLURM_JWT_KEY" "conditional_polls = no")
+    "jwt_key_file = $SLURM_JWT_KEY" "conditional_polls = no" "${AT_SLURM[@]}")
+
+# ---- the loom adaptor: loomd A over loomd B over the Slurm ---------------------
+# B (innerloom.sh: a database, state and port of its own) federates the
+# Slurm as its cluster slurm by REST_CONF, with poll_s 60: it polls at its
+# start and after a start, never on its own while A is timed. A federates
+# B's cluster slurm as its cluster fed (loomd_with, as the rows above). Its
+# jobs run as $T_USER there too: B maps A's token for it so. B starts
+# anew, on a new database, for A's reads and for A's starts, as A does:
+# neither re-attaches the queue's running jobs.
+STACK_WHY=
+b_jobs() {
+    bapi GET "/v1/jobs?cluster=slurm&limit=1000" >/dev/null &&
+        jlen "$BODY" .items
+}
+# stack_up: B running on a new database, listing the queue's jobs, and A's
+# tokens of B made; 1, with STACK_WHY, when it is not.
+stack_up() {
+    "$PG_BIN/dropdb" -h "$LOOM_PG_DIR" -U postgres --if-exists loomb \
+        >"$T/dropdb-b.log" 2>&1 || {
+        STACK_WHY="dropdb loomb failed: $(cat "$T/dropdb-b.log")"
+        return 1
+    }
+    inner_conf <<EOF2 || { STACK_WHY="no configuration for B"; return 1; }
+[cluster slurm]
+poll_s = 60
+$(printf '%s\n' "${REST_CONF[@]}")
+EOF2
+    printf 'LOOM admin %s\nLOOM %s %s\n' "$T_USER" "$T_USER" "$T_USER" \
+        >"$BD/accounts"
+    B_ADMIN= # of the database before
+    inner_start || { STACK_WHY="loomd B did not start"; return 1; }
+    inner_tokens "$T_USER" || { STACK_WHY="no tokens of B for A"; return 1; }
+    # A's first polls would time a shorter list
+    wait_for '[ "$(b_jobs)" -ge "$njobs" ] 2>/dev/null' 60 || {
+        STACK_WHY="loomd B listed $(b_jobs) of the $njobs jobs"
+        return 1
+    }
+}
+# b_started IDS...: B started every one of A's jobs IDS in the Slurm (its
+# count of starts), which then run on when A and B stop.
+b_started() {
+    local want=$#
+    wait_for '[ "$(curl -s "$B_URL/metrics" >"$T/b-metrics"
+                 CL=slurm count start "$T/b-metrics")" -ge $want ] 2>/dev/null' \
+        90 0.25 ||
+        NOTES+=("fed_start: loomd B started $(CL=slurm count start \
+            "$T/b-metrics") of A's $want jobs in the Slurm")
+}
+# stacked reads|starts: A's row, B running under it.
+stacked() {
+    if stack_up; then
+        local conf=("adaptor = loom" "url = $B_URL" "cluster = slurm"
+            "token_file = $T/a-control.token" "token_dir = $A_TOKENS")
+        if [ "$1" = reads ]; then
+            CL=fed loom_reads fed "${conf[@]}"
+        else
+            CL=fed SETTLE=b_started loom_starts fed "${conf[@]}"
+        fi
+    else
+        NOTES+=("fed ($1): $STACK_WHY")
+    fi
+    inner_stop
+}
+
 # Every read first, on the same 100 jobs; then the starts.
 loom_reads pack "${PACK_CONF[@]}"
 loom_reads rest "${REST_CONF[@]}"
 loom_reads restc "adaptor = slurmrest" "url = $SLURM_RESTD_URL" \
-    "jwt_key_file = $SLURM_JWT_KEY"
+    "jwt_key_file = $SLURM_JWT_KEY" "${AT_SLURM[@]}"
+stacked reads
 loom_starts pack "${PACK_CONF[@]}"
 loom_starts rest "${REST_CONF[@]}"
+stacked starts
 
 # ---- startJob directly: the pack's sbatch, and the adaptor's submit -------------
 D=$T/direct
@@ -266,7 +393,21 @@ workdir = $S
 EOF2
 export SREST_STATE_DIR=$T SREST_NODES=n4
 njobs_rate=$(squeue -h -t all | wc -l)
-rate() { "$RATE" "$@" 2>/dev/null | head -n 2; }
+# rate CONF OP N K: srest_rate's line; n/a, with why, when a call failed
+# (its rate would count the failures) or it did not run.
+rate() {
+    local out first
+    out=$("$RATE" "$@" 2>"$T/rate.err")
+    first=${out%%$'\n'*}
+    if [[ $first == *", failed 0" ]]; then
+        printf '%s' "$first"
+    elif [[ $first =~ ^([a-z]+)\ ([0-9]+)\ calls.*,\ failed\ ([0-9]+)$ ]]; then
+        printf 'n/a: %s of %s %s calls failed, %s' "${BASH_REMATCH[3]}" \
+            "${BASH_REMATCH[2]}" "${BASH_REMATCH[1]}" "$(sed -n 2p <<<"$out")"
+    else
+        printf 'n/a: %s' "$(head -n 3 "$T/rate.err" | tr '\n' ' ')"
+    fi
+}
 r_nodes_j=$(rate "$T/rate-jwt.conf" nodes 500 8)
 r_nodes_s=$(rate "$T/rate-sock.conf" nodes 500 8)
 r_jobs_j=$(rate "$T/rate-jwt.conf" jobs 200 8)
@@ -283,7 +424,12 @@ t1=${EPOCHREALTIME/[.,]/}
 sb_rate=$(awk -v n="$NSTART" -v us=$((t1 - t0)) 'BEGIN { printf "%.0f", n / (us / 1e6) }')
 
 # ---- the table --------------------------------------------------------------------
-row() { printf '| %-52s | %8s | %8s | %8s |\n' "$@"; }
+# row SCENARIO FIGURES...: a figure not measured shows n/a.
+row() {
+    local f=() x
+    for x in "${@:2}"; do f+=("${x:-n/a}"); done
+    printf '| %-52s | %8s | %8s | %8s |\n' "$1" "${f[@]}"
+}
 over() { # LOOM DIRECT: "+X.XX ms (Y.Yx)"
     awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b <= 0) print "-";
         else printf "%+.2f ms (%.2fx)", a - b, a / b }'
@@ -304,13 +450,16 @@ row "through Loom, script adaptor, uncached" "$pack_nodes" "$pack_jobs" "$pack_s
 row "through Loom, slurmrestd adaptor, uncached (JWT)" "$rest_nodes" "$rest_jobs" "$rest_start"
 row "through Loom, slurmrestd adaptor, update_time (JWT)" "$restc_nodes" "$restc_jobs" "-"
 row "through Loom, from the snapshot" "$snap_nodes" "$snap_jobs" "-"
-row "through Loom, loom adaptor over another loomd" "(later)" "(later)" "(later)"
+row "through Loom, loom adaptor over another loomd" "$fed_nodes" "$fed_jobs" "$fed_start"
+for x in "${NOTES[@]}"; do echo "  n/a: $x"; done
 echo
-echo "Overhead of each Loom row over its direct row (Loom - direct, Loom / direct):"
+echo "Overhead of each Loom row over the row it stacks on (Loom - that, Loom / that):"
 printf '  script adaptor - command line:   getNodes %s, getJobs %s, startJob %s\n' \
     "$(over "$pack_nodes" "$c_nodes")" "$(over "$pack_jobs" "$c_jobs")" "$(over "$pack_start" "$c_start")"
 printf '  slurmrest (JWT) - curl (JWT):     getNodes %s, getJobs %s, startJob %s\n' \
     "$(over "$rest_nodes" "$j_nodes")" "$(over "$rest_jobs" "$j_jobs")" "$(over "$rest_start" "$j_start")"
+printf '  loom adaptor - slurmrest under it: getNodes %s, getJobs %s, startJob %s\n' \
+    "$(over "$fed_nodes" "$rest_nodes")" "$(over "$fed_jobs" "$rest_jobs")" "$(over "$fed_start" "$rest_start")"
 fn=$(min3 "$c_nodes" "$j_nodes" "$s_nodes")
 fj=$(min3 "$c_jobs" "$j_jobs" "$s_jobs")
 printf '  snapshot vs the fastest direct call: getNodes %s faster (%s ms), getJobs %s faster (%s ms; %s jobs)\n' \

@@ -1,6 +1,7 @@
 # innerloom.sh - a second loomd (B, the inner one) with a database and
-# state of its own, for the tests of the loom adaptor (30xx): the loomd of
-# loomd_start (A) federates one of its clusters.
+# state of its own, for the tests of the loom adaptor (30xx) and
+# tests/bench/table2.sh: the loomd of loomd_start (A) federates one of its
+# clusters.
 # SPDX-License-Identifier: MIT
 #
 # Sourced after harness.sh, once pg_start ran:
