@@ -170,7 +170,11 @@ touch "$T/maint/busy.go" # the busy job may end now
 # The job ends; the node is drained in Slurm while the action runs. A look
 # reads the request, the node in Loom and in sinfo, the request again:
 # when both reads say in-progress, the node was read while it was. The
-# action holds (--hold) until three such looks were taken.
+# action holds (--hold) until three such looks were taken and one of them
+# saw the node inside the window's MAINT reservation in Slurm (sinfo's $):
+# the window began early, so its native reservation is made again with
+# the new start, a call through the server thread that a loaded machine
+# may take a while to make.
 looks=0 seen=
 t_end=$((SECONDS + 90))
 while ((SECONDS < t_end)); do
@@ -181,7 +185,7 @@ while ((SECONDS < t_end)); do
         looks=$((looks + 1))
         case " $seen " in *" $ns "*) ;; *) seen="$seen${seen:+ }$ns" ;; esac
     fi
-    [ "$looks" -lt 3 ] || touch "$T/maint/release"
+    [ "$looks" -lt 3 ] || [[ $seen != *'$'* ]] || touch "$T/maint/release"
     case $st2 in done | failed | cancelled) break ;; esac
     sleep 0.2
 done
