@@ -163,7 +163,10 @@ ended() {
 wait_for ended 300 0.5
 t_ok $? "every one of the $N jobs ended"
 t_is "$(awk '$2 != "completed" { print $1 "=" $2 }' <<<"$TABLE" | paste -sd' ')" "" \
-    "every one ended completed"
+    "every one ended completed" ||
+    for id in $(awk '$2 != "completed" { print $1 }' <<<"$TABLE"); do
+        t_diag "job $id: reason $(field "$id" .reason); $(grep "job=$id " "$T/loomd.log" | tail -5)"
+    done
 t_is "$(awk '{ print $1 }' <<<"$TABLE" | sort -n)" "$IDS" \
     "Loom has exactly the jobs its clients were answered 201 for"
 
