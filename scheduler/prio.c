@@ -95,13 +95,13 @@ int prio_usage_add(struct prio_usage *u, const char *owner, double cpu_seconds,
     return 0;
 }
 
-double prio_usage_share(const struct prio_usage *u, const char *owner,
-                        double now)
+/* The part of all usage that d (an owner's) is, at now. */
+static double share_of(const struct prio_usage *u, const struct decayed *d,
+                       double now)
 {
-    const struct decayed *d = hmap_get(&u->owners, owner);
     double total, mine;
 
-    if (!d || !(u->total.value > 0))
+    if (!(u->total.value > 0))
         return 0;
     /* Both decay by the same factor up to now; refer both to now anyway so
      * that the ratio stays exact whatever the order of the charges. */
@@ -111,6 +111,14 @@ double prio_usage_share(const struct prio_usage *u, const char *owner,
         return 0;
     mine /= total;
     return mine < 0 ? 0 : mine > 1 ? 1 : mine;
+}
+
+double prio_usage_share(const struct prio_usage *u, const char *owner,
+                        double now)
+{
+    const struct decayed *d = hmap_get(&u->owners, owner);
+
+    return d ? share_of(u, d, now) : 0;
 }
 
 size_t prio_usage_owners(const struct prio_usage *u)
@@ -128,7 +136,7 @@ void prio_usage_each(const struct prio_usage *u, double now,
         const char *owner = hmap_slot_key(&u->owners, i);
         if (d && owner)
             cb(arg, owner, d->value * decay(u->half_life_s, d->t, now),
-               prio_usage_share(u, owner, now));
+               share_of(u, d, now));
     }
 }
 

@@ -324,23 +324,30 @@ int ctl_job_action(struct ctl *ctl, struct client *c, const char *action,
     return CTL_OK;
 }
 
+int ctl_job_actions(struct ctl *ctl, const char *action, char **ids, int n)
+{
+    int rc, stop = 0, failed = 0;
+    struct client *c;
+
+    for (int i = 0; i < n; i++)
+        if ((rc = ctl_check_job(action, ids[i])) >= 0)
+            return rc;
+    if (!(c = ctl_client(ctl)))
+        return CTL_FAIL;
+    for (int i = 0; i < n && !stop; i++)
+        failed |= ctl_job_action(ctl, c, action, ids[i], &stop) != CTL_OK;
+    return failed ? CTL_FAIL : CTL_OK;
+}
+
 int cmd_job_action(struct ctl *ctl, int argc, char **argv)
 {
-    int rc = ctl_json_only(ctl, NULL, argc, argv), stop = 0, failed = 0;
-    struct client *c;
+    int rc = ctl_json_only(ctl, NULL, argc, argv);
 
     if (rc >= 0)
         return rc;
     if (optind >= argc)
         return ctl_usage(argv[0], "give at least one job id");
-    for (int i = optind; i < argc; i++)
-        if ((rc = ctl_check_job(argv[0], argv[i])) >= 0)
-            return rc;
-    if (!(c = ctl_client(ctl)))
-        return CTL_FAIL;
-    for (int i = optind; i < argc && !stop; i++)
-        failed |= ctl_job_action(ctl, c, argv[0], argv[i], &stop) != CTL_OK;
-    return failed ? CTL_FAIL : CTL_OK;
+    return ctl_job_actions(ctl, argv[0], argv + optind, argc - optind);
 }
 
 /* --reason, --json, and (cluster not NULL) --cluster. Returns -1 to go

@@ -199,3 +199,17 @@ int ctl_fields_print(const struct ctl_field *const *pick, int n,
     free(bufs);
     return CTL_OK;
 }
+
+int ctl_fields_show(const struct ctl *ctl,
+                    const struct ctl_field *const *pick, int n,
+                    const json_t *rows)
+{
+    json_t *wrap;
+
+    if (!ctl->json)
+        return ctl_fields_print(pick, n, rows, time(NULL));
+    wrap = json_pack("{s:O}", "items", (json_t *)rows);
+    ctl_print_json(wrap);
+    json_decref(wrap);
+    return CTL_OK;
+}

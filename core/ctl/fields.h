@@ -10,6 +10,8 @@
 
 #include "core/ctl/table.h"
 
+struct ctl;
+
 /* How a field's cell is made from its row (an API object). */
 enum ctl_field_kind {
     CTL_F_TEXT,      /* the member key, as it is */
@@ -48,5 +50,12 @@ const char *ctl_fields_names(const struct ctl_field *all, char *buf,
  * rows (borrowed); now: for run times. Returns an exit status. */
 int ctl_fields_print(const struct ctl_field *const *pick, int n,
                      const json_t *rows, time_t now);
+
+/* The list rows (borrowed) as loomctl shows it: with --json, {"items":
+ * rows}; else the table of the n picked fields (run times to now).
+ * Returns an exit status. */
+int ctl_fields_show(const struct ctl *ctl,
+                    const struct ctl_field *const *pick, int n,
+                    const json_t *rows);
 
 #endif

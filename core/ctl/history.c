@@ -121,7 +121,7 @@ int cmd_history(struct ctl *ctl, int argc, char **argv)
     struct loom_error err = {0};
     struct client_path p;
     struct client *c;
-    json_t *items = NULL, *wrap;
+    json_t *items = NULL;
     int rc, n;
 
     client_path_init(&p, "/v1/accounting");
@@ -135,14 +135,7 @@ int cmd_history(struct ctl *ctl, int argc, char **argv)
         return CTL_FAIL;
     if (client_get_all(c, path, &items, &err) < 0)
         return ctl_fail("%s", err.message);
-    if (ctl->json) {
-        wrap = json_pack("{s:O}", "items", items);
-        ctl_print_json(wrap);
-        json_decref(wrap);
-        rc = CTL_OK;
-    } else {
-        rc = ctl_fields_print(pick, n, items, time(NULL));
-    }
+    rc = ctl_fields_show(ctl, pick, n, items);
     json_decref(items);
     return rc;
 }

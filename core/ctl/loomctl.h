@@ -79,6 +79,10 @@ int ctl_pair_segments(struct client_path *p, const char *id);
  * next job would not fare better). */
 int ctl_job_action(struct ctl *ctl, struct client *c, const char *action,
                    const char *id, int *stop);
+/* Check the n job ids, then carry out action on each in turn through
+ * ctl's client, until one gets no answer. Returns an exit status: a usage
+ * error naming an id that is not one, else CTL_FAIL when any failed. */
+int ctl_job_actions(struct ctl *ctl, const char *action, char **ids, int n);
 /* The client for this call, opened on first use from the options, the
  * environment or loom.conf (see loomctl(1)); NULL after printing why. */
 struct client *ctl_client(struct ctl *ctl);

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/ctl/client.h"
 #include "core/ctl/fields.h"
@@ -139,7 +138,7 @@ int cmd_jobs(struct ctl *ctl, int argc, char **argv)
 {
     const struct ctl_field *pick[CTL_FIELDS_MAX];
     struct filter f = {.format = JOBS_DEFAULT};
-    json_t *items = NULL, *wrap;
+    json_t *items = NULL;
     int rc, n;
 
     if ((rc = filter_options(ctl, argc, argv, 0, &f)) >= 0)
@@ -150,13 +149,7 @@ int cmd_jobs(struct ctl *ctl, int argc, char **argv)
         return CTL_USAGE;
     if ((rc = get_jobs(ctl, &f, &items)) != CTL_OK)
         return rc;
-    if (ctl->json) {
-        wrap = json_pack("{s:O}", "items", items);
-        ctl_print_json(wrap);
-        json_decref(wrap);
-    } else {
-        rc = ctl_fields_print(pick, n, items, time(NULL));
-    }
+    rc = ctl_fields_show(ctl, pick, n, items);
     json_decref(items);
     return rc;
 }
@@ -196,9 +189,7 @@ static int cancel_matching(struct ctl *ctl, const struct filter *f)
 int cmd_cancel(struct ctl *ctl, int argc, char **argv)
 {
     struct filter f = {0};
-    int rc, stop = 0, failed = 0;
-    int filtered;
-    struct client *c;
+    int rc, filtered;
 
     if ((rc = filter_options(ctl, argc, argv, 1, &f)) >= 0)
         return rc;
@@ -213,14 +204,7 @@ int cmd_cancel(struct ctl *ctl, int argc, char **argv)
         return ctl_usage("cancel", "give job ids or filters, not both");
     if (filtered)
         return cancel_matching(ctl, &f);
-    for (int i = optind; i < argc; i++)
-        if ((rc = ctl_check_job("cancel", argv[i])) >= 0)
-            return rc;
-    if (!(c = ctl_client(ctl)))
-        return CTL_FAIL;
-    for (int i = optind; i < argc && !stop; i++)
-        failed |= ctl_job_action(ctl, c, "cancel", argv[i], &stop) != CTL_OK;
-    return failed ? CTL_FAIL : CTL_OK;
+    return ctl_job_actions(ctl, "cancel", argv + optind, argc - optind);
 }
 
 /* Summary --------------------------------------------------------------- */
