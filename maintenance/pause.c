@@ -32,7 +32,6 @@ struct pcall {
 struct npause {
     char *id;     /* "cluster/name" */
     size_t cl;    /* the length of its cluster's name */
-    char *quoted; /* "name", as a job's nodes list it */
     char *reason, *by;
     time_t since;
     int64_t *jobs; /* the jobs this pause suspended */
@@ -59,7 +58,6 @@ static void npause_free(void *p)
     if (!np)
         return;
     free(np->id);
-    free(np->quoted);
     free(np->reason);
     free(np->by);
     free(np->jobs);
@@ -72,16 +70,13 @@ static struct npause *npause_new(const char *id, const char *by,
 {
     struct npause *np = calloc(1, sizeof(*np));
     const char *slash = strchr(id, '/');
-    size_t n = strlen(id) + 3;
 
     if (!np || !slash || !(np->id = strdup(id)) || !(np->by = strdup(by)) ||
-        (reason && !(np->reason = strdup(reason))) ||
-        !(np->quoted = malloc(n))) {
+        (reason && !(np->reason = strdup(reason)))) {
         npause_free(np);
         return NULL;
     }
     np->cl = (size_t)(slash - id);
-    snprintf(np->quoted, n, "\"%s\"", slash + 1);
     return np;
 }
 
@@ -167,20 +162,14 @@ static int held_elsewhere(const struct npause *np, int64_t job)
 static int runs_on(const struct jview *v, const struct npause *np)
 {
     const char *name = np->id + np->cl + 1;
-    json_t *o, *nodes, *e;
-    size_t i;
-    int on = 0;
 
     if (!v->cluster || strlen(v->cluster) != np->cl ||
-        strncmp(v->cluster, np->id, np->cl) != 0 ||
-        !memmem(v->json, v->len, np->quoted, strlen(np->quoted)))
+        strncmp(v->cluster, np->id, np->cl) != 0)
         return 0;
-    o = json_loadb(v->json, v->len, 0, NULL);
-    nodes = json_object_get(o, "nodes");
-    json_array_foreach(nodes, i, e)
-        on |= json_is_string(e) && !strcmp(json_string_value(e), name);
-    json_decref(o);
-    return on;
+    for (size_t i = 0; i < v->n_nodes; i++)
+        if (!strcmp(v->nodes[i], name))
+            return 1;
+    return 0;
 }
 
 /* Is the job of view v (id) np's to suspend and resume: on its node,
