@@ -50,6 +50,9 @@ static struct pcall *calls;
 static size_t n_calls, cap_calls;
 static struct late *lates;
 static size_t n_lates, cap_lates;
+/* The snapshot whose job table pause_tick last looked at in full, every
+ * job it found committed (referenced), or NULL. */
+static struct snapshot *looked;
 
 static void npause_free(void *p)
 {
@@ -437,6 +440,7 @@ void pause_tick(void)
 {
     struct loom_error err;
     struct snapshot *s;
+    int failed;
 
     calls_reap();
     if (n_lates) {
@@ -445,15 +449,23 @@ void pause_tick(void)
             lates_resume(s);
         snapshot_put(s);
     }
-    if (!M.pauses.n || !leader_may_act())
+    if (!M.pauses.n || !leader_may_act()) {
+        snapshot_put(looked);
+        looked = NULL;
         return;
+    }
     /* a job placed in the moment before the node showed paused, or
-     * started by its cluster itself, is suspended too */
+     * started by its cluster itself, is suspended too: looked for once
+     * per job table (this runs on every pass of the loop) */
     s = snapshot_get();
-    if (s && collect(s, NULL, &err) < 0)
+    if (!s || (looked && looked->jobs == s->jobs)) {
+        snapshot_put(s);
+        return;
+    }
+    if ((failed = collect(s, NULL, &err) < 0))
         log_warn("paused nodes: their running jobs not looked at: %s",
                  err.message);
-    for (size_t i = 0; s && i < M.pauses.cap; i++) {
+    for (size_t i = 0; i < M.pauses.cap; i++) {
         struct npause *np = hmap_slot_value(&M.pauses, i);
         int n = np ? commit_new(s, np, 0, &err) : 0;
         if (n < 0)
@@ -462,8 +474,12 @@ void pause_tick(void)
         else if (n > 0)
             maint_event("info", np->id, "paused: %d more running job(s) "
                         "suspended", n);
+        failed |= n < 0;
     }
-    snapshot_put(s);
+    /* after a failure the same table is looked at again */
+    snapshot_put(failed ? s : looked);
+    if (!failed)
+        looked = s;
 }
 
 static int load_row(void *arg, int n, const char *const *cols)
@@ -519,5 +535,7 @@ void pause_fini(void)
     free(lates);
     lates = NULL;
     n_lates = cap_lates = 0;
+    snapshot_put(looked);
+    looked = NULL;
     infra_pause_clear();
 }
