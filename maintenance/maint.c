@@ -42,10 +42,8 @@ void maint_event(const char *level, const char *subject, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    if (!strcmp(level, "warn"))
-        log_warn("%s: %s", subject, msg);
-    else
-        log_info("%s: %s", subject, msg);
+    log_msg(strcmp(level, "warn") ? LOG_INFO : LOG_WARNING, "%s: %s",
+            subject, msg);
     if (store_event(M.st, level, "maintenance", subject, msg, &err) < 0)
         log_warn("event log: %s", err.message);
 }

@@ -32,7 +32,6 @@ struct pcall {
 struct npause {
     char *id;     /* "cluster/name" */
     size_t cl;    /* the length of its cluster's name */
-    char *quoted; /* "name", as a job's nodes list it */
     char *reason, *by;
     time_t since;
     int64_t *jobs; /* the jobs this pause suspended */
@@ -51,6 +50,9 @@ static struct pcall *calls;
 static size_t n_calls, cap_calls;
 static struct late *lates;
 static size_t n_lates, cap_lates;
+/* The snapshot whose job table pause_tick last looked at in full, every
+ * job it found committed (referenced), or NULL. */
+static struct snapshot *looked;
 
 static void npause_free(void *p)
 {
@@ -59,7 +61,6 @@ static void npause_free(void *p)
     if (!np)
         return;
     free(np->id);
-    free(np->quoted);
     free(np->reason);
     free(np->by);
     free(np->jobs);
@@ -72,16 +73,13 @@ static struct npause *npause_new(const char *id, const char *by,
 {
     struct npause *np = calloc(1, sizeof(*np));
     const char *slash = strchr(id, '/');
-    size_t n = strlen(id) + 3;
 
     if (!np || !slash || !(np->id = strdup(id)) || !(np->by = strdup(by)) ||
-        (reason && !(np->reason = strdup(reason))) ||
-        !(np->quoted = malloc(n))) {
+        (reason && !(np->reason = strdup(reason)))) {
         npause_free(np);
         return NULL;
     }
     np->cl = (size_t)(slash - id);
-    snprintf(np->quoted, n, "\"%s\"", slash + 1);
     return np;
 }
 
@@ -167,20 +165,14 @@ static int held_elsewhere(const struct npause *np, int64_t job)
 static int runs_on(const struct jview *v, const struct npause *np)
 {
     const char *name = np->id + np->cl + 1;
-    json_t *o, *nodes, *e;
-    size_t i;
-    int on = 0;
 
     if (!v->cluster || strlen(v->cluster) != np->cl ||
-        strncmp(v->cluster, np->id, np->cl) != 0 ||
-        !memmem(v->json, v->len, np->quoted, strlen(np->quoted)))
+        strncmp(v->cluster, np->id, np->cl) != 0)
         return 0;
-    o = json_loadb(v->json, v->len, 0, NULL);
-    nodes = json_object_get(o, "nodes");
-    json_array_foreach(nodes, i, e)
-        on |= json_is_string(e) && !strcmp(json_string_value(e), name);
-    json_decref(o);
-    return on;
+    for (size_t i = 0; i < v->n_nodes; i++)
+        if (!strcmp(v->nodes[i], name))
+            return 1;
+    return 0;
 }
 
 /* Is the job of view v (id) np's to suspend and resume: on its node,
@@ -448,6 +440,7 @@ void pause_tick(void)
 {
     struct loom_error err;
     struct snapshot *s;
+    int failed;
 
     calls_reap();
     if (n_lates) {
@@ -456,15 +449,23 @@ void pause_tick(void)
             lates_resume(s);
         snapshot_put(s);
     }
-    if (!M.pauses.n || !leader_may_act())
+    if (!M.pauses.n || !leader_may_act()) {
+        snapshot_put(looked);
+        looked = NULL;
         return;
+    }
     /* a job placed in the moment before the node showed paused, or
-     * started by its cluster itself, is suspended too */
+     * started by its cluster itself, is suspended too: looked for once
+     * per job table (this runs on every pass of the loop) */
     s = snapshot_get();
-    if (s && collect(s, NULL, &err) < 0)
+    if (!s || (looked && looked->jobs == s->jobs)) {
+        snapshot_put(s);
+        return;
+    }
+    if ((failed = collect(s, NULL, &err) < 0))
         log_warn("paused nodes: their running jobs not looked at: %s",
                  err.message);
-    for (size_t i = 0; s && i < M.pauses.cap; i++) {
+    for (size_t i = 0; i < M.pauses.cap; i++) {
         struct npause *np = hmap_slot_value(&M.pauses, i);
         int n = np ? commit_new(s, np, 0, &err) : 0;
         if (n < 0)
@@ -473,8 +474,12 @@ void pause_tick(void)
         else if (n > 0)
             maint_event("info", np->id, "paused: %d more running job(s) "
                         "suspended", n);
+        failed |= n < 0;
     }
-    snapshot_put(s);
+    /* after a failure the same table is looked at again */
+    snapshot_put(failed ? s : looked);
+    if (!failed)
+        looked = s;
 }
 
 static int load_row(void *arg, int n, const char *const *cols)
@@ -530,5 +535,7 @@ void pause_fini(void)
     free(lates);
     lates = NULL;
     n_lates = cap_lates = 0;
+    snapshot_put(looked);
+    looked = NULL;
     infra_pause_clear();
 }

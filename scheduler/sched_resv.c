@@ -462,13 +462,12 @@ static int load_row(void *arg, const struct store_resv_row *row)
 
     (void)arg;
     json_decref(doc);
-    if (r)
-        r->stored = 1;
     if (!r) {
         log_err("reservation=%lld: stored record unreadable; skipped",
                 (long long)row->id);
         return 0;
     }
+    r->stored = 1;
     return resv_add(r);
 }
 

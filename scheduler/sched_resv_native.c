@@ -3,7 +3,6 @@
  * submitted to it directly keep off the nodes; removed when the
  * reservation ends, is cancelled or its window moves. */
 /* SPDX-License-Identifier: MIT */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,30 +17,6 @@
 /* A call without an answer for this long is taken as lost (its answer
  * could not be posted) and asked again: far beyond a pack's time limit. */
 #define NATIVE_LOST_S 900
-
-void sched_event(const char *level, const char *kind, const char *subject,
-                 const char *fmt, ...)
-{
-    char msg[1024], stamp[32];
-    va_list ap;
-    json_t *row;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    if (!strcmp(level, "warn"))
-        log_warn("%s: %s", subject, msg);
-    else
-        log_info("%s: %s", subject, msg);
-    time_format(time(NULL), stamp);
-    if (!S.events)
-        S.events = json_array();
-    row = json_pack("{s:s, s:s, s:s, s:s, s:s}", "time", stamp, "level",
-                    level, "kind", kind, "subject", subject, "message", msg);
-    if (!S.events || !row || json_array_append_new(S.events, row) < 0)
-        log_err("%s: out of memory; the event above is in this log only",
-                subject);
-}
 
 /* Can r's cluster make reservations (as its last published part says)? */
 static int cluster_can(const char *cluster)

@@ -178,6 +178,9 @@ void sched_touch_lazy(struct job *j);
 void sched_publish_view(struct job *j);
 int sched_pending_push(int64_t id);
 /* sched_turn.c */
+/* A row for the event log, written with the next turn. */
+void sched_event(const char *level, const char *kind, const char *subject,
+                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 #define LAZY_S 10.0 /* a lazy change is written at the latest after this */
 /* Hand the turn to the committer (when none is in flight and there is
  * something to write or answer). */
@@ -372,9 +375,6 @@ void sched_resv_native_sync(struct resv *r);
 void sched_resv_native_tick(void);
 /* A SERVER_RESV's answer. */
 void sched_resv_native_done(struct sched_resv_native *n);
-/* A row for the event log, written with the next turn. */
-void sched_event(const char *level, const char *kind, const char *subject,
-                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* sched_resv.c */
 void sched_resv_create(struct msg *m);

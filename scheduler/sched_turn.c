@@ -3,6 +3,8 @@
  * for them, handed to the committer; what comes back is answered, started,
  * or kept for the next turn. */
 /* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +43,28 @@ void sched_ack_body_later(struct reply *r, int status, char *body)
         return;
     }
     S.acks[S.n_acks++] = (struct ack){reply_ref(r), 0, status, body};
+}
+
+void sched_event(const char *level, const char *kind, const char *subject,
+                 const char *fmt, ...)
+{
+    char msg[1024], stamp[32];
+    va_list ap;
+    json_t *row;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    log_msg(strcmp(level, "warn") ? LOG_INFO : LOG_WARNING, "%s: %s",
+            subject, msg);
+    time_format(time(NULL), stamp);
+    if (!S.events)
+        S.events = json_array();
+    row = json_pack("{s:s, s:s, s:s, s:s, s:s}", "time", stamp, "level",
+                    level, "kind", kind, "subject", subject, "message", msg);
+    if (!S.events || !row || json_array_append_new(S.events, row) < 0)
+        log_err("%s: out of memory; the event above is in this log only",
+                subject);
 }
 
 /* How many lazy entries are due now (the oldest first), at most max. */

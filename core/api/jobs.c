@@ -221,6 +221,14 @@ void api_node_state(struct http_req *rq, struct http_resp *rs,
         http_error(rs, &err);
         return;
     }
+    if (!strcmp(st, "resume") && jx_str(body, "reason", NULL)) {
+        json_decref(body);
+        loom_error_field(&err, LOOM_EINVAL, "reason", "field 'reason': "
+                         "resume takes no reason (pause, drain and down "
+                         "do)");
+        http_error(rs, &err);
+        return;
+    }
     if (!strcmp(st, "pause") || !strcmp(st, "resume")) {
         json_decref(body);
         pause_call(rq, rs, a);

@@ -171,6 +171,9 @@ t_is "$(count a)/$(all_frozen "$A")/$(job_state "$A")" "$C1/1/suspended" "a is f
 t_is "$(job_state "$C")/$(count c)" pending/0 "c waits still"
 
 # ---- unpause -----------------------------------------------------------------------------
+api PUT /v1/nodes/box/n1/state '{"state": "resume", "reason": "desk free"}' >/dev/null
+t_is "$STATUS/$(jget "$BODY" .error.field)" 400/reason "resume with a reason: 400 naming the field (it would go unused)"
+t_is "$(node_state box/n1)" paused "... and box/n1 stays paused"
 api PUT /v1/nodes/box/n1/state '{"state": "resume"}' >/dev/null
 t_is "$STATUS/$(jget "$BODY" .state)" 200/mixed "PUT state resume: 200, the node takes jobs again (mixed)"
 wait_for '[ "$(job_state "$A")" = completed ]' 60
