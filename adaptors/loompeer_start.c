@@ -189,7 +189,7 @@ static void submitted(struct lop *o, const struct lanswer *a)
     free(o->body);
     free(o->idem);
     o->idem = NULL;
-    o->account[0] = '\0';
+    o->as_loomd = 1;
     o->body = start_body(o->p, req);
     snprintf(o->path, sizeof(o->path), "/v1/jobs/%s/start", id);
     o->then = started;
@@ -209,7 +209,7 @@ void lpeer_start(struct lop *o)
     o->method = "POST";
     o->then = submitted;
     snprintf(o->path, sizeof(o->path), "/v1/jobs");
-    if (!req->account) {
+    if (!req->account || !*req->account) {
         lpeer_fail(o, LOOM_EPERM, "job %lld has no account to run as",
                    (long long)req->loom_id);
         lpeer_end_unsent(o);

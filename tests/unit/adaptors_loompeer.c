@@ -1,7 +1,7 @@
 /* adaptors_loompeer.c - the loom adaptor: its configuration, the markers
  * that tell its jobs from others, its readers of the inner loomd's
  * answers, and a start it cannot make (no token for the account), told
- * from the loop. */
+ * from the loop; a job of no account never acts with loomd's own token. */
 /* SPDX-License-Identifier: MIT */
 #include <ftw.h>
 #include <stdio.h>
@@ -288,6 +288,60 @@ static void check_no_token(struct curlloop *loop)
     T->destroy(inst);
 }
 
+/* Run k on inst to its end, from the loop. */
+static void run_call(void *inst, struct curlloop *loop,
+                     struct adaptor_call *k)
+{
+    double end = time_mono() + 30;
+
+    calls_done = 0;
+    if (T->call(inst, k) != 0)
+        return;
+    while (!calls_done && time_mono() < end)
+        curlloop_run(loop, 0.5);
+}
+
+/* A job of no account acts as no one: never with this loomd's own token
+ * (token_file, here a readable one), whether started or cancelled. */
+static void check_no_fallback(struct curlloop *loop)
+{
+    static const char *const nodes[] = {"n1", NULL}, *const no_env[] = {NULL};
+    static const char *const argv[] = {"/bin/true", NULL};
+    struct start_req req = {.loom_id = 8, .account = "", .command = argv,
+                            .nodes = nodes, .n_nodes = 1, .env = no_env};
+    struct adaptor_call k = {.op = LOOM_OP_START, .start = &req,
+                             .done_cb = on_done};
+    struct loom_error err;
+    struct lpeer *p = NULL;
+    char path[600];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/control", dir);
+    if (!(f = fopen(path, "w")) || fputs("control-token\n", f) < 0 ||
+        fclose(f) != 0 || chmod(path, 0600) < 0 ||
+        create(section(""), loop, (void **)&p, &err) < 0) {
+        ok(0, "setup: %s", f ? err.message : "cannot write the token");
+        return;
+    }
+    run_call(p, loop, &k);
+    ok(calls_done == 1 && k.rc < 0 && k.err.kind == LOOM_EPERM &&
+       strstr(k.err.message, "job 8 has no account to run as"),
+       "a start of a job of an empty account fails, unsent: %s",
+       k.err.message);
+    adaptor_call_fini(&k);
+    lpeer_note_account(p, "8", 8, "", 0);
+    k = (struct adaptor_call){.op = LOOM_OP_CANCEL, .native_id = "8",
+                              .done_cb = on_done};
+    run_call(p, loop, &k);
+    ok(calls_done == 1 && k.rc < 0 && k.err.kind == LOOM_EPERM &&
+       strstr(k.err.message, "'' is not an account name"),
+       "a cancel of an inner job listed with an empty account fails, "
+       "unsent: %s", k.err.message);
+    adaptor_call_fini(&k);
+    T->destroy(p);
+    unlink(path);
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag,
                   struct FTW *ftw)
 {
@@ -322,6 +376,7 @@ int main(void)
     check_markers(loop);
     check_parse(loop);
     check_no_token(loop);
+    check_no_fallback(loop);
     curlloop_destroy(loop);
     curl_global_cleanup();
     nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
