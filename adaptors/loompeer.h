@@ -71,7 +71,9 @@ struct lop {
     char path[1024];    /* /v1/... with its query */
     char *body;         /* JSON, or NULL */
     char *idem;         /* an Idempotency-Key, or NULL */
-    /* whose token: an account's (token_dir), or "" for token_file */
+    /* whose token: this loomd's own (token_file), or else account's
+     * (token_dir); an op never falls back from an account to token_file */
+    int as_loomd;
     char account[LOOM_ACCOUNT_MAX + 1];
     int local;          /* it ended before it was sent: with local_rc */
     int local_rc;       /* -1: k->err says why */

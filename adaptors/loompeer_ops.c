@@ -168,6 +168,10 @@ int lpeer_call(void *self, struct adaptor_call *k)
 
     if (!o)
         return 1; /* the blocking op says it cannot */
+    /* the lists and node states with this loomd's own token; a start and
+     * job control as the job's account */
+    o->as_loomd = k->op == LOOM_OP_NODES || k->op == LOOM_OP_QUEUES ||
+                  k->op == LOOM_OP_JOBS || k->op == LOOM_OP_SET_NODE_STATE;
     switch (k->op) {
     case LOOM_OP_NODES:
         snprintf(o->path, sizeof(o->path), "/v1/nodes?cluster=%s", p->inner);

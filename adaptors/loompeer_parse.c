@@ -7,7 +7,6 @@
 
 #include "adaptors/loompeer.h"
 #include "core/jsonx.h"
-#include "core/timeutil.h"
 
 static int bad(struct loom_error *err, const char *list, size_t i,
                const char *field, const char *why)
@@ -22,17 +21,6 @@ static int dup_str(char **dst, json_t *o, const char *key)
 
     *dst = s ? strdup(s) : NULL;
     return s && !*dst ? -1 : 0;
-}
-
-static int strs_in(struct strv *out, json_t *arr)
-{
-    size_t i;
-    json_t *v;
-
-    json_array_foreach(arr, i, v)
-        if (json_is_string(v) && strv_push(out, json_string_value(v)) < 0)
-            return -1;
-    return 0;
 }
 
 static json_t *items(json_t *doc, const char *what, struct loom_error *err)
@@ -89,8 +77,8 @@ int lpeer_parse_nodes(json_t *doc, struct cl_node_list *out,
         if (!(n->name = strdup(name)) ||
             !(n->state = strdup(node_state(st))) ||
             dup_str(&n->reason, o, "reason") < 0 ||
-            strs_in(&n->features, json_object_get(o, "features")) < 0 ||
-            strs_in(&n->queues, json_object_get(o, "queues")) < 0)
+            jx_strv(json_object_get(o, "features"), &n->features) < 0 ||
+            jx_strv(json_object_get(o, "queues"), &n->queues) < 0)
             goto oom;
     }
     return 0;
@@ -139,16 +127,6 @@ int lpeer_is_job_id(const char *id)
     else
         return id[n] == '\0';
     return n && n <= 19 && id[n] == '\0';
-}
-
-static time_t time_of(json_t *o, const char *key)
-{
-    const char *s = jx_str(o, key, NULL);
-    time_t t = 0;
-
-    if (s && time_parse(s, &t) < 0)
-        t = 0;
-    return t;
 }
 
 static int final_state(const char *s)
@@ -226,12 +204,12 @@ static int job_in(struct lpeer *p, json_t *o, size_t i, long long rec,
         dup_str(&j->reason, o, "reason") < 0 ||
         dup_str(&j->stdout_path, o, "stdout") < 0 ||
         dup_str(&j->stderr_path, o, "stderr") < 0 ||
-        strs_in(&j->nodes, json_object_get(o, "nodes")) < 0 ||
+        jx_strv(json_object_get(o, "nodes"), &j->nodes) < 0 ||
         (acc && lpeer_note_account(p, id, rec, acc, final_state(st)) < 0))
         goto oom;
-    j->submit_time = time_of(o, "submit_time");
-    j->start_time = time_of(o, "start_time");
-    j->end_time = time_of(o, "end_time");
+    j->submit_time = jx_time(o, "submit_time");
+    j->start_time = jx_time(o, "start_time");
+    j->end_time = jx_time(o, "end_time");
     if (json_is_integer(ec)) {
         j->has_exit_code = 1;
         j->exit_code = (int)json_integer_value(ec);

@@ -116,7 +116,7 @@ void lpeer_end_done(struct lop *o)
     curlloop_fail(o->p->loop, fetched, o, "nothing to send");
 }
 
-/* The token of o: its account's file in token_dir, or token_file. A new
+/* The token of o: token_file, or its account's file in token_dir. A new
  * string (a secret), or NULL with k->err. */
 static char *token_of(struct lop *o)
 {
@@ -124,16 +124,16 @@ static char *token_of(struct lop *o)
     char path[4200];
     char *t;
 
-    if (*o->account && !accounts_name_ok(o->account)) {
+    if (!o->as_loomd && !accounts_name_ok(o->account)) {
         lpeer_fail(o, LOOM_EPERM, "'%s' is not an account name", o->account);
         return NULL;
     }
-    if (*o->account)
+    if (!o->as_loomd)
         snprintf(path, sizeof(path), "%s/%s", p->token_dir, o->account);
     else
         snprintf(path, sizeof(path), "%s", p->token_file);
     if (!(t = token_file_read(path, &o->k->err))) {
-        if (*o->account)
+        if (!o->as_loomd)
             lpeer_fail(o, LOOM_EPERM, "no token to act for account %s: %s "
                        "(the inner loomd gives this one a token for each "
                        "account it may act for; token_dir)", o->account,

@@ -152,6 +152,26 @@ static void started(struct lop *o, const struct lanswer *a)
     lpeer_done(o, lpeer_fail_answer(o, a));
 }
 
+/* POST /v1/jobs/ID/start: the inner job on the nodes chosen, with this
+ * loomd's own token (scheduler may start any waiting job). */
+static void start_on_nodes(struct lop *o)
+{
+    free(o->body);
+    free(o->idem);
+    o->idem = NULL;
+    o->as_loomd = 1;
+    o->method = "POST";
+    o->body = start_body(o->p, o->k->start);
+    snprintf(o->path, sizeof(o->path), "/v1/jobs/%s/start", o->native);
+    o->then = started;
+    if (!o->body) {
+        lpeer_fail(o, LOOM_EINTERNAL, "out of memory");
+        lpeer_end_unsent(o);
+        return;
+    }
+    lpeer_send(o);
+}
+
 static void submitted(struct lop *o, const struct lanswer *a)
 {
     const struct start_req *req = o->k->start;
@@ -185,20 +205,7 @@ static void submitted(struct lop *o, const struct lanswer *a)
         lpeer_done(o, set_result(o, a, 1)); /* started before */
         return;
     }
-    /* now on the nodes chosen, with this loomd's own token */
-    free(o->body);
-    free(o->idem);
-    o->idem = NULL;
-    o->account[0] = '\0';
-    o->body = start_body(o->p, req);
-    snprintf(o->path, sizeof(o->path), "/v1/jobs/%s/start", id);
-    o->then = started;
-    if (!o->body) {
-        lpeer_fail(o, LOOM_EINTERNAL, "out of memory");
-        lpeer_end_unsent(o);
-        return;
-    }
-    lpeer_send(o);
+    start_on_nodes(o);
 }
 
 void lpeer_start(struct lop *o)
@@ -209,7 +216,21 @@ void lpeer_start(struct lop *o)
     o->method = "POST";
     o->then = submitted;
     snprintf(o->path, sizeof(o->path), "/v1/jobs");
-    if (!req->account) {
+    /* a job of the inner cluster held there for this loomd (hold_for_loom):
+     * started as it is, never submitted again */
+    if (req->native_id) {
+        if (!lpeer_is_job_id(req->native_id))
+            lpeer_fail(o, LOOM_EINVAL, "'%s' is not a job id of the inner "
+                       "loomd", req->native_id);
+        else if (!(o->native = strdup(req->native_id)))
+            lpeer_fail(o, LOOM_EINTERNAL, "out of memory");
+        if (o->native)
+            start_on_nodes(o);
+        else
+            lpeer_end_unsent(o);
+        return;
+    }
+    if (!req->account || !*req->account) {
         lpeer_fail(o, LOOM_EPERM, "job %lld has no account to run as",
                    (long long)req->loom_id);
         lpeer_end_unsent(o);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/timeutil.h"
+
 json_t *jx_parse_object(const char *buf, size_t len, struct loom_error *err)
 {
     json_error_t jerr;
@@ -102,6 +104,27 @@ long long jx_int(json_t *obj, const char *key, long long def)
 {
     json_t *v = json_object_get(obj, key);
     return json_is_integer(v) ? json_integer_value(v) : def;
+}
+
+time_t jx_time(json_t *obj, const char *key)
+{
+    const char *s = jx_str(obj, key, NULL);
+    time_t t = 0;
+
+    if (s && time_parse(s, &t) < 0)
+        t = 0;
+    return t;
+}
+
+int jx_strv(json_t *arr, struct strv *out)
+{
+    size_t i;
+    json_t *v;
+
+    json_array_foreach(arr, i, v)
+        if (json_is_string(v) && strv_push(out, json_string_value(v)) < 0)
+            return -1;
+    return 0;
 }
 
 int jx_int_range(json_t *obj, const char *path, const char *key,

@@ -5,8 +5,10 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "core/error.h"
+#include "core/strv.h"
 
 enum jx_type {
     JX_STRING = 1,
@@ -36,6 +38,11 @@ int jx_check(json_t *obj, const char *path, const struct jx_field *fields,
 /* Typed reads with a default for absent or null. For use after jx_check. */
 const char *jx_str(json_t *obj, const char *key, const char *def);
 long long jx_int(json_t *obj, const char *key, long long def);
+/* A time (as time_parse takes it): 0 when absent, null or not a time. */
+time_t jx_time(json_t *obj, const char *key);
+/* The strings of the array arr appended to out (anything else in it, or
+ * arr not an array, skipped): 0, or -1 when out of memory. */
+int jx_strv(json_t *arr, struct strv *out);
 
 /* An integer field in [min, max]; -1 with a 400 error on the field. */
 int jx_int_range(json_t *obj, const char *path, const char *key,

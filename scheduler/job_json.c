@@ -6,7 +6,6 @@
 
 #include "core/jsonw.h"
 #include "core/jsonx.h"
-#include "core/timeutil.h"
 #include "scheduler/job.h"
 
 
@@ -221,27 +220,6 @@ char *job_render(const struct job *j, size_t priv[2])
     return jw_finish(&w);
 }
 
-static time_t time_in(json_t *doc, const char *key)
-{
-    const char *s = jx_str(doc, key, NULL);
-    time_t t = 0;
-
-    if (s && time_parse(s, &t) < 0)
-        t = 0;
-    return t;
-}
-
-static int strv_in(json_t *arr, struct strv *s)
-{
-    size_t i;
-    json_t *v;
-
-    json_array_foreach(arr, i, v)
-        if (json_is_string(v) && strv_push(s, json_string_value(v)) < 0)
-            return -1;
-    return 0;
-}
-
 /* An array's tasks and their state, or a task's array. 0 or 1 (bad). */
 static int array_in(struct job *j, json_t *doc)
 {
@@ -288,7 +266,7 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
     j->req.memory_mb = (long)jx_int(r, "memory_mb", 0);
     j->req.gpus = (int)jx_int(r, "gpus", 0);
     j->req.walltime_s = (long)jx_int(r, "walltime_s", 3600);
-    bad |= strv_in(json_object_get(r, "features"), &j->req.features);
+    bad |= jx_strv(json_object_get(r, "features"), &j->req.features);
     bad |= job_set_str(&j->req.cluster, jx_str(r, "cluster", NULL));
     bad |= job_set_str(&j->req.queue, jx_str(r, "queue", NULL));
     j->req.reservation = strtoll(jx_str(r, "reservation", "0"), NULL, 10);
@@ -306,7 +284,7 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
     env = json_object_get(doc, "cluster_accounts");
     json_object_foreach(env, k, v)
         bad |= strv_push_kv(&j->cluster_accounts, k, jx_str(env, k, "")) < 0;
-    bad |= strv_in(json_object_get(doc, "command"), &j->command);
+    bad |= jx_strv(json_object_get(doc, "command"), &j->command);
     bad |= job_set_str(&j->script, jx_str(doc, "script", NULL));
     v = json_object_get(doc, "directives");
     if (json_array_size(v) &&
@@ -323,10 +301,10 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
     j->requeues = (int)jx_int(doc, "requeues", 0);
     bad |= job_set_str(&j->cluster, jx_str(doc, "cluster", NULL));
     bad |= job_set_str(&j->native_id, jx_str(doc, "native_id", NULL));
-    bad |= strv_in(json_object_get(doc, "nodes"), &j->nodes);
-    j->submit_time = time_in(doc, "submit_time");
-    j->start_time = time_in(doc, "start_time");
-    j->end_time = time_in(doc, "end_time");
+    bad |= jx_strv(json_object_get(doc, "nodes"), &j->nodes);
+    j->submit_time = jx_time(doc, "submit_time");
+    j->start_time = jx_time(doc, "start_time");
+    j->end_time = jx_time(doc, "end_time");
     v = json_object_get(doc, "exit_code");
     j->has_exit_code = json_is_integer(v);
     j->exit_code = (int)json_integer_value(v);

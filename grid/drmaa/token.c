@@ -2,7 +2,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 
-#include "core/ctl/client.h"
 #include "core/token_file.h"
 #include "grid/drmaa/dr.h"
 

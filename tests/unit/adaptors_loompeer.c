@@ -1,7 +1,8 @@
 /* adaptors_loompeer.c - the loom adaptor: its configuration, the markers
  * that tell its jobs from others, its readers of the inner loomd's
  * answers, and a start it cannot make (no token for the account), told
- * from the loop. */
+ * from the loop; a job of no account never acts with loomd's own token;
+ * a job held there for this loomd is started, not submitted anew. */
 /* SPDX-License-Identifier: MIT */
 #include <ftw.h>
 #include <stdio.h>
@@ -288,6 +289,87 @@ static void check_no_token(struct curlloop *loop)
     T->destroy(inst);
 }
 
+/* Run k on inst to its end, from the loop. */
+static void run_call(void *inst, struct curlloop *loop,
+                     struct adaptor_call *k)
+{
+    double end = time_mono() + 30;
+
+    calls_done = 0;
+    if (T->call(inst, k) != 0)
+        return;
+    while (!calls_done && time_mono() < end)
+        curlloop_run(loop, 0.5);
+}
+
+/* A job of no account acts as no one: never with this loomd's own token
+ * (token_file, here a readable one), whether started or cancelled. */
+static void check_no_fallback(struct curlloop *loop)
+{
+    static const char *const nodes[] = {"n1", NULL}, *const no_env[] = {NULL};
+    static const char *const argv[] = {"/bin/true", NULL};
+    struct start_req req = {.loom_id = 8, .account = "", .command = argv,
+                            .nodes = nodes, .n_nodes = 1, .env = no_env};
+    struct adaptor_call k = {.op = LOOM_OP_START, .start = &req,
+                             .done_cb = on_done};
+    struct loom_error err;
+    struct lpeer *p = NULL;
+
+    if (create(section(""), loop, (void **)&p, &err) < 0) {
+        ok(0, "create: %s", err.message);
+        return;
+    }
+    run_call(p, loop, &k);
+    ok(calls_done == 1 && k.rc < 0 && k.err.kind == LOOM_EPERM &&
+       strstr(k.err.message, "job 8 has no account to run as"),
+       "a start of a job of an empty account fails, unsent: %s",
+       k.err.message);
+    adaptor_call_fini(&k);
+    lpeer_note_account(p, "8", 8, "", 0);
+    k = (struct adaptor_call){.op = LOOM_OP_CANCEL, .native_id = "8",
+                              .done_cb = on_done};
+    run_call(p, loop, &k);
+    ok(calls_done == 1 && k.rc < 0 && k.err.kind == LOOM_EPERM &&
+       strstr(k.err.message, "'' is not an account name"),
+       "a cancel of an inner job listed with an empty account fails, "
+       "unsent: %s", k.err.message);
+    adaptor_call_fini(&k);
+    T->destroy(p);
+}
+
+/* A job of the inner cluster held there for this loomd (hold_for_loom):
+ * started as it is, with this loomd's token, never submitted anew. */
+static void check_held_native(struct curlloop *loop)
+{
+    static const char *const nodes[] = {"n1", NULL}, *const no_env[] = {NULL};
+    struct start_req req = {.loom_id = 9, .account = "bob", .nodes = nodes,
+                            .n_nodes = 1, .env = no_env, .native_id = "5"};
+    struct adaptor_call k = {.op = LOOM_OP_START, .start = &req,
+                             .done_cb = on_done};
+    struct loom_error err;
+    void *inst = NULL;
+
+    if (create(section(""), loop, &inst, &err) < 0) {
+        ok(0, "create: %s", err.message);
+        return;
+    }
+    run_call(inst, loop, &k);
+    ok(calls_done == 1 && k.rc < 0 && k.err.kind == LOOM_ETEMP &&
+       strstr(k.err.message, "POST /v1/jobs/5/start: cannot reach it"),
+       "a start of inner job 5, held for this loomd, starts job 5 there: "
+       "%s", k.err.message);
+    adaptor_call_fini(&k);
+    req.native_id = "5/../6";
+    k = (struct adaptor_call){.op = LOOM_OP_START, .start = &req,
+                              .done_cb = on_done};
+    run_call(inst, loop, &k);
+    ok(calls_done == 1 && k.rc < 0 && k.err.kind == LOOM_EINVAL &&
+       strstr(k.err.message, "'5/../6' is not a job id of the inner loomd"),
+       "... a native id not of digits is refused: %s", k.err.message);
+    adaptor_call_fini(&k);
+    T->destroy(inst);
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag,
                   struct FTW *ftw)
 {
@@ -303,6 +385,8 @@ int main(void)
     const char *tmp = getenv("TMPDIR");
     struct loom_error err;
     struct curlloop *loop;
+    char control[600];
+    FILE *f;
 
     snprintf(dir, sizeof(dir), "%s/loom-lpeer-XXXXXX", tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
@@ -322,6 +406,12 @@ int main(void)
     check_markers(loop);
     check_parse(loop);
     check_no_token(loop);
+    snprintf(control, sizeof(control), "%s/control", dir);
+    if (!(f = fopen(control, "w")) || fputs("control-token\n", f) < 0 ||
+        fclose(f) != 0 || chmod(control, 0600) < 0)
+        printf("Bail out! cannot write %s\n", control);
+    check_no_fallback(loop);
+    check_held_native(loop);
     curlloop_destroy(loop);
     curl_global_cleanup();
     nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);

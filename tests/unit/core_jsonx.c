@@ -27,6 +27,7 @@ int main(void)
     struct loom_error err;
     long long v;
     json_t *o;
+    struct strv sv = {0};
 
     ok(check("{\"name\":\"a\",\"n\":3,\"opt\":null,\"list\":[]}", &err) == 0,
        "a good object passes");
@@ -53,6 +54,17 @@ int main(void)
        !strcmp(err.field, "r.k"), "out of range: %s", err.message);
     ok(jx_int_range(o, "r", "absent", 7, 1, 10, &v, &err) == 0 && v == 7,
        "absent gives the default");
+    json_decref(o);
+    o = json_loads("{\"t\":\"2026-11-26T10:00:00Z\",\"bad\":\"noon\","
+                   "\"list\":[\"a\",1,\"b\"]}", 0, NULL);
+    ok(jx_time(o, "t") == 1795687200 && jx_time(o, "bad") == 0 &&
+       jx_time(o, "absent") == 0, "a time field; one not a time, or "
+       "absent: 0");
+    ok(jx_strv(json_object_get(o, "list"), &sv) == 0 && sv.n == 2 &&
+       !strcmp(sv.v[0], "a") && !strcmp(sv.v[1], "b") &&
+       jx_strv(json_object_get(o, "t"), &sv) == 0 && sv.n == 2,
+       "an array's strings, the rest skipped; a non-array adds none");
+    strv_fini(&sv);
     json_decref(o);
     return done_testing();
 }
