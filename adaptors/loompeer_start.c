@@ -55,15 +55,9 @@ static char *submit_body(const struct lpeer *p, const struct start_req *req,
 
     if (!env || !out || (req->error && !errf) || (req->script && !script))
         goto out;
-    for (size_t i = 0; req->env && req->env[i]; i++) {
-        const char *eq = strchr(req->env[i], '=');
-        char name[256];
-        if (!eq || eq - req->env[i] >= (long)sizeof(name))
-            continue;
-        snprintf(name, sizeof(name), "%.*s", (int)(eq - req->env[i]),
-                 req->env[i]);
-        json_object_set_new(env, name, json_string(eq + 1));
-    }
+    for (size_t i = 0; req->env && req->env[i]; i++)
+        if (jx_set_kv(env, req->env[i]) < 0)
+            goto out;
     json_object_set_new(env, LPEER_ID_VAR, json_string(marker));
     rq = json_pack("{s:I, s:I, s:I, s:I, s:s}",
                    "nodes", (json_int_t)req->n_nodes,

@@ -13,6 +13,7 @@
 
 #include "adaptors/script.h"
 #include "core/directives.h"
+#include "core/jsonx.h"
 #include "core/outpath.h"
 
 /* The job's directory under workdir and its job file, mode 0700: loomd's
@@ -128,15 +129,8 @@ static json_t *start_input(const struct start_req *req, const char *dir,
     char id[32];
 
     snprintf(id, sizeof(id), "%lld", (long long)req->loom_id);
-    for (size_t i = 0; req->env && req->env[i]; i++) {
-        const char *eq = strchr(req->env[i], '=');
-        char name[256];
-        if (!eq || (size_t)(eq - req->env[i]) >= sizeof(name))
-            continue;
-        memcpy(name, req->env[i], (size_t)(eq - req->env[i]));
-        name[eq - req->env[i]] = '\0';
-        json_object_set_new(env, name, json_string(eq + 1));
-    }
+    for (size_t i = 0; req->env && req->env[i]; i++)
+        jx_set_kv(env, req->env[i]);
     for (size_t i = 0; i < req->n_nodes; i++)
         json_array_append_new(nodes, json_string(req->nodes[i]));
     if (req->command) {

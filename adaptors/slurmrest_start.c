@@ -8,6 +8,7 @@
 #include "adaptors/script.h"
 #include "adaptors/slurmrest.h"
 #include "core/directives.h"
+#include "core/jsonx.h"
 
 /* ---- start --------------------------------------------------------------- */
 
@@ -97,13 +98,9 @@ static char *submit_body(const struct srest *s, const struct start_req *asked,
     json_object_set_new(env, "PATH", json_string("/usr/local/bin:/usr/bin:"
                                                  "/bin"));
     json_object_set_new(env, "LOOM_JOB_ID", json_string(id));
-    for (size_t i = 0; i < s->env.n; i++) {
-        const char *eq = strchr(s->env.v[i], '=');
-        char name[256];
-        snprintf(name, sizeof(name), "%.*s", (int)(eq - s->env.v[i]),
-                 s->env.v[i]);
-        json_object_set_new(env, name, json_string(eq + 1));
-    }
+    for (size_t i = 0; i < s->env.n; i++)
+        if (jx_set_kv(env, s->env.v[i]) < 0)
+            goto out;
     job = json_pack("{s:s, s:s, s:O?, s:[I,I], s:i, s:s, s:s, s:s, s:O}",
                     "name", req->name ? req->name : comment,
                     "comment", comment, "nodelist", nodes, "nodes",

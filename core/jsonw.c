@@ -179,8 +179,13 @@ void jw_close(struct jw *w, char brace)
 
 void jw_key(struct jw *w, const char *key)
 {
+    jw_key_n(w, key, strlen(key));
+}
+
+void jw_key_n(struct jw *w, const char *key, size_t n)
+{
     sep(w);
-    quoted(w, key, strlen(key));
+    quoted(w, key, n);
     put(w, ":", 1);
     w->after_key = 1;
 }

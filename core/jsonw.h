@@ -23,6 +23,8 @@ void jw_init(struct jw *w);
 void jw_open(struct jw *w, char brace);  /* '{' or '[' */
 void jw_close(struct jw *w, char brace); /* '}' or ']' */
 void jw_key(struct jw *w, const char *key);
+/* The first n bytes of key as the next key. */
+void jw_key_n(struct jw *w, const char *key, size_t n);
 void jw_str(struct jw *w, const char *s); /* NULL: null */
 /* s[0..n) as a string: NUL bytes are written \u0000, bytes that are not
  * UTF-8 U+FFFD. */

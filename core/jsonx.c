@@ -3,6 +3,7 @@
 #include "core/jsonx.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/timeutil.h"
@@ -125,6 +126,21 @@ int jx_strv(json_t *arr, struct strv *out)
         if (json_is_string(v) && strv_push(out, json_string_value(v)) < 0)
             return -1;
     return 0;
+}
+
+int jx_set_kv(json_t *obj, const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    char *name;
+    int rc;
+
+    if (!eq)
+        return 0;
+    if (!(name = strndup(kv, (size_t)(eq - kv))))
+        return -1;
+    rc = json_object_set_new(obj, name, json_string(eq + 1));
+    free(name);
+    return rc;
 }
 
 int jx_int_range(json_t *obj, const char *path, const char *key,

@@ -43,6 +43,9 @@ time_t jx_time(json_t *obj, const char *key);
 /* The strings of the array arr appended to out (anything else in it, or
  * arr not an array, skipped): 0, or -1 when out of memory. */
 int jx_strv(json_t *arr, struct strv *out);
+/* The "NAME=value" entry kv into obj as NAME: "value", whatever the length
+ * of NAME (an entry without '=' is skipped): 0, or -1 when out of memory. */
+int jx_set_kv(json_t *obj, const char *kv);
 
 /* An integer field in [min, max]; -1 with a 400 error on the field. */
 int jx_int_range(json_t *obj, const char *path, const char *key,

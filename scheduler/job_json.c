@@ -15,13 +15,9 @@ static void env_out(struct jw *w, const struct strv *env)
     jw_open(w, '{');
     for (size_t i = 0; i < env->n; i++) {
         const char *eq = strchr(env->v[i], '=');
-        char name[256];
-        size_t n = eq ? (size_t)(eq - env->v[i]) : 0;
-        if (!eq || n >= sizeof(name))
+        if (!eq)
             continue;
-        memcpy(name, env->v[i], n);
-        name[n] = '\0';
-        jw_key(w, name);
+        jw_key_n(w, env->v[i], (size_t)(eq - env->v[i]));
         jw_str(w, eq + 1);
     }
     jw_close(w, '}');

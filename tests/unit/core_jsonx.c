@@ -66,5 +66,19 @@ int main(void)
        "an array's strings, the rest skipped; a non-array adds none");
     strv_fini(&sv);
     json_decref(o);
+    {
+        char kv[310];
+        memset(kv, 'N', 300);
+        snprintf(kv + 300, sizeof(kv) - 300, "=x=y");
+        o = json_object();
+        ok(jx_set_kv(o, kv) == 0 && jx_set_kv(o, "NOEQUALS") == 0 &&
+           json_object_size(o) == 1, "NAME=value set, an entry without = "
+           "skipped");
+        kv[300] = '\0';
+        is_str(json_string_value(json_object_get(o, kv)), "x=y",
+               "... a name of 300 characters whole, the value after the "
+               "first =");
+        json_decref(o);
+    }
     return done_testing();
 }

@@ -214,9 +214,40 @@ static void t_hash(void)
     json_decref(c);
 }
 
+/* A variable whose name is past 255 characters is kept in the record. */
+static void t_long_env_name(void)
+{
+    struct loom_error err;
+    char name[301], body[512], want[320];
+    struct job *j, *back = NULL;
+    size_t priv[2];
+    char *text;
+    json_t *doc;
+
+    memset(name, 'V', 300);
+    name[300] = '\0';
+    snprintf(body, sizeof(body), "{\"command\":[\"x\"],\"env\":{\"%s\":"
+             "\"1\"}}", name);
+    j = from(body, &err);
+    ok(j != NULL, "a job with a variable name of 300 characters is taken");
+    if (j)
+        j->id = 7;
+    text = j ? job_render(j, priv) : NULL;
+    doc = text ? json_loads(text, 0, NULL) : NULL;
+    back = doc ? job_from_doc(doc, &err) : NULL;
+    snprintf(want, sizeof(want), "%s=1", name);
+    ok(back && back->env.n == 1 && !strcmp(back->env.v[0], want),
+       "... and its record keeps it, name whole");
+    json_decref(doc);
+    free(text);
+    job_destroy(j);
+    job_destroy(back);
+}
+
 int main(void)
 {
     t_valid();
+    t_long_env_name();
     t_invalid();
     t_arrays();
     t_hash();
