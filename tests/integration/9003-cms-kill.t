@@ -49,18 +49,12 @@ t_is "$(scontrol show partition -o debug | grep -o ' State=[A-Z]*')" " State=DOW
 
 load_start slurm SLURM_JOB_ID
 
-# saved_after EPOCH: slurmctld wrote its job state after EPOCH.
-saved_after() {
-    local m
-    m=$(stat -c %.9Y "$SLURM_DIR/state/job_state" 2>/dev/null) || return 1
-    awk -v m="$m" -v e="$1" 'BEGIN { exit !(m > e) }'
-}
 # slurmctld saves its state at most every 5 s: the jobs acknowledged before
 # a save are kept across the kill, those after it forgotten. Both happen:
 # the kill comes after a save and 5 more acknowledged jobs.
 wait_for 'native 5' 60
 TS=$(date +%s.%N)
-wait_for 'saved_after "$TS"' 10 0.05 || t_diag "(no state save after the first 5 jobs: it came before)"
+wait_for 'slurm_saved_after "$TS"' 10 0.05 || t_diag "(no state save after the first 5 jobs: it came before)"
 native 0
 AT_SAVE=$(awk '$3 != "-"' <<<"$TABLE" | wc -l)
 wait_for "native $((AT_SAVE + 5))" 60
