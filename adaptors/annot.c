@@ -223,9 +223,9 @@ json_t *annot_node(const struct annot_conf *c, const char *node_id,
                           : !r->every && hmap_get(&r->nodes, name))
                 rc = put_str(o, r->key, r->value);
         }
-    if (rc == 0 && state.m.n) {
+    if (rc == 0) {
         pthread_mutex_lock(&state.lock);
-        from = hmap_get(&state.m, node_id);
+        from = state.m.n ? hmap_get(&state.m, node_id) : NULL;
         if (from) {
             json_t *copy = json_deep_copy(from);
             rc = copy ? json_object_update(o, copy) : -1;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scheduler/plan.h"
+
 void usage_init(struct usage *u)
 {
     hmap_init(&u->by_node);
@@ -49,24 +51,14 @@ int usage_apply(struct usage *u, const struct job *j, int sign)
     return 0;
 }
 
-static int has_features(const struct snode *n, const struct strv *want)
-{
-    for (size_t i = 0; i < want->n; i++) {
-        size_t k = 0;
-        while (k < n->match.n && strcmp(n->match.v[k], want->v[i]))
-            k++;
-        if (k == n->match.n)
-            return 0;
-    }
-    return 1;
-}
-
 /* Could this node ever hold one share of j? */
 static int node_could(const struct snode *n, const struct job *j)
 {
     return n->cpus >= j->req.cpus_per_node &&
            n->memory_mb >= j->req.memory_mb && n->gpus >= j->req.gpus &&
-           has_features(n, &j->req.features);
+           plan_has_all((const char *const *)n->match.v, n->match.n,
+                        (const char *const *)j->req.features.v,
+                        j->req.features.n);
 }
 
 static int cpus_used(const struct snode *n, const struct use *x)

@@ -247,12 +247,21 @@ static int has(const char *const *v, size_t n, const char *s)
     return 0;
 }
 
+int plan_has_all(const char *const *have, size_t n_have,
+                 const char *const *want, size_t n_want)
+{
+    for (size_t i = 0; i < n_want; i++)
+        if (!has(have, n_have, want[i]))
+            return 0;
+    return 1;
+}
+
 /* Has the node every feature j asks for, and does it serve j's queue? */
 int plan_node_names(const struct plan_node *nd, const struct plan_job *j)
 {
-    for (size_t f = 0; f < j->n_features; f++)
-        if (!has(nd->features, nd->n_features, j->features[f]))
-            return 0;
+    if (!plan_has_all(nd->features, nd->n_features, j->features,
+                      j->n_features))
+        return 0;
     return !j->queue || !nd->queues || has(nd->queues, nd->n_queues, j->queue);
 }
 

@@ -30,6 +30,10 @@ struct plan_node {
     int usable; /* offers resources: not down, drained, draining, maint,
                    unknown, and its cluster is not unreachable */
 };
+/* Is every one of the n_want strings of want among the n_have of have?
+ * How a job's or a reservation's features match a node's features. */
+int plan_has_all(const char *const *have, size_t n_have,
+                 const char *const *want, size_t n_want);
 
 struct plan_queue {
     const char *name;

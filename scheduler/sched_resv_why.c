@@ -12,26 +12,18 @@
 
 #define WHY_MAX_ITEMS 3 /* what is in the way, named; the rest counted */
 
-static int has_feature(const struct plan_node *nd, const char *f)
+/* Has nd the n features of fs? */
+static int has_features(const struct plan_node *nd, const char *const *fs,
+                        size_t n)
 {
-    for (size_t i = 0; i < nd->n_features; i++)
-        if (!strcmp(nd->features[i], f))
-            return 1;
-    return 0;
-}
-
-static int has_features(const struct plan_node *nd, const struct strv *fs)
-{
-    for (size_t i = 0; i < fs->n; i++)
-        if (!has_feature(nd, fs->v[i]))
-            return 0;
-    return 1;
+    return plan_has_all(nd->features, nd->n_features, fs, n);
 }
 
 int sched_resv_never(const struct fabric *f, size_t c,
                      const struct resv_req *rq, struct loom_error *err)
 {
     const struct plan_cluster *cl = &f->cl[c];
+    const char *const *want = (const char *const *)rq->features.v;
     size_t matching = 0;
 
     if (rq->nodes.n)
@@ -39,7 +31,7 @@ int sched_resv_never(const struct fabric *f, size_t c,
     for (size_t k = 0; k < rq->features.n; k++) {
         const char *feature = rq->features.v[k];
         size_t i = 0;
-        while (i < cl->n_nodes && !has_feature(&cl->nodes[i], feature))
+        while (i < cl->n_nodes && !has_features(&cl->nodes[i], &feature, 1))
             i++;
         if (i == cl->n_nodes)
             return loom_error_field(err, LOOM_EIMPOSSIBLE, "features", "no "
@@ -47,7 +39,7 @@ int sched_resv_never(const struct fabric *f, size_t c,
                                     "'%s'", cl->name, feature);
     }
     for (size_t i = 0; i < cl->n_nodes; i++)
-        matching += has_features(&cl->nodes[i], &rq->features);
+        matching += has_features(&cl->nodes[i], want, rq->features.n);
     if ((size_t)rq->count <= matching)
         return 0;
     if (rq->features.n)
@@ -100,7 +92,8 @@ static int wanted(const struct fabric *f, size_t c, const struct resv_req *rq,
         return 0;
     }
     return has_features(&f->cl[c].nodes[sn - f->snap->clusters[c]->nodes],
-                        &rq->features);
+                        (const char *const *)rq->features.v,
+                        rq->features.n);
 }
 
 /* The nodes of list that the window wants, joined by ','; 0 when none. */

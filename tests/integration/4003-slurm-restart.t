@@ -54,13 +54,6 @@ starts() {
     grep -c "job=$1 cluster=slurm started\$" "$T/loomd.log"
 }
 
-# saved_after EPOCH: slurmctld wrote its job state after EPOCH.
-saved_after() {
-    local m
-    m=$(stat -c %.9Y "$SLURM_DIR/state/job_state" 2>/dev/null) || return 1
-    awk -v m="$m" -v e="$1" 'BEGIN { exit !(m > e) }'
-}
-
 # jobs_table FIRST LAST: "id state native_id requeues" per job, one a line.
 jobs_table() {
     api GET "/v1/jobs?after=$(($1 - 1))&limit=$(($2 - $1 + 1))" >/dev/null
@@ -117,7 +110,7 @@ for j in $A_IDS; do NAT0[$j]=$(field "$j" .native_id); done
 # later (never sooner than 5 s after the previous save): either a save comes
 # after now, or there was nothing left to save.
 TS=$(date +%s.%N)
-wait_for 'saved_after "$TS"' 7 0.1 || t_diag "(no state save after the jobs ran: it came before)"
+wait_for 'slurm_saved_after "$TS"' 7 0.1 || t_diag "(no state save after the jobs ran: it came before)"
 
 slurm_kill_ctld
 t_ok $? "slurmctld is killed"
@@ -204,7 +197,7 @@ WAVE1=$B_IDS
 wait_for 'all_native "$W1" && running_in_slurm "$WAVE1"' 30 0.05
 t_ok $? "the first $W1 jobs run in Slurm"
 TW=$(date +%s.%N)
-if wait_for 'saved_after "$TW"' 7 0.02; then
+if wait_for 'slurm_saved_after "$TW"' 7 0.02; then
     t_diag "slurmctld saved its state $(awk -v t="$TW" -v m="$(stat -c %.9Y "$SLURM_DIR/state/job_state")" 'BEGIN { printf "%.2f", m - t }') s later: the second wave comes now"
 else
     t_diag "slurmctld had saved them already: it may save some of the second wave too"

@@ -11,37 +11,14 @@
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/gridengine.sh"
+. "$LOOM_TOP_SRCDIR/tests/lib/submitload.sh"
 
 [ -x /usr/bin/python3 ] && python3() { /usr/bin/python3 "$@"; }
-
-# marks ID KIND: how many KIND (start|end) marks job ID left.
-marks() {
-    awk -v id="$1" -v k="$2" '$1 == id && $2 == k { n++ } END { print n + 0 }' \
-        "$T_OUT/marks" 2>/dev/null
-}
-
-# starts ID: how many times loomd's log says it started job ID.
-starts() {
-    grep -c "job=$1 cluster=ge started\$" "$T/loomd.log"
-}
 
 # ge_ids ID: the Grid Engine job ids in the start marks of job ID.
 ge_ids() {
     awk -v id="$1" '$1 == id && $2 == "start" { print $3 }' "$T_OUT/marks" |
         paste -sd' '
-}
-
-# table: "id state native_id requeues" of every job, one a line.
-table() {
-    api GET /v1/jobs >/dev/null
-    printf '%s' "$BODY" | python3 -c 'import json, sys
-for j in json.load(sys.stdin)["items"]:
-    print(j["id"], j["state"], j["native_id"] or "-", j.get("requeues", "?"))'
-}
-
-# acked: how many submits the clients have had answered 201.
-acked() {
-    cat "$T"/client.? 2>/dev/null | wc -l
 }
 
 GE_SLOTS=20
@@ -63,47 +40,11 @@ loomd_start || t_bail "loomd did not start"
 t_account ALICE alice
 admin_token "$ALICE" || t_bail "no token"
 t_diag "the jobs of this test run as $ALICE"
-: >"$T_OUT/marks" && chmod 0666 "$T_OUT/marks" # its jobs append to it
 cluster_state ge
 t_is "$STATE" up "the Grid Engine cluster is up"
 
-# client C: submit jobs one after the other until $T/stop exists; the id of
-# each job answered 201 goes to $T/client.C. Each job records its start and
-# end, and runs a second.
-JOBJSON=$(python3 -c 'import json, sys
-rec = "echo \"$LOOM_JOB_ID %s $JOB_ID $(date +%%s.%%N)\" >>" + sys.argv[1]
-cmd = (rec % "start") + "; sleep 1; " + (rec % "end")
-print(json.dumps({"command": ["/bin/sh", "-c", cmd],
-                  "request": {"cluster": "ge", "walltime_s": 600}}))' "$T_OUT/marks")
-client() {
-    local c=$1 code
-    while [ ! -e "$T/stop" ]; do
-        code=$(curl -s -o "$T/client.$c.body" -w '%{http_code}' --max-time 30 \
-            -X POST -H 'Content-Type: application/json' \
-            -H "Authorization: Bearer $TOKEN" --data-binary "$JOBJSON" \
-            "$LOOM_URL/v1/jobs")
-        if [ "$code" = 201 ]; then
-            python3 -c 'import json, sys
-print(json.load(open(sys.argv[1]))["id"])' "$T/client.$c.body" >>"$T/client.$c"
-        else
-            echo "$code $(cat "$T/client.$c.body")" >>"$T/refused"
-        fi
-        t_sleep 0.2
-    done
-}
-PIDS=()
-for c in 1 2; do
-    : >"$T/client.$c"
-    client "$c" &
-    PIDS+=($!)
-    t_cleanup "kill ${PIDS[*]: -1} 2>/dev/null"
-done
+load_start ge JOB_ID
 
-# native N: at least N jobs have a native id (TABLE).
-native() {
-    TABLE=$(table)
-    [ "$(awk '$3 != "-"' <<<"$TABLE" | wc -l)" -ge "$1" ]
-}
 wait_for 'native 10' 60
 t_ok $? "Grid Engine has acknowledged 10 jobs while the clients submit"
 ge_kill_qmaster
@@ -124,18 +65,13 @@ t_ok $? "sge_qmaster is started again on its spool"
 # Submits go on across the restart; then the clients stop.
 RESTART_AT=$(acked)
 wait_for '[ "$(acked)" -ge $((RESTART_AT + 4)) ]' 60
-touch "$T/stop"
-for p in "${PIDS[@]}"; do wait "$p"; done
+load_stop
 t_is "$(cat "$T/refused" 2>/dev/null)" "" "every submit was answered 201"
 
 IDS=$(cat "$T"/client.? | sort -n)
 N=$(wc -l <<<"$IDS")
 t_diag "$N jobs submitted, $AT_KILL before the kill"
-ended() {
-    TABLE=$(table)
-    [ "$(awk '$2 ~ /^(completed|failed|cancelled)$/' <<<"$TABLE" | wc -l)" = "$N" ]
-}
-wait_for ended 300 0.5
+wait_for "ended $N" 300 0.5
 t_ok $? "every one of the $N jobs ended"
 t_is "$(awk '$2 != "completed" { print $1 "=" $2 }' <<<"$TABLE" | paste -sd' ')" "" \
     "every one ended completed"

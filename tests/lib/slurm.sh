@@ -29,6 +29,8 @@
 # slurm_kill_ctld    SIGKILL slurmctld (fault tests).
 # slurm_start_ctld   start slurmctld again on the same state; waits until it
 #                    answers and every node it had responds again.
+# slurm_saved_after EPOCH  0 when slurmctld wrote its job state after EPOCH
+#                    (seconds, with a fraction): what a kill then keeps.
 # slurm_nodes_idle   0 when every node n1..nN is idle (no flags).
 # slurm_stop_slurmd I / slurm_start_slurmd I: stop (SIGTERM, by PID) or
 #                    start again the slurmd of node nI (node failure tests).
@@ -445,6 +447,12 @@ slurm_start_ctld() {
         fi
         sleep 0.1
     done
+}
+
+slurm_saved_after() {
+    local m
+    m=$(stat -c %.9Y "$SLURM_DIR/state/job_state" 2>/dev/null) || return 1
+    awk -v m="$m" -v e="$1" 'BEGIN { exit !(m > e) }'
 }
 
 # slurm_nodes_unsure: a node whose slurmd runs shows unknown or '*'.
