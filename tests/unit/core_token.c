@@ -306,23 +306,22 @@ static void test_create_errors(const unsigned char *key, size_t len)
        "ttl over 10 years refused: %s", err.message);
 }
 
-static void test_speed(const unsigned char *key, size_t len)
+/* Many verifications of one token in a row all succeed: nothing in the
+ * path keeps state that wears out (a cache, a counter). What a
+ * verification costs is measured by tests/bench/token_verify, beside
+ * outside issuers' tokens; a unit test asserts no time, which a loaded
+ * machine would break. */
+static void test_repeat(const unsigned char *key, size_t len)
 {
-    struct timespec a, b;
     struct token_claims cl;
     char *tok = token_create(key, len, "speed", LOOM_ROLE_READER, 60, NOW,
                              NULL);
     int n = 20000, bad = 0;
-    double us;
 
-    clock_gettime(CLOCK_MONOTONIC, &a);
     for (int i = 0; i < n; i++)
         bad += token_verify(key, len, tok, NOW, &cl, NULL) != 0;
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    us = ((double)(b.tv_sec - a.tv_sec) * 1e9 +
-          (double)(b.tv_nsec - a.tv_nsec)) / n / 1000.0;
-    printf("# token_verify: %.2f us per call\n", us);
-    ok(bad == 0 && us < 100.0, "verify is fast (%.2f us)", us);
+    ok(bad == 0, "%d verifications of one token in a row: %d refused", n,
+       bad);
     free(tok);
 }
 
@@ -345,7 +344,7 @@ int main(void)
         test_tampering(key, len);
         test_malformed(key, len);
         test_create_errors(key, len);
-        test_speed(key, len);
+        test_repeat(key, len);
     }
     token_key_free(key, len);
     const char *names[] = { "token.key", "open.key", "short.key" };
