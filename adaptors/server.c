@@ -304,10 +304,10 @@ static void *server_main(void *arg)
         for (size_t i = 0; i < V.n; i++)
             if (!V.c[i].poll_inflight && V.c[i].next_poll < next)
                 next = V.c[i].next_poll;
-        m = msgq_take(V.q, 0, 256);
+        m = msgq_take_now(V.q, 256);
         if (!m) {
             curlloop_run(V.loop, next > now ? next - now : 0);
-            m = msgq_take(V.q, 0, 256);
+            m = msgq_take_now(V.q, 256);
         }
         for (; m; m = nx) {
             nx = m->next;

@@ -229,17 +229,19 @@ void msgq_post(struct msgq *q, struct msg *m)
         wake(arg);
 }
 
-struct msg *msgq_take(struct msgq *q, double timeout_s, size_t max)
+/* now: take what is queued and never wait (for msgq_take_now). */
+static struct msg *take(struct msgq *q, double timeout_s, size_t max,
+                        int now)
 {
     struct msg *first, *last;
     struct timespec ts;
     size_t k = 1;
     int rc = 0;
 
-    if (timeout_s >= 0)
+    if (timeout_s >= 0 && !now)
         deadline(&ts, timeout_s);
     pthread_mutex_lock(&q->sync.lock);
-    while (!q->head && rc != ETIMEDOUT) {
+    while (!now && !q->head && rc != ETIMEDOUT) {
         if (timeout_s < 0)
             pthread_cond_wait(&q->sync.cond, &q->sync.lock);
         else
@@ -257,6 +259,16 @@ struct msg *msgq_take(struct msgq *q, double timeout_s, size_t max)
     }
     pthread_mutex_unlock(&q->sync.lock);
     return first;
+}
+
+struct msg *msgq_take(struct msgq *q, double timeout_s, size_t max)
+{
+    return take(q, timeout_s, max, 0);
+}
+
+struct msg *msgq_take_now(struct msgq *q, size_t max)
+{
+    return take(q, 0, max, 1);
 }
 
 size_t msgq_length(struct msgq *q)

@@ -61,6 +61,11 @@ void msgq_post(struct msgq *q, struct msg *m);
 /* Wait up to timeout_s (<0: forever) for messages and take all queued ones
  * (at most max) as a list in order. NULL on time-out. */
 struct msg *msgq_take(struct msgq *q, double timeout_s, size_t max);
+/* Take what is queued (at most max), without ever waiting: msgq_take with
+ * a timeout of 0 does a timed wait on a deadline already past, which puts
+ * the thread to sleep until its timer fires, and on a busy machine it gets
+ * the CPU back only after the others' turns. NULL when none is queued. */
+struct msg *msgq_take_now(struct msgq *q, size_t max);
 size_t msgq_length(struct msgq *q);
 /* Have every post also call wake_cb(arg) (after the message is queued,
  * outside the queue's lock, on the posting thread): for an owner that
