@@ -1,6 +1,7 @@
 /* slurmrest_scan.c - GET /jobs read fast: only the fields Loom needs. */
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,11 @@
  * small jansson object, to the same mapping as the full parse
  * (srest_job_from), so both read a job alike. It checks the structure
  * (brackets, strings, literals, where numbers are); the values it keeps
- * are decoded strictly, those it skips are not.
+ * are decoded strictly, those it skips are not. What it costs is the bytes
+ * it walks: strings are skipped 8 bytes a step, a key is matched against
+ * the wanted ones of its length only, and the values it keeps (strings
+ * with slurmrestd's "\/", numbers, null) are made here, not by a parse of
+ * their text.
  */
 
 #define MAX_DEPTH 64
@@ -39,13 +44,28 @@ static const struct {
 };
 #undef W
 
+#define N_WANTED (sizeof(wanted) / sizeof(wanted[0]))
+/* Longer than any wanted key (a unit test reads every one). */
+#define MAX_KEY 32
+
 /* Byte classes, so that the hot loops test one table entry a byte. */
 enum { C_WS = 1, C_STOP = 2, C_NUM = 4 };
 static unsigned char cls[256];
+/* by_len[n]: 1 + the index in wanted[] of each key n bytes long, then 0. */
+static unsigned char by_len[MAX_KEY][N_WANTED + 1];
 static pthread_once_t cls_once = PTHREAD_ONCE_INIT;
 
 static void cls_init(void)
 {
+    for (size_t i = 0; i < N_WANTED; i++) {
+        unsigned char *w;
+        if (wanted[i].len >= MAX_KEY)
+            continue; /* never read: the unit test's full parse tells */
+        w = by_len[wanted[i].len];
+        while (*w)
+            w++;
+        *w = (unsigned char)(i + 1);
+    }
     cls[' '] = cls['\n'] = cls['\r'] = cls['\t'] = C_WS;
     for (int c = 0; c < 0x20; c++)
         cls[c] |= C_STOP; /* a control character ends a string: bad */
@@ -64,8 +84,11 @@ static int bad(struct scan *s, const char *why)
 
 static void ws(struct scan *s)
 {
-    while (s->p < s->end && (cls[(unsigned char)*s->p] & C_WS))
-        s->p++;
+    const char *p = s->p, *end = s->end;
+
+    while (p < end && (cls[(unsigned char)*p] & C_WS))
+        p++;
+    s->p = p;
 }
 
 static int expect(struct scan *s, char c)
@@ -80,26 +103,50 @@ static int expect(struct scan *s, char c)
     return 0;
 }
 
+/* 8 bytes with none that ends a string ('"', '\\', a control character):
+ * the common case tested a word at a time (the classic "has a zero byte"
+ * and "has a byte less than n" tests, exact for whether any byte is). */
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+static int plain8(const char *p)
+{
+    uint64_t v, q, b;
+
+    memcpy(&v, p, 8);
+    q = v ^ (ONES * '"');
+    b = v ^ (ONES * '\\');
+    return !((((q - ONES) & ~q) | ((b - ONES) & ~b) |
+              ((v - ONES * 0x20) & ~v)) & HIGHS);
+}
+
 /* At a '"': past the string. *raw: it has no escape (its text is
  * [start, p - 1)). */
 static int skip_string(struct scan *s, int *raw)
 {
+    const char *p = s->p + 1, *end = s->end;
+
     *raw = 1;
-    for (s->p++; s->p < s->end; s->p++) {
-        if (!(cls[(unsigned char)*s->p] & C_STOP))
-            continue;
-        if (*s->p == '"') {
-            s->p++;
+    for (;;) {
+        while (end - p >= 8 && plain8(p))
+            p += 8;
+        while (p < end && !(cls[(unsigned char)*p] & C_STOP))
+            p++;
+        if (p >= end)
+            break;
+        if (*p == '"') {
+            s->p = p + 1;
             return 0;
         }
-        if ((unsigned char)*s->p < 0x20)
+        if (*p != '\\') {
+            s->p = p;
             return bad(s, "a control character in a string");
-        if (*s->p == '\\') {
-            *raw = 0;
-            if (++s->p >= s->end)
-                break;
         }
+        *raw = 0;
+        if (++p >= end)
+            break;
+        p++;
     }
+    s->p = end;
     return bad(s, "an unterminated string");
 }
 
@@ -174,11 +221,44 @@ static int skip_value(struct scan *s)
     }
 }
 
-/* The value at s->p as a jansson value: strings without escapes and
- * integers directly, anything else through json_loadb of its text. */
+/* A string's text t (n bytes, between its quotes) with escapes: decoded
+ * here when they are the one-letter kind (slurmrestd writes every '/' as
+ * "\/"), else by jansson. A new value, or NULL (bad UTF-8, no memory). */
+static json_t *unescaped(const char *t, size_t n)
+{
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    char stack[256], *d = n <= sizeof(stack) ? stack : malloc(n);
+    json_t *v = NULL;
+    size_t k = 0;
+
+    if (!d)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *e;
+        if (t[i] != '\\') {
+            d[k++] = t[i];
+            continue;
+        }
+        if (++i >= n || !(e = strchr(from, t[i])) || !*e) {
+            /* \uXXXX: jansson's decoder, on the quoted text */
+            v = json_loadb(t - 1, n + 2, JSON_DECODE_ANY, NULL);
+            goto out;
+        }
+        d[k++] = to[e - from];
+    }
+    v = json_stringn(d, k);
+out:
+    if (d != stack)
+        free(d);
+    return v;
+}
+
+/* The value at s->p as a jansson value: strings, integers and literals
+ * directly, anything else through json_loadb of its text. */
 static json_t *value(struct scan *s)
 {
     const char *v;
+    size_t n;
     int raw;
 
     ws(s);
@@ -186,29 +266,42 @@ static json_t *value(struct scan *s)
     if (s->p < s->end && *s->p == '"') {
         if (skip_string(s, &raw) < 0)
             return NULL;
-        if (raw)
-            return json_stringn(v + 1, (size_t)(s->p - v - 2));
-    } else if (skip_value(s) < 0) {
+        n = (size_t)(s->p - v - 2);
+        return raw ? json_stringn(v + 1, n) : unescaped(v + 1, n);
+    }
+    if (skip_value(s) < 0)
         return NULL;
+    n = (size_t)(s->p - v);
+    if (*v == 'n')
+        return json_null();
+    if (*v == 't')
+        return json_true();
+    if (*v == 'f')
+        return json_false();
+    if (n < 20 && (*v == '-' || (*v >= '0' && *v <= '9'))) {
+        char num[24], *end;
+        long long i;
+        memcpy(num, v, n);
+        num[n] = '\0';
+        i = strtoll(num, &end, 10);
+        if (end == num + n && end[-1] != '-')
+            return json_integer(i);
     }
-    if ((*v == '-' || (*v >= '0' && *v <= '9')) && s->p - v < 20 &&
-        !memchr(v, '.', (size_t)(s->p - v)) &&
-        !memchr(v, 'e', (size_t)(s->p - v)) &&
-        !memchr(v, 'E', (size_t)(s->p - v))) {
-        char num[24];
-        memcpy(num, v, (size_t)(s->p - v));
-        num[s->p - v] = '\0';
-        return json_integer(strtoll(num, NULL, 10));
-    }
-    return json_loadb(v, (size_t)(s->p - v), JSON_DECODE_ANY, NULL);
+    return json_loadb(v, n, JSON_DECODE_ANY, NULL);
 }
 
-static int is_wanted(const char *k, size_t n)
+/* The key k (n bytes) as one of wanted[] (its own NUL-terminated name),
+ * or NULL. Most keys of a job are not wanted: by_len[] leaves them at one
+ * look-up. */
+static const char *wanted_key(const char *k, size_t n)
 {
-    for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
-        if (wanted[i].len == n && !memcmp(wanted[i].key, k, n))
-            return 1;
-    return 0;
+    if (n >= MAX_KEY)
+        return NULL;
+    for (const unsigned char *w = by_len[n]; *w; w++)
+        if (wanted[*w - 1].key[0] == k[0] &&
+            !memcmp(wanted[*w - 1].key, k, n))
+            return wanted[*w - 1].key;
+    return NULL;
 }
 
 /* One job object: its wanted fields into a new object (*out). */
@@ -226,7 +319,7 @@ static int job_fields(struct scan *s, json_t **out)
         return 0;
     }
     for (;;) {
-        const char *k;
+        const char *k, *key;
         size_t kn;
         ws(s);
         if (s->p >= s->end || *s->p != '"')
@@ -237,14 +330,12 @@ static int job_fields(struct scan *s, json_t **out)
         kn = (size_t)(s->p - 1 - k);
         if (expect(s, ':') < 0)
             return -1;
-        if (raw && is_wanted(k, kn)) {
-            char key[32];
+        if (raw && (key = wanted_key(k, kn))) {
             json_t *v = value(s);
             if (!v)
                 return s->err->kind != LOOM_OK ? -1
                        : bad(s, "a value Loom cannot read");
-            snprintf(key, sizeof(key), "%.*s", (int)kn, k);
-            json_object_set_new(o, key, v);
+            json_object_set_new_nocheck(o, key, v);
         } else if (skip_value(s) < 0) {
             return -1;
         }

@@ -270,6 +270,9 @@ static void check_scan_bad(void)
         "{\"jobs\": [{\"job_id\": 1, \"job_state\": nul}]}",
         "{\"jobs\": [{\"job_id\": 1, \"job_state\": \"RUN\nNING\"}]}",
         "{\"jobs\": [{\"job_id\": 1}]} trailing",
+        "{\"jobs\": [{\"job_id\": -, \"job_state\": \"RUNNING\"}]}",
+        "{\"jobs\": [{\"job_id\": 1-2, \"job_state\": \"RUNNING\"}]}",
+        "{\"jobs\": [{\"job_id\": 1, \"job_state\": \"RUN\\qNING\"}]}",
         "{\"jobs\": {}}",
         "{\"meta\": 1}",
         "[1, 2]",
@@ -299,6 +302,23 @@ static void check_scan_bad(void)
     ok(srest_scan_jobs(esc, strlen(esc), &l, &m, &err) == 0 && l.n == 1 &&
        !strcmp(l.v[0].state, "pending") && !strcmp(l.v[0].name, "a\"b"),
        "escapes in a field Loom reads are decoded (%s)", err.message);
+    cl_job_list_fini(&l);
+    /* as slurmrestd writes paths, and one past the decoder's stack buffer */
+    esc = "{\"jobs\": [{\"job_id\": 4, \"job_state\": \"COMPLETED\", "
+          "\"standard_output\": \"\\/tmp\\/a\\tb.out\", "
+          "\"standard_error\": \"\\/x\\/"
+          "0123456789012345678901234567890123456789012345678901234567890123"
+          "0123456789012345678901234567890123456789012345678901234567890123"
+          "0123456789012345678901234567890123456789012345678901234567890123"
+          "0123456789012345678901234567890123456789012345678901234567890123"
+          "\\u00e9\", \"memory_per_cpu\": null, \"exit_code\": 0}]}";
+    ok(srest_scan_jobs(esc, strlen(esc), &l, &m, &err) == 0 && l.n == 1 &&
+       !strcmp(l.v[0].stdout_path, "/tmp/a\tb.out") &&
+       !strncmp(l.v[0].stderr_path, "/x/0123", 7) &&
+       strlen(l.v[0].stderr_path) == 3 + 256 + 2 &&
+       !strcmp(l.v[0].stderr_path + 259, "\xc3\xa9"),
+       "\\/ and \\t decoded, a long string with \\u too, null read (%s)",
+       err.message);
     cl_job_list_fini(&l);
 }
 
