@@ -20,8 +20,11 @@
 #           times is B's answer: its lists from its own state, its start
 #           taken (the job submitted held, then started: 202), not B's own
 #           call to Slurm
-# then each Loom row's overhead over its direct row (the loom adaptor's
-# over the row it stacks on, B's slurmrestd adaptor), the slurmrest
+# then each Loom row's overhead over its direct row, mean against mean
+# (loomd keeps only its mean; on a loaded machine a mean sits well above
+# the median: a mean against a median would count the machine's hiccups
+# as Loom's), the loom adaptor's over the row it stacks on (B's
+# slurmrestd adaptor), the slurmrest
 # adaptor's sustained operations a second against one slurmrestd, and its
 # start rate for 1,000 jobs beside sbatch in a loop. A figure that could
 # not be measured is n/a, with a line under the table saying why.
@@ -83,6 +86,11 @@ wall_us() {
 median() {
     sort -g | awk -v s="${1:-}" '{a[NR] = $1} END { if (NR == 0) exit
         m = a[int((NR + 1) / 2)]; printf "%.2f", s == "-s" ? m * 1000 : m / 1000 }'
+}
+# mean: as median, their mean.
+mean() {
+    awk -v s="${1:-}" '{ t += $1 } END { if (NR == 0) exit
+        m = t / NR; printf "%.2f", s == "-s" ? m * 1000 : m / 1000 }'
 }
 # NOTES: why a figure is n/a, one line each, printed under the table.
 NOTES=()
@@ -371,6 +379,13 @@ j_start=$(median -s <"$T/curlj.start")
 s_nodes=$(median -s <"$T/curls.nodes")
 s_jobs=$(median -s <"$T/curls.jobs")
 s_start=$(median -s <"$T/curls.start")
+# the direct rows' means, for the overheads: like loomd's own figure
+cm_nodes=$(mean <"$T/cli.nodes")
+cm_jobs=$(mean <"$T/cli.jobs")
+cm_start=$(mean <"$T/cli.start")
+jm_nodes=$(mean -s <"$T/curlj.nodes")
+jm_jobs=$(mean -s <"$T/curlj.jobs")
+jm_start=$(mean -s <"$T/curlj.start")
 
 # ---- sustained rates ------------------------------------------------------------
 cat >"$T/rate-jwt.conf" <<EOF2
@@ -453,11 +468,13 @@ row "through Loom, from the snapshot" "$snap_nodes" "$snap_jobs" "-"
 row "through Loom, loom adaptor over another loomd" "$fed_nodes" "$fed_jobs" "$fed_start"
 for x in "${NOTES[@]}"; do echo "  n/a: $x"; done
 echo
-echo "Overhead of each Loom row over the row it stacks on (Loom - that, Loom / that):"
+echo "Overhead of each Loom row over the row it stacks on (Loom - that, Loom / that;"
+echo "means of both: the direct rows' means are $cm_nodes, $cm_jobs, $cm_start ms" \
+    "(command line) and $jm_nodes, $jm_jobs, $jm_start ms (curl, JWT)):"
 printf '  script adaptor - command line:   getNodes %s, getJobs %s, startJob %s\n' \
-    "$(over "$pack_nodes" "$c_nodes")" "$(over "$pack_jobs" "$c_jobs")" "$(over "$pack_start" "$c_start")"
+    "$(over "$pack_nodes" "$cm_nodes")" "$(over "$pack_jobs" "$cm_jobs")" "$(over "$pack_start" "$cm_start")"
 printf '  slurmrest (JWT) - curl (JWT):     getNodes %s, getJobs %s, startJob %s\n' \
-    "$(over "$rest_nodes" "$j_nodes")" "$(over "$rest_jobs" "$j_jobs")" "$(over "$rest_start" "$j_start")"
+    "$(over "$rest_nodes" "$jm_nodes")" "$(over "$rest_jobs" "$jm_jobs")" "$(over "$rest_start" "$jm_start")"
 printf '  loom adaptor - slurmrest under it: getNodes %s, getJobs %s, startJob %s\n' \
     "$(over "$fed_nodes" "$rest_nodes")" "$(over "$fed_jobs" "$rest_jobs")" "$(over "$fed_start" "$rest_start")"
 fn=$(min3 "$c_nodes" "$j_nodes" "$s_nodes")
