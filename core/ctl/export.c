@@ -7,36 +7,10 @@
 #include <string.h>
 
 #include "core/ctl/client.h"
+#include "core/ctl/export.h"
 #include "core/ctl/loomctl.h"
 #include "core/directives.h"
 #include "core/timefmt.h"
-
-/* The job as export reads it (borrowed from its JSON), and what its
- * files and environment are written as (owned; NULL for none). */
-struct exp {
-    const char *id, *name, *queue, *script;
-    const char *workdir, *output, *error;
-    long nodes, cpus, mem, gpus, wall;
-    json_t *features, *env, *command;
-    char *out_w, *err_w, *env_w;
-};
-
-/* A directive's value as the readers split it: as it is, or in quotes
- * when it has blanks or '#'. -1 when it cannot be written (a newline, or
- * both kinds of quotes). */
-static int value_ok(const char *v)
-{
-    return *v && !strpbrk(v, "\n\r") && (!strchr(v, '"') || !strchr(v, '\''));
-}
-
-static void put_value(const char *v)
-{
-    if (!strpbrk(v, " \t#\"'")) {
-        fputs(v, stdout);
-        return;
-    }
-    printf(strchr(v, '"') ? "'%s'" : "\"%s\"", v);
-}
 
 /* A word quoted for sh: 'it'\''s'. */
 static void put_word(const char *s)
@@ -66,154 +40,10 @@ static int names_ok(const struct exp *e)
             strlen(json_string_value(f)))
             return ctl_fail("job %s: its feature '%s' cannot be written as "
                             "a directive", e->id, json_string_value(f));
-    if (!value_ok(e->name))
+    if (!export_value_ok(e->name))
         return ctl_fail("job %s: its name cannot be written as a directive "
                         "(a newline, or both kinds of quotes)", e->id);
     return -1;
-}
-
-/* The env as one directive value: NAME=value joined by ','. NULL when
- * out of memory or (*bad: the name) when a value holds a ',', which
- * splits the list in every system's reader. */
-static char *env_list(const struct exp *e, const char **bad)
-{
-    size_t n = 1, o = 0;
-    const char *k;
-    json_t *v;
-    char *s;
-
-    json_object_foreach(e->env, k, v) {
-        if (strchr(json_string_value(v), ',')) {
-            *bad = k;
-            return NULL;
-        }
-        n += strlen(k) + strlen(json_string_value(v)) + 2;
-    }
-    if (!(s = malloc(n)))
-        return NULL;
-    s[0] = '\0';
-    json_object_foreach(e->env, k, v)
-        o += (size_t)snprintf(s + o, n - o, "%s%s=%s", o ? "," : "", k,
-                              json_string_value(v));
-    return s;
-}
-
-/* Loom's pattern c (after '%') in a qsub path: Grid Engine's pseudo
- * variable (ge), or, for PBS, which has none, only "%" itself. NULL when
- * there is none. */
-static const char *qsub_pattern(char c, int ge)
-{
-    static const char *const vars[][2] = {
-        {"j", "$JOB_ID"}, {"a", "$TASK_ID"}, {"u", "$USER"},
-        {"x", "$JOB_NAME"}, {"N", "$HOSTNAME"}, {"%", "%"},
-    };
-
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-        if (vars[i][0][0] == c && (ge || c == '%'))
-            return vars[i][1];
-    return NULL;
-}
-
-/* A name of Loom's (output or error: patterns, relative to the working
- * directory) as qsub's -o or -e: Grid Engine's pseudo variables (ge), or
- * a plain name, made absolute in the working directory, for PBS (whose
- * relative paths are the submit directory's). A new string, or NULL with
- * *why when it cannot be written. */
-static char *qsub_path(const struct exp *e, const char *name, int ge,
-                       const char **why)
-{
-    const char *dir = !ge && name[0] != '/' ? e->workdir : NULL;
-    size_t n = (dir ? strlen(dir) + 1 : 0) + 9 * strlen(name) + 1, o = 0;
-    const char *sub;
-    char *s;
-
-    *why = NULL;
-    if (strchr(name, ':'))
-        *why = "a ':' would be read as a host";
-    else if (ge && strchr(name, ','))
-        *why = "a ',' would be read as a list of paths";
-    else if (ge && strchr(name, '$'))
-        *why = "a '$' would be read as a pseudo variable";
-    else if (name[strlen(name) - 1] == '/')
-        *why = "a name ending in '/' would be read as a directory";
-    if (*why || !(s = malloc(n)))
-        return NULL;
-    if (dir)
-        o = (size_t)snprintf(s, n, "%s%s", dir,
-                             dir[strlen(dir) - 1] == '/' ? "" : "/");
-    for (const char *p = name; *p; p++) {
-        if (*p != '%') {
-            s[o++] = *p;
-            continue;
-        }
-        if (!(sub = qsub_pattern(*++p, ge))) {
-            free(s);
-            *why = ge ? "%A (an array task's array id) has no pseudo "
-                        "variable there"
-                      : "PBS names have no patterns (%j, %x, ...)";
-            return NULL;
-        }
-        o += (size_t)snprintf(s + o, n - o, "%s", sub);
-    }
-    s[o] = '\0';
-    return s;
-}
-
-/* What the files and env are written as, for format; -1 when they can
- * be, else the exit code (said why). */
-static int files_in(struct exp *e, const char *format)
-{
-    int ge = !strcmp(format, "gridengine"), slurm = !strcmp(format, "slurm");
-    const char *sys = ge ? "Grid Engine's" : "PBS's", *why = NULL;
-    const char *const names[2] = {e->output, e->error};
-    char **w[2] = {&e->out_w, &e->err_w};
-
-    for (int k = 0; k < 2; k++) {
-        if (!names[k])
-            continue;
-        *w[k] = slurm ? strdup(names[k]) : qsub_path(e, names[k], ge, &why);
-        if (why)
-            return ctl_fail("job %s: its %s name '%s' cannot be written as "
-                            "%s -%c: %s", e->id, k ? "error" : "output",
-                            names[k], sys, k ? 'e' : 'o', why);
-        if (!*w[k])
-            return ctl_fail("out of memory");
-        if (!value_ok(*w[k]))
-            return ctl_fail("job %s: its %s name cannot be written as a "
-                            "directive (both kinds of quotes)", e->id,
-                            k ? "error" : "output");
-    }
-    if (!ge && !e->workdir) /* a #$ script without -wd works there */
-        fprintf(stderr, "loomctl: export: job %s works in its account's "
-                "home, which a %s script cannot say: it works in the "
-                "directory it is submitted from\n", e->id,
-                slurm ? "Slurm" : "PBS");
-    if (e->workdir && !value_ok(e->workdir))
-        return ctl_fail("job %s: its working directory cannot be written "
-                        "as a directive (both kinds of quotes)", e->id);
-    if (!json_object_size(e->env))
-        return -1;
-    if (!(e->env_w = env_list(e, &why)))
-        return why ? ctl_fail("job %s: its variable %s cannot be written as "
-                              "a directive: its value has a ',', which "
-                              "splits the list", e->id, why)
-                   : ctl_fail("out of memory");
-    if (!value_ok(e->env_w))
-        return ctl_fail("job %s: its env cannot be written as a directive "
-                        "(a newline, or both kinds of quotes)", e->id);
-    return -1;
-}
-
-/* One directive "PREFIX OPTION VALUE" when value is not NULL; sep is what
- * joins option and value (" " or "="). */
-static void put_opt(const char *prefix, const char *opt, const char *sep,
-                    const char *value)
-{
-    if (!value)
-        return;
-    printf("%s %s%s", prefix, opt, sep);
-    put_value(value);
-    putchar('\n');
 }
 
 static void slurm_out(const struct exp *e)
@@ -224,7 +54,7 @@ static void slurm_out(const struct exp *e)
 
     timefmt_slurm_str(e->wall, t);
     fputs("#SBATCH --job-name=", stdout);
-    put_value(e->name);
+    export_put_value(e->name);
     printf("\n#SBATCH --nodes=%ld\n#SBATCH --ntasks-per-node=1\n"
            "#SBATCH --cpus-per-task=%ld\n#SBATCH --mem=%ld\n"
            "#SBATCH --time=%s\n", e->nodes, e->cpus, e->mem, t);
@@ -237,10 +67,10 @@ static void slurm_out(const struct exp *e)
                json_string_value(f));
     if (json_array_size(e->features))
         putchar('\n');
-    put_opt("#SBATCH", "--chdir", "=", e->workdir);
-    put_opt("#SBATCH", "--output", "=", e->out_w);
-    put_opt("#SBATCH", "--error", "=", e->err_w);
-    put_opt("#SBATCH", "--export", "=", e->env_w);
+    export_put_opt("#SBATCH", "--chdir", "=", e->workdir);
+    export_put_opt("#SBATCH", "--output", "=", e->out_w);
+    export_put_opt("#SBATCH", "--error", "=", e->err_w);
+    export_put_opt("#SBATCH", "--export", "=", e->env_w);
 }
 
 /* Grid Engine counts memory and GPUs per slot: the node's over its cpus,
@@ -265,7 +95,7 @@ static void sge_out(const struct exp *e)
 
     timefmt_hms_str(e->wall, t);
     fputs("#$ -N ", stdout);
-    put_value(e->name);
+    export_put_value(e->name);
     putchar('\n');
     if (e->cpus > 1)
         printf("#$ -pe smp %ld\n", e->cpus);
@@ -277,12 +107,12 @@ static void sge_out(const struct exp *e)
         printf("#$ -q %s\n", e->queue);
     json_array_foreach(e->features, i, f)
         printf("#$ -l %s=true\n", json_string_value(f));
-    put_opt("#$", "-wd", " ", e->workdir);
-    put_opt("#$", "-o", " ", e->out_w);
-    put_opt("#$", "-e", " ", e->err_w);
+    export_put_opt("#$", "-wd", " ", e->workdir);
+    export_put_opt("#$", "-o", " ", e->out_w);
+    export_put_opt("#$", "-e", " ", e->err_w);
     if (!e->err_w) /* Loom's error stream goes to the output file */
         puts("#$ -j y");
-    put_opt("#$", "-v", " ", e->env_w);
+    export_put_opt("#$", "-v", " ", e->env_w);
 }
 
 static void pbs_out(const struct exp *e)
@@ -293,7 +123,7 @@ static void pbs_out(const struct exp *e)
 
     timefmt_hms_str(e->wall, t);
     fputs("#PBS -N ", stdout);
-    put_value(e->name);
+    export_put_value(e->name);
     printf("\n#PBS -l select=%ld:ncpus=%ld:mem=%ldmb", e->nodes, e->cpus,
            e->mem);
     if (e->gpus)
@@ -303,12 +133,12 @@ static void pbs_out(const struct exp *e)
     printf("\n#PBS -l walltime=%s\n", t);
     if (e->queue)
         printf("#PBS -q %s\n", e->queue);
-    put_opt("#PBS", "-d", " ", e->workdir);
-    put_opt("#PBS", "-o", " ", e->out_w);
-    put_opt("#PBS", "-e", " ", e->err_w);
+    export_put_opt("#PBS", "-d", " ", e->workdir);
+    export_put_opt("#PBS", "-o", " ", e->out_w);
+    export_put_opt("#PBS", "-e", " ", e->err_w);
     if (!e->err_w)
         puts("#PBS -j oe");
-    put_opt("#PBS", "-v", " ", e->env_w);
+    export_put_opt("#PBS", "-v", " ", e->env_w);
 }
 
 /* After the directives: the script without its own directive lines (and
@@ -373,7 +203,7 @@ static int export_job(json_t *job, const char *format, const char *id)
         return ctl_fail("job %s asks for %ld nodes: a Grid Engine script has "
                         "no node count (-pe smp puts its slots on one node)",
                         id, e.nodes);
-    if ((rc = files_in(&e, format)) >= 0)
+    if ((rc = export_files_in(&e, format)) >= 0)
         goto out;
     rc = CTL_FAIL;
     if (e.script && !(body = rest = directives_strip(e.script))) {
