@@ -116,6 +116,8 @@ void sched_forget(struct job *j)
     jview_unref(S.views[j->id - 1]);
     S.views[j->id - 1] = NULL;
     jobtab_builder_clear(&S.tab, j->id);
+    /* published before a later id is committed, which would show it */
+    S.views_changed = 1;
     job_destroy(j);
 }
 

@@ -7,33 +7,10 @@
 #include <string.h>
 
 #include "core/ctl/client.h"
+#include "core/ctl/export.h"
 #include "core/ctl/loomctl.h"
 #include "core/directives.h"
 #include "core/timefmt.h"
-
-/* The job as export reads it (borrowed from its JSON). */
-struct exp {
-    const char *id, *name, *queue, *script;
-    long nodes, cpus, mem, gpus, wall;
-    json_t *features, *env, *command;
-};
-
-/* A directive's value as the readers split it: as it is, or in quotes
- * when it has blanks or '#'. -1 when it cannot be written (a newline, or
- * both kinds of quotes). */
-static int value_ok(const char *v)
-{
-    return *v && !strpbrk(v, "\n\r") && (!strchr(v, '"') || !strchr(v, '\''));
-}
-
-static void put_value(const char *v)
-{
-    if (!strpbrk(v, " \t#\"'")) {
-        fputs(v, stdout);
-        return;
-    }
-    printf(strchr(v, '"') ? "'%s'" : "\"%s\"", v);
-}
 
 /* A word quoted for sh: 'it'\''s'. */
 static void put_word(const char *s)
@@ -63,7 +40,7 @@ static int names_ok(const struct exp *e)
             strlen(json_string_value(f)))
             return ctl_fail("job %s: its feature '%s' cannot be written as "
                             "a directive", e->id, json_string_value(f));
-    if (!value_ok(e->name))
+    if (!export_value_ok(e->name))
         return ctl_fail("job %s: its name cannot be written as a directive "
                         "(a newline, or both kinds of quotes)", e->id);
     return -1;
@@ -77,7 +54,7 @@ static void slurm_out(const struct exp *e)
 
     timefmt_slurm_str(e->wall, t);
     fputs("#SBATCH --job-name=", stdout);
-    put_value(e->name);
+    export_put_value(e->name);
     printf("\n#SBATCH --nodes=%ld\n#SBATCH --ntasks-per-node=1\n"
            "#SBATCH --cpus-per-task=%ld\n#SBATCH --mem=%ld\n"
            "#SBATCH --time=%s\n", e->nodes, e->cpus, e->mem, t);
@@ -90,6 +67,10 @@ static void slurm_out(const struct exp *e)
                json_string_value(f));
     if (json_array_size(e->features))
         putchar('\n');
+    export_put_opt("#SBATCH", "--chdir", "=", e->workdir);
+    export_put_opt("#SBATCH", "--output", "=", e->out_w);
+    export_put_opt("#SBATCH", "--error", "=", e->err_w);
+    export_put_opt("#SBATCH", "--export", "=", e->env_w);
 }
 
 /* Grid Engine counts memory and GPUs per slot: the node's over its cpus,
@@ -114,7 +95,7 @@ static void sge_out(const struct exp *e)
 
     timefmt_hms_str(e->wall, t);
     fputs("#$ -N ", stdout);
-    put_value(e->name);
+    export_put_value(e->name);
     putchar('\n');
     if (e->cpus > 1)
         printf("#$ -pe smp %ld\n", e->cpus);
@@ -126,6 +107,12 @@ static void sge_out(const struct exp *e)
         printf("#$ -q %s\n", e->queue);
     json_array_foreach(e->features, i, f)
         printf("#$ -l %s=true\n", json_string_value(f));
+    export_put_opt("#$", "-wd", " ", e->workdir);
+    export_put_opt("#$", "-o", " ", e->out_w);
+    export_put_opt("#$", "-e", " ", e->err_w);
+    if (!e->err_w) /* Loom's error stream goes to the output file */
+        puts("#$ -j y");
+    export_put_opt("#$", "-v", " ", e->env_w);
 }
 
 static void pbs_out(const struct exp *e)
@@ -136,7 +123,7 @@ static void pbs_out(const struct exp *e)
 
     timefmt_hms_str(e->wall, t);
     fputs("#PBS -N ", stdout);
-    put_value(e->name);
+    export_put_value(e->name);
     printf("\n#PBS -l select=%ld:ncpus=%ld:mem=%ldmb", e->nodes, e->cpus,
            e->mem);
     if (e->gpus)
@@ -146,21 +133,21 @@ static void pbs_out(const struct exp *e)
     printf("\n#PBS -l walltime=%s\n", t);
     if (e->queue)
         printf("#PBS -q %s\n", e->queue);
+    export_put_opt("#PBS", "-d", " ", e->workdir);
+    export_put_opt("#PBS", "-o", " ", e->out_w);
+    export_put_opt("#PBS", "-e", " ", e->err_w);
+    if (!e->err_w)
+        puts("#PBS -j oe");
+    export_put_opt("#PBS", "-v", " ", e->env_w);
 }
 
-/* After the directives: the job's env, then its script without its own
- * directive lines (and its #! line, written first), or its command. */
+/* After the directives: the script without its own directive lines (and
+ * its #! line, written first), or its command. */
 static int body_out(const struct exp *e, const char *rest)
 {
-    const char *k;
     size_t i;
     json_t *v;
 
-    json_object_foreach(e->env, k, v) {
-        printf("export %s=", k);
-        put_word(json_string_value(v));
-        putchar('\n');
-    }
     if (rest) {
         fputs(rest, stdout);
         return CTL_OK;
@@ -182,6 +169,9 @@ static int job_in(json_t *job, struct exp *e)
     e->script = json_string_value(json_object_get(job, "script"));
     e->command = json_object_get(job, "command");
     e->env = json_object_get(job, "env");
+    e->workdir = json_string_value(json_object_get(job, "workdir"));
+    e->output = json_string_value(json_object_get(job, "output"));
+    e->error = json_string_value(json_object_get(job, "error"));
     e->queue = json_string_value(json_object_get(r, "queue"));
     e->features = json_object_get(r, "features");
     e->nodes = (long)json_integer_value(json_object_get(r, "nodes"));
@@ -213,8 +203,13 @@ static int export_job(json_t *job, const char *format, const char *id)
         return ctl_fail("job %s asks for %ld nodes: a Grid Engine script has "
                         "no node count (-pe smp puts its slots on one node)",
                         id, e.nodes);
-    if (e.script && !(body = rest = directives_strip(e.script)))
-        return ctl_fail("out of memory");
+    if ((rc = export_files_in(&e, format)) >= 0)
+        goto out;
+    rc = CTL_FAIL;
+    if (e.script && !(body = rest = directives_strip(e.script))) {
+        ctl_fail("out of memory");
+        goto out;
+    }
     if (body && body[0] == '#' && body[1] == '!' && (nl = strchr(body, '\n'))) {
         printf("%.*s", (int)(nl - body + 1), body);
         body = nl + 1;
@@ -228,7 +223,11 @@ static int export_job(json_t *job, const char *format, const char *id)
     else
         sge_out(&e);
     rc = body_out(&e, body);
+out:
     free(rest);
+    free(e.out_w);
+    free(e.err_w);
+    free(e.env_w);
     return rc;
 }
 

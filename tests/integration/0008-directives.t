@@ -191,26 +191,52 @@ submit_script "$T/out.sh"
 t_is "$STATUS" 400 "back to strict by reload: refused again"
 
 # ---- export: the same request, in each format ----------------------------------------------
+# files ID: "workdir output error env" of a job.
+files() {
+    job "$1"
+    py '"%s %s %s %s" % (d["workdir"], d["output"], d["error"],
+        json.dumps(d["env"], sort_keys=True))' "$BODY"
+}
 ctl submit --name "round trip" --nodes 2 --cpus-per-node 3 --mem 3000 \
-    --gpus 2 --time 1-02:03:04 --env GREETING="it's me" "$T/ge.sh"
+    --gpus 2 --time 1-02:03:04 --env GREETING="it's me" --env B=2 \
+    --chdir "$T" --output 'rt-%j.out' --error 'rt-%x.err' "$T/ge.sh"
 RT=$OUT
 t_is "$(req "$RT")" "round trip 2 3 3000 2 93784 None bigmem" \
     "a job of options and a directive"
-for fmt in slurm pbs; do
-    ctl export --format $fmt "$RT"
-    t_is "$RC" 0 "export --format $fmt" || ctl_diag
-    printf '%s\n' "$OUT" >"$T/exp-$fmt.sh"
-    ctl submit "$T/exp-$fmt.sh"
-    t_is "$RC" 0 "... submitted again" || { ctl_diag; cat "$T/exp-$fmt.sh"; }
-    t_is "$(req "$OUT")" "$(req "$RT")" "... asks for the same ($fmt)"
-    t_like "$(field "$OUT" .script)" "export GREETING='it'\\\\''s me'" \
-        "... with the job's env"
-done
+t_is "$(files "$RT")" "$T rt-%j.out rt-%x.err {\"B\": \"2\", \"GREETING\": \"it's me\"}" \
+    "... with its working directory, output and error names and env"
+ctl export --format slurm "$RT"
+t_is "$RC" 0 "export --format slurm" || ctl_diag
+printf '%s\n' "$OUT" >"$T/exp-slurm.sh"
+ctl submit "$T/exp-slurm.sh"
+t_is "$RC" 0 "... submitted again" || { ctl_diag; cat "$T/exp-slurm.sh"; }
+t_is "$(req "$OUT")" "$(req "$RT")" "... asks for the same (slurm)"
+t_is "$(files "$OUT")" "$(files "$RT")" \
+    "... with the same working directory, output and error names and env"
 t_like "$(cat "$T/exp-slurm.sh")" $'^#!/bin/sh\n#SBATCH --job-name="round trip"\n#SBATCH --nodes=2\n' \
     "the Slurm script begins with the #! line and its directives"
+t_like "$(cat "$T/exp-slurm.sh")" $'\n#SBATCH --chdir='"$T"$'\n#SBATCH --output=rt-%j.out\n#SBATCH --error=rt-%x.err\n#SBATCH --export="B=2,GREETING=it\'s me"\n' \
+    "... --chdir, --output, --error and --export among them"
+t_like "$(cat "$T/exp-slurm.sh")" $'\ndate\n*$' "... then the script's body"
+ctl export --format pbs "$RT"
+t_is "$RC/$ERR" "1/loomctl: job $RT: its output name 'rt-%j.out' cannot be written as PBS's -o: PBS names have no patterns (%j, %x, ...)" \
+    "pbs: an output name with patterns is refused, saying why"
+ctl submit --name "round trip" --nodes 2 --cpus-per-node 3 --mem 3000 \
+    --gpus 2 --time 1-02:03:04 --env GREETING="it's me" --env B=2 \
+    --chdir "$T" --output 'rt.out' --error '100%%.err' "$T/ge.sh"
+RTP=$OUT
+ctl export --format pbs "$RTP"
+t_is "$RC" 0 "export --format pbs of a job whose names have none" || ctl_diag
+printf '%s\n' "$OUT" >"$T/exp-pbs.sh"
+ctl submit "$T/exp-pbs.sh"
+t_is "$RC" 0 "... submitted again" || { ctl_diag; cat "$T/exp-pbs.sh"; }
+t_is "$(req "$OUT")" "$(req "$RTP")" "... asks for the same (pbs)"
+t_is "$(files "$OUT")" "$T $T/rt.out $T/100%%.err {\"B\": \"2\", \"GREETING\": \"it's me\"}" \
+    "... the same working directory and env, the same files named from it"
 t_like "$(cat "$T/exp-pbs.sh")" $'\n#PBS -l select=2:ncpus=3:mem=3000mb:ngpus=2:bigmem=true\n#PBS -l walltime=26:03:04\n' \
     "the PBS script's select and walltime"
-t_like "$(cat "$T/exp-slurm.sh")" $'\ndate\n*$' "... then the script's body"
+t_like "$(cat "$T/exp-pbs.sh")" $'\n#PBS -d '"$T"$'\n#PBS -o '"$T"$'/rt.out\n#PBS -e '"$T"$'/100%.err\n#PBS -v "B=2,GREETING=it\'s me"\n' \
+    "... -d, -o and -e (absolute: PBS's relative names are the submit directory's), -v"
 ctl export --format gridengine "$RT"
 t_is "$RC/$ERR" "1/loomctl: job $RT asks for 2 nodes: a Grid Engine script has no node count (-pe smp puts its slots on one node)" \
     "gridengine: a job of 2 nodes is refused, saying why"
@@ -219,8 +245,27 @@ t_is "$RC" 0 "export --format gridengine" || ctl_diag
 printf '%s\n' "$OUT" >"$T/exp-ge.sh"
 ctl submit "$T/exp-ge.sh"
 t_is "$(req "$OUT")" "$(req "$GE_JOB")" "... submitted again it asks for the same"
+t_is "$(files "$OUT")" "$(files "$GE_JOB")" "... and works in the home, as it did"
 t_like "$(cat "$T/exp-ge.sh")" $'#\\$ -pe smp 4\n#\\$ -l h_rt=00:05:00\n#\\$ -l h_vmem=1024M\n' \
     "... -pe smp, h_rt and h_vmem per slot"
+ctl submit --chdir "$T" --output 'ge-%j.%a-%x.out' --env GREETING="it's me" "$T/ge.sh"
+GE2=$OUT
+ctl export --format gridengine "$GE2"
+t_is "$RC" 0 "export --format gridengine of a job with files and env" || ctl_diag
+printf '%s\n' "$OUT" >"$T/exp-ge2.sh"
+t_like "$OUT" $'\n#\\$ -wd '"$T"$'\n#\\$ -o ge-\\$JOB_ID.\\$TASK_ID-\\$JOB_NAME.out\n#\\$ -j y\n#\\$ -v "GREETING=it\'s me"\n' \
+    "... -wd, -o with Grid Engine's pseudo variables, -j y (one file), -v"
+ctl submit "$T/exp-ge2.sh"
+t_is "$(req "$OUT")/$(files "$OUT")" "$(req "$GE2")/$(files "$GE2")" \
+    "... submitted again it asks for the same, files and env too"
+ctl submit --output 'o-%A.out' -- /bin/true
+ctl export --format gridengine "$OUT"
+t_like "$RC/$ERR" "^1/loomctl: job [0-9]+: its output name 'o-%A.out' cannot be written as Grid Engine's -o: %A" \
+    "gridengine: %A is refused, saying why"
+ctl submit --env 'L=a,b' -- /bin/true
+ctl export --format slurm "$OUT"
+t_like "$RC/$ERR" "^1/loomctl: job [0-9]+: its variable L cannot be written as a directive: its value has a ','" \
+    "a value with a ',' is refused, naming the variable"
 ctl submit --cpus-per-node 3 -- /bin/echo "a b"
 CMD=$OUT
 ctl export --format slurm "$CMD"

@@ -8,7 +8,9 @@
 # #LOOM-SBATCH and #LOOM-$). A script's output file and working directory
 # (#SBATCH -o and --chdir on Slurm, #$ -o and -cwd on Grid Engine) are
 # where its directives say, written by the job's account, dirio-XXXXXX,
-# which this test makes.
+# which this test makes. A job that loomctl export writes out as a Slurm
+# and as a Grid Engine script runs on each with the same working
+# directory, output and error files and environment.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
@@ -197,6 +199,40 @@ t_is "$(stat -c %U "$UH/w/ge-$J6.out" 2>&1)" "$USR" \
     "ge-$J6.out is there, owned by $USR"
 t_is "$(paste -sd' ' "$UH/w/ge-$J6.out" 2>&1)" "$USR $UH/w" \
     "... and says the job ran as $USR there"
+
+# ---- loomctl export, then submit: the same files and env on each system -----------
+# files ID: "workdir output error env" of a job.
+files() {
+    job "$1"
+    py '"%s %s %s %s" % (d["workdir"], d["output"], d["error"],
+        json.dumps(d["env"], sort_keys=True))' "$BODY"
+}
+ctl_in "$UH/w" submit --cluster slurm --chdir sub --output 'rt-%j.out' \
+    --error 'rt-%j.err' --env ROUND="it's back" -- \
+    /bin/sh -c 'echo "[$ROUND] $(pwd)"; echo to-stderr >&2'
+t_is "$RC" 0 "a job with a working directory, output, error and env" || t_diag "$ERR"
+RT=$OUT
+t_is "$(files "$RT")" "$UH/w/sub rt-%j.out rt-%j.err {\"ROUND\": \"it's back\"}" \
+    "... as asked"
+for fmt in slurm gridengine; do
+    cl=$([ $fmt = slurm ] && echo slurm || echo ge)
+    ctl_in "$UH/w" export --format $fmt "$RT"
+    t_is "$RC" 0 "export --format $fmt" || t_diag "$ERR"
+    printf '%s\n' "$OUT" >"$T/rt-$fmt.sh"
+    chmod 0644 "$T/rt-$fmt.sh"
+    ctl_in "$UH/w" submit --cluster $cl "$T/rt-$fmt.sh"
+    t_is "$RC" 0 "... submitted to $cl" || { t_diag "$ERR"; cat "$T/rt-$fmt.sh"; }
+    J=$OUT
+    wait_for '[ "$(field "$J" .state)" = completed ]' 90
+    t_is "$(field "$J" .state)/$(files "$J")" "completed/$(files "$RT")" \
+        "... it completes on $cl, with the same directory, files and env"
+    t_is "$(cat "$UH/w/sub/rt-$J.out" 2>&1)" "[it's back] $UH/w/sub" \
+        "... its output file in sub/ says the variable and the directory"
+    t_is "$(cat "$UH/w/sub/rt-$J.err" 2>&1)" "to-stderr" \
+        "... its error file has its error stream"
+    t_is "$(stat -c %U "$UH/w/sub/rt-$J.out" 2>&1)" "$USR" \
+        "... written by $USR"
+done
 
 loomd_stop
 t_is $? 0 "loomd stops with status 0"

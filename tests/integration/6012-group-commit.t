@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# 6012-group-commit.t - submits that come while a turn is being written go
+# together in the next transaction: with the jobs table locked, one
+# submit's commit waits; five more submits, each answered only after its
+# own commit, are then written in one transaction (the commit metrics
+# count two), in the order of their ids, every one acknowledged in the
+# database and shown. When a write fails (its connection cut while it
+# waits), it is answered 503 and the submits taken behind it are written
+# after it, once the table is free, with the ids they were given; the
+# failed one is neither stored nor shown (not even once a later id is
+# committed), and its Idempotency-Key is free again.
+# SPDX-License-Identifier: MIT
+. "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+
+pg_start || t_bail "PostgreSQL did not start"
+loomd_conf <<'EOF'
+[cluster sim]
+adaptor = sim
+nodes = 2
+EOF
+loomd_start || t_bail "loomd did not start"
+admin_token || t_bail "no admin token"
+# Nothing starts: the only writes are the submits'.
+api POST /v1/runtime/scheduler '{"enabled": false}' >/dev/null
+t_is "$STATUS" 200 "the scheduler is switched off" || t_diag "$BODY"
+BODY_JOB='{"command": ["true"], "request": {"cluster": "sim"}}'
+submit "$BODY_JOB" || t_bail "the first submit failed"
+t_is "$JOB" 1 "a first job, committed alone"
+
+# metric NAME: the value of loomd's metric NAME (no labels).
+metric() {
+    api GET /metrics >/dev/null
+    awk -v n="$1" '$1 == n { print $2 }' <<<"$BODY"
+}
+# pending: the jobs the scheduler thread holds pending (committed or not).
+pending() {
+    api GET /v1/runtime >/dev/null
+    jget "$BODY" .scheduler.jobs.pending
+}
+# bg_submit NAME: POST /v1/jobs in the background, with Idempotency-Key
+# NAME; its status and body go to $T/sub.NAME.
+bg_submit() {
+    curl -s -o "$T/sub.$1.body" -w '%{http_code}\n' --max-time 60 \
+        -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+        -H "Idempotency-Key: $1" --data-binary "$BODY_JOB" \
+        "$LOOM_URL/v1/jobs" >"$T/sub.$1" 2>/dev/null &
+    CURLS+=($!)
+}
+CURLS=()
+# waiting_writes: loomd's statements waiting for a lock on the jobs table.
+waiting_writes() {
+    pg_sql "select count(*) from pg_stat_activity where wait_event_type = 'Lock'
+            and query like '%INSERT INTO jobs%'"
+}
+# lock_jobs: a session that holds the jobs table against writes until
+# $T/unlock exists; its PID in LOCKER.
+lock_jobs() {
+    rm -f "$T/unlock" "$T/locked"
+    ( { printf '%s\n' "BEGIN;" "LOCK TABLE jobs IN SHARE MODE;" "\\! touch $T/locked"
+        while [ ! -e "$T/unlock" ]; do sleep 0.1; done
+        echo "COMMIT;"; } |
+        "$PG_BIN/psql" -X -q -h "$LOOM_PG_DIR" -U postgres -d loom >/dev/null 2>&1 ) &
+    LOCKER=$!
+    t_cleanup "touch $T/unlock; kill $LOCKER 2>/dev/null"
+    wait_for '[ -e "$T/locked" ]' 30
+}
+# all_handed N: the scheduler thread holds N jobs pending, and has ended
+# the turn that took the last of them (a second answer comes from a later
+# turn).
+all_handed() {
+    [ "$(pending)" = "$1" ] && [ "$(pending)" = "$1" ]
+}
+
+# ---- five submits behind a waiting commit: one transaction -------------------
+lock_jobs || t_bail "cannot lock the jobs table"
+bg_submit a0
+wait_for '[ "$(waiting_writes)" = 1 ]' 30
+t_is "$(waiting_writes)" 1 "the next submit's commit waits for the lock"
+# one after the other, each taken before the next is sent: a connection
+# thread that waits for an answer serves no other connection meanwhile
+for k in 1 2 3 4 5; do
+    bg_submit "a$k"
+    wait_for "all_handed $((2 + k))" 30
+done
+t_is "$(pending)" 7 "five more submits are taken while it waits"
+COMMITS=$(metric loom_db_commit_jobs_count)
+JOBS=$(metric loom_db_commit_jobs_sum)
+t_is "$(cat "$T"/sub.a? 2>/dev/null | tr -d '\n')" "" "none is answered before its commit"
+touch "$T/unlock"
+wait "${CURLS[@]}" "$LOCKER"
+CURLS=()
+IDS=
+for k in 0 1 2 3 4 5; do
+    [ "$(cat "$T/sub.a$k")" = 201 ] || t_diag "a$k: $(cat "$T/sub.a$k") $(cat "$T/sub.a$k.body" 2>/dev/null)"
+    IDS="$IDS $(jget "$(cat "$T/sub.a$k.body" 2>/dev/null)" .id 2>/dev/null)"
+done
+t_is "$(cat "$T"/sub.a? | sort | uniq -c | tr -s ' ')" " 6 201" \
+    "all six are answered 201"
+t_is "$(echo $IDS)" "2 3 4 5 6 7" "their ids are 2 to 7, in the order they were sent"
+t_is "$(( $(metric loom_db_commit_jobs_count) - COMMITS ))/$(( $(metric loom_db_commit_jobs_sum) - JOBS ))" \
+    "2/6" "written in two transactions: the one that waited, then the five together"
+t_is "$(pg_sql "select string_agg(id::text, ' ' order by id) from jobs where idem_key like 'a%'")" \
+    "2 3 4 5 6 7" "every acknowledged job is in the database"
+api GET /v1/jobs >/dev/null
+t_is "$(py 'len(d["items"])' "$BODY")" 7 "the list shows the seven jobs"
+
+# ---- a failed write: the submits taken behind it are written after it ---------
+lock_jobs || t_bail "cannot lock the jobs table"
+bg_submit b0
+wait_for '[ "$(waiting_writes)" = 1 ]' 30
+t_is "$(waiting_writes)" 1 "a submit's commit waits for the lock again"
+for k in 1 2 3 4 5; do
+    bg_submit "b$k"
+    wait_for "all_handed $((8 + k))" 30
+done
+t_is "$(pending)" 13 "five more are taken behind it"
+pg_sql "select pg_terminate_backend(pid) from pg_stat_activity
+        where wait_event_type = 'Lock' and query like '%INSERT INTO jobs%'" >/dev/null
+wait_for '[ -s "$T/sub.b0" ]' 30
+t_is "$(cat "$T/sub.b0")" 503 "the submit whose write failed is answered 503"
+t_like "$(cat "$T/sub.b0.body")" '"code":"unavailable".*retry' \
+    "... saying the database is unavailable and to retry" ||
+    t_diag "$(cat "$T/sub.b0.body")"
+wait_for '[ "$(waiting_writes)" = 1 ]' 30
+t_is "$(waiting_writes)" 1 "the five behind it are written next, and wait for the lock"
+t_is "$(cat "$T"/sub.b[1-5] 2>/dev/null | tr -d '\n')" "" "... unanswered"
+touch "$T/unlock"
+wait "${CURLS[@]}" "$LOCKER"
+t_is "$(cat "$T"/sub.b[1-5] | sort | uniq -c | tr -s ' ')" " 5 201" \
+    "once the lock goes they are written: 201"
+IDS=
+for k in 1 2 3 4 5; do
+    IDS="$IDS $(jget "$(cat "$T/sub.b$k.body" 2>/dev/null)" .id 2>/dev/null)"
+done
+t_is "$(echo $IDS)" "9 10 11 12 13" "... with the ids they were given, in order"
+t_is "$(pg_sql "select string_agg(idem_key, ' ' order by id) from jobs where idem_key like 'b%'")" \
+    "b1 b2 b3 b4 b5" "they are in the database, the failed one is not"
+api GET /v1/jobs >/dev/null
+t_is "$(py '" ".join(i["id"] for i in d["items"])' "$BODY")" \
+    "1 2 3 4 5 6 7 9 10 11 12 13" "the list shows them, not the failed one" ||
+    t_diag "$BODY"
+wait_for 'submit "$BODY_JOB" -H "Idempotency-Key: b0"' 30
+t_is "$STATUS" 201 "the failed one's key is accepted again"
+t_is "$(pg_sql "select count(*) from jobs where idem_key = 'b0'")" 1 "... and stored"
+
+loomd_stop
+t_is $? 0 "loomd stops with status 0"
+t_done
