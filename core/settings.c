@@ -56,7 +56,8 @@ static int add_default_fabric(struct conf *c, struct loom_error *err)
 int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
 {
     struct conf_section *sec = conf_section(c, "loomd", NULL);
-    const char *key, *dirs, *fmt;
+    const char *key, *dirs, *fmt, *pmode;
+    char *end;
     size_t n;
 
     memset(s, 0, sizeof(*s));
@@ -64,6 +65,8 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
         return loom_error_set(err, LOOM_EINVAL, "%s: a [loomd] section is "
                               "required", c->file);
     if (conf_get_str(sec, "listen", "127.0.0.1:8470", &s->listen, err) < 0 ||
+        conf_get_str(sec, "listen_peer", NULL, &s->listen_peer, err) < 0 ||
+        conf_get_str(sec, "listen_peer_mode", "0666", &pmode, err) < 0 ||
         conf_get_str(sec, "database", NULL, &s->database, err) < 0 ||
         conf_get_str(sec, "state_dir", "/var/lib/loom", &s->state_dir,
                      err) < 0 ||
@@ -99,6 +102,18 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
                      err) < 0 ||
         tls_settings_read(sec, &s->tls, err) < 0)
         return -1;
+    if (s->listen_peer && (strncmp(s->listen_peer, "unix:/", 6) != 0 ||
+                           !strcmp(s->listen_peer + 5, "/")))
+        return loom_error_set(err, LOOM_EINVAL, "%s: listen_peer must be "
+                              "unix:/PATH, a socket whose clients are known "
+                              "by their uid (got '%s')", c->file,
+                              s->listen_peer);
+    s->listen_peer_mode = strtol(pmode, &end, 8);
+    if (!*pmode || *end || strspn(pmode, "01234567") != strlen(pmode) ||
+        s->listen_peer_mode > 0777)
+        return loom_error_set(err, LOOM_EINVAL, "%s: listen_peer_mode must "
+                              "be an octal mode from 0 to 0777 (got '%s')",
+                              c->file, pmode);
     if (directives_mode_parse(dirs, &s->directives) < 0)
         return loom_error_set(err, LOOM_EINVAL, "%s: directives must be "
                               "strict or warn (got '%s')", c->file, dirs);
