@@ -285,6 +285,7 @@ static void uid_of(struct MHD_Connection *conn, struct http_req *rq)
     struct conn *k = conn_of(conn);
 
     rq->peer = 1;
+    rq->peer_root_roles = cfg_.peer_root_roles;
     if (k && k->has_uid) {
         rq->peer_known = 1;
         rq->peer_uid = k->uid;

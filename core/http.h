@@ -51,6 +51,7 @@ struct http_req {
     int peer;           /* it came on the listen_peer socket */
     int peer_known;     /* ... and the kernel told its client's uid */
     uid_t peer_uid;
+    unsigned peer_root_roles; /* the roles uid 0 acts with there, or 0 */
     int authed;
     struct token_claims who;
     char account[33];   /* the local account who maps to, or "" */
@@ -134,6 +135,8 @@ struct http_config {
     const char *listen_peer; /* unix:/path whose clients are known by their
                                 uid (SO_PEERCRED), or NULL */
     long peer_mode;       /* that socket's mode */
+    unsigned peer_root_roles; /* the roles uid 0 acts with on it (0: root
+                                 is refused there) */
     http_handler_f handle;
     size_t max_body;      /* bytes */
     const unsigned char *key; /* token key, borrowed for the server's life */
