@@ -214,15 +214,9 @@ static int options(struct sbatch *s, int argc, char **argv)
         case O_COMMENT:
             return sc_unsupported("--comment", "a Loom job has no comment "
                                   "(name it with -J)");
-        case O_NO_REQUEUE:
-            return sc_unsupported("--no-requeue", "Loom submits a job again, "
-                                  "once, when its cluster loses it");
-        case O_NICE:
-            return sc_unsupported("--nice", "a job's priority is set by the "
-                                  "scheduler's policy");
-        case O_GET_USER_ENV:
-            return sc_unsupported("--get-user-env", "the job gets the "
-                                  "environment that --export gives");
+        case O_NO_REQUEUE: rc = line(s, "no-requeue", NULL); break;
+        case O_NICE: rc = line(s, "nice", optarg); break;
+        case O_GET_USER_ENV: rc = line(s, "get-user-env", optarg); break;
         case O_REFUSED:
             return sc_unsupported(argv[optind - 1], "Loom's job request has "
                                   "no such field (see "
