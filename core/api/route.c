@@ -450,7 +450,10 @@ static int authenticate(struct http_req *rq, const unsigned char *key,
         return -1;
     }
     if (!by_cert && (by_peer = api_peer_auth(rq, h != NULL, err)) < 0) {
-        count_denial("peer", "unknown_uid");
+        /* root without listen_peer_root_role lacks a role; another uid
+         * cannot be told */
+        count_denial("peer", rq->peer_known && rq->peer_uid == 0
+                                 ? "role" : "unknown_uid");
         return -1;
     }
     if (by_peer)
