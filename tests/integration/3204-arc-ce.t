@@ -50,6 +50,8 @@ fetched() {
 
 # ---- baseline: A-REX's slurm back-end on a real Slurm ----------------------
 slurm_start 2 || t_bail "Slurm did not start"
+# slurm_use_sacct = no: this Slurm keeps no accounting (no slurmdbd);
+# through Loom the back-end asks sacct, as it does by default.
 arc_conf "$GRID" debug "lrms = slurm" "slurm_bin_path = /usr/bin" \
     "slurm_use_sacct = no" "slurm_wakeupperiod = 5"
 arc_start SLURM_CONF="$SLURM_CONF" || t_bail "A-REX did not start"
@@ -107,7 +109,7 @@ t_isnt "$GEQ" "" "Loom lists the Grid Engine cell's queue ($GEQ)"
 printf 'url = unix:%s\n' "$PEER_SOCK" >"$T/loom-slurm.conf"
 chmod 0644 "$T/loom-slurm.conf"
 arc_conf "$GRID" "$GEQ" "lrms = slurm" "slurm_bin_path = $SC" \
-    "slurm_use_sacct = no" "slurm_wakeupperiod = 5"
+    "slurm_wakeupperiod = 5"
 arc_start LOOM_SLURM_CONF="$T/loom-slurm.conf" || t_bail "A-REX did not start on Loom"
 
 submit_arc "$ARC_DIR/client/hello.xrsl"
@@ -159,6 +161,9 @@ loomd_start || t_bail "loomd did not start again"
 OUT=$(env -u LOOM_URL LOOM_SLURM_CONF="$T/loom-slurm.conf" "$SC/squeue" 2>&1)
 t_like "$OUT" "uid 0 \(root\) may not act on the listen_peer socket: loom.conf's listen_peer_root_role is none" \
     "without listen_peer_root_role, root's squeue is refused, saying why"
+t_is "$(curl -s "$LOOM_URL/metrics" | awk '/^loom_auth_denials_total\{/ &&
+    /kind="peer"/ && /reason="role"/ { print $NF }')" 1 \
+    "... and counted as a denial for its role"
 loomd_stop
 t_is $? 0 "loomd stops with status 0"
 t_done
