@@ -81,13 +81,13 @@ t_is "$(field "$J3" .name)/$(field "$J3" .request.walltime_s)/$(field "$J3" .sta
 
 # ---- refused, never ignored ---------------------------------------------------
 OUT=$(as_user "$ALICE" sbatch --mail-type=END --wrap true 2>&1)
-t_is "$?/$OUT" "2/sbatch: error: --mail-type=END is not supported by Loom: Loom's job request has no such field (see docs/slurm-commands.md)" \
-    "an sbatch option Loom has no field for is refused, named, exit 2"
+t_is "$?/$OUT" "1/sbatch: error: --mail-type=END is not supported by Loom: Loom's job request has no such field (see docs/slurm-commands.md)" \
+    "an sbatch option Loom has no field for is refused, named, exit 1 as Slurm's"
 OUT=$(as_user "$ALICE" sbatch --wrap true --gres=fpga:1 2>&1)
-t_like "$?/$OUT" "^2/sbatch: error: --gres=fpga:1: Loom takes gpu or gpu:N only" \
+t_like "$?/$OUT" "^1/sbatch: error: --gres=fpga:1: Loom takes gpu or gpu:N only" \
     "a value Loom cannot take is refused by the directive reader's own message"
 OUT=$(as_user "$ALICE" sbatch -A someone-else --wrap true 2>&1)
-t_like "$?/$OUT" "^2/sbatch: error: --account someone-else: Loom has no Slurm accounts" \
+t_like "$?/$OUT" "^1/sbatch: error: --account someone-else: Loom has no Slurm accounts" \
     "-A of another account is refused"
 printf 'echo no shebang\n' >"$T/bad.sh"
 chmod 0644 "$T/bad.sh"
@@ -117,10 +117,10 @@ OUT=$(as_user "$ALICE" squeue -h -j 999999 -o %i 2>&1)
 t_is "$?/$OUT" "1/squeue: error: slurm_load_jobs error: Invalid job id specified" \
     "squeue -j of an unknown job fails as Slurm's does"
 OUT=$(as_user "$ALICE" squeue -t BOGUS 2>&1)
-t_like "$?/$OUT" "^2/squeue: error: --states: 'BOGUS' is not a list of job states" \
+t_like "$?/$OUT" "^1/squeue: error: --states: 'BOGUS' is not a list of job states" \
     "an unknown state is refused, naming the states"
 OUT=$(as_user "$ALICE" squeue -o '%Y' 2>&1)
-t_like "$?/$OUT" "^2/squeue: error: format: %Y is not a field" "an unknown format letter is refused"
+t_like "$?/$OUT" "^1/squeue: error: format: %Y is not a field" "an unknown format letter is refused"
 
 # ---- scontrol: show, hold, release, update -------------------------------------
 OUT=$(as_user "$ALICE" scontrol show jobid -dd "$J4")
@@ -131,7 +131,7 @@ as_user "$ALICE" scontrol update JobId="$J3" TimeLimit=2:00 JobName=renamed
 t_is "$?/$(field "$J3" .request.walltime_s)/$(field "$J3" .name)" "0/120/renamed" \
     "scontrol update JobId= TimeLimit= JobName= changes the held job"
 OUT=$(as_user "$ALICE" scontrol update JobId="$J3" Nice=5 2>&1)
-t_like "$?/$OUT" "^2/scontrol: error: update: Nice cannot be changed by Loom" \
+t_like "$?/$OUT" "^1/scontrol: error: update: Nice cannot be changed by Loom" \
     "an update Loom cannot make is refused, naming it"
 as_user "$ALICE" scontrol release "$J3"
 wait_for 'ended "$J3"' 60
