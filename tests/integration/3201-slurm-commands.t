@@ -55,6 +55,16 @@ t_is "$(jget "$BODY" .stdout)" "$AH/slurm-$J1.out" "its output is slurm-%j.out i
 t_is "$(cat "$AH/slurm-$J1.out" 2>&1)" "$ALICE
 in $AH" "it ran as $ALICE in that directory"
 
+OUT=$(setpriv --reuid=54321 --regid=54321 --clear-groups -- curl -s \
+    --unix-socket "$PEER_SOCK" http://loom/v1/jobs 2>&1)
+t_like "$OUT" '"code":"forbidden","message":"uid 54321 has no account name on this host' \
+    "a uid without a name gets 403, naming the uid"
+OUT=$(curl -s --unix-socket "$PEER_SOCK" -H "Authorization: Bearer $TOKEN" \
+    "http://loom/v1/jobs/$J1")
+t_is "$(jget "$OUT" .account)" "$ALICE" "a token on the socket still decides (the admin sees alice's job)"
+t_like "$(curl -s "$LOOM_URL/metrics" | grep '^loom_auth_verifications_total{kind="peer",result="ok"}')" ' [1-9][0-9]*$' \
+    "loom_auth_verifications_total counts the peer identities"
+
 # ---- sbatch: the output ARC and Snakemake read, options, -M, SBATCH_* ----------
 cat >"$T/job.sh" <<'EOS'
 #!/bin/sh
