@@ -7,13 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-static const char *str(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-
-    return s ? s : "";
-}
-
 static long long num(const json_t *o, const char *key)
 {
     return json_integer_value(json_object_get(o, key));
@@ -26,36 +19,36 @@ static const json_t *req(const json_t *j)
 
 static const char *f_jobid(const json_t *j, char *b, size_t n)
 {
-    const char *tasks = str(j, "array_tasks");
+    const char *tasks = sc_str(j, "array_tasks");
 
     if (*tasks && json_is_string(json_object_get(j, "array_tasks_state")))
-        snprintf(b, n, "%s_[%s]", str(j, "id"), tasks);
+        snprintf(b, n, "%s_[%s]", sc_str(j, "id"), tasks);
     else
-        snprintf(b, n, "%s", str(j, "id"));
+        snprintf(b, n, "%s", sc_str(j, "id"));
     return b;
 }
 
 /* The job's own number: a task's loom_id, else its id. */
 static const char *f_jobidraw(const json_t *j, char *b, size_t n)
 {
-    const char *own = str(j, "loom_id");
+    const char *own = sc_str(j, "loom_id");
 
-    snprintf(b, n, "%s", *own ? own : str(j, "id"));
+    snprintf(b, n, "%s", *own ? own : sc_str(j, "id"));
     return b;
 }
 
 static const char *f_arrayjob(const json_t *j, char *b, size_t n)
 {
-    const char *a = str(j, "array_job_id");
+    const char *a = sc_str(j, "array_job_id");
 
-    snprintf(b, n, "%s", *a ? a : str(j, "id"));
+    snprintf(b, n, "%s", *a ? a : sc_str(j, "id"));
     return b;
 }
 
 static const char *f_arraytask(const json_t *j, char *b, size_t n)
 {
     const json_t *t = json_object_get(j, "array_task_id");
-    const char *tasks = str(j, "array_tasks");
+    const char *tasks = sc_str(j, "array_tasks");
 
     if (json_is_integer(t))
         snprintf(b, n, "%lld", (long long)json_integer_value(t));
@@ -68,14 +61,14 @@ static const char *f_arraytask(const json_t *j, char *b, size_t n)
 
 static const char *f_name(const json_t *j, char *b, size_t n)
 {
-    return str(j, "name");
+    return sc_str(j, "name");
 }
 
 static const char *f_user(const json_t *j, char *b, size_t n)
 {
-    const char *a = str(j, "account");
+    const char *a = sc_str(j, "account");
 
-    return *a ? a : str(j, "owner");
+    return *a ? a : sc_str(j, "owner");
 }
 
 static const char *f_state(const json_t *j, char *b, size_t n)
@@ -134,17 +127,17 @@ static const char *f_nodelist(const json_t *j, char *b, size_t n)
 /* A partition is a queue; a job that names none runs in any. */
 static const char *f_partition(const json_t *j, char *b, size_t n)
 {
-    const char *q = str(req(j), "queue");
+    const char *q = sc_str(req(j), "queue");
 
     return *q ? q : "(any)";
 }
 
 static const char *f_cluster(const json_t *j, char *b, size_t n)
 {
-    const char *c = str(j, "cluster");
+    const char *c = sc_str(j, "cluster");
 
     if (!*c)
-        c = str(req(j), "cluster");
+        c = sc_str(req(j), "cluster");
     return *c ? c : "(any)";
 }
 
@@ -187,7 +180,7 @@ static const char *f_end(const json_t *j, char *b, size_t n)
 
 static const char *f_workdir(const json_t *j, char *b, size_t n)
 {
-    const char *w = str(j, "workdir");
+    const char *w = sc_str(j, "workdir");
 
     return *w ? w : "(home)";
 }
@@ -222,7 +215,7 @@ static const char *f_memory(const json_t *j, char *b, size_t n)
 
 static const char *f_depend(const json_t *j, char *b, size_t n)
 {
-    const char *d = str(j, "dependency");
+    const char *d = sc_str(j, "dependency");
 
     return *d ? d : "(null)";
 }
@@ -258,16 +251,16 @@ static const char *f_exit(const json_t *j, char *b, size_t n)
 
 static const char *f_stdout(const json_t *j, char *b, size_t n)
 {
-    const char *s = str(j, "stdout");
+    const char *s = sc_str(j, "stdout");
 
-    return *s ? s : str(j, "output");
+    return *s ? s : sc_str(j, "output");
 }
 
 static const char *f_stderr(const json_t *j, char *b, size_t n)
 {
-    const char *s = str(j, "stderr");
+    const char *s = sc_str(j, "stderr");
 
-    return *s ? s : str(j, "error");
+    return *s ? s : sc_str(j, "error");
 }
 
 static const char *f_null(const json_t *j, char *b, size_t n)

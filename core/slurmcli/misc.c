@@ -11,28 +11,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-static const char *jstr(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-
-    return s ? s : "";
-}
-
-static int in_list(const char *list, const char *word)
-{
-    size_t n = strlen(word);
-
-    for (const char *p = list; *p;) {
-        size_t k = strcspn(p, ",");
-        if (k == n && !strncmp(p, word, n))
-            return 1;
-        p += k;
-        if (*p == ',')
-            p++;
-    }
-    return 0;
-}
-
 static int cancel(struct client *c, const char *id, int quiet)
 {
     struct loom_error err = {0};
@@ -130,14 +108,14 @@ int sc_scancel(int argc, char **argv)
                 NULL, &items, &err) < 0)
         return sc_fail("%s", err.message);
     json_array_foreach(items, i, j) {
-        const char *q = jstr(json_object_get(j, "request"), "queue");
-        if ((users && !in_list(users, jstr(j, "account")) &&
-             !in_list(users, jstr(j, "owner"))) ||
-            (names && !in_list(names, jstr(j, "name"))) ||
+        const char *q = sc_str(json_object_get(j, "request"), "queue");
+        if ((users && !sc_listed(users, sc_str(j, "account")) &&
+             !sc_listed(users, sc_str(j, "owner"))) ||
+            (names && !sc_listed(names, sc_str(j, "name"))) ||
             (states && !sc_state_listed(states, sc_state(j))) ||
-            (parts && !in_list(parts, q)))
+            (parts && !sc_listed(parts, q)))
             continue;
-        if (cancel(c, jstr(j, "id"), 1) != SC_OK)
+        if (cancel(c, sc_str(j, "id"), 1) != SC_OK)
             rc = SC_FAIL;
     }
     json_decref(items);
@@ -241,7 +219,7 @@ int sc_sacctmgr(int argc, char **argv)
         putchar('\n');
     }
     /* only the caller's own: Loom shows no one else's account here */
-    if (who && !in_list(who, me))
+    if (who && !sc_listed(who, me))
         return SC_OK;
     for (int i = 0; i < n; i++) {
         const char *v = cols[picks[i]].user == 1   ? me

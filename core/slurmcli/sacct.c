@@ -22,13 +22,6 @@ static const char *step(const json_t *r)
     return json_string_value(json_object_get(r, "step"));
 }
 
-static const char *jstr(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-
-    return s ? s : "";
-}
-
 static long long req_num(const json_t *j, const char *k)
 {
     return json_integer_value(json_object_get(json_object_get(j, "request"),
@@ -70,7 +63,7 @@ static const char *f_jobidraw(const json_t *r, char *b, size_t n)
 
 static const char *f_name(const json_t *r, char *b, size_t n)
 {
-    return step(r) ? step(r) : jstr(r, "name");
+    return step(r) ? step(r) : sc_str(r, "name");
 }
 
 static const char *f_user(const json_t *r, char *b, size_t n)
@@ -232,39 +225,21 @@ struct sacct {
     const char *sep, *trail;
 };
 
-static int in_list(const char *list, const char *word, size_t n)
-{
-    for (const char *p = list; *p;) {
-        size_t k = strcspn(p, ",");
-        if (k == n && !strncmp(p, word, n))
-            return 1;
-        p += k;
-        if (*p == ',')
-            p++;
-    }
-    return 0;
-}
-
-static int str_in(const char *list, const char *word)
-{
-    return in_list(list, word, strlen(word));
-}
-
 /* Does -j name the job, or only its batch step ("12.batch")? 0: not
  * named; 1: the job (and its steps); 2: its batch step alone. */
 static int named(const char *jobs, const json_t *j)
 {
-    const char *ids[] = {jstr(j, "id"), jstr(j, "array_job_id"),
-                         jstr(j, "loom_id")};
+    const char *ids[] = {sc_str(j, "id"), sc_str(j, "array_job_id"),
+                         sc_str(j, "loom_id")};
     char b[160];
 
     for (size_t i = 0; i < 3; i++) {
         if (!*ids[i])
             continue;
-        if (str_in(jobs, ids[i]))
+        if (sc_listed(jobs, ids[i]))
             return 1;
         snprintf(b, sizeof(b), "%s.batch", ids[i]);
-        if (str_in(jobs, b))
+        if (sc_listed(jobs, b))
             return 2;
     }
     return 0;
@@ -273,9 +248,9 @@ static int named(const char *jobs, const json_t *j)
 static int in_window(const struct sacct *a, const json_t *j)
 {
     time_t sub, end;
-    const char *e = jstr(j, "end_time");
+    const char *e = sc_str(j, "end_time");
 
-    if (a->has_end && time_parse(jstr(j, "submit_time"), &sub) == 0 &&
+    if (a->has_end && time_parse(sc_str(j, "submit_time"), &sub) == 0 &&
         sub >= a->end)
         return 0;
     if (a->has_start && *e && time_parse(e, &end) == 0 && end < a->start)
@@ -288,18 +263,18 @@ static int wanted(const struct sacct *a, const json_t *j)
     const char *queue = json_string_value(json_object_get(
         json_object_get(j, "request"), "queue"));
 
-    if (*jstr(j, "array_tasks") && !json_object_get(j, "array_tasks_state"))
+    if (*sc_str(j, "array_tasks") && !json_object_get(j, "array_tasks_state"))
         return 0;
-    if (a->users && !str_in(a->users, jstr(j, "account")) &&
-        !str_in(a->users, jstr(j, "owner")))
+    if (a->users && !sc_listed(a->users, sc_str(j, "account")) &&
+        !sc_listed(a->users, sc_str(j, "owner")))
         return 0;
     if (a->states && !sc_state_listed(a->states, sc_state(j)))
         return 0;
-    if (a->clusters && !str_in(a->clusters, jstr(j, "cluster")))
+    if (a->clusters && !sc_listed(a->clusters, sc_str(j, "cluster")))
         return 0;
-    if (a->parts && (!queue || !str_in(a->parts, queue)))
+    if (a->parts && (!queue || !sc_listed(a->parts, queue)))
         return 0;
-    if (a->names && !str_in(a->names, jstr(j, "name")))
+    if (a->names && !sc_listed(a->names, sc_str(j, "name")))
         return 0;
     return in_window(a, j);
 }

@@ -160,7 +160,7 @@ static int options(struct sbatch *s, int argc, char **argv)
         ['d'] = "dependency", ['C'] = "constraint", ['G'] = "gpus",
     };
     size_t nl = 0;
-    int c, rc, quiet = 0;
+    int c, rc;
     char cwd[4096], *abs = NULL;
 
     while (longs[nl].name)
@@ -177,7 +177,7 @@ static int options(struct sbatch *s, int argc, char **argv)
         rc = -1;
         switch (c) {
         case O_PARSABLE: s->parsable = 1; break;
-        case 'Q': quiet = 1; break;
+        case 'Q': break; /* sbatch says nothing else anyway */
         case O_WRAP: s->wrap = optarg; break;
         case 'J': s->named = 1; /* fall through */
         case 'p': case 'N': case 'n': case 'c': case 't': case 'a': case 'd':
@@ -230,7 +230,10 @@ static int options(struct sbatch *s, int argc, char **argv)
         if (rc >= 0)
             return rc;
     }
-    (void)quiet;
+    if (s->cluster && strchr(s->cluster, ','))
+        return sc_unsupported("--clusters with several clusters", "Loom "
+                              "chooses among them itself when none is "
+                              "named");
     return -1;
 }
 

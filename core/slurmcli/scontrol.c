@@ -14,13 +14,6 @@
 
 static int oneliner;
 
-static const char *jstr(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-
-    return s ? s : "";
-}
-
 static const char *or_null(const char *s)
 {
     return s && *s ? s : "(null)";
@@ -55,22 +48,22 @@ static void show_job(const json_t *j)
     long long cpn = json_integer_value(json_object_get(r, "cpus_per_node"));
 
     printf("JobId=%s", cell(j, "JobIDRaw", a, sizeof(a)));
-    if (*jstr(j, "array_job_id"))
-        printf(" ArrayJobId=%s ArrayTaskId=%s", jstr(j, "array_job_id"),
+    if (*sc_str(j, "array_job_id"))
+        printf(" ArrayJobId=%s ArrayTaskId=%s", sc_str(j, "array_job_id"),
                cell(j, "ArrayTaskID", b, sizeof(b)));
-    else if (*jstr(j, "array_tasks"))
-        printf(" ArrayJobId=%s ArrayTaskId=%s", jstr(j, "id"),
-               jstr(j, "array_tasks"));
-    printf(" JobName=%s", jstr(j, "name"));
+    else if (*sc_str(j, "array_tasks"))
+        printf(" ArrayJobId=%s ArrayTaskId=%s", sc_str(j, "id"),
+               sc_str(j, "array_tasks"));
+    printf(" JobName=%s", sc_str(j, "name"));
     brk();
     printf("UserId=%s Account=%s Owner=%s", cell(j, "UserName", a, sizeof(a)),
-           cell(j, "Account", b, sizeof(b)), jstr(j, "owner"));
+           cell(j, "Account", b, sizeof(b)), sc_str(j, "owner"));
     brk();
     printf("Priority=%s Nice=0 QOS=normal", cell(j, "Priority", a,
                                                   sizeof(a)));
     brk();
     printf("JobState=%s Reason=%s Dependency=%s", sc_state(j),
-           sc_reason(j, b, sizeof(b)), or_null(jstr(j, "dependency")));
+           sc_reason(j, b, sizeof(b)), or_null(sc_str(j, "dependency")));
     brk();
     printf("Requeue=0 Restarts=%lld BatchFlag=1 ExitCode=%s",
            (long long)json_integer_value(json_object_get(j, "requeues")),
@@ -163,7 +156,7 @@ static void show_node(const json_t *n)
 
     join(json_object_get(n, "features"), ",", f, sizeof(f));
     join(json_object_get(n, "queues"), ",", q, sizeof(q));
-    printf("NodeName=%s Arch=x86_64", jstr(n, "id"));
+    printf("NodeName=%s Arch=x86_64", sc_str(n, "id"));
     brk();
     printf("CPUAlloc=%lld CPUTot=%lld", (long long)json_integer_value(
                json_object_get(n, "cpus_alloc")),
@@ -182,13 +175,13 @@ static void show_node(const json_t *n)
            (long long)json_integer_value(json_object_get(n,
                                                          "memory_alloc_mb")));
     brk();
-    printf("State=%s Cluster=%s", node_state(jstr(n, "state")),
-           jstr(n, "cluster"));
+    printf("State=%s Cluster=%s", node_state(sc_str(n, "state")),
+           sc_str(n, "cluster"));
     brk();
     printf("Partitions=%s", or_null(q));
-    if (*jstr(n, "reason")) {
+    if (*sc_str(n, "reason")) {
         brk();
-        printf("Reason=%s", jstr(n, "reason"));
+        printf("Reason=%s", sc_str(n, "reason"));
     }
     putchar('\n');
     if (!oneliner)
@@ -205,8 +198,8 @@ static int show_nodes(const char *name)
         return sc_fail("slurm_load_node error: %s", err.message);
     items = json_object_get(reply, "items");
     json_array_foreach(items, i, n)
-        if (!name || !strcmp(name, jstr(n, "id")) ||
-            !strcmp(name, jstr(n, "name"))) {
+        if (!name || !strcmp(name, sc_str(n, "id")) ||
+            !strcmp(name, sc_str(n, "name"))) {
             show_node(n);
             shown++;
         }
@@ -228,14 +221,14 @@ static int show_partitions(const char *name)
     json_array_foreach(items, i, p) {
         const json_t *mw = json_object_get(p, "max_walltime_s");
         char t[64], nl[4096];
-        if (name && strcmp(name, jstr(p, "queue")))
+        if (name && strcmp(name, sc_str(p, "queue")))
             continue;
         shown++;
-        printf("PartitionName=%s Cluster=%s", jstr(p, "queue"),
-               jstr(p, "cluster"));
+        printf("PartitionName=%s Cluster=%s", sc_str(p, "queue"),
+               sc_str(p, "cluster"));
         brk();
         printf("Default=NO State=%s",
-               !strcmp(jstr(p, "state"), "open") ? "UP" : "DOWN");
+               !strcmp(sc_str(p, "state"), "open") ? "UP" : "DOWN");
         brk();
         printf("MaxTime=%s", json_is_integer(mw)
                                  ? sc_duration(json_integer_value(mw), 0, t,
@@ -273,7 +266,7 @@ static int show_config(void)
     printf("AcctGatherNodeFreq      = 0 sec\n");
     printf("ClusterName             = loom\n");
     printf("LoomVersion             = %s\n",
-           jstr(rt, "version"));
+           sc_str(rt, "version"));
     printf("PrivateData             = jobs\n");
     printf("SchedulerTimeSlice      = 30 sec\n");
     printf("SchedulerType           = loom\n");

@@ -12,13 +12,6 @@
 #define NODE_FORMAT "%N %.6D %9P %.6t"
 #define DEFAULT_WALLTIME_S 3600 /* a request's default walltime_s */
 
-static const char *jstr(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-
-    return s ? s : "";
-}
-
 static long long jnum(const json_t *o, const char *k)
 {
     return json_integer_value(json_object_get(o, k));
@@ -45,12 +38,12 @@ static int state_of(const char *loom)
 
 static const char *f_partition(const json_t *r, char *b, size_t n)
 {
-    return jstr(r, "partition");
+    return sc_str(r, "partition");
 }
 
 static const char *f_avail(const json_t *r, char *b, size_t n)
 {
-    return jstr(r, "avail");
+    return sc_str(r, "avail");
 }
 
 static const char *f_limit(const json_t *r, char *b, size_t n)
@@ -111,7 +104,7 @@ static const char *f_mem(const json_t *r, char *b, size_t n)
 
 static const char *f_cluster(const json_t *r, char *b, size_t n)
 {
-    return jstr(r, "clusters");
+    return sc_str(r, "clusters");
 }
 
 static const struct sc_field fields[] = {
@@ -187,44 +180,29 @@ static int options(struct sinfo *s, int argc, char **argv)
     return -1;
 }
 
-static int listed(const char *list, const char *word)
-{
-    size_t n = strlen(word);
-
-    for (const char *p = list; *p;) {
-        size_t k = strcspn(p, ",");
-        if (k == n && !strncmp(p, word, n))
-            return 1;
-        p += k;
-        if (*p == ',')
-            p++;
-    }
-    return 0;
-}
-
 /* Add node n to the row of partition part and its state (by_node: a row
  * of its own), made on first use. */
 static json_t *row_for(json_t *rows, const json_t *q, const json_t *n,
                        int by_node)
 {
-    int st = state_of(jstr(n, "state"));
+    int st = state_of(sc_str(n, "state"));
     size_t i;
     json_t *r;
 
     json_array_foreach(rows, i, r)
-        if (!strcmp(jstr(r, "partition"), jstr(q, "queue")) &&
+        if (!strcmp(sc_str(r, "partition"), sc_str(q, "queue")) &&
             jnum(r, "state") == st &&
             (!by_node || !strcmp(json_string_value(json_array_get(
                                      json_object_get(r, "nodes"), 0)),
-                                 jstr(n, "id"))))
+                                 sc_str(n, "id"))))
             return r;
     r = json_pack("{s:s, s:s, s:O, s:i, s:[], s:i, s:i, s:i, s:i, s:i, "
-                  "s:s}", "partition", jstr(q, "queue"), "avail",
-                  !strcmp(jstr(q, "state"), "open") ? "up" : "down",
+                  "s:s}", "partition", sc_str(q, "queue"), "avail",
+                  !strcmp(sc_str(q, "state"), "open") ? "up" : "down",
                   "max_walltime_s", json_object_get(q, "max_walltime_s"),
                   "state", st, "nodes", "cpus", 0, "cpus_alloc", 0,
                   "cpus_other", 0, "cpn", (int)jnum(n, "cpus"), "mem",
-                  (int)jnum(n, "memory_mb"), "clusters", jstr(q, "cluster"));
+                  (int)jnum(n, "memory_mb"), "clusters", sc_str(q, "cluster"));
     json_array_append_new(rows, r);
     return r;
 }
@@ -232,12 +210,12 @@ static json_t *row_for(json_t *rows, const json_t *q, const json_t *n,
 /* Count node n in row r. */
 static void add_node(json_t *r, const json_t *n)
 {
-    const char *st = jstr(n, "state");
+    const char *st = sc_str(n, "state");
     int usable = !strcmp(st, "idle") || !strcmp(st, "mixed") ||
                  !strcmp(st, "allocated") || !strcmp(st, "reserved");
 
     json_array_append_new(json_object_get(r, "nodes"),
-                          json_string(jstr(n, "id")));
+                          json_string(sc_str(n, "id")));
     json_object_set_new(r, "cpus", json_integer(jnum(r, "cpus") +
                                                 jnum(n, "cpus")));
     json_object_set_new(r, "cpus_alloc", json_integer(
@@ -248,10 +226,10 @@ static void add_node(json_t *r, const json_t *n)
                             json_integer(jnum(r, "cpus_other") +
                                          jnum(n, "cpus") -
                                          jnum(n, "cpus_alloc")));
-    if (!strstr(jstr(r, "clusters"), jstr(n, "cluster"))) {
+    if (!strstr(sc_str(r, "clusters"), sc_str(n, "cluster"))) {
         char b[1024];
-        snprintf(b, sizeof(b), "%s,%s", jstr(r, "clusters"),
-                 jstr(n, "cluster"));
+        snprintf(b, sizeof(b), "%s,%s", sc_str(r, "clusters"),
+                 sc_str(n, "cluster"));
         json_object_set_new(r, "clusters", json_string(b));
     }
 }
@@ -282,17 +260,17 @@ int sc_sinfo(int argc, char **argv)
     byid = json_object();
     rows = json_array();
     json_array_foreach(json_object_get(ns, "items"), i, n)
-        json_object_set(byid, jstr(n, "id"), n);
+        json_object_set(byid, sc_str(n, "id"), n);
     json_array_foreach(json_object_get(qs, "items"), i, q) {
-        if ((s.parts && !listed(s.parts, jstr(q, "queue"))) ||
-            (s.clusters && !listed(s.clusters, jstr(q, "cluster"))))
+        if ((s.parts && !sc_listed(s.parts, sc_str(q, "queue"))) ||
+            (s.clusters && !sc_listed(s.clusters, sc_str(q, "cluster"))))
             continue;
         json_array_foreach(json_object_get(q, "nodes"), k, id) {
             n = json_object_get(byid, json_string_value(id));
             if (!n || (s.states &&
-                       !listed(s.states, states[state_of(jstr(n, "state"))]
+                       !sc_listed(s.states, states[state_of(sc_str(n, "state"))]
                                              .code) &&
-                       !listed(s.states, jstr(n, "state"))))
+                       !sc_listed(s.states, sc_str(n, "state"))))
                 continue;
             add_node(row_for(rows, q, n, s.by_node), n);
         }

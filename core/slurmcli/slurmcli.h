@@ -15,7 +15,7 @@
 /* Exit statuses, as Slurm's commands have them. */
 #define SC_OK 0
 #define SC_FAIL 1
-#define SC_USAGE 2 /* sbatch, squeue: an option they cannot take */
+#define SC_USAGE 1 /* an option refused: Slurm's commands exit 1 too */
 
 #ifdef LOOM_SYSCONFDIR
 #define SC_CONF_DEFAULT LOOM_SYSCONFDIR "/loom/slurm.conf"
@@ -71,6 +71,10 @@ const char *sc_duration(long long s, int shorter, char *buf, size_t size);
 long long sc_elapsed(const json_t *job, time_t now);
 /* An array of node ids (CLUSTER/NAME) as a hostlist; "" for none. */
 const char *sc_nodelist(const json_t *nodes, char *buf, size_t size);
+/* o's string member key, "" when it is not a string. */
+const char *sc_str(const json_t *o, const char *key);
+/* Is word one of the comma-separated list? */
+int sc_listed(const char *list, const char *word);
 /* The user name of the calling uid, or NULL. */
 const char *sc_user(void);
 

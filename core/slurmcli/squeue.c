@@ -18,55 +18,32 @@ struct squeue {
     int noheader, longer;
 };
 
-/* Is word one of the comma-separated list? */
-static int in_list(const char *list, const char *word)
-{
-    size_t n = strlen(word);
-
-    for (const char *p = list; *p;) {
-        size_t k = strcspn(p, ",");
-        if (k == n && !strncmp(p, word, n))
-            return 1;
-        p += k;
-        if (*p == ',')
-            p++;
-    }
-    return 0;
-}
-
-static const char *jstr(const json_t *j, const char *k)
-{
-    const char *s = json_string_value(json_object_get(j, k));
-
-    return s ? s : "";
-}
-
 /* Does -j name this job: its id, its array's id, its own number? */
 static int job_named(const struct squeue *q, const json_t *j)
 {
-    return in_list(q->jobs, jstr(j, "id")) ||
-           in_list(q->jobs, jstr(j, "array_job_id")) ||
-           in_list(q->jobs, jstr(j, "loom_id"));
+    return sc_listed(q->jobs, sc_str(j, "id")) ||
+           sc_listed(q->jobs, sc_str(j, "array_job_id")) ||
+           sc_listed(q->jobs, sc_str(j, "loom_id"));
 }
 
 static int wanted(const struct squeue *q, const json_t *j)
 {
     const json_t *r = json_object_get(j, "request");
     const char *queue = json_string_value(json_object_get(r, "queue"));
-    const char *cl = jstr(j, "cluster");
+    const char *cl = sc_str(j, "cluster");
 
     if (!*cl)
-        cl = jstr(r, "cluster");
+        cl = sc_str(r, "cluster");
     if (q->jobs && !job_named(q, j))
         return 0;
-    if (q->users && !in_list(q->users, jstr(j, "account")) &&
-        !in_list(q->users, jstr(j, "owner")))
+    if (q->users && !sc_listed(q->users, sc_str(j, "account")) &&
+        !sc_listed(q->users, sc_str(j, "owner")))
         return 0;
-    if (q->parts && (!queue || !in_list(q->parts, queue)))
+    if (q->parts && (!queue || !sc_listed(q->parts, queue)))
         return 0;
-    if (q->clusters && !in_list(q->clusters, cl))
+    if (q->clusters && !sc_listed(q->clusters, cl))
         return 0;
-    if (q->names && !in_list(q->names, jstr(j, "name")))
+    if (q->names && !sc_listed(q->names, sc_str(j, "name")))
         return 0;
     return !q->states || sc_state_listed(q->states, sc_state(j));
 }

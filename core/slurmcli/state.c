@@ -12,6 +12,29 @@
 #include "core/hostlist.h"
 #include "core/timeutil.h"
 
+const char *sc_str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+
+    return s ? s : "";
+}
+
+int sc_listed(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, ",");
+        if (k == n && !strncmp(p, word, n))
+            return 1;
+        p += k;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+/* o's string member key, or NULL. */
 static const char *str(const json_t *o, const char *key)
 {
     return json_string_value(json_object_get(o, key));

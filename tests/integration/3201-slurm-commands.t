@@ -55,6 +55,16 @@ t_is "$(jget "$BODY" .stdout)" "$AH/slurm-$J1.out" "its output is slurm-%j.out i
 t_is "$(cat "$AH/slurm-$J1.out" 2>&1)" "$ALICE
 in $AH" "it ran as $ALICE in that directory"
 
+OUT=$(setpriv --reuid=54321 --regid=54321 --clear-groups -- curl -s \
+    --unix-socket "$PEER_SOCK" http://loom/v1/jobs 2>&1)
+t_like "$OUT" '"code":"forbidden","message":"uid 54321 has no account name on this host' \
+    "a uid without a name gets 403, naming the uid"
+OUT=$(curl -s --unix-socket "$PEER_SOCK" -H "Authorization: Bearer $TOKEN" \
+    "http://loom/v1/jobs/$J1")
+t_is "$(jget "$OUT" .account)" "$ALICE" "a token on the socket still decides (the admin sees alice's job)"
+t_like "$(curl -s "$LOOM_URL/metrics" | grep '^loom_auth_verifications_total{kind="peer",result="ok"}')" ' [1-9][0-9]*$' \
+    "loom_auth_verifications_total counts the peer identities"
+
 # ---- sbatch: the output ARC and Snakemake read, options, -M, SBATCH_* ----------
 cat >"$T/job.sh" <<'EOS'
 #!/bin/sh
@@ -81,13 +91,13 @@ t_is "$(field "$J3" .name)/$(field "$J3" .request.walltime_s)/$(field "$J3" .sta
 
 # ---- refused, never ignored ---------------------------------------------------
 OUT=$(as_user "$ALICE" sbatch --mail-type=END --wrap true 2>&1)
-t_is "$?/$OUT" "2/sbatch: error: --mail-type=END is not supported by Loom: Loom's job request has no such field (see docs/slurm-commands.md)" \
-    "an sbatch option Loom has no field for is refused, named, exit 2"
+t_is "$?/$OUT" "1/sbatch: error: --mail-type=END is not supported by Loom: Loom's job request has no such field (see docs/slurm-commands.md)" \
+    "an sbatch option Loom has no field for is refused, named, exit 1 as Slurm's"
 OUT=$(as_user "$ALICE" sbatch --wrap true --gres=fpga:1 2>&1)
-t_like "$?/$OUT" "^2/sbatch: error: --gres=fpga:1: Loom takes gpu or gpu:N only" \
+t_like "$?/$OUT" "^1/sbatch: error: --gres=fpga:1: Loom takes gpu or gpu:N only" \
     "a value Loom cannot take is refused by the directive reader's own message"
 OUT=$(as_user "$ALICE" sbatch -A someone-else --wrap true 2>&1)
-t_like "$?/$OUT" "^2/sbatch: error: --account someone-else: Loom has no Slurm accounts" \
+t_like "$?/$OUT" "^1/sbatch: error: --account someone-else: Loom has no Slurm accounts" \
     "-A of another account is refused"
 printf 'echo no shebang\n' >"$T/bad.sh"
 chmod 0644 "$T/bad.sh"
@@ -117,10 +127,10 @@ OUT=$(as_user "$ALICE" squeue -h -j 999999 -o %i 2>&1)
 t_is "$?/$OUT" "1/squeue: error: slurm_load_jobs error: Invalid job id specified" \
     "squeue -j of an unknown job fails as Slurm's does"
 OUT=$(as_user "$ALICE" squeue -t BOGUS 2>&1)
-t_like "$?/$OUT" "^2/squeue: error: --states: 'BOGUS' is not a list of job states" \
+t_like "$?/$OUT" "^1/squeue: error: --states: 'BOGUS' is not a list of job states" \
     "an unknown state is refused, naming the states"
 OUT=$(as_user "$ALICE" squeue -o '%Y' 2>&1)
-t_like "$?/$OUT" "^2/squeue: error: format: %Y is not a field" "an unknown format letter is refused"
+t_like "$?/$OUT" "^1/squeue: error: format: %Y is not a field" "an unknown format letter is refused"
 
 # ---- scontrol: show, hold, release, update -------------------------------------
 OUT=$(as_user "$ALICE" scontrol show jobid -dd "$J4")
@@ -131,7 +141,7 @@ as_user "$ALICE" scontrol update JobId="$J3" TimeLimit=2:00 JobName=renamed
 t_is "$?/$(field "$J3" .request.walltime_s)/$(field "$J3" .name)" "0/120/renamed" \
     "scontrol update JobId= TimeLimit= JobName= changes the held job"
 OUT=$(as_user "$ALICE" scontrol update JobId="$J3" Nice=5 2>&1)
-t_like "$?/$OUT" "^2/scontrol: error: update: Nice cannot be changed by Loom" \
+t_like "$?/$OUT" "^1/scontrol: error: update: Nice cannot be changed by Loom" \
     "an update Loom cannot make is refused, naming it"
 as_user "$ALICE" scontrol release "$J3"
 wait_for 'ended "$J3"' 60
