@@ -65,7 +65,9 @@ static void show_job(const json_t *j)
     printf("JobState=%s Reason=%s Dependency=%s", sc_state(j),
            sc_reason(j, b, sizeof(b)), or_null(sc_str(j, "dependency")));
     brk();
-    printf("Requeue=0 Restarts=%lld BatchFlag=1 ExitCode=%s",
+    /* Requeue=1: submitted again if its cluster loses it ("requeue") */
+    printf("Requeue=%d Restarts=%lld BatchFlag=1 ExitCode=%s",
+           !json_is_false(json_object_get(j, "requeue")),
            (long long)json_integer_value(json_object_get(j, "requeues")),
            sc_exit_code(j, c, sizeof(c)));
     brk();
