@@ -127,6 +127,9 @@ t_is "$(py '[d["owner"], d["account"], d["source"]]' "$BODY")" \
 t_is "$(py '[d["name"], d["request"]["queue"], d["priority"], d["requeue"]]' "$BODY")" \
     "[\"long\", \"$GEQ\", -50, false]" \
     "ARC's #SBATCH lines: -J, -p, --nice=50 (priority -50), --no-requeue (requeue false)"
+t_is "$(env -u LOOM_URL LOOM_SLURM_CONF="$T/loom-slurm.conf" "$SC/scontrol" -o \
+    show job "$J2" | grep -o 'Requeue=[01]')" Requeue=0 \
+    "scontrol, as root: Requeue=0"
 wait_for '[ "$(field "$J2" .state)" = running ]' 120
 t_is "$(field "$J2" .cluster)/$(field "$J2" .state)" ge/running "it runs on the Grid Engine cluster"
 NG2=$(field "$J2" .native_id)

@@ -29,17 +29,17 @@
 #                info provider) and arc-arex-ws-start (the web service),
 #                each `-f` in a session of its own, with an environment
 #                of PATH, ARC_CONFIG and the VAR=VALUE given, as a service
-#                has (they pass it to the back-end scripts); waits until the web service listens
-#                and the info provider has written info.xml (its first run,
-#                some seconds after start; 180 s at most). Registers
-#                arc_stop with t_cleanup.
+#                has (they pass it to the back-end scripts); waits until
+#                the web service listens and the info provider has written
+#                info.xml anew (its first run, some seconds after start;
+#                180 s at most). Registers arc_stop with t_cleanup.
 # arc_stop       SIGTERM to both arched (A-REX waits for its running
 #                back-end scripts: up to 60 s), then SIGKILL to what is
 #                left of their sessions: every process started there.
 # arc CMD ARGS   an ARC client command (arcproxy, arcsub, arcstat, arcget,
 #                arckill) with the test user's credentials, its proxy, the
-#                test CA and $ARC_DIR/client as HOME; the job list is
-#                $ARC_DIR/client/jobs.dat (-j).
+#                test CA, in and with $ARC_DIR/client as HOME (the test
+#                keeps its job list there, jobs.dat, with -j).
 # arc_state JOBURL  the job's state as arcstat prints it ("Finished"), ""
 #                when it has none. arcstat reads what the info provider
 #                published: it follows the job a minute or so late.
