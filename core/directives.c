@@ -204,7 +204,7 @@ static int read_option(const struct dir_system *sys, const struct strv *w,
                               ? "not supported by Loom"
                               : "not an option (an option begins with -)");
     }
-    if (o->arg != DA_NONE && !val && *i < w->n)
+    if ((o->arg == DA_ONE || o->arg == DA_TWO) && !val && *i < w->n)
         val = w->v[(*i)++];
     if (o->arg == DA_TWO && *i < w->n)
         val2 = w->v[(*i)++];
@@ -212,7 +212,8 @@ static int read_option(const struct dir_system *sys, const struct strv *w,
         return -1;
     if (o->arg == DA_NONE && val)
         return loom_error_set(err, LOOM_EINVAL, "takes no value");
-    if (o->arg != DA_NONE && (!val || !*val || (o->arg == DA_TWO && !val2)))
+    if ((o->arg == DA_ONE || o->arg == DA_TWO) &&
+        (!val || !*val || (o->arg == DA_TWO && !val2)))
         return loom_error_set(err, LOOM_EINVAL, "needs %s",
                               o->arg == DA_TWO ? "two values" : "a value");
     if (o->read)

@@ -136,10 +136,10 @@ static int limit_alone(struct fill *f)
                             d->line, d->text);
 }
 
-/* Text and flag slots, and the plain numbers: nodes, walltime. */
+/* Text and flag slots, and the plain numbers: nodes, walltime, priority. */
 static int fill_simple(struct fill *f)
 {
-    static const enum dir_slot plain[] = {DS_NODES, DS_TIME};
+    static const enum dir_slot plain[] = {DS_NODES, DS_TIME, DS_PRIORITY};
 
     for (int s = 0; s < DS_N; s++) {
         const struct dir_slot_def *sd = &dir_slot_defs[s];
@@ -149,6 +149,7 @@ static int fill_simple(struct fill *f)
             continue;
         v = s == DS_ARRAY ? array_text(f)
             : sd->kind == SK_TEXT ? json_string(f->set->text[s])
+            : s == DS_NO_REQUEUE ? json_false() /* "requeue": false */
                                   : json_true();
         if (put(f, sd->field, v) < 0)
             return -1;

@@ -39,6 +39,8 @@ const struct dir_slot_def dir_slot_defs[DS_N] = {
     [DS_DEPEND] = {"dependency", SK_TEXT, "dependency"},
     [DS_HOLD] = {"hold", SK_FLAG, "hold"},
     [DS_EXCLUSIVE] = {NULL, SK_FLAG, "exclusive use of nodes"},
+    [DS_PRIORITY] = {"priority", SK_NUM, "priority"},
+    [DS_NO_REQUEUE] = {"requeue", SK_FLAG, "requeue"},
 };
 
 /* ---- filling slots ------------------------------------------------------- */
@@ -109,6 +111,8 @@ int dir_commit(struct dir_set *set, int line, char *text_take,
     }
     d = &set->d[set->n];
     *d = (struct dir_one){line, text_take, ctx->put, NULL};
+    if (!ignored && !ctx->put)
+        ignored = ctx->note;
     if (ignored && !(d->ignored = strdup(ignored)))
         goto oom;
     set->n++;

@@ -1,5 +1,6 @@
 /* directives_slurm.c - #SBATCH: sbatch's options Loom reads. */
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +218,45 @@ static int read_export(struct dir_ctx *ctx, const char *arg,
     return dir_put_export(ctx, arg, 1, err);
 }
 
+/* --nice[=N]: N (default 100) lowers the job's priority by N: Loom's
+ * priority -N. A negative N raises it, which Loom lets only an operator or
+ * admin do, as Slurm does. */
+static int read_nice(struct dir_ctx *ctx, const char *arg, const char *arg2,
+                     struct loom_error *err)
+{
+    char *end;
+    long n = 100;
+
+    if (arg) {
+        errno = 0;
+        n = strtol(arg, &end, 10);
+        if (!*arg || *end || errno || n < -LOOM_JOB_PRIORITY_MAX ||
+            n > LOOM_JOB_PRIORITY_MAX)
+            return loom_error_set(err, LOOM_EINVAL, "the adjustment must be "
+                                  "a whole number from -%ld to %ld",
+                                  LOOM_JOB_PRIORITY_MAX,
+                                  LOOM_JOB_PRIORITY_MAX);
+    }
+    return dir_put_num(ctx, DS_PRIORITY, -n, err);
+}
+
+/* --get-user-env[=T[S|L]]: Slurm loads the login environment of --uid's
+ * user when root submits, and does nothing otherwise. Loom's submitter is
+ * always the job's own account, never root: nothing to do. */
+static int read_user_env(struct dir_ctx *ctx, const char *arg,
+                         const char *arg2, struct loom_error *err)
+{
+    size_t n = arg ? strspn(arg, "0123456789") : 0;
+
+    if (arg && (arg[n] && (strchr("SL", arg[n]) == NULL || arg[n + 1])))
+        return loom_error_set(err, LOOM_EINVAL, "the value must be seconds, "
+                              "S or L, or seconds followed by S or L");
+    ctx->note = "the job is submitted as its own account, never by root: "
+                "it has its account's environment as --export gives it "
+                "(Slurm applies --get-user-env only for root)";
+    return 0;
+}
+
 static const struct dir_opt slurm_opts[] = {
     {'J', "job-name", DA_ONE, DS_NAME, dir_read_name},
     {'N', "nodes", DA_ONE, DS_NODES, read_nodes},
@@ -239,6 +279,9 @@ static const struct dir_opt slurm_opts[] = {
     {'d', "dependency", DA_ONE, DS_DEPEND, dir_read_depend},
     {'H', "hold", DA_NONE, DS_HOLD, NULL},
     {0, "exclusive", DA_NONE, DS_EXCLUSIVE, NULL},
+    {0, "nice", DA_OPT, DS_PRIORITY, read_nice},
+    {0, "no-requeue", DA_NONE, DS_NO_REQUEUE, NULL},
+    {0, "get-user-env", DA_OPT, DS_N, read_user_env},
     {0, NULL, DA_NONE, DS_N, NULL},
 };
 

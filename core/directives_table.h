@@ -42,6 +42,8 @@ enum dir_slot {
     DS_DEPEND,        /* text: in Loom's (Slurm's) syntax */
     DS_HOLD,
     DS_EXCLUSIVE,
+    DS_PRIORITY,      /* the job's priority (Slurm's --nice: its negation) */
+    DS_NO_REQUEUE,    /* never submitted again when its cluster loses it */
     DS_N
 };
 
@@ -70,6 +72,7 @@ enum dir_arg {
     DA_NONE, /* a flag */
     DA_ONE,  /* one argument */
     DA_TWO,  /* two words (Grid Engine's -pe NAME N) */
+    DA_OPT,  /* a value only when attached (Slurm's --nice=N), else none */
 };
 
 /* A directive being read: what it puts, kept apart until it is read
@@ -81,6 +84,8 @@ struct dir_ctx {
     struct strv features;
     int features_reset; /* its features replace those before it */
     int export_add;     /* its DS_EXPORT adds to that before it (-v, -V) */
+    const char *note;   /* why it sets nothing although Loom takes it
+                           (static), or NULL */
 };
 
 /* Read an option's argument(s) into ctx with the dir_put_* calls below.

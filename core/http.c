@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -43,12 +44,14 @@ struct ctx {
 
 #define DRAIN_S 10
 
-/* A listener: plain HTTP, or HTTPS. */
+/* A listener: plain HTTP, HTTPS, or plain HTTP on a unix socket whose
+ * clients are known by their uid (listen_peer). */
 struct server {
     struct MHD_Daemon *daemon;
     const char *listen;
     int port;
     int tls;
+    int peer;
 };
 
 /* A connection (libmicrohttpd's socket context of it). */
@@ -56,9 +59,12 @@ struct conn {
     struct http_conn *watch;  /* its deadline */
     gnutls_session_t session; /* HTTPS: pinned to its credentials */
     struct tls_peer peer;     /* HTTPS: its client certificate's verdict */
+    int has_uid;              /* listen_peer: the peer's uid is known */
+    uid_t uid;
 };
 
-static struct server servers_[2]; /* plain, HTTPS */
+#define N_SERVERS 3
+static struct server servers_[N_SERVERS]; /* plain, HTTPS, peer */
 static struct http_config cfg_;
 static atomic_int inflight; /* requests begun and not yet completed */
 static unsigned boot_id;   /* random: request ids differ between starts */
@@ -272,6 +278,20 @@ static void peer_of(struct MHD_Connection *conn, struct http_req *rq)
         rq->cert_error = k->peer.why;
 }
 
+/* The uid of a listen_peer connection's client, as the kernel gave it
+ * when the connection opened. */
+static void uid_of(struct MHD_Connection *conn, struct http_req *rq)
+{
+    struct conn *k = conn_of(conn);
+
+    rq->peer = 1;
+    rq->peer_root_roles = cfg_.peer_root_roles;
+    if (k && k->has_uid) {
+        rq->peer_known = 1;
+        rq->peer_uid = k->uid;
+    }
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
                                const char *url, const char *method,
                                const char *version, const char *upload,
@@ -331,6 +351,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
         rq.len = c->len;
         if (srv->tls)
             peer_of(conn, &rq);
+        if (srv->peer)
+            uid_of(conn, &rq);
         cfg_.handle(&rq, &rs, cfg_.key, cfg_.key_len);
     }
     http_target_fini(&t);
@@ -356,6 +378,19 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     }
 }
 
+/* SO_PEERCRED: who connected to the listen_peer socket. */
+static void peer_uid(int fd, struct conn *k)
+{
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
+        len == sizeof(cred)) {
+        k->uid = cred.uid;
+        k->has_uid = 1;
+    }
+}
+
 /* A connection opens or closes: watch it, or stop (before its socket is
  * closed, so that the watchdog never shuts down a reused fd). */
 static void notify(void *cls, struct MHD_Connection *conn, void **sc,
@@ -371,6 +406,8 @@ static void notify(void *cls, struct MHD_Connection *conn, void **sc,
             return; /* not watched; an HTTPS handshake then fails */
         i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
         k->watch = i ? http_conn_open(i->connect_fd) : NULL;
+        if (i && srv->peer)
+            peer_uid(i->connect_fd, k);
         /* the TLS session exists; its handshake has not begun */
         i = srv->tls ? MHD_get_connection_info(
                            conn, MHD_CONNECTION_INFO_GNUTLS_SESSION)
@@ -385,7 +422,7 @@ static void notify(void *cls, struct MHD_Connection *conn, void **sc,
     }
 }
 
-static int listen_unix(const char *path, struct loom_error *err)
+static int listen_unix(const char *path, long mode, struct loom_error *err)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     int fd;
@@ -397,6 +434,7 @@ static int listen_unix(const char *path, struct loom_error *err)
     unlink(path);
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        (mode >= 0 && chmod(path, (mode_t)mode) < 0) ||
         listen(fd, 128) < 0) {
         loom_error_set(err, LOOM_EINVAL, "listen on unix:%s: %s", path,
                        strerror(errno));
@@ -442,12 +480,13 @@ static int listen_tcp(const char *spec, struct loom_error *err)
 }
 
 /* Start one listener's libmicrohttpd daemon on listen. */
-static int serve(struct server *srv, const char *listen, int tls,
+static int serve(struct server *srv, const char *listen, int tls, int peer,
                  struct loom_error *err)
 {
     const union MHD_DaemonInfo *info;
     int unix_ = strncmp(listen, "unix:", 5) == 0;
-    int fd = unix_ ? listen_unix(listen + 5, err) : listen_tcp(listen, err);
+    int fd = unix_ ? listen_unix(listen + 5, peer ? cfg_.peer_mode : -1, err)
+                   : listen_tcp(listen, err);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
                      MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME |
                      (tls ? MHD_USE_TLS : 0);
@@ -456,6 +495,7 @@ static int serve(struct server *srv, const char *listen, int tls,
         return -1;
     srv->listen = listen;
     srv->tls = tls;
+    srv->peer = peer;
     /* A unix socket has no address to limit per: the total limit holds.
      * HTTPS: GnuTLS asks tls.c for the certificate in each handshake, so
      * that a reload can replace it without closing the listener. */
@@ -505,9 +545,12 @@ int http_start(const struct http_config *cfg, struct loom_error *err)
     if (http_conn_start(cfg->request_timeout_s ? cfg->request_timeout_s : 10,
                         err) < 0)
         return -1;
-    if (serve(&servers_[0], cfg->listen, 0, err) < 0 ||
-        (cfg->listen_tls && serve(&servers_[1], cfg->listen_tls, 1,
-                                  err) < 0)) {
+    if (serve(&servers_[0], cfg->listen, 0, 0, err) < 0 ||
+        (cfg->listen_tls && serve(&servers_[1], cfg->listen_tls, 1, 0,
+                                  err) < 0) ||
+        (cfg->listen_peer && serve(&servers_[2], cfg->listen_peer, 0, 1,
+                                   err) < 0)) {
+        unserve(&servers_[1]);
         unserve(&servers_[0]);
         http_conn_stop();
         return -1;
@@ -525,7 +568,7 @@ void http_stop(void)
     if (!servers_[0].daemon)
         return;
     http_stream_end_all();
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < N_SERVERS; i++)
         if (servers_[i].daemon &&
             (fd = MHD_quiesce_daemon(servers_[i].daemon)) >= 0)
             close(fd);
@@ -534,6 +577,7 @@ void http_stop(void)
     if (atomic_load(&inflight) > 0)
         log_warn("%d request(s) still in flight after %d s; closing",
                  atomic_load(&inflight), DRAIN_S);
+    unserve(&servers_[2]);
     unserve(&servers_[1]);
     unserve(&servers_[0]);
     http_conn_stop();

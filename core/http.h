@@ -4,6 +4,7 @@
 #define LOOM_CORE_HTTP_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "core/error.h"
 #include "core/snapshot.h"
@@ -47,6 +48,10 @@ struct http_req {
                                refused; NULL when none was, or it verified */
     int cert_asked;     /* its connection asked for a client certificate */
     int cert_required;  /* ... and needs one (tls_client_cert = require) */
+    int peer;           /* it came on the listen_peer socket */
+    int peer_known;     /* ... and the kernel told its client's uid */
+    uid_t peer_uid;
+    unsigned peer_root_roles; /* the roles uid 0 acts with there, or 0 */
     int authed;
     struct token_claims who;
     char account[33];   /* the local account who maps to, or "" */
@@ -127,6 +132,11 @@ struct http_config {
     const char *listen;   /* host:port or unix:/path */
     const char *listen_tls; /* HTTPS on host:port, or NULL; the credentials
                                are tls.c's (tls_install before) */
+    const char *listen_peer; /* unix:/path whose clients are known by their
+                                uid (SO_PEERCRED), or NULL */
+    long peer_mode;       /* that socket's mode */
+    unsigned peer_root_roles; /* the roles uid 0 acts with on it (0: root
+                                 is refused there) */
     http_handler_f handle;
     size_t max_body;      /* bytes */
     const unsigned char *key; /* token key, borrowed for the server's life */

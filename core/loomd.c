@@ -375,6 +375,9 @@ int main(int argc, char **argv)
     tls_install(tls); /* logs the certificate it serves */
     hc.listen = c.set.listen;
     hc.listen_tls = c.set.tls.listen;
+    hc.listen_peer = c.set.listen_peer;
+    hc.peer_mode = c.set.listen_peer_mode;
+    hc.peer_root_roles = c.set.listen_peer_root_roles;
     hc.handle = api_handle;
     hc.max_body = (size_t)c.set.max_body_bytes;
     hc.key = key;

@@ -312,7 +312,8 @@ static void render_series(struct metrics_out *o, const struct family *f,
  * dashboard has its series before the first event. */
 static void seed(void)
 {
-    static const char *const kinds[] = {"loom", "issuer", "certificate"};
+    static const char *const kinds[] = {"loom", "issuer", "certificate",
+                                         "peer"};
     static const char *const results[] = {"ok", "denied"};
     const char *v[2];
 

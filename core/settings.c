@@ -53,10 +53,30 @@ static int add_default_fabric(struct conf *c, struct loom_error *err)
     return 0;
 }
 
+/* listen_peer_root_role: the role uid 0 acts with on the listen_peer
+ * socket, or none. Never user or gateway: those act as a local account,
+ * and no job runs as root. */
+static int peer_root_role(const char *file, const char *name, unsigned *roles,
+                          struct loom_error *err)
+{
+    unsigned r = token_role_parse(name);
+
+    *roles = 0;
+    if (!strcmp(name, "none"))
+        return 0;
+    if (!r || r == LOOM_ROLE_USER || r == LOOM_ROLE_GATEWAY)
+        return loom_error_set(err, LOOM_EINVAL, "%s: listen_peer_root_role "
+                              "must be none, admin, operator, scheduler, "
+                              "monitor or reader (got '%s')", file, name);
+    *roles = r;
+    return 0;
+}
+
 int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
 {
     struct conf_section *sec = conf_section(c, "loomd", NULL);
-    const char *key, *dirs, *fmt;
+    const char *key, *dirs, *fmt, *pmode, *proot;
+    char *end;
     size_t n;
 
     memset(s, 0, sizeof(*s));
@@ -64,6 +84,10 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
         return loom_error_set(err, LOOM_EINVAL, "%s: a [loomd] section is "
                               "required", c->file);
     if (conf_get_str(sec, "listen", "127.0.0.1:8470", &s->listen, err) < 0 ||
+        conf_get_str(sec, "listen_peer", NULL, &s->listen_peer, err) < 0 ||
+        conf_get_str(sec, "listen_peer_mode", "0666", &pmode, err) < 0 ||
+        conf_get_str(sec, "listen_peer_root_role", "none", &proot,
+                     err) < 0 ||
         conf_get_str(sec, "database", NULL, &s->database, err) < 0 ||
         conf_get_str(sec, "state_dir", "/var/lib/loom", &s->state_dir,
                      err) < 0 ||
@@ -98,6 +122,20 @@ int settings_read(struct conf *c, struct settings *s, struct loom_error *err)
         conf_get_str(sec, "advertise_url", NULL, &s->advertise_url,
                      err) < 0 ||
         tls_settings_read(sec, &s->tls, err) < 0)
+        return -1;
+    if (s->listen_peer && (strncmp(s->listen_peer, "unix:/", 6) != 0 ||
+                           !strcmp(s->listen_peer + 5, "/")))
+        return loom_error_set(err, LOOM_EINVAL, "%s: listen_peer must be "
+                              "unix:/PATH, a socket whose clients are known "
+                              "by their uid (got '%s')", c->file,
+                              s->listen_peer);
+    s->listen_peer_mode = strtol(pmode, &end, 8);
+    if (!*pmode || *end || strspn(pmode, "01234567") != strlen(pmode) ||
+        s->listen_peer_mode > 0777)
+        return loom_error_set(err, LOOM_EINVAL, "%s: listen_peer_mode must "
+                              "be an octal mode from 0 to 0777 (got '%s')",
+                              c->file, pmode);
+    if (peer_root_role(c->file, proot, &s->listen_peer_root_roles, err) < 0)
         return -1;
     if (directives_mode_parse(dirs, &s->directives) < 0)
         return loom_error_set(err, LOOM_EINVAL, "%s: directives must be "

@@ -12,6 +12,11 @@
 
 struct settings {
     const char *listen;         /* borrowed from the conf */
+    const char *listen_peer;    /* unix:PATH whose connections are their
+                                   peer's uid (SO_PEERCRED), or NULL */
+    long listen_peer_mode;      /* that socket's mode (who may connect) */
+    unsigned listen_peer_root_roles; /* the role uid 0 has there (a
+                                   LOOM_ROLE_ bit), 0: root is refused */
     struct tls_settings tls;    /* listen_tls and the tls_ keys */
     const char *database;
     const char *token_key_file; /* owned copy (may be derived) */

@@ -167,6 +167,7 @@ static const struct jx_field body_fields[] = {
     {"array", JX_STRING | JX_NULLABLE, 0},
     {"dependency", JX_STRING | JX_NULLABLE, 0},
     {"hold", JX_BOOL, 0},
+    {"requeue", JX_BOOL, 0},
     {NULL, 0, 0},
 };
 
@@ -422,6 +423,7 @@ static int body_in(struct job *j, json_t *body, struct loom_error *err)
                      LOOM_JOB_PRIORITY_MAX, &prio, err) < 0)
         return -1;
     j->priority = (int)prio;
+    j->no_requeue = json_is_false(json_object_get(body, "requeue"));
     if (jx_str(body, "array", NULL) &&
         job_array_in(j, jx_str(body, "array", NULL), err) < 0)
         return -1;

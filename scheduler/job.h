@@ -121,6 +121,8 @@ struct job {
     char *stdout_path, *stderr_path;
     int requeues; /* times the job went back to the queue because its
                      cluster no longer knew it */
+    int no_requeue; /* "requeue": false: a job its cluster loses fails,
+                       it is not submitted again */
     int held_for_loom; /* a native job its cluster holds for Loom to start */
     struct job_array *array; /* an array: its tasks; NULL for other jobs */
     int64_t array_id;  /* a task: its array's id; 0 for other jobs */

@@ -203,6 +203,8 @@ char *job_render(const struct job *j, size_t priv[2])
     jw_kv_str(&w, "stdout", j->stdout_path);
     jw_kv_str(&w, "stderr", j->stderr_path);
     jw_kv_int(&w, "requeues", j->requeues);
+    jw_key(&w, "requeue");
+    jw_bool(&w, !j->no_requeue);
     jw_key(&w, "held_for_loom");
     jw_bool(&w, j->held_for_loom);
     array_out(&w, j);
@@ -295,6 +297,7 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
     bad |= job_set_str(&j->error, jx_str(doc, "error", NULL));
     j->priority = (int)jx_int(doc, "priority", 0);
     j->requeues = (int)jx_int(doc, "requeues", 0);
+    j->no_requeue = json_is_false(json_object_get(doc, "requeue"));
     bad |= job_set_str(&j->cluster, jx_str(doc, "cluster", NULL));
     bad |= job_set_str(&j->native_id, jx_str(doc, "native_id", NULL));
     bad |= jx_strv(json_object_get(doc, "nodes"), &j->nodes);

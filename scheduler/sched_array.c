@@ -124,6 +124,7 @@ static struct job *task_of(const struct job *a, long ord)
     bad |= job_set_str(&t->directives, a->directives);
     bad |= dep_list_copy(&t->deps, &a->deps);
     t->priority = a->priority;
+    t->no_requeue = a->no_requeue;
     t->submit_time = a->submit_time;
     t->staff = a->staff;
     t->dep_wait = a->dep_wait;

@@ -148,6 +148,10 @@ static void forgotten(struct job *j)
         job_set_str(&j->reason, "no longer listed by the cluster; its exit "
                     "status is unknown");
         sched_set_final(j, NULL, JOB_COMPLETED);
+    } else if (j->no_requeue) {
+        job_set_str(&j->reason, "lost: the cluster no longer knows the job, "
+                    "which is not to be requeued (requeue false)");
+        sched_set_final(j, NULL, JOB_FAILED);
     } else if (j->requeues < REQUEUE_MAX) {
         /* The cluster lost it (e.g. its controller restarted without the
          * state it had acknowledged): submit it again, once. */

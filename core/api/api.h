@@ -46,6 +46,16 @@ void api_runtime_standby(struct http_resp *rs);
  * the role user, for the caller to map); 0 when a token decides. */
 int api_cert_auth(struct http_req *rq, int has_token, struct loom_error *err);
 
+/* On the listen_peer socket, a request without a token is the Unix user
+ * that connected (SO_PEERCRED), with the role user, its subject that
+ * user's account name (peer.c): 1 when it is (rq->who filled, for the
+ * caller to map by the LOOM lines, as a token of that subject), 0 when
+ * not a peer request or a token decides, -1 with a 401 or 403 when the
+ * uid cannot be told or has no name. uid 0 is the identity root with
+ * the role of listen_peer_root_role (rq->peer_root_roles), not a user;
+ * refused (403) when that is none. */
+int api_peer_auth(struct http_req *rq, int has_token, struct loom_error *err);
+
 /* The VO of a grid request: the group whose GROUP line mapped it, else
  * the first of its token's groups; NULL for none. Borrowed from rq. */
 const char *api_vo(const struct http_req *rq);

@@ -358,6 +358,8 @@ static const char *kind_of(const struct http_req *rq)
 {
     if (rq->grid)
         return "issuer";
+    if (rq->peer && !http_header(rq, "Authorization"))
+        return "peer";
     return rq->cert_dn && !http_header(rq, "Authorization") ? "certificate"
                                                              : "loom";
 }
@@ -437,7 +439,7 @@ static int authenticate(struct http_req *rq, const unsigned char *key,
     const char *h = http_header(rq, "Authorization");
     time_t now = time(NULL);
     int presented = rq->cert_dn || rq->cert_error;
-    int by_cert = api_cert_auth(rq, h != NULL, err);
+    int by_cert = api_cert_auth(rq, h != NULL, err), by_peer = 0;
 
     if (presented)
         verified("certificate", !rq->cert_error, err);
@@ -447,7 +449,16 @@ static int authenticate(struct http_req *rq, const unsigned char *key,
                          presented ? "invalid" : "missing");
         return -1;
     }
-    if (!by_cert && auth_token(rq, h, key, key_len, now, err) < 0)
+    if (!by_cert && (by_peer = api_peer_auth(rq, h != NULL, err)) < 0) {
+        /* root without listen_peer_root_role lacks a role; another uid
+         * cannot be told */
+        count_denial("peer", rq->peer_known && rq->peer_uid == 0
+                                 ? "role" : "unknown_uid");
+        return -1;
+    }
+    if (by_peer)
+        verified("peer", 1, NULL);
+    else if (!by_cert && auth_token(rq, h, key, key_len, now, err) < 0)
         return -1;
     map_account(rq, by_cert, now);
     /* users and gateways act as their account: without one, nothing */

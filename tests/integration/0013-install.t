@@ -35,6 +35,11 @@ for f in "$SBIN/loomd" "$BIN/loomctl" "$LIBEXEC/loom-supervise"; do
     [ -x "$ROOT$f" ]
     t_ok $? "installed: $f"
 done
+for c in sbatch squeue scancel scontrol sinfo sacct sacctmgr srun; do
+    [ -x "$ROOT$LIBEXEC/slurm/$c" ] &&
+        [ "$(readlink "$ROOT$LIBEXEC/slurm/$c")" = ../loom-slurm ]
+    t_ok $? "installed: $LIBEXEC/slurm/$c, a link to loom-slurm"
+done
 t_is "$(stat -c '%a %U %G' "$ROOT$LIBEXEC/loom-runas")" "4750 root loom" \
     "installed: $LIBEXEC/loom-runas, setuid root, group loom, mode 4750"
 for f in "$MAN/man8/loomd.8" "$MAN/man1/loomctl.1" "$MAN/man5/loom.conf.5" \
@@ -133,5 +138,6 @@ t_is $? 0 "the installed loomd stops with status 0"
 
 mk -s -C "$LOOM_TOP_BUILDDIR" uninstall DESTDIR="$ROOT" >"$T/uninstall.out" 2>&1
 t_is $? 0 "make uninstall DESTDIR=$ROOT"
-t_is "$(find "$ROOT" -type f | sed "s|^$ROOT||" | head -n 5)" "" "... leaves no file behind"
+t_is "$(find "$ROOT" \( -type f -o -type l \) | sed "s|^$ROOT||" | head -n 5)" "" \
+    "... leaves no file or link behind"
 t_done

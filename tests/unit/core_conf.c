@@ -8,6 +8,7 @@
 
 #include "core/conf.h"
 #include "core/settings.h"
+#include "core/token.h"
 #include "tests/lib/tap.h"
 
 static struct conf *parse(const char *text, struct loom_error *err)
@@ -119,6 +120,41 @@ static void t_typed(void)
     conf_destroy(c);
 }
 
+/* listen_peer_root_role: none by default, one role that is not a user's. */
+static void t_peer_root(void)
+{
+    static const char *bad[] = {"user", "gateway", "root", "operator,admin"};
+    struct loom_error err;
+    struct settings set;
+    struct conf *c = parse("[loomd]\ndatabase = x\n", &err);
+    char text[128], want[256];
+
+    ok(settings_read(c, &set, &err) == 0 && set.listen_peer_root_roles == 0,
+       "listen_peer_root_role is none by default: root is refused");
+    settings_fini(&set);
+    conf_destroy(c);
+    c = parse("[loomd]\ndatabase = x\nlisten_peer_root_role = operator\n",
+              &err);
+    ok(settings_read(c, &set, &err) == 0 &&
+           set.listen_peer_root_roles == LOOM_ROLE_OPERATOR,
+       "listen_peer_root_role = operator (%s)", err.message);
+    settings_fini(&set);
+    conf_destroy(c);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+        snprintf(text, sizeof(text), "[loomd]\ndatabase = x\n"
+                 "listen_peer_root_role = %s\n", bad[i]);
+        snprintf(want, sizeof(want), "t.conf: listen_peer_root_role must be "
+                 "none, admin, operator, scheduler, monitor or reader (got "
+                 "'%s')", bad[i]);
+        c = parse(text, &err);
+        ok(settings_read(c, &set, &err) < 0, "listen_peer_root_role = %s "
+           "stops start-up", bad[i]);
+        is_str(err.message, want, "... naming the values");
+        settings_fini(&set);
+        conf_destroy(c);
+    }
+}
+
 static void t_settings(void)
 {
     struct loom_error err;
@@ -158,6 +194,7 @@ static void t_settings(void)
            "'lax')", "... naming the values");
     settings_fini(&set);
     conf_destroy(c);
+    t_peer_root();
 }
 
 /* loomd's own file: mode 0600 is read, anything open to group or others

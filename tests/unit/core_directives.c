@@ -523,9 +523,53 @@ static void utf8_cut(void)
        "... cut before the character: %.60s", w ? w + strlen(w) - 60 : "");
 }
 
+/* What ARC's slurm back-end (A-REX 6) writes into every job's script. */
+static void slurm_arc(void)
+{
+    json_t *v;
+
+    ok(apply("#!/bin/bash -l\n#SBATCH --no-requeue\n#SBATCH --export=NONE\n"
+             "#SBATCH -e /s/j.comment\n#SBATCH -o /s/j.comment\n\n"
+             "#SBATCH -p all.q\n#SBATCH --nice=50\n#SBATCH -J 'hello'\n"
+             "#SBATCH --get-user-env=10L\n#SBATCH -n 1\n#SBATCH \n"
+             "#SBATCH -t 10:0\necho hi\n", NULL, DIRECTIVES_STRICT) == 0,
+       "ARC's script is read (%s)", err.message);
+    is_str(req(), "{\"cpus_per_node\":1,\"queue\":\"all.q\","
+           "\"walltime_s\":600}", "-p, -n and -t in the request");
+    v = json_object_get(body, "priority");
+    ok(json_integer_value(v) == -50, "--nice=50: priority -50 (%s)",
+       dump(v));
+    ok(json_is_false(json_object_get(body, "requeue")),
+       "--no-requeue: requeue false");
+    is_str(dump(json_array_get(rec, 7)), "{\"line\":10,\"directive\":"
+           "\"#SBATCH --get-user-env=10L\",\"fields\":[],\"ignored\":"
+           "\"the job is submitted as its own account, never by root: it "
+           "has its account's environment as --export gives it (Slurm "
+           "applies --get-user-env only for root)\"}",
+           "--get-user-env sets nothing, and the record says why");
+    apply("#SBATCH --nice\n#SBATCH --get-user-env\n", NULL,
+          DIRECTIVES_STRICT);
+    ok(json_integer_value(json_object_get(body, "priority")) == -100,
+       "--nice alone: 100, priority -100 (%s)", err.message);
+    apply("#SBATCH --nice=-5\n", "{}", DIRECTIVES_STRICT);
+    ok(json_integer_value(json_object_get(body, "priority")) == 5,
+       "--nice=-5: priority 5 (the API refuses it to a user)");
+    apply("#SBATCH --nice 7 -J x\n", NULL, DIRECTIVES_STRICT);
+    is_str(err.message, "line 1: #SBATCH 7 -J x: not an option (an "
+           "option begins with -)", "--nice takes its value only attached");
+    refused("#SBATCH --nice=x\n", "line 1: #SBATCH --nice=x: the adjustment "
+            "must be a whole number from -1000000 to 1000000");
+    refused("#SBATCH --get-user-env=10X\n", "line 1: #SBATCH "
+            "--get-user-env=10X: the value must be seconds, S or L, or "
+            "seconds followed by S or L");
+    refused("#SBATCH --no-requeue=1\n", "line 1: #SBATCH --no-requeue=1: "
+            "takes no value");
+}
+
 int main(void)
 {
     utf8_cut();
+    slurm_arc();
     slurm();
     slurm_refused();
     arrays_and_dependencies();

@@ -79,7 +79,9 @@ static void t_valid(void)
         is_str(back->env.v[1], "B=2", "env kept");
         is_str(back->account, "alice-acct", "account kept");
         is_str(back->submit_dir, "/home/a/w", "submit_dir read back");
+        is_int(back->no_requeue, 0, "requeue defaults to true");
     }
+    ok(json_is_true(json_object_get(doc, "requeue")), "... and shows so");
     json_decref(doc);
     free(text);
     job_destroy(back);
@@ -108,6 +110,7 @@ static void t_invalid(void)
         {"{\"command\":[\"x\"],\"array\":\"1-2\",\"dependency\":"
          "\"singleton\"}", "dependency"},
         {"{\"command\":[\"x\"],\"hold\":1}", "hold"},
+        {"{\"command\":[\"x\"],\"requeue\":\"no\"}", "requeue"},
         {"{\"command\":[\"x\"],\"submit_dir\":\"rel\"}", "submit_dir"},
         {"{\"command\":[\"x\"],\"submit_dir\":1}", "submit_dir"},
         {"{\"command\":[\"x\"],\"submit_env\":[]}", "submit_env"},
@@ -126,6 +129,31 @@ static void t_invalid(void)
            "refused on %s: %s", cases[i].field, err.message);
         job_destroy(j);
     }
+}
+
+/* "requeue": false is kept: shown, stored, read back. */
+static void t_no_requeue(void)
+{
+    struct loom_error err;
+    struct job *j = from("{\"command\":[\"x\"],\"requeue\":false}", &err),
+               *back = NULL;
+    size_t priv[2] = {0, 0};
+    char *text = NULL;
+    json_t *doc = NULL;
+
+    ok(j && j->no_requeue, "requeue false is taken");
+    if (!j)
+        return;
+    j->id = 7;
+    text = job_render(j, priv);
+    doc = text ? json_loads(text, 0, NULL) : NULL;
+    ok(json_is_false(json_object_get(doc, "requeue")), "... shown false");
+    back = doc ? job_from_doc(doc, &err) : NULL;
+    ok(back && back->no_requeue, "... and read back from the store");
+    json_decref(doc);
+    free(text);
+    job_destroy(back);
+    job_destroy(j);
 }
 
 /* An array, a task of it, a dependency and a held submit: what they
@@ -246,6 +274,7 @@ static void t_long_env_name(void)
 
 int main(void)
 {
+    t_no_requeue();
     t_valid();
     t_long_env_name();
     t_invalid();

@@ -1,0 +1,160 @@
+/* squeue.c - squeue: the jobs of the fabric, in Slurm's formats. */
+/* SPDX-License-Identifier: MIT */
+#include "core/slurmcli/slurmcli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define DEFAULT_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
+#define LONG_FORMAT "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
+#define QUEUE_STATES "pending,held,starting,running,suspended"
+
+struct squeue {
+    const char *jobs, *users, *states, *format, *fields, *parts, *clusters,
+        *names;
+    int noheader, longer;
+};
+
+/* Does -j name this job: its id, its array's id, its own number? */
+static int job_named(const struct squeue *q, const json_t *j)
+{
+    return sc_listed(q->jobs, sc_str(j, "id")) ||
+           sc_listed(q->jobs, sc_str(j, "array_job_id")) ||
+           sc_listed(q->jobs, sc_str(j, "loom_id"));
+}
+
+static int wanted(const struct squeue *q, const json_t *j)
+{
+    const json_t *r = json_object_get(j, "request");
+    const char *queue = json_string_value(json_object_get(r, "queue"));
+    const char *cl = sc_str(j, "cluster");
+
+    if (!*cl)
+        cl = sc_str(r, "cluster");
+    if (q->jobs && !job_named(q, j))
+        return 0;
+    if (q->users && !sc_listed(q->users, sc_str(j, "account")) &&
+        !sc_listed(q->users, sc_str(j, "owner")))
+        return 0;
+    if (q->parts && (!queue || !sc_listed(q->parts, queue)))
+        return 0;
+    if (q->clusters && !sc_listed(q->clusters, cl))
+        return 0;
+    if (q->names && !sc_listed(q->names, sc_str(j, "name")))
+        return 0;
+    return !q->states || sc_state_listed(q->states, sc_state(j));
+}
+
+static int options(struct squeue *q, int argc, char **argv)
+{
+    static const struct option longs[] = {
+        {"jobs", required_argument, NULL, 'j'},
+        {"user", required_argument, NULL, 'u'},
+        {"states", required_argument, NULL, 't'},
+        {"noheader", no_argument, NULL, 'h'},
+        {"format", required_argument, NULL, 'o'},
+        {"Format", required_argument, NULL, 'O'},
+        {"all", no_argument, NULL, 'a'},
+        {"partition", required_argument, NULL, 'p'},
+        {"clusters", required_argument, NULL, 'M'},
+        {"name", required_argument, NULL, 'n'},
+        {"long", no_argument, NULL, 'l'},
+        {"me", no_argument, NULL, 'm'},
+        {"noconvert", no_argument, NULL, 'c'},
+        {"json", no_argument, NULL, 'J'},
+        {"yaml", no_argument, NULL, 'Y'},
+        {"array", no_argument, NULL, 'r'},
+        {"iterate", required_argument, NULL, 'i'},
+        {"help", no_argument, NULL, 'H'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":j:u:t:ho:O:ap:M:n:lri:", longs,
+                            NULL)) != -1) {
+        switch (c) {
+        case 'j': q->jobs = optarg; break;
+        case 'u': q->users = optarg; break;
+        case 't': q->states = optarg; break;
+        case 'h': q->noheader = 1; break;
+        case 'o': q->format = optarg; break;
+        case 'O': q->fields = optarg; break;
+        case 'a': break; /* Loom hides no partition */
+        case 'p': q->parts = optarg; break;
+        case 'M': q->clusters = optarg; break;
+        case 'n': q->names = optarg; break;
+        case 'l': q->longer = 1; break;
+        case 'm': q->users = sc_user(); break;
+        case 'c': break; /* Loom's sizes are never converted */
+        case 'J': case 'Y':
+            return sc_unsupported(argv[optind - 1], "Loom's API gives the "
+                                  "jobs as JSON: GET /v1/jobs");
+        case 'r':
+            return sc_unsupported("--array", "an array's waiting tasks are "
+                                  "one line (123_[8-100])");
+        case 'i':
+            return sc_unsupported("--iterate", "run squeue again");
+        case 'H':
+            printf("Usage: squeue [-j JOBS] [-u USERS] [-t STATES] [-p "
+                   "PARTITIONS] [-M CLUSTERS] [-n NAMES] [-h] [-l] [-o "
+                   "FORMAT | -O FIELDS]\n");
+            return SC_OK;
+        default:
+            return sc_opt_error(c, argv);
+        }
+    }
+    if (optind < argc)
+        return sc_usage("unexpected argument '%s'", argv[optind]);
+    if (q->users && !*q->users)
+        return sc_fail("cannot tell the calling user's name");
+    return -1;
+}
+
+int sc_squeue(int argc, char **argv)
+{
+    struct squeue q = {0};
+    struct sc_format fmt;
+    struct loom_error err = {0};
+    char states[256];
+    json_t *items = NULL, *j;
+    size_t i, shown = 0;
+    int rc;
+
+    if ((rc = options(&q, argc, argv)) >= 0)
+        return rc;
+    if (q.states && sc_state_filter(q.states, states, sizeof(states)) < 0)
+        return sc_usage("--states: '%s' is not a list of job states (PENDING "
+                        "RUNNING SUSPENDED COMPLETED CANCELLED FAILED TIMEOUT "
+                        "OUT_OF_MEMORY CONFIGURING, their short forms, or "
+                        "all)", q.states);
+    if (!q.states) /* the queue; with -j, the jobs named, in any state */
+        snprintf(states, sizeof(states), "%s", q.jobs ? "" : QUEUE_STATES);
+    if ((q.fields ? sc_format_names(q.fields, sc_job_fields, &fmt)
+                  : sc_format_letters(q.format ? q.format
+                                      : q.longer ? LONG_FORMAT
+                                                 : DEFAULT_FORMAT,
+                                      sc_job_fields, &fmt)) < 0)
+        return SC_USAGE;
+    if (!strcmp(states, "none")) /* only states Loom never has */
+        items = json_array();
+    else if (sc_jobs(states, NULL, &items, &err) < 0) {
+        sc_format_fini(&fmt);
+        return sc_fail("slurm_load_jobs error: %s", err.message);
+    }
+    if (!q.noheader)
+        sc_format_header(&fmt, NULL);
+    json_array_foreach(items, i, j)
+        if (wanted(&q, j)) {
+            sc_format_row(&fmt, j, NULL);
+            shown++;
+        }
+    json_decref(items);
+    sc_format_fini(&fmt);
+    if (q.jobs && !shown && !strchr(q.jobs, ','))
+        return sc_fail("slurm_load_jobs error: Invalid job id specified");
+    return SC_OK;
+}
