@@ -1,7 +1,9 @@
 /* http.c - libmicrohttpd glue: body limits, content type, replies; a pool
  * of threads on epoll (an idle connection costs no thread), limits on
  * connections in all and per address; plain HTTP on one listener, HTTPS
- * (tls.c's credentials, the client certificate's verdict) on another. */
+ * (tls.c's credentials, the client certificate's verdict) on another,
+ * and plain HTTP on a unix socket whose clients' uids (SO_PEERCRED) go
+ * with their requests (listen_peer). */
 /* SPDX-License-Identifier: MIT */
 #include "core/http.h"
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "core/directives.h"
@@ -371,18 +372,43 @@ static int check_account(const char *account)
                     account, me ? me : "unknown");
 }
 
+/* Tries of a submit that got no answer or a 503 (loomd busy, its
+ * database down, a standby): sbatch waits and tries again, as Slurm's
+ * does when its controller is busy; the Idempotency-Key makes a retry
+ * of a submit that was taken return that job, never a second one. */
+#define SUBMIT_TRIES 5
+
 static int send(const struct sbatch *s, json_t *job)
 {
     struct client *c = sc_client();
     struct loom_error err = {0};
+    unsigned char rnd[16];
+    char key[64], hdr[96];
+    const char *headers[] = {hdr, NULL};
     json_t *reply = NULL;
     const char *id;
+    long status = 0;
+    int rc = -1;
 
     if (!c)
         return SC_FAIL;
-    if (client_request(c, "POST", "/v1/jobs", job, NULL, NULL, &reply,
-                       &err) < 0)
-        return sc_fail("Batch job submission failed: %s", err.message);
+    if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+        return sc_fail("cannot make an Idempotency-Key: %s",
+                       strerror(errno));
+    for (size_t i = 0; i < sizeof(rnd); i++)
+        snprintf(key + 2 * i, 3, "%02x", rnd[i]);
+    snprintf(hdr, sizeof(hdr), "Idempotency-Key: sbatch-%s", key);
+    for (int t = 1; rc < 0 && t <= SUBMIT_TRIES; t++) {
+        rc = client_request(c, "POST", "/v1/jobs", job, headers, &status,
+                            &reply, &err);
+        if (rc < 0 && (status == 503 || status == 0) && t < SUBMIT_TRIES) {
+            fprintf(stderr, "sbatch: error: %s\nsbatch: Loom is not "
+                    "taking jobs now, retrying in %d s\n", err.message, t);
+            sleep((unsigned)t);
+        } else if (rc < 0) {
+            return sc_fail("Batch job submission failed: %s", err.message);
+        }
+    }
     id = json_string_value(json_object_get(reply, "id"));
     if (s->parsable)
         printf("%s%s%s\n", id ? id : "?", s->cluster ? ";" : "",

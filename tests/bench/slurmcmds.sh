@@ -61,10 +61,10 @@ admin_token || exit 1
 # nothing starts: both queues only grow
 api POST /v1/runtime/scheduler '{"enabled": false}' >/dev/null
 
-SB=(sbatch --hold -t 10 --wrap true)
-L1=$(rate 1 as_user "$U" "${SB[@]}" -M sim)
+SB=(--hold -t 10 --wrap true)
+L1=$(rate 1 as_user "$U" sbatch "${SB[@]}" -M sim)
 S1=$(rate 1 /usr/bin/sbatch "${SB[@]}")
-L4=$(rate 4 as_user "$U" "${SB[@]}" -M sim)
+L4=$(rate 4 as_user "$U" sbatch "${SB[@]}" -M sim)
 S4=$(rate 4 /usr/bin/sbatch "${SB[@]}")
 row "sbatch, jobs/s" "Loom" "Slurm"
 row "  one loop" "$L1" "$S1"
