@@ -101,8 +101,16 @@ void sched_to_pending_later(struct job *j, const char *why)
 {
     to_pending(j, why);
     j->start_wait = 1; /* the caller's sched_touch takes it out of the queue */
-    if (S.later_head && S.later_head == S.n_later)
+    if (S.later_head > 1024 && S.later_head * 2 > S.n_later) {
+        /* failures that never stop (a disk full for hours): the taken
+         * entries are dropped, so that the list does not grow for ever */
+        memmove(S.later, S.later + S.later_head,
+                (S.n_later - S.later_head) * sizeof(*S.later));
+        S.n_later -= S.later_head;
+        S.later_head = 0;
+    } else if (S.later_head && S.later_head == S.n_later) {
         S.later_head = S.n_later = 0; /* all taken: start over */
+    }
     if (sched_grow((void **)&S.later, &S.cap_later, S.n_later + 1,
                    sizeof(*S.later)) < 0) {
         j->start_wait = 0;
