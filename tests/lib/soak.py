@@ -21,7 +21,8 @@
 # first window of N seconds after the warm-up of W seconds with the last
 # N seconds: submits and reads done per second, their p50 and p99 (ms),
 # RSS (kB) and descriptors at the end of the warm-up and at the end, the
-# answers by status, and the number of submits acknowledged.
+# answers by status (and the first 10 that were not 2xx, with their
+# bodies), and the number of submits acknowledged.
 import argparse
 import http.client
 import json
@@ -36,6 +37,7 @@ LOCK = threading.Lock()
 RECORDS = []  # (kind, t_done, latency_s, status)
 SAMPLES = []  # (t, rss_kb, fds)
 JOB_IDS = []
+REFUSED = []  # "METHOD PATH STATUS BODY" of the first 10 answers not 2xx
 STOP = threading.Event()
 
 
@@ -64,6 +66,11 @@ def call(state, method, path, token, body=None):
             state["c"].close()
         state["c"] = None
         status, data = 0, b""
+    if not 200 <= status < 300:
+        with LOCK:
+            if len(REFUSED) < 10:
+                REFUSED.append("%s %s %d %s" % (method, path, status, data[
+                    :300].decode("utf-8", "replace")))
     return status, data, time.monotonic() - t0
 
 
@@ -229,7 +236,8 @@ def main():
                "end": window(end - a.window, end),
                "after_warmup": at(w0), "at_end": at(end),
                "fds_max": max(s[2] for s in SAMPLES if s[2] is not None),
-               "answers": statuses, "acknowledged": len(JOB_IDS)},
+               "answers": statuses, "refused": REFUSED,
+               "acknowledged": len(JOB_IDS)},
               sys.stdout)
     print()
 

@@ -121,6 +121,8 @@ print("%-34s %12s %12s" % ("loomd descriptors", a["fds"], z["fds"]))
 print("RSS growth after the warm-up: %.1f MB over %g s; %d submits acknowledged"
       % ((z["rss_kb"] - a["rss_kb"]) / 1024.0, d["seconds"] - d["warmup_s"],
          d["acknowledged"]))
-print("answers: %s" % ", ".join("%s: %d" % kv for kv in sorted(d["answers"].items())))' \
+print("answers: %s" % ", ".join("%s: %d" % kv for kv in sorted(d["answers"].items())))
+for r in d["refused"]:
+    print("not 2xx: %s" % r)' \
         "$T/soak.json"
 }
