@@ -51,6 +51,11 @@ int local_path(char *buf, size_t size, const char *dir, const char *name,
     return 0;
 }
 
+enum loom_err_kind local_errno_kind(int e)
+{
+    return e == ENOSPC || e == EDQUOT ? LOOM_ETEMP : LOOM_EINTERNAL;
+}
+
 static int write_all(int fd, const char *data, size_t len)
 {
     while (len > 0) {
@@ -83,8 +88,8 @@ int local_write_at(int dirfd, const char *path, const char *name,
     if (fd >= 0)
         close(fd);
     unlinkat(dirfd, tmp, 0);
-    return loom_error_set(err, LOOM_EINTERNAL, "write %s/%s: %s", path, name,
-                          strerror(saved));
+    return loom_error_set(err, local_errno_kind(saved), "write %s/%s: %s",
+                          path, name, strerror(saved));
 }
 
 int local_json_write_take(int dirfd, const char *dir, const char *name,

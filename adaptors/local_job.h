@@ -203,8 +203,13 @@ char *local_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* buf = dir/name; -1 with err (may be NULL) when it does not fit. */
 int local_path(char *buf, size_t size, const char *dir, const char *name,
                struct loom_error *err);
+/* The error kind of a failed write in the state_dir: LOOM_ETEMP when the
+ * file system is full (ENOSPC, EDQUOT), which passes (the job waits and is
+ * started again), else LOOM_EINTERNAL. */
+enum loom_err_kind local_errno_kind(int e);
 /* name in the directory open on dirfd (what path names, for messages),
- * written whole with that mode (tmp, fsync, rename). */
+ * written whole with that mode (tmp, fsync, rename); err's kind is
+ * local_errno_kind's. */
 int local_write_at(int dirfd, const char *path, const char *name,
                    const char *data, size_t len, mode_t mode,
                    struct loom_error *err);

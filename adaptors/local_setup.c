@@ -230,6 +230,25 @@ static void cg_sweep_one(int64_t id, void *arg)
         local_cg_left_add(l, id);
 }
 
+/* 1 when the file name in dirfd holds text already. */
+static int holds(int dirfd, const char *name, const char *text)
+{
+    size_t len = strlen(text), got = 0;
+    char *buf = malloc(len + 1);
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), same;
+    ssize_t n = 1;
+
+    while (buf && fd >= 0 && got <= len && n > 0)
+        if ((n = read(fd, buf + got, len + 1 - got)) > 0)
+            got += (size_t)n;
+    same = buf && fd >= 0 && n == 0 && got == len &&
+           memcmp(buf, text, len) == 0;
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    return same;
+}
+
 static int cg_setup(struct local *l, const struct adaptor_env *env,
                     int confine, struct loom_error *err)
 {
@@ -243,10 +262,14 @@ static int cg_setup(struct local *l, const struct adaptor_env *env,
     if (!l->ctx.cg || !(text = cgroups_instances(l->ctx.cg)))
         return local_oom(err);
     fd = open(l->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    /* written only when it changed: a restart on a full state_dir goes on
+     * with the list it has */
     rc = fd < 0 ? loom_error_set(err, LOOM_EINTERNAL, "%s: %s", l->dir,
                                  strerror(errno))
-                : local_write_at(fd, l->dir, CGROUPS_FILE, text, strlen(text),
-                                 0600, err);
+         : holds(fd, CGROUPS_FILE, text)
+             ? 0
+             : local_write_at(fd, l->dir, CGROUPS_FILE, text, strlen(text),
+                              0600, err);
     if (fd >= 0)
         close(fd);
     free(text);

@@ -95,11 +95,11 @@ static int job_write(const char *dir, const struct local_spec *s,
     if (local_path(run, sizeof(run), dir, LOOM_LF_RUN, err) < 0)
         return -1;
     if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-        return loom_error_set(err, LOOM_EINTERNAL, "mkdir %s: %s", dir,
-                              strerror(errno));
+        return loom_error_set(err, local_errno_kind(errno), "mkdir %s: %s",
+                              dir, strerror(errno));
     if (mkdir(run, 0700) < 0 && errno != EEXIST)
-        return loom_error_set(err, LOOM_EINTERNAL, "mkdir %s: %s", run,
-                              strerror(errno));
+        return loom_error_set(err, local_errno_kind(errno), "mkdir %s: %s",
+                              run, strerror(errno));
     return local_json_write_take(-1, dir, LOOM_LF_SPEC, local_spec_json(s),
                                  err);
 }
@@ -264,8 +264,8 @@ static int claim(const char *dir, struct loom_error *err)
     int fd;
 
     if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-        return loom_error_set(err, LOOM_EINTERNAL, "mkdir %s: %s", dir,
-                              strerror(errno));
+        return loom_error_set(err, local_errno_kind(errno), "mkdir %s: %s",
+                              dir, strerror(errno));
     fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return loom_error_set(err, LOOM_EINTERNAL, "%s: %s", dir,

@@ -227,6 +227,30 @@ static void end_reason(struct sup *s, const struct local_exit *x, int exec_err,
         out[0] = '\0';
 }
 
+/* Write run/exit.json. On a full file system it tries again every second
+ * until there is space: the job has ended, but its end is known only here,
+ * and loomd, which sees this supervisor alive, waits for it (a supervisor
+ * that gave up would leave the job "supervisor lost", its exit code gone). */
+static int exit_record(struct sup *s, const struct local_exit *e,
+                       struct loom_error *err)
+{
+    struct timespec pause = {1, 0};
+    int waited = 0;
+
+    while (local_exit_write(s->run_fd, s->rundir, e, err) < 0) {
+        if (err->kind != LOOM_ETEMP)
+            return -1;
+        if (!waited++)
+            log_warn("job=%lld: ended; waiting for space to record it: %s",
+                     (long long)s->spec.loom_id, err->message);
+        nanosleep(&pause, NULL);
+    }
+    if (waited)
+        log_info("job=%lld: its end recorded after %d s without space",
+                 (long long)s->spec.loom_id, waited);
+    return 0;
+}
+
 static int finish(struct sup *s)
 {
     struct local_exit e;
@@ -253,7 +277,7 @@ static int finish(struct sup *s)
     }
     e.start_time = s->pid.start_time;
     e.end_time = time(NULL);
-    if (local_exit_write(s->run_fd, s->rundir, &e, &err) < 0) {
+    if (exit_record(s, &e, &err) < 0) {
         log_err("job=%lld: %s", (long long)s->spec.loom_id, err.message);
         return 1;
     }

@@ -23,8 +23,9 @@
  * has (no node failure is simulated; drain or cancel them); a suspended
  * job keeps its resources; a finished job is forgotten SIM_RETAIN_S after
  * jobs() first reported it, after which a start of its loom id would run
- * it again. The clock is CLOCK_REALTIME, so a step of the system clock
- * moves the end of every running job with it.
+ * it again. Runtimes run on CLOCK_MONOTONIC, as a real system's walltime
+ * does: a step of the wall clock neither ends a job early nor keeps it
+ * late; the times reported are the wall clock's at the start and the end.
  */
 
 #define SIM_MAX_NODES 100000
@@ -59,12 +60,22 @@ struct sim {
     struct sim_table jobs;
 };
 
+/* The sim's clock: monotonic seconds. */
 static double now_s(void)
 {
     struct timespec ts;
 
-    clock_gettime(CLOCK_REALTIME, &ts);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The wall-clock time of the sim's moment t, as the wall clock runs now. */
+static double wall_of(double t)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9 - (now_s() - t);
 }
 
 static int no_memory(const struct sim *s, const char *op,
@@ -241,6 +252,7 @@ static void job_end(struct sim *s, struct sim_job *j, enum sim_state state,
     job_hold(s, j, -1);
     j->state = state;
     j->end = when;
+    j->end_wall = wall_of(when);
     sim_table_mark(&s->jobs, j);
 }
 
@@ -505,8 +517,13 @@ static struct sim_job *job_new(const struct sim *s, const struct start_req *req,
     j->memory_mb = req->memory_mb;
     j->gpus = req->gpus;
     j->start = now;
-    if (req->adopt && req->start_time > 0 && (double)req->start_time < now)
-        j->start = (double)req->start_time;
+    j->start_wall = wall_of(now);
+    /* adopted: it started when loomd's record says (a wall-clock time) */
+    if (req->adopt && req->start_time > 0 &&
+        (double)req->start_time < j->start_wall) {
+        j->start -= j->start_wall - (double)req->start_time;
+        j->start_wall = (double)req->start_time;
+    }
     if (req->walltime_s > 0 && runtime > (double)req->walltime_s) {
         runtime = (double)req->walltime_s;
         j->killed = 1;
@@ -524,6 +541,7 @@ static void job_begin(struct sim *s, struct sim_job *j, double now)
     sim_table_mark(&s->jobs, j);
     if (j->end <= now) {
         j->state = job_outcome(j);
+        j->end_wall = wall_of(j->end);
         return;
     }
     j->state = SIM_RUNNING;

@@ -33,8 +33,10 @@ struct sim_job {
     enum sim_state state;
     int exit_code;        /* what it ends with when it ends by itself */
     int killed;           /* it ends at its walltime */
-    double start;
+    double start;         /* on the monotonic clock, as end */
     double end;           /* projected while running, actual once over */
+    double start_wall;    /* the wall-clock times reported: start, and */
+    double end_wall;      /* end once over */
     double remaining;     /* while suspended: real seconds left to run */
     double reported;      /* when jobs() reported it over */
 

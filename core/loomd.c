@@ -60,10 +60,13 @@ static void ready(const char *state_dir)
 
     snprintf(path, sizeof(path), "%s/loomd.pid", state_dir);
     f = fopen(path, "w");
-    if (f) {
-        fprintf(f, "%d\n", (int)getpid());
+    /* loomd runs on without it (a full state_dir, say), but says so */
+    if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fflush(f) != 0 ||
+        ferror(f))
+        log_warn("cannot write %s: %s; loomd runs on without it", path,
+                 strerror(errno));
+    if (f)
         fclose(f);
-    }
     if (ready_fd >= 0) {
         dprintf(ready_fd, "ok\n");
         close(ready_fd);

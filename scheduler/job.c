@@ -45,7 +45,7 @@ int job_state_active(enum job_state s)
 
 int job_ready(const struct job *j)
 {
-    return j->state == JOB_PENDING && !j->dep_wait &&
+    return j->state == JOB_PENDING && !j->dep_wait && !j->start_wait &&
            (!j->array || (j->array->tasks_state == JOB_PENDING &&
                           j->array->n_split < j->array->spec.tasks));
 }

@@ -146,6 +146,8 @@ struct job {
     int staff;      /* submitted by an admin or operator (not stored) */
     int dep_wait;   /* its dependencies are not met yet (not stored: the
                        scheduler says so again after a restart) */
+    int start_wait; /* its start failed for now: not planned until
+                       START_RETRY_S passed (not stored) */
     uint8_t task_class; /* a task: how its array counts it (TC_*) */
     uint8_t dep_class;  /* what its dependents last saw of it (TC_*) */
     uint32_t arr_ix;    /* a task: its array's limit entry + 1, or 0 */

@@ -496,7 +496,9 @@ static void *sched_main(void *arg)
 
     log_thread_name("sched");
     while (!S.stopping || (work_left() && time_mono() < stop_by)) {
-        double now = time_mono(), wait = S.next_cycle - now, gap;
+        /* due retries first: they may call for a cycle */
+        double now = time_mono(), later = sched_later_due(now);
+        double wait = S.next_cycle - now, gap;
         struct msg *m, *next;
         /* Cycles only while this loomd is the active one. */
         int cycles = S.enabled && leader_may_act();
@@ -514,6 +516,8 @@ static void *sched_main(void *arg)
         if (S.lazy_head < S.n_lazy &&
             S.lazy[S.lazy_head].since + LAZY_S - now < wait)
             wait = S.lazy[S.lazy_head].since + LAZY_S - now;
+        if (later < wait)
+            wait = later;
         if (S.stopping)
             wait = 0.1;
         if (S.partial || S.apply.m)
@@ -639,6 +643,7 @@ void sched_stop(void)
     free(S.acks);
     free(S.ins);
     free(S.lazy);
+    free(S.later);
     free(S.arr_stale);
     sched_depend_fini();
     sched_patch_fini();

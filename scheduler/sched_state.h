@@ -112,6 +112,10 @@ struct sched {
      * with its next change or after LAZY_S; a restart re-attaches it */
     struct lazy *lazy;    /* in the order they were marked */
     size_t lazy_head, n_lazy, cap_lazy;
+    /* jobs whose start failed for now, to wait again after START_RETRY_S
+     * (since: when it failed), in that order */
+    struct lazy *later;
+    size_t later_head, n_later, cap_later;
     /* the [scheduler] section, and the decayed usage for fair share */
     struct sched_conf conf;
     struct prio_usage *fs;
@@ -391,6 +395,15 @@ int sched_resv_load(struct loom_error *err);
 void sched_place_now(struct job *j);
 /* A job leaves its cluster and waits again (why says so). */
 void sched_to_pending(struct job *j, const char *why);
+/* The same, after a start that failed for now (the cluster's system is
+ * unreachable, its disk is full): the job is planned again only after
+ * START_RETRY_S, not at the next cycle, which an event may bring at once
+ * and which would try it again and again while the cause lasts. */
+void sched_to_pending_later(struct job *j, const char *why);
+#define START_RETRY_S 2.0
+/* Put the jobs whose START_RETRY_S passed back into the waiting queue;
+ * the seconds until the next one is due (a large number when none is). */
+double sched_later_due(double now);
 /* The job ended: state, times, exit code from c (may be NULL). */
 void sched_set_final(struct job *j, const struct cl_job *c,
                      enum job_state st);

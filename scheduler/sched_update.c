@@ -80,7 +80,7 @@ int sched_cluster_jobs(struct sched_cluster_jobs *cj, size_t max)
     return cj->done == cj->list.n;
 }
 
-void sched_to_pending(struct job *j, const char *why)
+static void to_pending(struct job *j, const char *why)
 {
     if (job_holds_nodes(j))
         sched_release(j);
@@ -89,7 +89,53 @@ void sched_to_pending(struct job *j, const char *why)
     strv_fini(&j->nodes);
     job_set_str(&j->reason, why);
     sched_acct_move(j, job_account_on(j, NULL)); /* every cluster's again */
+}
+
+void sched_to_pending(struct job *j, const char *why)
+{
+    to_pending(j, why);
     sched_pending_push(j->id);
+}
+
+void sched_to_pending_later(struct job *j, const char *why)
+{
+    to_pending(j, why);
+    j->start_wait = 1; /* the caller's sched_touch takes it out of the queue */
+    if (S.later_head > 1024 && S.later_head * 2 > S.n_later) {
+        /* failures that never stop (a disk full for hours): the taken
+         * entries are dropped, so that the list does not grow for ever */
+        memmove(S.later, S.later + S.later_head,
+                (S.n_later - S.later_head) * sizeof(*S.later));
+        S.n_later -= S.later_head;
+        S.later_head = 0;
+    } else if (S.later_head && S.later_head == S.n_later) {
+        S.later_head = S.n_later = 0; /* all taken: start over */
+    }
+    if (sched_grow((void **)&S.later, &S.cap_later, S.n_later + 1,
+                   sizeof(*S.later)) < 0) {
+        j->start_wait = 0;
+        sched_pending_push(j->id); /* out of memory: at once, then */
+        return;
+    }
+    S.later[S.n_later++] = (struct lazy){j->id, time_mono()};
+}
+
+double sched_later_due(double now)
+{
+    for (; S.later_head < S.n_later; S.later_head++) {
+        const struct lazy *l = &S.later[S.later_head];
+        struct job *j;
+        if (l->since + START_RETRY_S > now)
+            return l->since + START_RETRY_S - now;
+        if (!(j = sched_job(l->id)) || !j->start_wait)
+            continue;
+        /* held or cancelled meanwhile: the queue (add_pushed) looks at
+         * it as it is then */
+        j->start_wait = 0;
+        sched_view(j);
+        sched_pending_push(l->id);
+    }
+    return 1e9;
 }
 
 void sched_started(struct sched_started *st)
@@ -103,7 +149,7 @@ void sched_started(struct sched_started *st)
                  j->cluster, st->err.message);
         if (st->err.kind == LOOM_ECONFLICT || st->err.kind == LOOM_ETEMP ||
             st->err.kind == LOOM_EUNAVAIL) {
-            sched_to_pending(j, st->err.message);
+            sched_to_pending_later(j, st->err.message);
         } else {
             job_set_str(&j->reason, st->err.message);
             sched_set_final(j, NULL, JOB_FAILED);

@@ -21,7 +21,7 @@
 #           loom can traverse it); removed at exit unless LOOM_KEEP_TMP=1.
 #           Jobs run as other accounts than the test's: the files they are
 #           to write go into $T_OUT ($T/out, mode 1777, as /tmp).
-# Postgres: pg_start, pg_stop, pg_kill, pg_restart_same; LOOM_PG_DIR,
+# Postgres: pg_start, pg_stop, pg_kill, pg_kill9, pg_restart_same; LOOM_PG_DIR,
 #           LOOM_PG_CONNINFO, pg_sql SQL (psql -tA, one value per line).
 # loomd:    free_port, loomd_conf [SECTIONS] (or a heredoc on stdin; sets
 #           PORT and LOOM_URL), loomd_start [ARGS], loomd_stop (returns
@@ -556,6 +556,24 @@ pg_kill() {
     [ -n "$LOOM_PG_PID" ] || return 0
     kill -QUIT "$LOOM_PG_PID" 2>/dev/null
     wait_dead "$LOOM_PG_PID" 100 || { kill -KILL "$LOOM_PG_PID"; return 1; }
+    LOOM_PG_PID=
+}
+
+# pg_kill9: SIGKILL the postmaster and all its processes at once (a crash:
+# no shutdown of any kind; crash recovery at the next start). 0 when all
+# are gone (10 s at most each), and the postmaster reaped too (30 s at
+# most): a new one refuses to start while the pid in postmaster.pid
+# exists, a zombie too.
+pg_kill9() {
+    [ -n "$LOOM_PG_PID" ] || return 0
+    local kids p
+    kids=$(ps -o pid= --ppid "$LOOM_PG_PID" 2>/dev/null)
+    kill -KILL "$LOOM_PG_PID" $kids 2>/dev/null
+    wait_dead "$LOOM_PG_PID" 100 || return 1
+    for p in $kids; do
+        wait_dead "$p" 100 || return 1
+    done
+    wait_for '! kill -0 "$LOOM_PG_PID" 2>/dev/null' 30 || return 1
     LOOM_PG_PID=
 }
 

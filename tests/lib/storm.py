@@ -7,6 +7,7 @@
 #
 # storm.py --urls URL[,URL...] --token-file F --bodies FILE --clients N
 #          --jobs M --out PREFIX [--key-prefix P] [--deadline S]
+#          [--stop-file F]
 #
 # Client c (0..N-1) submits jobs 0..M-1 in order, job j with the body
 # bodies[(c * M + j) % len(bodies)] (FILE holds a JSON list of job
@@ -15,11 +16,15 @@
 # once). Answers it retries: none (the connection failed), 503, 307 (it
 # follows it), 409 for a key still in progress. Any other answer is
 # written to PREFIX.c.err and ends that client; so does a submit not
-# acknowledged within --deadline seconds (120). Exit status: 0 when every
-# client had every job acknowledged, else 1.
+# acknowledged within --deadline seconds (120). Each answer it retries is
+# appended to PREFIX.c.retries as "KEY STATUS EPOCH_S" (status 0: no
+# answer). With --stop-file a client stops, after the submit under way,
+# once file F exists. Exit status: 0 when every client had every job
+# acknowledged (up to the stop), else 1.
 import argparse
 import http.client
 import json
+import os
 import sys
 import threading
 import time
@@ -68,7 +73,7 @@ class Client(threading.Thread):
             self.drop(base)
             return 0, None, b""
 
-    def submit(self, key, body, out, err):
+    def submit(self, key, body, out, err, retries):
         deadline = time.time() + self.args.deadline
         while time.time() < deadline:
             base, path = self.urls[self.at], "/v1/jobs"
@@ -84,6 +89,10 @@ class Client(threading.Thread):
                                                   time.time(), base))
                 out.flush()
                 return True
+            if status in (0, 503, 307, 308) or (
+                    status == 409 and b"in progress" in data):
+                retries.write("%s %d %.3f\n" % (key, status, time.time()))
+                retries.flush()
             if status == 409 and b"in progress" in data:
                 time.sleep(0.05)
                 continue
@@ -102,12 +111,16 @@ class Client(threading.Thread):
     def run(self):
         a = self.args
         with open("%s.%d" % (a.out, self.index), "a") as out, \
-                open("%s.%d.err" % (a.out, self.index), "a") as err:
+                open("%s.%d.err" % (a.out, self.index), "a") as err, \
+                open("%s.%d.retries" % (a.out, self.index), "a") as retries:
             for j in range(a.jobs):
+                if a.stop_file and os.path.exists(a.stop_file):
+                    break
                 body = self.bodies[(self.index * a.jobs + j) %
                                    len(self.bodies)]
                 key = "%s-%d-%d" % (a.key_prefix, self.index, j)
-                if not self.submit(key, json.dumps(body), out, err):
+                if not self.submit(key, json.dumps(body), out, err,
+                                   retries):
                     return
         self.ok = True
 
@@ -122,6 +135,7 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--key-prefix", default="storm")
     p.add_argument("--deadline", type=int, default=120)
+    p.add_argument("--stop-file")
     args = p.parse_args()
     with open(args.token_file) as f:
         token = f.read().strip()
