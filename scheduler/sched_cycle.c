@@ -180,8 +180,15 @@ static void account(const struct plan_work *w)
     S.cycles++;
     S.cycle_last_ms = ms;
     S.cycle_sum_ms += ms;
-    if (ms > S.cycle_max_ms)
+    if (ms > S.cycle_max_ms) {
+        /* the longest so far, with its parts: what made it long is in the
+         * log (a few lines a run, as the maximum only grows) */
         S.cycle_max_ms = ms;
+        log_info("longest scheduling cycle so far: %.1f ms (build %.1f, "
+                 "plan %.1f, apply %.1f), cycle %lu, %zu jobs considered, "
+                 "%zu started", ms, w->build_ms, w->plan_ms, S.apply.ms,
+                 S.cycles, S.apply.considered, S.apply.started);
+    }
     metrics_observe(METRICS_SCHED_CYCLE_SECONDS, NULL, ms / 1000);
     metrics_set(METRICS_SCHED_CYCLE_LAST, NULL, ms / 1000);
     metrics_observe(METRICS_SCHED_CYCLE_CONSIDERED, NULL,
