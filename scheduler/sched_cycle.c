@@ -242,6 +242,13 @@ static int start_tasks(const struct plan_work *w, size_t i, size_t most,
     return 1;
 }
 
+const char *sched_beyond_reason(size_t depth, char buf[96])
+{
+    snprintf(buf, 96, "waiting: beyond the planning depth of %zu jobs",
+             depth);
+    return buf;
+}
+
 int sched_cycle_apply(struct plan_work *w, size_t most)
 {
     double t0 = time_mono();
@@ -253,9 +260,8 @@ int sched_cycle_apply(struct plan_work *w, size_t most)
         S.need_cycle = 1;
         return 1;
     }
-    snprintf(beyond, sizeof(beyond), "waiting: beyond the planning depth "
-             "of %zu jobs", w->cfg.depth);
-    beyond_text = waitq_text(beyond, NULL);
+    beyond_text = waitq_text(sched_beyond_reason(w->cfg.depth, beyond),
+                             NULL);
     for (i = S.apply.at; i < w->n && done < most; i++) {
         const struct plan_out *o = &w->out[i];
         int within;
