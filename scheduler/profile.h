@@ -10,11 +10,15 @@
 
 #include "scheduler/plan.h"
 
-/* Free capacity from t until the next step. */
+/* Free capacity from t until the next step. up: the first later step
+ * with more free cpus (n when none): a search for a job asking for more
+ * cpus than a step has goes up this chain, past every step between, which
+ * has no more. */
 struct prof_step {
     double t;
     int cpus, gpus;
     long memory_mb;
+    size_t up;
 };
 
 struct prof_resv {
