@@ -1,6 +1,6 @@
 /* scheduler_profile.c - one node's profile (scheduler/profile.c): after
  * random takes, each step's up is the first later step with more free
- * cpus, and prof_earliest gives what a check of every start it could
+ * cpus and its down the first with less of something, and prof_earliest gives what a check of every start it could
  * give (the search's start and every later step) gives: the first that
  * fits, not after the limit. */
 /* SPDX-License-Identifier: MIT */
@@ -17,14 +17,27 @@ static unsigned next(void)
     return (unsigned)(rng >> 11);
 }
 
-/* Is every step's up the first later step with more cpus? */
-static int up_ok(const struct prof_node *pn)
+/* Has step m at least what step i has, of everything? */
+static int has_all_of(const struct prof_step *m, const struct prof_step *i)
+{
+    return m->cpus >= i->cpus && m->gpus >= i->gpus &&
+           m->memory_mb >= i->memory_mb;
+}
+
+/* Is every step's up the first later step with more cpus, and its down
+ * the first later step with less of something? */
+static int chains_ok(const struct prof_node *pn)
 {
     for (size_t i = 0; i < pn->n; i++) {
         size_t m = i + 1;
         while (m < pn->n && pn->st[m].cpus <= pn->st[i].cpus)
             m++;
         if (pn->st[i].up != m)
+            return 0;
+        m = i + 1;
+        while (m < pn->n && has_all_of(&pn->st[m], &pn->st[i]))
+            m++;
+        if (pn->st[i].down != m)
             return 0;
     }
     return 1;
@@ -63,7 +76,7 @@ int main(void)
 {
     struct plan_node def = {.name = "n", .cpus = 32, .gpus = 4,
                             .memory_mb = 64000, .usable = 1};
-    int bad_up = 0, bad_when = 0, checked = 0, found = 0;
+    int bad_chain = 0, bad_when = 0, checked = 0, found = 0;
 
     for (int round = 0; round < 200; round++) {
         struct prof_node pn;
@@ -82,7 +95,7 @@ int main(void)
                 end = PLAN_FOREVER;
             if (prof_take(&pn, start, end, &u) < 0)
                 return 1;
-            bad_up += !up_ok(&pn);
+            bad_chain += !chains_ok(&pn);
             for (int q = 0; q < 20; q++) {
                 struct prof_need need = {
                     {(int)(next() % 33), (int)(next() % 5),
@@ -101,7 +114,7 @@ int main(void)
         }
         prof_node_fini(&pn);
     }
-    is_int(bad_up, 0, "every step's up is the next step with more cpus");
+    is_int(bad_chain, 0, "every step's up and down chains are right");
     is_int(bad_when, 0, "prof_earliest agrees with a check of every start");
     ok(checked == 200 * 40 * 20, "%d searches checked", checked);
     ok(found > checked / 10 && found < checked - checked / 10,
