@@ -83,8 +83,7 @@ void plan_destroy(struct plan *p)
         for (size_t i = 0; p->cl[c].nodes && i < p->cl[c].def->n_nodes; i++)
             prof_node_fini(&p->cl[c].nodes[i]);
         free(p->cl[c].nodes);
-        free(p->cl[c].ff);
-        free(p->cl[c].ffpos);
+        plan_ff_fini(&p->cl[c]);
         free(p->cl[c].open);
     }
     free(p->cl);
@@ -94,92 +93,6 @@ void plan_destroy(struct plan *p)
     free(p->when);
     free(p->sel);
     free(p);
-}
-
-static int by_ff(const struct ffent *x, const struct ffent *y)
-{
-    if (x->ff != y->ff)
-        return x->ff < y->ff ? -1 : 1;
-    return (x->node > y->node) - (x->node < y->node);
-}
-
-/* Sort v[0..n) by_ff, merging runs bottom-up through tmp (n entries):
- * qsort calls back for every comparison, which showed on 16 clusters of
- * 1,000 nodes sorted every cycle. */
-static void ff_sort(struct ffent *v, struct ffent *tmp, size_t n)
-{
-    struct ffent *from = v, *to = tmp, *swap;
-
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n;
-            size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t a = lo, b = mid, k = lo;
-            while (a < mid && b < hi)
-                to[k++] = by_ff(&from[b], &from[a]) < 0 ? from[b++]
-                                                         : from[a++];
-            while (a < mid)
-                to[k++] = from[a++];
-            while (b < hi)
-                to[k++] = from[b++];
-        }
-        swap = from;
-        from = to;
-        to = swap;
-    }
-    if (from != v)
-        memcpy(v, from, n * sizeof(*v));
-}
-
-/* Order the usable nodes of c by the time they are free for ever. */
-int plan_ff_build(struct plan *p, size_t c)
-{
-    struct pcl *pc = &p->cl[c];
-    size_t n = pc->def->n_nodes;
-    struct ffent *tmp;
-
-    if (pc->ff_ok)
-        return 0;
-    if ((!pc->ff && !(pc->ff = malloc((n + 1) * sizeof(*pc->ff)))) ||
-        (!pc->ffpos && !(pc->ffpos = malloc((n + 1) * sizeof(*pc->ffpos)))) ||
-        !(tmp = malloc((n + 1) * sizeof(*tmp))))
-        return -1;
-    pc->n_ff = 0;
-    for (size_t i = 0; i < n; i++)
-        if (pc->def->nodes[i].usable)
-            pc->ff[pc->n_ff++] = (struct ffent){
-                prof_free_from(&pc->nodes[i]), i};
-    ff_sort(pc->ff, tmp, pc->n_ff);
-    free(tmp);
-    for (size_t i = 0; i < n; i++)
-        pc->ffpos[i] = (size_t)-1;
-    for (size_t k = 0; k < pc->n_ff; k++)
-        pc->ffpos[pc->ff[k].node] = k;
-    pc->ff_ok = 1;
-    return 0;
-}
-
-/* Node i of c changed: move it to its new place in the order. */
-static void ff_update(struct pcl *pc, size_t i)
-{
-    size_t k = pc->ffpos[i];
-    struct ffent e;
-
-    if (k == (size_t)-1)
-        return;
-    e = (struct ffent){prof_free_from(&pc->nodes[i]), i};
-    while (k + 1 < pc->n_ff && by_ff(&pc->ff[k + 1], &e) < 0) {
-        pc->ff[k] = pc->ff[k + 1];
-        pc->ffpos[pc->ff[k].node] = k;
-        k++;
-    }
-    while (k > 0 && by_ff(&pc->ff[k - 1], &e) > 0) {
-        pc->ff[k] = pc->ff[k - 1];
-        pc->ffpos[pc->ff[k].node] = k;
-        k--;
-    }
-    pc->ff[k] = e;
-    pc->ffpos[i] = k;
 }
 
 /* Take use on a node over [start, end), keeping the cluster's load and
@@ -195,8 +108,7 @@ int plan_take(struct plan *p, size_t c, size_t i, double start, double end,
         return -1;
     if (start <= p->now)
         open_update(pc, i);
-    if (pc->ff_ok)
-        ff_update(pc, i);
+    plan_ff_update(pc, i);
     return 0;
 }
 

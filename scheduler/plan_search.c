@@ -139,11 +139,14 @@ static size_t candidates(struct plan *p, size_t c, const struct plan_job *j,
                 p->cand[n++] = i;
         return n;
     }
-    for (size_t k = 0; k < pc->n_ff && n < width; k++)
-        if (all || plan_node_matches(&cl->nodes[pc->ff[k].node], j)) {
-            p->sel[n] = pc->ff[k].ff;
-            p->cand[n++] = pc->ff[k].node;
-        }
+    for (size_t b = 0; b < pc->n_ffb && n < width; b++) {
+        const struct ffblock *fb = pc->ffb[b];
+        for (size_t k = 0; k < fb->n && n < width; k++)
+            if (all || plan_node_matches(&cl->nodes[fb->e[k].node], j)) {
+                p->sel[n] = fb->e[k].ff;
+                p->cand[n++] = fb->e[k].node;
+            }
+    }
     *by_ff = 1;
     return n;
 }

@@ -1,6 +1,7 @@
 /* plan_state.h - the planner's insides, shared by its files (plan.c: the
  * fabric and what holds it; plan_search.c: a job's earliest start;
- * plan_run.c: a cycle under a policy; plan_check.c: checks for the API).
+ * plan_run.c: a cycle under a policy; plan_check.c: checks for the API;
+ * plan_ff.c: the nodes in the order they are free for ever).
  * Not for use outside scheduler/plan*.c. */
 /* SPDX-License-Identifier: MIT */
 #ifndef LOOM_SCHEDULER_PLAN_STATE_H
@@ -17,15 +18,23 @@ struct ffent {
     size_t node;
 };
 
+/* A short run of the order of nodes by that time (plan_ff.c). */
+#define PLAN_FF_BLOCK 64
+struct ffblock {
+    size_t n;
+    struct ffent e[PLAN_FF_BLOCK];
+};
+
 struct pcl {
     const struct plan_cluster *def;
     struct prof_node *nodes;
     long cpus_total, cpus_used_now;
     /* usable nodes by the time they are free for ever (built on first
-     * use, kept in order as the plan takes nodes) */
-    struct ffent *ff;
-    size_t *ffpos; /* node -> its place in ff, or (size_t)-1 */
-    size_t n_ff;
+     * use, kept in order as the plan takes nodes): the entries of the
+     * blocks ffb[0..n_ffb) in turn */
+    struct ffblock **ffb;
+    size_t n_ffb, cap_ffb;
+    double *ffkey; /* usable node -> the time it is kept in order by */
     int ff_ok;
     /* usable nodes with free cpus now, a bit each, and their count: on a
      * busy fabric few nodes have any, and only they can start a job that
@@ -60,8 +69,15 @@ struct plan {
  * load and order. 0, or -1 when out of memory. */
 int plan_take(struct plan *p, size_t c, size_t i, double start, double end,
               const struct plan_use *u);
-/* Order the usable nodes of c by the time they are free for ever. */
+/* plan_ff.c */
+/* Order the usable nodes of c by the time they are free for ever (once;
+ * kept in order after). 0, or -1 when out of memory. */
 int plan_ff_build(struct plan *p, size_t c);
+/* Node i of the cluster changed: move it to its place in the order, if
+ * there is one (out of memory: the order is dropped, built anew when next
+ * needed). */
+void plan_ff_update(struct pcl *pc, size_t i);
+void plan_ff_fini(struct pcl *pc); /* the order's memory */
 /* Has the node every feature j asks for, and does it serve j's queue? */
 int plan_node_names(const struct plan_node *nd, const struct plan_job *j);
 /* Could this node ever give j what it asks (whatever holds it now)? Inline:

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "scheduler/profile.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,8 @@ int prof_node_init(struct prof_node *pn, const struct plan_node *def,
     pn->def = def;
     if (grow((void **)&pn->st, &pn->cap, 1, sizeof(*pn->st)) < 0)
         return -1;
-    pn->st[0] = (struct prof_step){now, def->cpus, def->gpus, def->memory_mb};
+    pn->st[0] = (struct prof_step){now, def->cpus, def->gpus, def->memory_mb,
+                                   1, 1};
     pn->n = 1;
     return 0;
 }
@@ -68,6 +70,25 @@ static size_t split_at(struct prof_node *pn, double t)
     return i + 1;
 }
 
+/* Each step's up and down, from the last step back: a step's chains are
+ * followed past the later steps they pass over. */
+static void link_chains(struct prof_node *pn)
+{
+    for (size_t i = pn->n; i-- > 0;) {
+        const struct prof_step *s = &pn->st[i];
+        size_t m = i + 1;
+        while (m < pn->n && pn->st[m].cpus <= s->cpus)
+            m = pn->st[m].up;
+        pn->st[i].up = m;
+        m = i + 1;
+        while (m < pn->n && pn->st[m].cpus >= s->cpus &&
+               pn->st[m].gpus >= s->gpus &&
+               pn->st[m].memory_mb >= s->memory_mb)
+            m = pn->st[m].down;
+        pn->st[i].down = m;
+    }
+}
+
 int prof_take(struct prof_node *pn, double start, double end,
               const struct plan_use *u)
 {
@@ -87,6 +108,7 @@ int prof_take(struct prof_node *pn, double start, double end,
         pn->st[j].gpus -= u->gpus;
         pn->st[j].memory_mb -= u->memory_mb;
     }
+    link_chains(pn);
     return 0;
 }
 
@@ -160,6 +182,10 @@ double prof_earliest(const struct prof_node *pn, double t0, double dur,
 {
     const struct prof_resv *own = NULL, *r;
     double t = t0 < pn->st[0].t ? pn->st[0].t : t0;
+    /* the cpus a step must have to begin a window (a window of no time
+     * holds no step: any may begin it) */
+    int cpus = dur <= 0     ? INT_MIN :
+               need->whole ? pn->def->cpus : need->use.cpus;
     size_t j, k;
 
     if (need->member) {
@@ -177,18 +203,22 @@ double prof_earliest(const struct prof_node *pn, double t0, double dur,
             j = step_at(pn, t);
             continue;
         }
-        /* from the step holding t on: the first one short moves t past it,
-         * and the scan goes on from there (nothing before is looked at
-         * again) */
-        for (k = j; k < pn->n && pn->st[k].t < t + dur; k++)
+        /* from the step holding t on, down the chain (the steps it passes
+         * have room when the one before them has): the first one short
+         * moves t past it, to the first later step with those cpus (up the
+         * chain), and the scan goes on from there (nothing before is
+         * looked at again) */
+        for (k = j; k < pn->n && pn->st[k].t < t + dur; k = pn->st[k].down)
             if (!step_ok(pn, &pn->st[k], need))
                 break;
         if (k == pn->n || pn->st[k].t >= t + dur)
             return t;
-        if (k + 1 == pn->n)
+        for (k++; k < pn->n && pn->st[k].cpus < cpus; k = pn->st[k].up)
+            ;
+        if (k == pn->n)
             return PLAN_FOREVER; /* short for ever after */
-        t = pn->st[k + 1].t;
-        j = k + 1;
+        t = pn->st[k].t;
+        j = k;
     }
 }
 

@@ -10,11 +10,17 @@
 
 #include "scheduler/plan.h"
 
-/* Free capacity from t until the next step. */
+/* Free capacity from t until the next step. up: the first later step
+ * with more free cpus; down: the first later step with less of anything
+ * (n when none). A search for a job asking for more cpus than a step has
+ * goes up the chain, past every step between, which has no more; a window
+ * that a step has room for goes down it, past every step between, which
+ * has at least as much of everything. */
 struct prof_step {
     double t;
     int cpus, gpus;
     long memory_mb;
+    size_t up, down;
 };
 
 struct prof_resv {

@@ -448,10 +448,13 @@ static void handle(struct msg *m)
         S.planning = 0;
         break;
     case SCHED_CONFIG:
+        if (((struct sched_conf *)m->data)->policy != S.conf.policy)
+            S.wq.reorder = 1; /* by the new policy's order */
         S.conf = *(struct sched_conf *)m->data;
         S.need_cycle = 1;
-        waitq_forget_shown(&S.wq); /* the order and what jobs show may
-                                      change with the policy */
+        /* What jobs show is kept: the next cycle compares it with what it
+         * says under the new settings (a depth, a weight), and renders
+         * again only the jobs that then show something else. */
         log_info("scheduler: policy %s, depth %zu, cycle every %.3g s",
                  sched_policy_name(&S.conf), S.conf.plan.depth,
                  S.conf.interval_s);
@@ -594,6 +597,16 @@ int sched_start(struct store *st, int enabled, const struct sched_conf *conf,
         return -1;
     sched_depend_load();
     settle();
+    if (S.enabled) {
+        char beyond[96];
+        /* the waiting jobs' records read now, not in the first cycle */
+        if (waitq_prefill(&S.wq, S.conf.plan.depth
+                                     ? sched_beyond_reason(S.conf.plan.depth,
+                                                           beyond)
+                                     : NULL) < 0)
+            log_warn("scheduler: out of memory filling the waiting queue; "
+                     "the first cycle fills it");
+    }
     jobs_committed_set(S.next_id - 1);
     sched_resv_publish();
     if (commit_start(S.st, S.q, SCHED_COMMITTED, err) < 0 ||

@@ -180,8 +180,15 @@ static void account(const struct plan_work *w)
     S.cycles++;
     S.cycle_last_ms = ms;
     S.cycle_sum_ms += ms;
-    if (ms > S.cycle_max_ms)
+    if (ms > S.cycle_max_ms) {
+        /* the longest so far, with its parts: what made it long is in the
+         * log (a few lines a run, as the maximum only grows) */
         S.cycle_max_ms = ms;
+        log_info("longest scheduling cycle so far: %.1f ms (build %.1f, "
+                 "plan %.1f, apply %.1f), cycle %lu, %zu jobs considered, "
+                 "%zu started", ms, w->build_ms, w->plan_ms, S.apply.ms,
+                 S.cycles, S.apply.considered, S.apply.started);
+    }
     metrics_observe(METRICS_SCHED_CYCLE_SECONDS, NULL, ms / 1000);
     metrics_set(METRICS_SCHED_CYCLE_LAST, NULL, ms / 1000);
     metrics_observe(METRICS_SCHED_CYCLE_CONSIDERED, NULL,
@@ -235,6 +242,13 @@ static int start_tasks(const struct plan_work *w, size_t i, size_t most,
     return 1;
 }
 
+const char *sched_beyond_reason(size_t depth, char buf[96])
+{
+    snprintf(buf, 96, "waiting: beyond the planning depth of %zu jobs",
+             depth);
+    return buf;
+}
+
 int sched_cycle_apply(struct plan_work *w, size_t most)
 {
     double t0 = time_mono();
@@ -246,9 +260,8 @@ int sched_cycle_apply(struct plan_work *w, size_t most)
         S.need_cycle = 1;
         return 1;
     }
-    snprintf(beyond, sizeof(beyond), "waiting: beyond the planning depth "
-             "of %zu jobs", w->cfg.depth);
-    beyond_text = waitq_text(beyond, NULL);
+    beyond_text = waitq_text(sched_beyond_reason(w->cfg.depth, beyond),
+                             NULL);
     for (i = S.apply.at; i < w->n && done < most; i++) {
         const struct plan_out *o = &w->out[i];
         int within;

@@ -234,6 +234,16 @@ static int load_row(void *arg, const struct store_job_row *row)
         snprintf(j->idem_hash, sizeof(j->idem_hash), "%s",
                  row->idem_hash ? row->idem_hash : "");
     }
+    if (j->state == JOB_PENDING && S.enabled && S.conf.plan.depth &&
+        !j->deps.n && !j->array) {
+        /* What a cycle says of most of a long queue: shown from the start,
+         * the first cycle renders again only the jobs it says more of
+         * (those within the depth), not every waiting job. A stored reason
+         * is that of a cycle long gone. */
+        char beyond[96];
+        job_set_str(&j->reason, sched_beyond_reason(S.conf.plan.depth,
+                                                     beyond));
+    }
     if (sched_job_add(j) < 0) {
         job_destroy(j);
         return -1;

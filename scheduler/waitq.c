@@ -103,10 +103,21 @@ static void drop_left(struct waitq *q)
     q->n_left = 0;
 }
 
-/* Append the jobs pushed since the last refresh; the index of the first
- * appended. */
-static int add_pushed(struct waitq *q)
+/* Does j show shown_reason, and nothing of a plan (what a job beyond the
+ * planning depth shows)? */
+static int shows_only(const struct job *j, const char *shown_reason)
 {
+    return shown_reason && j->reason && !strcmp(j->reason, shown_reason) &&
+           !j->plan.planned_start && !j->plan.position &&
+           !j->plan.planned_cluster && !j->plan.has_factors;
+}
+
+/* Append the jobs pushed since the last refresh. Those that show
+ * shown_reason (if not NULL) and no plan are known to show it. */
+static int add_pushed(struct waitq *q, const char *shown_reason)
+{
+    uint64_t text = shown_reason ? waitq_text(shown_reason, NULL) : 0;
+
     if (grow(q, q->n + S.n_pending) < 0)
         return -1;
     for (size_t i = 0; i < S.n_pending; i++) {
@@ -115,6 +126,8 @@ static int add_pushed(struct waitq *q)
             continue; /* gone again, waits for another job, or in the
                          queue already */
         fill(q, q->n, j);
+        if (shows_only(j, shown_reason))
+            q->shown[q->n].text = text;
         S.jf[j->id - 1] |= JF_QUEUED | JF_PENDING;
         S.jf[j->id - 1] &= (uint8_t)~JF_CHANGED;
         q->n++;
@@ -279,8 +292,8 @@ int waitq_refresh(struct waitq *q, double now, long fabric_cpus)
     size_t first_new;
 
     drop_left(q);
-    first_new = q->n;
-    if (add_pushed(q) < 0)
+    first_new = q->ordered < q->n ? q->ordered : q->n;
+    if (add_pushed(q, NULL) < 0)
         return -1;
     if (prio)
         factors(q, now, fabric_cpus);
@@ -293,7 +306,13 @@ int waitq_refresh(struct waitq *q, double now, long fabric_cpus)
     } else if (q->n_holes > 64 && q->n_holes * 8 > q->n) {
         compact(q);
     }
+    q->ordered = q->n;
     return 0;
+}
+
+int waitq_prefill(struct waitq *q, const char *shown_reason)
+{
+    return add_pushed(q, shown_reason);
 }
 
 size_t waitq_waiting(const struct waitq *q)
@@ -305,7 +324,6 @@ void waitq_forget_shown(struct waitq *q)
 {
     for (size_t i = 0; i < q->n; i++)
         q->shown[i].text = 0;
-    q->reorder = 1;
 }
 
 uint64_t waitq_text(const char *reason, const char *cluster)

@@ -55,6 +55,7 @@ struct waitq {
         size_t n, cap;
     } owners;
     int reorder;   /* order every entry anew at the next refresh */
+    size_t ordered; /* the entries before it are in policy order */
 };
 
 /* Bring the queue up to date for a cycle at now: drop the jobs that left
@@ -65,11 +66,20 @@ struct waitq {
  * cycle is with the planner: the planner reads the entries. */
 int waitq_refresh(struct waitq *q, double now, long fabric_cpus);
 
+/* At start-up, before the first cycle: append the jobs pushed so far
+ * (their records are read then, not in that cycle), in no order yet. A job
+ * that shows shown_reason (NULL: none) and nothing of a plan is known to
+ * show it: the first cycle leaves it be when it says the same. 0, or -1
+ * when out of memory (the next refresh takes them). */
+int waitq_prefill(struct waitq *q, const char *shown_reason);
+
 /* Jobs waiting: those in the queue and those pushed since. */
 size_t waitq_waiting(const struct waitq *q);
 
-/* Forget what every job shows, and order anew (the policy or depth
- * changed, or the scheduler was off). */
+/* Forget what every job shows (the scheduler was off: another may have
+ * changed it). The order stands: what orders the entries changes only
+ * through their flags, which the next refresh reads, on or off (a new
+ * policy sets q->reorder). */
 void waitq_forget_shown(struct waitq *q);
 
 /* The text hash of a reason and a planned cluster (NULL: none). */

@@ -4,9 +4,14 @@
  * `depth` jobs, and the cycle after one job ends, each as loomd runs it:
  * a plan built afresh, then the whole queue; EASY at loomd's default
  * depth, the jobs given a planned start (as sched-scale.sh runs loomd).
- * Prints one table.
+ * Prints one table: wall and CPU time of each cycle, and a digest of what
+ * it planned (two builds that print the same digests made the same plans).
+ * sched-scale.sh runs it beside loomd, on loomd's fabric (-r 1: one
+ * whole-node job on every node), so that loomd's share of a cycle shows as
+ * a ratio whatever else the machine runs.
  *   plan_scale [-c clusters] [-n nodes] [-j jobs] [-d conservative depth]
- *              [-e EASY depth] [-s seed] [-w search width, 0: every node] */
+ *              [-e EASY depth] [-s seed] [-w search width, 0: every node]
+ *              [-r most running jobs per node, 1 to 4] */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +31,11 @@ static unsigned long long next(void)
     return rng;
 }
 
-static double now_ms(void)
+static double clock_ms(clockid_t id)
 {
     struct timespec ts;
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
@@ -45,9 +50,10 @@ struct fabric {
     size_t n_jobs;
 };
 
-/* Every node busy: 1 to 4 running jobs filling most of its 32 cores, each
+/* Every node busy: 1 to `most` running jobs filling its 32 cores, each
  * ending within the next 2 hours. */
-static void build(struct fabric *f, size_t n_cl, size_t per, size_t n_jobs)
+static void build(struct fabric *f, size_t n_cl, size_t per, size_t n_jobs,
+                  int most)
 {
     static char names[16][16];
     size_t a = 0;
@@ -66,7 +72,7 @@ static void build(struct fabric *f, size_t n_cl, size_t per, size_t n_jobs)
                                          .n_nodes = per};
         for (size_t i = 0; i < per; i++) {
             size_t k = c * per + i;
-            int used = 0, parts = 1 + (int)(next() % 4);
+            int used = 0, parts = 1 + (int)(next() % (unsigned)most);
             f->nodes[k] = (struct plan_node){.name = "n", .cpus = 32,
                                              .memory_mb = 128000,
                                              .usable = 1};
@@ -108,40 +114,83 @@ static struct plan *fresh(const struct fabric *f, double now)
     return p;
 }
 
-/* One cycle on a fresh plan; its time (plan building included). */
-static double cycle(const struct fabric *f, const struct plan_config *cfg,
-                    size_t n_jobs, size_t *started, double now)
+/* A digest of what the plan says (starts, planned starts, clusters,
+ * nodes): two builds of the planner that print the same digest made the
+ * same plan, whatever their speed. FNV-1a over the fields. */
+static unsigned long long digest(const struct plan_out *out, size_t n)
+{
+    unsigned long long h = 14695981039346656037ULL;
+
+#define MIX(v)                                                              \
+    do {                                                                    \
+        unsigned long long x_ = (unsigned long long)(v);                    \
+        for (int b_ = 0; b_ < 8; b_++, x_ >>= 8)                            \
+            h = (h ^ (x_ & 0xff)) * 1099511628211ULL;                       \
+    } while (0)
+    for (size_t i = 0; i < n; i++) {
+        MIX(out[i].start);
+        MIX(out[i].planned);
+        MIX(out[i].reserved);
+        MIX((long long)out[i].planned_start);
+        MIX(out[i].cluster);
+        for (size_t k = 0; k < out[i].n_nodes; k++)
+            MIX(out[i].nodes[k]);
+    }
+#undef MIX
+    return h;
+}
+
+/* What a cycle gave: its wall and CPU time (plan building included), the
+ * jobs it started, the digest of its plan. */
+struct result {
+    double ms, cpu_ms;
+    size_t started;
+    unsigned long long sum;
+};
+
+/* One cycle on a fresh plan. */
+static struct result cycle(const struct fabric *f,
+                           const struct plan_config *cfg, size_t n_jobs,
+                           double now)
 {
     struct plan_out *out = calloc(n_jobs, sizeof(*out));
-    double t0 = now_ms(), t1;
+    double t0 = clock_ms(CLOCK_MONOTONIC);
+    double c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
     struct plan *p = fresh(f, now);
+    struct result r = {0};
 
     if (!p || !out || plan_run(p, cfg, f->jobs, n_jobs, out) < 0) {
         fprintf(stderr, "plan_scale: out of memory\n");
         exit(1);
     }
-    t1 = now_ms();
-    *started = 0;
+    r.ms = clock_ms(CLOCK_MONOTONIC) - t0;
+    r.cpu_ms = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
     for (size_t i = 0; i < n_jobs; i++)
-        *started += out[i].start;
+        r.started += out[i].start;
+    r.sum = digest(out, n_jobs);
     plan_out_fini(out, n_jobs);
     free(out);
     plan_destroy(p);
-    return t1 - t0;
+    return r;
+}
+
+static void report(const char *what, struct result r)
+{
+    printf("%-46s %9.1f ms %9.1f ms %8zu %016llx\n", what, r.ms, r.cpu_ms,
+           r.started, r.sum);
 }
 
 int main(int argc, char **argv)
 {
-    size_t n_cl = 16, per = 1000, n_jobs = 100000, depth = 10000, started;
+    size_t n_cl = 16, per = 1000, n_jobs = 100000, depth = 10000;
     struct fabric f = {0};
     struct plan_config easy = {.backfill = PLAN_BF_EASY, .depth = 1000,
                                .overdue_s = 60, .width = 32};
     struct plan_config cons = {.backfill = PLAN_BF_CONSERVATIVE,
                                .overdue_s = 60, .width = 32};
-    double t;
-    int o;
+    int o, most = 4;
 
-    while ((o = getopt(argc, argv, "c:n:j:d:e:s:w:")) != -1) {
+    while ((o = getopt(argc, argv, "c:n:j:d:e:s:w:r:")) != -1) {
         switch (o) {
         case 'c': n_cl = strtoul(optarg, NULL, 10); break;
         case 'n': per = strtoul(optarg, NULL, 10); break;
@@ -150,31 +199,32 @@ int main(int argc, char **argv)
         case 'e': easy.depth = strtoul(optarg, NULL, 10); break;
         case 's': rng = strtoull(optarg, NULL, 10) | 1; break;
         case 'w': easy.width = cons.width = strtoul(optarg, NULL, 10); break;
+        case 'r': most = (int)strtol(optarg, NULL, 10); break;
         default:
             fprintf(stderr, "usage: plan_scale [-c clusters] [-n nodes] "
                     "[-j jobs] [-d depth] [-e easy depth] [-s seed] "
-                    "[-w width]\n");
+                    "[-w width] [-r running jobs per node]\n");
             return 2;
         }
     }
-    if (n_cl == 0 || n_cl > 16 || per == 0 || n_jobs == 0)
+    if (n_cl == 0 || n_cl > 16 || per == 0 || n_jobs == 0 || most < 1 ||
+        most > 4) {
+        fprintf(stderr, "plan_scale: -c is 1 to 16, -n and -j at least 1, "
+                "-r 1 to 4\n");
         return 2;
+    }
     cons.depth = depth;
-    build(&f, n_cl, per, n_jobs);
-    printf("%-52s %12s %10s\n", "planner benchmark", "time", "started");
+    build(&f, n_cl, per, n_jobs, most);
+    printf("%-46s %12s %12s %8s %16s\n", "planner benchmark", "time", "CPU",
+           "started", "plan digest");
     printf("fabric: %zu clusters x %zu nodes x 32 cores, %zu running jobs, "
            "%zu waiting; depth %zu (EASY %zu), search width %zu\n", n_cl,
            per, f.n_allocs, n_jobs, depth, easy.depth, cons.width);
-    t = cycle(&f, &easy, n_jobs, &started, 0);
-    printf("%-52s %9.1f ms %10zu\n", "full EASY cycle (all waiting jobs)", t,
-           started);
-    t = cycle(&f, &cons, depth < n_jobs ? depth : n_jobs, &started, 0);
-    printf("%-52s %9.1f ms %10zu\n", "conservative cycle over the first depth "
-           "jobs", t, started);
+    report("full EASY cycle (all waiting jobs)", cycle(&f, &easy, n_jobs, 0));
+    report("conservative cycle over the first depth jobs",
+           cycle(&f, &cons, depth < n_jobs ? depth : n_jobs, 0));
     /* One job ends: the cycle after it, on the same queue. */
     f.allocs[0].n_nodes = 0;
-    t = cycle(&f, &easy, n_jobs, &started, 1);
-    printf("%-52s %9.1f ms %10zu\n", "EASY cycle after one job ended", t,
-           started);
+    report("EASY cycle after one job ended", cycle(&f, &easy, n_jobs, 1));
     return 0;
 }

@@ -8,6 +8,10 @@
 # each) and a tenth with a dependency (met: they wait in the queue like the
 # others), beside the first run in a table of their own: what array and
 # dependency bookkeeping adds to a cycle (BENCH_MIXED=0 leaves it out).
+# Beside loomd, in the same run, the in-process planner (plan_scale, on the
+# same fabric: one whole-node job on every node) before and after loomd's
+# runs: loomd's cycle against it is a ratio, which a machine loaded by
+# others changes far less than either time alone.
 # Run from an optimised build directory:
 #   make bench && LOOM_TOP_SRCDIR=.. LOOM_TOP_BUILDDIR=$PWD bash ../tests/bench/sched-scale.sh
 # SPDX-License-Identifier: MIT
@@ -33,6 +37,36 @@ command -v wrk >/dev/null || { echo "sched-scale.sh: needs wrk" >&2; exit 1; }
 
 ROWS=()
 row() { ROWS+=("$(printf '%-50s %14s %14s' "$@")"); }
+
+# peer: plan_scale on loomd's fabric; adds its wall and CPU times (ms) to
+# PEER[easy|cons|after.wall|cpu] and counts the run in PEER[runs].
+declare -A PEER=([runs]=0)
+peer() {
+    local out
+    out=$("$LOOM_TOP_BUILDDIR/tests/bench/plan_scale" -c "$CLUSTERS" \
+        -n "$NODES" -j "$WAITING" -d 10000 -e 1000 -r 1) ||
+        { echo "sched-scale.sh: plan_scale failed" >&2; exit 1; }
+    read -r ew ec cw cc aw ac < <(awk '
+        /^full EASY/ { e = $(NF-5) " " $(NF-3) }
+        /^conservative/ { c = $(NF-5) " " $(NF-3) }
+        /^EASY cycle after/ { a = $(NF-5) " " $(NF-3) }
+        END { print e, c, a }' <<<"$out")
+    PEER[easy.wall]=$(python3 -c "print(${PEER[easy.wall]:-0} + $ew)")
+    PEER[easy.cpu]=$(python3 -c "print(${PEER[easy.cpu]:-0} + $ec)")
+    PEER[cons.wall]=$(python3 -c "print(${PEER[cons.wall]:-0} + $cw)")
+    PEER[cons.cpu]=$(python3 -c "print(${PEER[cons.cpu]:-0} + $cc)")
+    PEER[after.wall]=$(python3 -c "print(${PEER[after.wall]:-0} + $aw)")
+    PEER[after.cpu]=$(python3 -c "print(${PEER[after.cpu]:-0} + $ac)")
+    PEER[runs]=$((PEER[runs] + 1))
+}
+# pmean KEY: the mean of PEER[KEY] over the runs, in ms.
+pmean() { python3 -c "print(round(${PEER[$1]} / ${PEER[runs]}, 1))"; }
+# ratio A B: A / B, to two places ("-" when either is not a number).
+ratio() {
+    python3 -c "import sys
+try: print('%.2f' % (float(sys.argv[1]) / float(sys.argv[2])))
+except Exception: print('-')" "$1" "$2"
+}
 
 pg_start || exit 1
 loomd_conf '[cluster c0]' 'adaptor = sim' 'nodes = 1'
@@ -104,9 +138,11 @@ conf() {
     local lines=('[scheduler]' "policy = $POLICY" "backfill = $1" "depth = $2"
                  'interval_s = 1') c
     for c in $(seq 0 $((CLUSTERS - 1))); do
+        # unpinned_jobs: the waiting jobs name no cluster; without it no
+        # sim cluster takes them, and every cycle plans nothing.
         lines+=("[cluster c$c]" 'adaptor = sim' "nodes = $NODES"
                 'cpus_per_node = 32' 'memory_mb = 128000' 'speed = 1'
-                "poll_s = $POLL_S")
+                "poll_s = $POLL_S" 'unpinned_jobs = yes')
     done
     loomd_conf "${lines[@]}"
 }
@@ -172,6 +208,14 @@ latency() {
     api POST /v1/runtime/scheduler '{"enabled": true}' >/dev/null
 }
 
+# log_mark: the lines of loomd's log so far; longest MARK: the parts of the
+# longest cycle loomd logged after that mark, "build / plan / apply".
+log_mark() { wc -l <"$T/loomd.log" 2>/dev/null || echo 0; }
+longest() {
+    tail -n +"$(($1 + 1))" "$T/loomd.log" | grep 'longest scheduling cycle' |
+        tail -1 | sed -E 's/.*\(build ([0-9.]+), plan ([0-9.]+), apply ([0-9.]+)\).*/\1 \/ \2 \/ \3/'
+}
+
 # easy_run MODE: the EASY cycles, into R[MODE.*]; the API's latency too
 # when MODE is plain.
 declare -A R
@@ -179,6 +223,7 @@ easy_run() {
     local mode=$1
     conf easy 1000
     t0=$(date +%s%N)
+    mark=$(log_mark)
     loomd_start || exit 1
     admin_token || exit 1
     AUTH="Authorization: Bearer $TOKEN"
@@ -188,10 +233,13 @@ easy_run() {
     R[$mode.startup]="$(( (t1 - t0) / 1000000 )) ms"
     sleep 5
     read -r n last max mean < <(cycles)
+    R[$mode.easy_mean]=$mean
+    R[$mode.easy_max]=$max
     R[$mode.easy]="mean $mean ms"
     R[$mode.easymax]="max $max ms"
     R[$mode.cycles]=$n
     read -r sn swall scpu < <(steady)
+    R[$mode.scpu_ms]=$scpu
     R[$mode.steady]="$sn cycles"
     R[$mode.swall]="mean $swall ms"
     R[$mode.scpu]="$scpu ms"
@@ -200,6 +248,7 @@ easy_run() {
     if [ "$mode" = plain ]; then
         row "start-up to 3 cycles (116,000 jobs, 16,000 nodes)" "${R[$mode.startup]}" ""
         row "EASY cycle, whole queue (loomd, $n cycles)" "mean $mean ms" "max $max ms"
+        row "  the longest: build / plan / apply (ms)" "$(longest "$mark")" ""
         row "  target" "< 250 ms" ""
         row "  the $sn cycles of the next 10 s: wall, CPU" "mean $swall ms" "$scpu ms"
         [ "$EXTRA" = 1 ] && latency
@@ -220,6 +269,8 @@ easy_run() {
     read -r n2 sum2 < <(csum)
     after=$(python3 -c "import sys; n1, s1, n2, s2 = map(float, sys.argv[1:]); print(round((s2 - s1) / (n2 - n1), 1) if n2 > n1 else '-')" "$n1" "$sum1" "$n2" "$sum2")
     rss=$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$LOOMD_PID/status")
+    R[$mode.last_ms]=$last
+    R[$mode.after_ms]=$after
     R[$mode.last]="$last ms"
     R[$mode.parts]="$p_build / $p_plan / $p_apply"
     R[$mode.after]="$after ms"
@@ -234,20 +285,40 @@ easy_run() {
     loomd_stop
 }
 
+peer
 easy_run plain
-
 
 if [ "$EXTRA" = 1 ]; then
     conf conservative 10000
+    mark=$(log_mark)
     loomd_start || exit 1
     wait_for '[ "$(cycles | cut -d" " -f1 | cut -d. -f1)" -ge 3 ]' 300 0.5 ||
         { echo "sched-scale.sh: no conservative cycles" >&2; exit 1; }
     sleep 5
     read -r n last max mean < <(cycles)
     row "conservative cycle, depth 10,000 (loomd, $n cycles)" "mean $mean ms" "max $max ms"
+    row "  the longest: build / plan / apply (ms)" "$(longest "$mark")" ""
     row "  target" "< 500 ms" ""
     loomd_stop
+    R[cons_mean]=$mean
+    R[cons_max]=$max
 fi
+peer
+
+# loomd against the in-process planner of the same run.
+row "in-process planner (plan_scale, $((PEER[runs])) runs, same fabric)" "wall" "CPU"
+row "  EASY cycle" "$(pmean easy.wall) ms" "$(pmean easy.cpu) ms"
+row "  EASY cycle after one job ended" "$(pmean after.wall) ms" "$(pmean after.cpu) ms"
+[ "$EXTRA" = 1 ] &&
+    row "  conservative cycle, depth 10,000" "$(pmean cons.wall) ms" "$(pmean cons.cpu) ms"
+row "loomd / plan_scale (wall; CPU where loomd's is known)" "" ""
+row "  EASY cycle: mean, max" "$(ratio "${R[plain.easy_mean]}" "$(pmean easy.wall)")" \
+    "$(ratio "${R[plain.easy_max]}" "$(pmean easy.wall)")"
+row "  EASY periodic cycle, CPU" "$(ratio "${R[plain.scpu_ms]}" "$(pmean easy.cpu)")" ""
+row "  first cycle after one job ended" "$(ratio "${R[plain.last_ms]}" "$(pmean after.wall)")" ""
+[ "$EXTRA" = 1 ] &&
+    row "  conservative cycle: mean, max" "$(ratio "${R[cons_mean]}" "$(pmean cons.wall)")" \
+        "$(ratio "${R[cons_max]}" "$(pmean cons.wall)")"
 
 if [ "$MIXED" = 1 ]; then
     fill
