@@ -15,24 +15,7 @@ command -v snakemake >/dev/null || t_bail "no snakemake (./bootstrap check insta
 slurm_available || t_bail "no Slurm: $SLURM_WHY"
 t_account ALICE alice || t_bail "cannot make an account"
 slurmcmds_setup || t_bail "cannot set up the commands"
-slurm_start 2 || t_bail "Slurm did not start"
-pg_start || t_bail "no PostgreSQL"
-loomd_conf <<EOF2 || t_bail "no loom.conf"
-listen_peer = unix:$PEER_SOCK
-[cluster local]
-adaptor = local
-nodes = 2
-cpus_per_node = 2
-memory_mb = 2048
-poll_s = 0.2
-[cluster slurm]
-adaptor = script
-pack = slurm
-env.SLURM_CONF = $SLURM_CONF
-poll_s = 0.5
-EOF2
-loomd_start || t_bail "loomd did not start"
-admin_token || t_bail "no admin token"
+slurmcmds_fabric || t_bail "$SC_WHY"
 W=$T/home/$ALICE/wf
 install -d -o "$ALICE" -g "$ALICE" "$W" || t_bail "cannot make the workflow directory"
 

@@ -1,5 +1,6 @@
 # slurmcmds.sh - Loom's Slurm commands in a test: loomd's listen_peer
-# socket, the commands as links in $SC, and running them as an account.
+# socket, the commands as links in $SC, running them as an account, and
+# the fabric their tests share.
 # SPDX-License-Identifier: MIT
 
 # slurmcmds_setup: $SC holds sbatch, squeue, ... (links to the build
@@ -29,4 +30,34 @@ as_user() {
         LOOM_URL="unix:$PEER_SOCK" ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
         ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
         "$@")
+}
+
+# slurmcmds_fabric: a real Slurm of two nodes, PostgreSQL, and a loomd with
+# the listen_peer socket and two clusters, local (two nodes) and slurm, as
+# the tests of the commands use them; TOKEN is the admin's. On failure,
+# SC_WHY says which step failed.
+slurmcmds_fabric() {
+    SC_WHY="Slurm did not start"
+    slurm_start 2 || return 1
+    SC_WHY="no PostgreSQL"
+    pg_start || return 1
+    SC_WHY="no loom.conf"
+    loomd_conf <<EOF || return 1
+listen_peer = unix:$PEER_SOCK
+[cluster local]
+adaptor = local
+nodes = 2
+cpus_per_node = 2
+memory_mb = 2048
+poll_s = 0.2
+[cluster slurm]
+adaptor = script
+pack = slurm
+env.SLURM_CONF = $SLURM_CONF
+poll_s = 0.5
+EOF
+    SC_WHY="loomd did not start"
+    loomd_start || return 1
+    SC_WHY="no admin token"
+    admin_token
 }
