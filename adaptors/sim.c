@@ -541,7 +541,9 @@ static void job_begin(struct sim *s, struct sim_job *j, double now)
     sim_table_mark(&s->jobs, j);
     if (j->end <= now) {
         j->state = job_outcome(j);
-        j->end_wall = wall_of(j->end);
+        /* from its start's wall time, not two clocks read apart: an
+         * adopted job's end is its recorded start plus its run */
+        j->end_wall = j->start_wall + (j->end - j->start);
         return;
     }
     j->state = SIM_RUNNING;

@@ -52,8 +52,9 @@ int sim_job_fill(const struct sim_job *j, struct cl_job *out)
 
     snprintf(buf, sizeof(buf), "sim-%" PRId64, j->loom_id);
     out->loom_id = j->loom_id;
-    out->submit_time = out->start_time = (time_t)j->start_wall;
-    out->end_time = sim_job_over(j) ? (time_t)j->end_wall : 0;
+    /* whole seconds; a sum of doubles a hair under one is that one */
+    out->submit_time = out->start_time = (time_t)(j->start_wall + 1e-6);
+    out->end_time = sim_job_over(j) ? (time_t)(j->end_wall + 1e-6) : 0;
     out->has_exit_code = j->state == SIM_COMPLETED || j->state == SIM_FAILED;
     out->exit_code = out->has_exit_code ? j->exit_code : 0;
     if (!(out->native_id = strdup(buf)) ||
