@@ -54,6 +54,13 @@ struct cl_node {
     char *reason;      /* why drained/down, or NULL */
 };
 
+/* What an ended job used, where its cluster measured it. */
+struct cl_usage {
+    int known;          /* 0: not measured (the rest is 0) */
+    long long user_cpu_ms, system_cpu_ms; /* cpu time of its processes */
+    long long max_rss_kb; /* the largest resident set of one of them */
+};
+
 /* One job as the cluster reports it. */
 struct cl_job {
     char *native_id;
@@ -66,6 +73,7 @@ struct cl_job {
     time_t submit_time, start_time, end_time; /* 0 = unknown */
     int has_exit_code;
     int exit_code;
+    struct cl_usage usage; /* an ended job's */
     char *reason;
     char *stdout_path, *stderr_path;
     /* What the job asked for, where the cluster says (0 = unknown): a

@@ -6,6 +6,7 @@
 
 /* A job request (POST /v1/jobs): each number from its MIN to its MAX. */
 #define LOOM_JOB_NAME_MAX 256          /* characters of a job's name */
+#define LOOM_JOB_COMMENT_MAX 1024      /* bytes of a job's comment */
 #define LOOM_JOB_ARGS_MAX 4096         /* words of a command */
 #define LOOM_JOB_ENV_MAX 1024          /* variables of env */
 #define LOOM_JOB_FEATURES_MAX 64       /* features asked for */

@@ -141,6 +141,7 @@ void job_destroy(struct job *j)
     free(j->submit_dir);
     free(j->output);
     free(j->error);
+    free(j->comment);
     free(j->directives);
     free(j->cluster);
     free(j->native_id);
@@ -154,6 +155,7 @@ void job_destroy(struct job *j)
 
 static const struct jx_field body_fields[] = {
     {"name", JX_STRING | JX_NULLABLE, 0},
+    {"comment", JX_STRING | JX_NULLABLE, 0},
     {"request", JX_OBJECT, 0},
     {"command", JX_ARRAY | JX_NULLABLE, 0},
     {"script", JX_STRING | JX_NULLABLE, 0},
@@ -434,6 +436,12 @@ static int body_in(struct job *j, json_t *body, struct loom_error *err)
         return loom_error_field(err, LOOM_EINVAL, "name", "field 'name' is "
                                 "longer than %d characters",
                                 LOOM_JOB_NAME_MAX);
+    if (strlen(jx_str(body, "comment", "")) > LOOM_JOB_COMMENT_MAX)
+        return loom_error_field(err, LOOM_EINVAL, "comment", "field "
+                                "'comment' is longer than %d bytes",
+                                LOOM_JOB_COMMENT_MAX);
+    if (job_set_str(&j->comment, jx_str(body, "comment", NULL)) < 0)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     return request_in(j, json_object_get(body, "request"), err);
 }
 

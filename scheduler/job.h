@@ -108,6 +108,8 @@ struct job {
                             NULL: not said */
     char *output, *error; /* its output file names as asked (patterns,
                              relative to workdir), or NULL: the default */
+    char *comment;    /* free text the submitter keeps with the job (sbatch
+                         --comment), or NULL */
     char *directives; /* what the script's directives did: a JSON array
                          (core/directives.h), or NULL */
     int priority;
@@ -117,6 +119,10 @@ struct job {
     time_t submit_time, start_time, end_time;
     int has_exit_code;
     int exit_code;
+    struct {          /* what it used, where its cluster measured it */
+        int known;
+        long long user_cpu_ms, system_cpu_ms, max_rss_kb;
+    } usage;
     char *reason;
     char *stdout_path, *stderr_path;
     int requeues; /* times the job went back to the queue because its

@@ -42,6 +42,35 @@ static void cluster_accounts_out(struct jw *w, const struct strv *ca)
     jw_close(w, '}');
 }
 
+/* "usage": what an ended job used, where its cluster measured it; else
+ * null. */
+static void usage_out(struct jw *w, const struct job *j)
+{
+    jw_key(w, "usage");
+    if (!j->usage.known) {
+        jw_null(w);
+        return;
+    }
+    jw_open(w, '{');
+    jw_kv_int(w, "user_cpu_ms", j->usage.user_cpu_ms);
+    jw_kv_int(w, "system_cpu_ms", j->usage.system_cpu_ms);
+    jw_kv_int(w, "max_rss_kb", j->usage.max_rss_kb);
+    jw_close(w, '}');
+}
+
+static void usage_in(struct job *j, const json_t *u)
+{
+    json_int_t user, sys, rss;
+
+    if (json_unpack((json_t *)u, "{s:I, s:I, s:I}", "user_cpu_ms", &user,
+                    "system_cpu_ms", &sys, "max_rss_kb", &rss) < 0)
+        return;
+    j->usage.known = 1;
+    j->usage.user_cpu_ms = user;
+    j->usage.system_cpu_ms = sys;
+    j->usage.max_rss_kb = rss;
+}
+
 /* What the last cycle said: planned start and cluster, place in the queue,
  * and the priority factors. */
 static void plan_out(struct jw *w, const struct job_plan *p)
@@ -131,6 +160,7 @@ char *job_render(const struct job *j, size_t priv[2])
     jw_open(&w, '{');
     jw_kv_str(&w, "id", id);
     jw_kv_str(&w, "name", j->name);
+    jw_kv_str(&w, "comment", j->comment);
     jw_kv_str(&w, "owner", j->owner);
     jw_kv_str(&w, "account", j->account);
     cluster_accounts_out(&w, &j->cluster_accounts);
@@ -198,6 +228,7 @@ char *job_render(const struct job *j, size_t priv[2])
         jw_int(&w, j->exit_code);
     else
         jw_null(&w);
+    usage_out(&w, j);
     jw_kv_str(&w, "reason", j->reason);
     plan_out(&w, &j->plan);
     jw_kv_str(&w, "stdout", j->stdout_path);
@@ -270,6 +301,7 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
     j->req.reservation = strtoll(jx_str(r, "reservation", "0"), NULL, 10);
     j->held_for_loom = json_is_true(json_object_get(doc, "held_for_loom"));
     bad |= job_set_str(&j->name, jx_str(doc, "name", "job"));
+    bad |= job_set_str(&j->comment, jx_str(doc, "comment", NULL));
     bad |= job_set_str(&j->owner, jx_str(doc, "owner", "?"));
     bad |= job_set_str(&j->account, jx_str(doc, "account", NULL));
     bad |= job_set_str(&j->source, jx_str(doc, "source", "local"));
@@ -307,6 +339,7 @@ struct job *job_from_doc(json_t *doc, struct loom_error *err)
     v = json_object_get(doc, "exit_code");
     j->has_exit_code = json_is_integer(v);
     j->exit_code = (int)json_integer_value(v);
+    usage_in(j, json_object_get(doc, "usage"));
     bad |= job_set_str(&j->reason, jx_str(doc, "reason", NULL));
     bad |= job_set_str(&j->stdout_path, jx_str(doc, "stdout", NULL));
     bad |= job_set_str(&j->stderr_path, jx_str(doc, "stderr", NULL));

@@ -106,6 +106,7 @@ static struct job *task_of(const struct job *a, long ord)
     if (!t)
         return NULL;
     bad |= job_set_str(&t->name, a->name);
+    bad |= job_set_str(&t->comment, a->comment);
     bad |= job_set_str(&t->owner, a->owner);
     bad |= job_set_str(&t->account, a->account);
     bad |= copy_strv(&t->cluster_accounts, &a->cluster_accounts);

@@ -22,6 +22,12 @@ void sched_set_final(struct job *j, const struct cl_job *c,
         j->has_exit_code = 1;
         j->exit_code = c->exit_code;
     }
+    if (c && c->usage.known) {
+        j->usage.known = 1;
+        j->usage.user_cpu_ms = c->usage.user_cpu_ms;
+        j->usage.system_cpu_ms = c->usage.system_cpu_ms;
+        j->usage.max_rss_kb = c->usage.max_rss_kb;
+    }
     if (c && c->reason && !(st == JOB_CANCELLED && j->own_reason))
         job_set_str(&j->reason, c->reason);
     log_info("job=%lld cluster=%s %s%s%s", (long long)j->id, j->cluster,

@@ -156,6 +156,61 @@ static void t_no_requeue(void)
     job_destroy(j);
 }
 
+/* A comment is kept (shown, stored, read back), and refused when longer
+ * than LOOM_JOB_COMMENT_MAX; what a job used is shown and read back. */
+static void t_comment_usage(void)
+{
+    struct loom_error err;
+    struct job *j = from("{\"command\":[\"x\"],\"comment\":\"for run 7\"}",
+                         &err), *back = NULL;
+    size_t priv[2] = {0, 0};
+    char *text = NULL, body[1200];
+    json_t *doc = NULL, *u;
+
+    is_str(j ? j->comment : NULL, "for run 7", "a comment is taken");
+    if (!j)
+        return;
+    j->id = 8;
+    j->usage.known = 1;
+    j->usage.user_cpu_ms = 1500;
+    j->usage.system_cpu_ms = 20;
+    j->usage.max_rss_kb = 4096;
+    text = job_render(j, priv);
+    doc = text ? json_loads(text, 0, NULL) : NULL;
+    is_str(json_string_value(json_object_get(doc, "comment")), "for run 7",
+           "... shown");
+    u = json_object_get(doc, "usage");
+    ok(json_integer_value(json_object_get(u, "user_cpu_ms")) == 1500 &&
+       json_integer_value(json_object_get(u, "system_cpu_ms")) == 20 &&
+       json_integer_value(json_object_get(u, "max_rss_kb")) == 4096,
+       "usage is shown");
+    back = doc ? job_from_doc(doc, &err) : NULL;
+    ok(back && back->comment && !strcmp(back->comment, "for run 7") &&
+       back->usage.known && back->usage.user_cpu_ms == 1500 &&
+       back->usage.system_cpu_ms == 20 && back->usage.max_rss_kb == 4096,
+       "... both read back from the store");
+    json_decref(doc);
+    free(text);
+    job_destroy(back);
+    job_destroy(j);
+    j = from("{\"command\":[\"x\"]}", &err);
+    text = j ? job_render(j, priv) : NULL;
+    doc = text ? json_loads(text, 0, NULL) : NULL;
+    ok(json_is_null(json_object_get(doc, "comment")) &&
+       json_is_null(json_object_get(doc, "usage")),
+       "without them: comment and usage null");
+    json_decref(doc);
+    free(text);
+    job_destroy(j);
+    snprintf(body, sizeof(body), "{\"command\":[\"x\"],\"comment\":\"%*s\"}",
+             1025, "c");
+    loom_error_clear(&err);
+    j = from(body, &err);
+    ok(!j && err.kind == LOOM_EINVAL && !strcmp(err.field, "comment"),
+       "a comment of 1025 bytes is refused: %s", err.message);
+    job_destroy(j);
+}
+
 /* An array, a task of it, a dependency and a held submit: what they
  * render, and what their stored documents read back as. */
 static void t_arrays(void)
@@ -275,6 +330,7 @@ static void t_long_env_name(void)
 int main(void)
 {
     t_no_requeue();
+    t_comment_usage();
     t_valid();
     t_long_env_name();
     t_invalid();
