@@ -246,6 +246,8 @@ static int job_fill(const struct local_job *j, struct cl_job *c)
     c->end_time = ended ? j->exit.end_time : 0;
     c->has_exit_code = ended && j->exit.has_exit_code;
     c->exit_code = c->has_exit_code ? j->exit.exit_code : 0;
+    if (ended)
+        c->usage = j->exit.usage;
     c->reason = ended && j->exit.reason[0] ? strdup(j->exit.reason) : NULL;
     c->stdout_path = j->pid.stdout_path ? strdup(j->pid.stdout_path) : NULL;
     c->stderr_path = j->pid.stderr_path ? strdup(j->pid.stderr_path) : NULL;

@@ -353,12 +353,33 @@ int local_pid_read(const char *jobdir, struct local_pid *p,
 int local_exit_write(int dirfd, const char *dir, const struct local_exit *e,
                      struct loom_error *err)
 {
+    const struct cl_usage *u = &e->usage;
+
     return local_json_write_take(dirfd, dir, LOOM_LF_EXIT, json_pack(
-        "{s:o, s:i, s:s?, s:I, s:I}", "exit_code",
+        "{s:o, s:i, s:s?, s:I, s:I, s:o?}", "exit_code",
         e->has_exit_code ? json_integer(e->exit_code) : json_null(),
         "signal", e->signal, "reason", e->reason[0] ? e->reason : NULL,
         "start_time", (json_int_t)e->start_time,
-        "end_time", (json_int_t)e->end_time), err);
+        "end_time", (json_int_t)e->end_time, "usage",
+        !u->known ? NULL : json_pack("{s:I, s:I, s:I}", "user_cpu_ms",
+                                     (json_int_t)u->user_cpu_ms,
+                                     "system_cpu_ms",
+                                     (json_int_t)u->system_cpu_ms,
+                                     "max_rss_kb",
+                                     (json_int_t)u->max_rss_kb)), err);
+}
+
+/* exit.json's "usage", when the supervisor measured it (one from before
+ * it did has none). */
+static void usage_in(const json_t *o, struct cl_usage *u)
+{
+    json_int_t user, sys, rss;
+
+    if (json_unpack(json_object_get(o, "usage"), "{s:I, s:I, s:I}",
+                    "user_cpu_ms", &user, "system_cpu_ms", &sys,
+                    "max_rss_kb", &rss) < 0 || user < 0 || sys < 0 || rss < 0)
+        return;
+    *u = (struct cl_usage){1, user, sys, rss};
 }
 
 static int exit_read_in(const char *dir, struct local_exit *e,
@@ -383,6 +404,7 @@ static int exit_read_in(const char *dir, struct local_exit *e,
                  json_is_string(reason) ? json_string_value(reason) : "");
         e->start_time = (time_t)st;
         e->end_time = (time_t)et;
+        usage_in(o, &e->usage);
         json_decref(o);
         return 1;
     }

@@ -114,6 +114,8 @@ struct local_exit {
                          PATH: WHY", "out of memory (memory_mb N)",
                          "supervisor lost" */
     time_t start_time, end_time;
+    struct cl_usage usage; /* the job's processes that its leader waited
+                              for, and the leader (wait4's rusage) */
 };
 
 /* A job's state as its directory tells: API job states. */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -202,6 +203,23 @@ static long oom_kills(const struct sup *s)
     return p ? strtol(p + 9, NULL, 10) : 0;
 }
 
+/* What the job's processes used: every child the supervisor reaped (the
+ * leader, with the descendants it waited for, and the orphans it took as
+ * subreaper), once all are reaped. */
+static void usage_of(struct cl_usage *u)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+        return;
+    u->known = 1;
+    u->user_cpu_ms = (long long)ru.ru_utime.tv_sec * 1000 +
+                     ru.ru_utime.tv_usec / 1000;
+    u->system_cpu_ms = (long long)ru.ru_stime.tv_sec * 1000 +
+                       ru.ru_stime.tv_usec / 1000;
+    u->max_rss_kb = ru.ru_maxrss; /* kilobytes on Linux */
+}
+
 /* Why the job ended, in the words the job's record shows; "" when it
  * ended well (exit code 0). */
 static void end_reason(struct sup *s, const struct local_exit *x, int exec_err,
@@ -264,6 +282,7 @@ static int finish(struct sup *s)
         while (waitpid(s->job, &status, 0) < 0 && errno == EINTR)
             ;
         drain(s);
+        usage_of(&e.usage);
         e.has_exit_code = 1;
         if (WIFSIGNALED(status)) {
             e.signal = WTERMSIG(status);
