@@ -284,6 +284,13 @@ static int read_error(struct dir_ctx *ctx, const char *arg,
     return dir_put_qsub_path(ctx, DS_ERROR, arg, 0, err);
 }
 
+/* -p N: the job's priority, -1024 to 1023 as PBS takes it. */
+static int read_priority(struct dir_ctx *ctx, const char *arg,
+                         const char *arg2, struct loom_error *err)
+{
+    return dir_put_priority(ctx, arg, -1024, 1023, err);
+}
+
 static const struct dir_opt pbs_opts[] = {
     {'N', NULL, DA_ONE, DS_NAME, dir_read_name},
     {'l', NULL, DA_ONE, DS_N, read_resources},
@@ -298,6 +305,8 @@ static const struct dir_opt pbs_opts[] = {
     {'t', NULL, DA_ONE, DS_ARRAY, dir_read_array},
     {'W', NULL, DA_ONE, DS_N, read_attrs},
     {'h', NULL, DA_NONE, DS_HOLD, NULL},
+    {'p', NULL, DA_ONE, DS_PRIORITY, read_priority},
+    {'r', NULL, DA_ONE, DS_NO_REQUEUE, dir_read_rerun},
     {0, NULL, DA_NONE, DS_N, NULL},
 };
 

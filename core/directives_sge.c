@@ -125,6 +125,13 @@ static int read_tc(struct dir_ctx *ctx, const char *arg, const char *arg2,
     return dir_put_num(ctx, DS_ARRAY_LIMIT, v, err);
 }
 
+/* -p N: the job's priority, -1023 to 1024 as Grid Engine takes it. */
+static int read_priority(struct dir_ctx *ctx, const char *arg,
+                         const char *arg2, struct loom_error *err)
+{
+    return dir_put_priority(ctx, arg, -1023, 1024, err);
+}
+
 /* -hold_jid ID[,ID...]: the job waits until those have ended, however
  * (afterany). */
 static int read_hold_jid(struct dir_ctx *ctx, const char *arg,
@@ -191,6 +198,8 @@ static const struct dir_opt sge_opts[] = {
     {0, "tc", DA_ONE, DS_ARRAY_LIMIT, read_tc},
     {0, "hold_jid", DA_ONE, DS_DEPEND, read_hold_jid},
     {0, "h", DA_NONE, DS_HOLD, NULL},
+    {0, "p", DA_ONE, DS_PRIORITY, read_priority},
+    {0, "r", DA_ONE, DS_NO_REQUEUE, dir_read_rerun},
     {0, NULL, DA_NONE, DS_N, NULL},
 };
 

@@ -41,6 +41,7 @@ const struct dir_slot_def dir_slot_defs[DS_N] = {
     [DS_EXCLUSIVE] = {NULL, SK_FLAG, "exclusive use of nodes"},
     [DS_PRIORITY] = {"priority", SK_NUM, "priority"},
     [DS_NO_REQUEUE] = {"requeue", SK_FLAG, "requeue"},
+    [DS_COMMENT] = {"comment", SK_TEXT, "comment"},
 };
 
 /* ---- filling slots ------------------------------------------------------- */
@@ -278,6 +279,34 @@ int dir_put_depend(struct dir_ctx *ctx, const char *text,
         return -1;
     dep_list_fini(&l);
     return dir_put_text(ctx, DS_DEPEND, text, err);
+}
+
+int dir_put_priority(struct dir_ctx *ctx, const char *text, long min,
+                     long max, struct loom_error *err)
+{
+    const char *p = text + (*text == '-');
+    long v;
+
+    if (dir_count(p, "the priority", 0, max > -min ? max : -min, &v,
+                  err) < 0 || (v = p > text ? -v : v) < min || v > max)
+        return loom_error_set(err, LOOM_EINVAL, "the priority must be a "
+                              "whole number from %ld to %ld, not '%.64s'",
+                              min, max, text);
+    return dir_put_num(ctx, DS_PRIORITY, v, err);
+}
+
+int dir_read_rerun(struct dir_ctx *ctx, const char *arg, const char *arg2,
+                   struct loom_error *err)
+{
+    if (!strcasecmp(arg, "n") || !strcasecmp(arg, "no"))
+        return dir_put_num(ctx, DS_NO_REQUEUE, 1, err);
+    if (!strcasecmp(arg, "y") || !strcasecmp(arg, "yes"))
+        return loom_error_set(err, LOOM_EINVAL, "not supported by Loom: "
+                              "Loom submits a job again only when its "
+                              "cluster loses it, not when its node fails; "
+                              "n (never) is taken");
+    return loom_error_set(err, LOOM_EINVAL, "takes y or n, not '%.64s'",
+                          arg);
 }
 
 int dir_read_depend(struct dir_ctx *ctx, const char *arg, const char *arg2,

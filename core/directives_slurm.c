@@ -257,6 +257,16 @@ static int read_user_env(struct dir_ctx *ctx, const char *arg,
     return 0;
 }
 
+/* --comment=TEXT: kept with the job, at most LOOM_JOB_COMMENT_MAX bytes. */
+static int read_comment(struct dir_ctx *ctx, const char *arg,
+                        const char *arg2, struct loom_error *err)
+{
+    if (strlen(arg) > LOOM_JOB_COMMENT_MAX)
+        return loom_error_set(err, LOOM_EINVAL, "a comment has at most %d "
+                              "bytes", LOOM_JOB_COMMENT_MAX);
+    return dir_put_text(ctx, DS_COMMENT, arg, err);
+}
+
 static const struct dir_opt slurm_opts[] = {
     {'J', "job-name", DA_ONE, DS_NAME, dir_read_name},
     {'N', "nodes", DA_ONE, DS_NODES, read_nodes},
@@ -282,6 +292,7 @@ static const struct dir_opt slurm_opts[] = {
     {0, "nice", DA_OPT, DS_PRIORITY, read_nice},
     {0, "no-requeue", DA_NONE, DS_NO_REQUEUE, NULL},
     {0, "get-user-env", DA_OPT, DS_N, read_user_env},
+    {0, "comment", DA_ONE, DS_COMMENT, read_comment},
     {0, NULL, DA_NONE, DS_N, NULL},
 };
 

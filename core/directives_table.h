@@ -44,6 +44,7 @@ enum dir_slot {
     DS_EXCLUSIVE,
     DS_PRIORITY,      /* the job's priority (Slurm's --nice: its negation) */
     DS_NO_REQUEUE,    /* never submitted again when its cluster loses it */
+    DS_COMMENT,       /* text: kept with the job (Slurm's --comment) */
     DS_N
 };
 
@@ -203,6 +204,14 @@ int dir_read_name(struct dir_ctx *ctx, const char *arg, const char *arg2,
 int dir_name_ok(const char *text);
 /* An array's task ids (core/arrayspec.h), checked (a dir_read_f). */
 int dir_read_array(struct dir_ctx *ctx, const char *arg, const char *arg2,
+                   struct loom_error *err);
+/* qsub's -p N (Grid Engine, PBS): the job's priority N, a whole number
+ * from min to max (the system's range). */
+int dir_put_priority(struct dir_ctx *ctx, const char *text, long min,
+                     long max, struct loom_error *err);
+/* qsub's -r y|n (Grid Engine, PBS): n is "requeue": false; y, a job
+ * rerun whenever its node fails, is more than Loom does, and refused. */
+int dir_read_rerun(struct dir_ctx *ctx, const char *arg, const char *arg2,
                    struct loom_error *err);
 /* A dependency in Slurm's syntax (core/depend.h), checked. */
 int dir_read_depend(struct dir_ctx *ctx, const char *arg, const char *arg2,

@@ -566,10 +566,49 @@ static void slurm_arc(void)
             "takes no value");
 }
 
+/* How a job is to be scheduled: Slurm's --comment; qsub's -p (priority)
+ * and -r (rerun) in Grid Engine and PBS, each in its own range. */
+static void scheduling(void)
+{
+    char big[1100], line[1200];
+
+    ok(apply("#SBATCH --comment='a note, kept'\n", NULL,
+             DIRECTIVES_STRICT) == 0 &&
+       !strcmp(dump(json_object_get(body, "comment")), "\"a note, kept\""),
+       "#SBATCH --comment: the comment (%s)",
+       dump(json_object_get(body, "comment")));
+    memset(big, 'c', 1025);
+    big[1025] = '\0';
+    snprintf(line, sizeof(line), "#SBATCH --comment=%s\n", big);
+    apply(line, NULL, DIRECTIVES_STRICT);
+    ok(strstr(err.message, ": a comment has at most 1024 bytes") != NULL,
+       "a comment of 1025 bytes is refused (%.60s...)", err.message);
+    ok(apply("#$ -p -12\n#$ -r n\n", NULL, DIRECTIVES_STRICT) == 0 &&
+       json_integer_value(json_object_get(body, "priority")) == -12 &&
+       json_is_false(json_object_get(body, "requeue")),
+       "#$ -p -12 -r n: priority -12, requeue false (%s)", err.message);
+    ok(apply("#PBS -p 1023\n#PBS -r n\n", NULL, DIRECTIVES_STRICT) == 0 &&
+       json_integer_value(json_object_get(body, "priority")) == 1023 &&
+       json_is_false(json_object_get(body, "requeue")),
+       "#PBS -p 1023 -r n: priority 1023, requeue false (%s)", err.message);
+    refused("#$ -p 1025\n", "line 1: #$ -p 1025: the priority must be a "
+            "whole number from -1023 to 1024, not '1025'");
+    refused("#PBS -p -1025\n", "line 1: #PBS -p -1025: the priority must "
+            "be a whole number from -1024 to 1023, not '-1025'");
+    refused("#$ -p x\n", "line 1: #$ -p x: the priority must be a whole "
+            "number from -1023 to 1024, not 'x'");
+    refused("#$ -r y\n", "line 1: #$ -r y: not supported by Loom: Loom "
+            "submits a job again only when its cluster loses it, not when "
+            "its node fails; n (never) is taken");
+    refused("#PBS -r maybe\n", "line 1: #PBS -r maybe: takes y or n, not "
+            "'maybe'");
+}
+
 int main(void)
 {
     utf8_cut();
     slurm_arc();
+    scheduling();
     slurm();
     slurm_refused();
     arrays_and_dependencies();
