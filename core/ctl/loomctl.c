@@ -35,6 +35,7 @@ static const char submit_more[] =
     "directives\n"
     "                         give, else the script's or the program's "
     "file name)\n"
+    "  --comment TEXT         text kept with the job (sbatch's --comment)\n"
     "  --nodes N              number of nodes\n"
     "  --cpus-per-node N      CPUs on each node\n"
     "  --mem MB               memory in MiB\n"

@@ -40,7 +40,7 @@ enum {
     OPT_NAME = 256, OPT_NODES, OPT_CPUS, OPT_MEM, OPT_GPUS, OPT_TIME,
     OPT_TIME_S, OPT_CLUSTER, OPT_QUEUE, OPT_ENV, OPT_PRIORITY, OPT_IDEM,
     OPT_JSON, OPT_ARRAY, OPT_DEPEND, OPT_HOLD, OPT_CHDIR, OPT_OUTPUT,
-    OPT_ERROR, OPT_EXPORT,
+    OPT_ERROR, OPT_EXPORT, OPT_COMMENT,
 };
 
 /* The option handlers below return -1 to go on, or the exit status to end
@@ -157,6 +157,11 @@ static int submit_option(struct ctl *ctl, struct submit *s, int c,
             return ctl_usage("submit", "--name takes at most %d characters",
                              LOOM_JOB_NAME_MAX);
         return set_text(s->job, "name", "name", optarg);
+    case OPT_COMMENT:
+        if (strlen(optarg) > LOOM_JOB_COMMENT_MAX)
+            return ctl_usage("submit", "--comment takes at most %d bytes",
+                             LOOM_JOB_COMMENT_MAX);
+        return set_text(s->job, "comment", "comment", optarg);
     case OPT_NODES:
         return set_number(r, "nodes", "nodes", optarg, 1,
                           LOOM_JOB_NODES_MAX);
@@ -217,6 +222,7 @@ static int submit_options(struct ctl *ctl, struct submit *s, int argc,
 {
     static const struct option longs[] = {
         { "name", required_argument, NULL, OPT_NAME },
+        { "comment", required_argument, NULL, OPT_COMMENT },
         { "nodes", required_argument, NULL, OPT_NODES },
         { "cpus-per-node", required_argument, NULL, OPT_CPUS },
         { "mem", required_argument, NULL, OPT_MEM },
