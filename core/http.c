@@ -14,6 +14,7 @@
 #include <time.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,8 @@ struct conn {
     struct tls_peer peer;     /* HTTPS: its client certificate's verdict */
     int has_uid;              /* listen_peer: the peer's uid is known */
     uid_t uid;
+    char *name;               /* ... and its account name, looked up once
+                                 as the connection opened; NULL: none */
 };
 
 #define N_SERVERS 3
@@ -291,6 +294,7 @@ static void uid_of(struct MHD_Connection *conn, struct http_req *rq)
     if (k && k->has_uid) {
         rq->peer_known = 1;
         rq->peer_uid = k->uid;
+        rq->peer_name = k->name;
     }
 }
 
@@ -380,17 +384,23 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     }
 }
 
-/* SO_PEERCRED: who connected to the listen_peer socket. */
+/* SO_PEERCRED: who connected to the listen_peer socket, and the account
+ * name of that uid, once for every request the connection carries (a
+ * kept-alive client sends many; the name service may be slow). */
 static void peer_uid(int fd, struct conn *k)
 {
     struct ucred cred;
     socklen_t len = sizeof(cred);
+    struct passwd pw, *res = NULL;
+    char buf[4096];
 
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
-        len == sizeof(cred)) {
-        k->uid = cred.uid;
-        k->has_uid = 1;
-    }
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+        len != sizeof(cred))
+        return;
+    k->uid = cred.uid;
+    k->has_uid = 1;
+    if (getpwuid_r(cred.uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+        k->name = strdup(pw.pw_name); /* NULL: none, as for no account */
 }
 
 /* A connection opens or closes: watch it, or stop (before its socket is
@@ -419,6 +429,7 @@ static void notify(void *cls, struct MHD_Connection *conn, void **sc,
     } else if ((k = *sc)) {
         http_conn_close(k->watch);
         tls_conn_close(k->session);
+        free(k->name);
         free(k);
         *sc = NULL;
     }

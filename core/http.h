@@ -51,6 +51,9 @@ struct http_req {
     int peer;           /* it came on the listen_peer socket */
     int peer_known;     /* ... and the kernel told its client's uid */
     uid_t peer_uid;
+    const char *peer_name; /* ... the account name of that uid, looked up
+                              when the connection opened (borrowed for the
+                              request), or NULL: it has none */
     unsigned peer_root_roles; /* the roles uid 0 acts with there, or 0 */
     int authed;
     struct token_claims who;

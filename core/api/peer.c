@@ -1,12 +1,12 @@
 /* peer.c - authentication by peer credentials: on the listen_peer unix
  * socket, a request without a token is the Unix user that connected
- * (SO_PEERCRED), a user acting as the Loom identity of its account name;
+ * (SO_PEERCRED), a user acting as the Loom identity of its account name
+ * (core/http.c looks it up once per connection);
  * route.c maps it by the LOOM lines of the accounts file. Root is no user:
  * it has the role listen_peer_root_role gives it, or is refused. */
 /* SPDX-License-Identifier: MIT */
 #include "core/api/api.h"
 
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -32,8 +32,6 @@ static int root_auth(struct http_req *rq, time_t now, struct loom_error *err)
 
 int api_peer_auth(struct http_req *rq, int has_token, struct loom_error *err)
 {
-    struct passwd pw, *res = NULL;
-    char buf[4096];
     time_t now = time(NULL);
 
     if (!rq->peer || has_token)
@@ -44,16 +42,16 @@ int api_peer_auth(struct http_req *rq, int has_token, struct loom_error *err)
                               "token (Authorization: Bearer <token>)");
     if (rq->peer_uid == 0)
         return root_auth(rq, now, err);
-    if (getpwuid_r(rq->peer_uid, &pw, buf, sizeof(buf), &res) != 0 || !res)
+    if (!rq->peer_name)
         return loom_error_set(err, LOOM_EPERM, "uid %lu has no account "
                               "name on this host (getpwuid): Loom cannot "
                               "tell who it is", (unsigned long)rq->peer_uid);
-    if (strlen(pw.pw_name) > LOOM_IDENTITY_MAX)
+    if (strlen(rq->peer_name) > LOOM_IDENTITY_MAX)
         return loom_error_set(err, LOOM_EPERM, "account name of uid %lu is "
                               "longer than %d characters",
                               (unsigned long)rq->peer_uid, LOOM_IDENTITY_MAX);
     memset(&rq->who, 0, sizeof(rq->who));
-    snprintf(rq->who.subject, sizeof(rq->who.subject), "%s", pw.pw_name);
+    snprintf(rq->who.subject, sizeof(rq->who.subject), "%s", rq->peer_name);
     rq->who.roles = LOOM_ROLE_USER;
     rq->who.issued = rq->who.expires = now;
     rq->account[0] = rq->no_account[0] = '\0';
