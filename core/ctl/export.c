@@ -161,6 +161,21 @@ static int body_out(const struct exp *e, const char *rest)
     return CTL_OK;
 }
 
+/* The state of the job, or of an array's tasks that have no record of
+ * their own yet. */
+static const char *state_of(const json_t *job)
+{
+    const char *tasks = json_string_value(json_object_get(job,
+                                                          "array_tasks"));
+    const char *ts = json_string_value(json_object_get(job,
+                                                       "array_tasks_state"));
+    const char *s = json_string_value(json_object_get(job, "state"));
+
+    if (tasks && *tasks && ts)
+        return ts;
+    return s ? s : "";
+}
+
 static int job_in(json_t *job, struct exp *e)
 {
     json_t *r = json_object_get(job, "request");
@@ -179,6 +194,10 @@ static int job_in(json_t *job, struct exp *e)
     e->mem = (long)json_integer_value(json_object_get(r, "memory_mb"));
     e->gpus = (long)json_integer_value(json_object_get(r, "gpus"));
     e->wall = (long)json_integer_value(json_object_get(r, "walltime_s"));
+    e->priority = (long)json_integer_value(json_object_get(job, "priority"));
+    e->no_requeue = json_is_false(json_object_get(job, "requeue"));
+    e->held = !strcmp(state_of(job), "held");
+    e->dependency = json_string_value(json_object_get(job, "dependency"));
     if (!e->name || e->nodes < 1 || e->cpus < 1 || e->mem < 1 ||
         e->wall < 1)
         return ctl_fail("job %s: the answer has no complete request", e->id);
@@ -203,7 +222,8 @@ static int export_job(json_t *job, const char *format, const char *id)
         return ctl_fail("job %s asks for %ld nodes: a Grid Engine script has "
                         "no node count (-pe smp puts its slots on one node)",
                         id, e.nodes);
-    if ((rc = export_files_in(&e, format)) >= 0)
+    if ((rc = export_files_in(&e, format)) >= 0 ||
+        (rc = export_sched_in(&e, format)) >= 0)
         goto out;
     rc = CTL_FAIL;
     if (e.script && !(body = rest = directives_strip(e.script))) {
@@ -222,12 +242,14 @@ static int export_job(json_t *job, const char *format, const char *id)
         pbs_out(&e);
     else
         sge_out(&e);
+    export_sched_out(&e, format);
     rc = body_out(&e, body);
 out:
     free(rest);
     free(e.out_w);
     free(e.err_w);
     free(e.env_w);
+    free(e.dep_w);
     return rc;
 }
 

@@ -13,7 +13,11 @@ struct exp {
     const char *workdir, *output, *error;
     long nodes, cpus, mem, gpus, wall;
     json_t *features, *env, *command;
+    long priority;
+    int no_requeue, held;
+    const char *dependency; /* in Loom's (Slurm's) syntax, or NULL */
     char *out_w, *err_w, *env_w;
+    char *dep_w; /* the dependency as Grid Engine or PBS writes it */
 };
 
 /* Can v be a directive's value as the readers split it (as it is, or in
@@ -31,5 +35,12 @@ void export_put_opt(const char *prefix, const char *opt, const char *sep,
  * caller). -1 when they can all be written, else loomctl's exit code,
  * having said why on stderr. */
 int export_files_in(struct exp *e, const char *format);
+/* Check that format can carry e's priority and dependency, and fill
+ * dep_w (freed by the caller). -1 when it can, else loomctl's exit code,
+ * having said why on stderr (export_sched.c). */
+int export_sched_in(struct exp *e, const char *format);
+/* Write e's priority, requeue, hold and dependency as format's
+ * directives. */
+void export_sched_out(const struct exp *e, const char *format);
 
 #endif
