@@ -36,7 +36,7 @@ static void letters_of(const struct sc_field *fields, char *buf, size_t n)
 
     buf[0] = '\0';
     for (size_t i = 0; fields[i].name && len + 4 < n; i++)
-        if (fields[i].letter)
+        if (fields[i].letter && fields[i].cell)
             len += (size_t)snprintf(buf + len, n - len, "%%%c",
                                     fields[i].letter);
 }
@@ -47,8 +47,9 @@ static void names_of(const struct sc_field *fields, char *buf, size_t n)
 
     buf[0] = '\0';
     for (size_t i = 0; fields[i].name && len < n; i++)
-        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "," : "",
-                                fields[i].name);
+        if (fields[i].cell)
+            len += (size_t)snprintf(buf + len, n - len, "%s%s",
+                                    len ? "," : "", fields[i].name);
 }
 
 int sc_format_letters(const char *text, const struct sc_field *fields,
@@ -92,6 +93,12 @@ int sc_format_letters(const char *text, const struct sc_field *fields,
             sc_format_fini(fmt);
             return -1;
         }
+        if (!fields[i].cell) {
+            sc_usage("format: %%%c (%s) is not supported by Loom: %s", *p,
+                     fields[i].name, fields[i].header);
+            sc_format_fini(fmt);
+            return -1;
+        }
         if (add(fmt, &fields[i], NULL, 0, width, right) < 0)
             return -1;
         p++;
@@ -121,6 +128,12 @@ int sc_format_names(const char *text, const struct sc_field *fields,
             names_of(fields, all, sizeof(all));
             sc_usage("format: '%.*s' is not a field Loom's %s has; it has "
                      "%s", (int)(k < 64 ? k : 64), p, sc_cmd, all);
+            sc_format_fini(fmt);
+            return -1;
+        }
+        if (!fields[i].cell) {
+            sc_usage("format: %s is not supported by Loom: %s",
+                     fields[i].name, fields[i].header);
             sc_format_fini(fmt);
             return -1;
         }

@@ -263,14 +263,11 @@ static const char *f_stderr(const json_t *j, char *b, size_t n)
     return *s ? s : sc_str(j, "error");
 }
 
-static const char *f_null(const json_t *j, char *b, size_t n)
+static const char *f_comment(const json_t *j, char *b, size_t n)
 {
-    return "(null)";
-}
+    const char *c = sc_str(j, "comment");
 
-static const char *f_qos(const json_t *j, char *b, size_t n)
-{
-    return "normal";
+    return *c ? c : "(null)";
 }
 
 const struct sc_field sc_job_fields[] = {
@@ -302,12 +299,13 @@ const struct sc_field sc_job_fields[] = {
     {'o', "Command", "COMMAND", 20, f_command},
     {'Q', "Priority", "PRIORITY", 10, f_priority},
     {'p', "PriorityLong", "PRIORITY", 10, f_priority},
-    {'q', "QOS", "QOS", 10, f_qos},
+    {'q', "QOS", "Loom has no QOS: a job's priority is its own (%Q)", 0,
+     NULL},
     {'m', "MinMemory", "MIN_MEMORY", 10, f_memory},
     {'E', "Dependency", "DEPENDENCY", 20, f_depend},
     {'f', "Feature", "FEATURES", 10, f_features},
     {'b', "tres-per-node", "TRES_PER_NODE", 10, f_gres},
-    {'k', "Comment", "COMMENT", 10, f_null},
+    {'k', "Comment", "COMMENT", 10, f_comment},
     {0, "ExitCode", "EXIT_CODE", 10, f_exit},
     {0, "STDOUT", "STDOUT", 20, f_stdout},
     {0, "STDERR", "STDERR", 20, f_stderr},

@@ -29,7 +29,7 @@ struct sbatch {
     const char *wrap;
     const char *account;
     const char *cluster;
-    int parsable, named, outputs, exports;
+    int parsable, named, outputs, exports, quiet, user_env;
 };
 
 /* One option as an #SBATCH line: --name='value' (quoted as the directive
@@ -178,7 +178,7 @@ static int options(struct sbatch *s, int argc, char **argv)
         rc = -1;
         switch (c) {
         case O_PARSABLE: s->parsable = 1; break;
-        case 'Q': break; /* sbatch says nothing else anyway */
+        case 'Q': s->quiet = 1; break;
         case O_WRAP: s->wrap = optarg; break;
         case 'J': s->named = 1; /* fall through */
         case 'p': case 'N': case 'n': case 'c': case 't': case 'a': case 'd':
@@ -212,12 +212,13 @@ static int options(struct sbatch *s, int argc, char **argv)
         case 'A': s->account = optarg; break;
         case 'M': s->cluster = optarg; break;
         case O_EXCLUSIVE: rc = line(s, "exclusive", NULL); break;
-        case O_COMMENT:
-            return sc_unsupported("--comment", "a Loom job has no comment "
-                                  "(name it with -J)");
+        case O_COMMENT: rc = line(s, "comment", optarg); break;
         case O_NO_REQUEUE: rc = line(s, "no-requeue", NULL); break;
         case O_NICE: rc = line(s, "nice", optarg); break;
-        case O_GET_USER_ENV: rc = line(s, "get-user-env", optarg); break;
+        case O_GET_USER_ENV:
+            s->user_env = 1;
+            rc = line(s, "get-user-env", optarg);
+            break;
         case O_REFUSED:
             return sc_unsupported(argv[optind - 1], "Loom's job request has "
                                   "no such field (see "
@@ -231,6 +232,14 @@ static int options(struct sbatch *s, int argc, char **argv)
         if (rc >= 0)
             return rc;
     }
+    /* Slurm loads the login environment only when root submits for
+     * another user; say what Loom does instead. For the command line
+     * only: ARC's submit script, whose #SBATCH lines carry it, reads the
+     * job id from stdout and stderr together. */
+    if (s->user_env && !s->quiet)
+        fprintf(stderr, "sbatch: warning: --get-user-env: Loom passes the "
+                "submit environment as --export says (the job runs as your "
+                "own account)\n");
     if (s->cluster && strchr(s->cluster, ','))
         return sc_unsupported("--clusters with several clusters", "Loom "
                               "chooses among them itself when none is "

@@ -59,9 +59,14 @@ static void show_job(const json_t *j)
     printf("UserId=%s Account=%s Owner=%s", cell(j, "UserName", a, sizeof(a)),
            cell(j, "Account", b, sizeof(b)), sc_str(j, "owner"));
     brk();
-    printf("Priority=%s Nice=0 QOS=normal", cell(j, "Priority", a,
-                                                  sizeof(a)));
+    /* Slurm's --nice N is Loom's priority -N; Loom has no QOS */
+    printf("Priority=%s Nice=%lld", cell(j, "Priority", a, sizeof(a)),
+           -(long long)json_integer_value(json_object_get(j, "priority")));
     brk();
+    if (*sc_str(j, "comment")) { /* as Slurm: only a job that has one */
+        printf("Comment=%s", sc_str(j, "comment"));
+        brk();
+    }
     printf("JobState=%s Reason=%s Dependency=%s", sc_state(j),
            sc_reason(j, b, sizeof(b)), or_null(sc_str(j, "dependency")));
     brk();

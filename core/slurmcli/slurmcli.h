@@ -85,9 +85,10 @@ typedef const char *sc_cell_f(const json_t *row, char *buf, size_t size);
 struct sc_field {
     char letter;        /* for -o %X, or 0 */
     const char *name;   /* for -O and --format, case-insensitive */
-    const char *header;
+    const char *header; /* or, for a field Loom refuses, why */
     int width;          /* default width */
-    sc_cell_f *cell;
+    sc_cell_f *cell;    /* NULL: a field Slurm has that Loom cannot give;
+                           a format naming it is refused, saying why */
 };
 struct sc_item {        /* one column: a field, or literal text */
     const struct sc_field *f;

@@ -2,6 +2,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "core/slurmcli/slurmcli.h"
 
+#include "core/arrayspec.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +17,7 @@
 struct squeue {
     const char *jobs, *users, *states, *format, *fields, *parts, *clusters,
         *names;
-    int noheader, longer;
+    int noheader, longer, tasks;
 };
 
 /* Does -j name this job: its id, its array's id, its own number? */
@@ -46,6 +48,45 @@ static int wanted(const struct squeue *q, const json_t *j)
     if (q->names && !sc_listed(q->names, sc_str(j, "name")))
         return 0;
     return !q->states || sc_state_listed(q->states, sc_state(j));
+}
+
+/* -r: an array's waiting tasks (one record, "array_tasks") a line each,
+ * as the tasks they are: 123_8, 123_9, ... Returns the lines printed, or
+ * -1 after printing why. */
+static long each_task(const struct squeue *q, const struct sc_format *fmt,
+                      const json_t *j)
+{
+    struct array_spec spec;
+    struct loom_error err = {0};
+    json_t *t = json_deep_copy(j);
+    const char *id = sc_str(j, "id");
+    char tid[160];
+    long shown = 0;
+
+    if (!t || array_spec_parse(sc_str(j, "array_tasks"), &spec, &err) < 0) {
+        json_decref(t);
+        return sc_fail("job %s: its tasks '%s': %s", id,
+                       sc_str(j, "array_tasks"),
+                       t ? err.message : "out of memory"), -1;
+    }
+    json_object_set(t, "state", json_object_get(j, "array_tasks_state"));
+    json_object_del(t, "array_tasks");
+    json_object_del(t, "array_tasks_state");
+    json_object_set_new(t, "array_job_id", json_string(id));
+    for (long ord = 0; ord < spec.tasks; ord++) {
+        long task = array_spec_task(&spec, ord);
+
+        snprintf(tid, sizeof(tid), "%s_%ld", id, task);
+        json_object_set_new(t, "id", json_string(tid));
+        json_object_set_new(t, "array_task_id", json_integer(task));
+        if (wanted(q, t)) {
+            sc_format_row(fmt, t, NULL);
+            shown++;
+        }
+    }
+    array_spec_fini(&spec);
+    json_decref(t);
+    return shown;
 }
 
 static int options(struct squeue *q, int argc, char **argv)
@@ -93,13 +134,11 @@ static int options(struct squeue *q, int argc, char **argv)
         case 'J': case 'Y':
             return sc_unsupported(argv[optind - 1], "Loom's API gives the "
                                   "jobs as JSON: GET /v1/jobs");
-        case 'r':
-            return sc_unsupported("--array", "an array's waiting tasks are "
-                                  "one line (123_[8-100])");
+        case 'r': q->tasks = 1; break;
         case 'i':
             return sc_unsupported("--iterate", "run squeue again");
         case 'H':
-            printf("Usage: squeue [-j JOBS] [-u USERS] [-t STATES] [-p "
+            printf("Usage: squeue [-j JOBS] [-u USERS] [-t STATES] [-r] [-p "
                    "PARTITIONS] [-M CLUSTERS] [-n NAMES] [-h] [-l] [-o "
                    "FORMAT | -O FIELDS]\n");
             return SC_OK;
@@ -147,13 +186,25 @@ int sc_squeue(int argc, char **argv)
     }
     if (!q.noheader)
         sc_format_header(&fmt, NULL);
-    json_array_foreach(items, i, j)
-        if (wanted(&q, j)) {
+    json_array_foreach(items, i, j) {
+        long n;
+
+        if (q.tasks && *sc_str(j, "array_tasks") &&
+            json_is_string(json_object_get(j, "array_tasks_state"))) {
+            if ((n = each_task(&q, &fmt, j)) < 0) {
+                rc = SC_FAIL;
+                break;
+            }
+            shown += (size_t)n;
+        } else if (wanted(&q, j)) {
             sc_format_row(&fmt, j, NULL);
             shown++;
         }
+    }
     json_decref(items);
     sc_format_fini(&fmt);
+    if (rc == SC_FAIL)
+        return rc;
     if (q.jobs && !shown && !strchr(q.jobs, ','))
         return sc_fail("slurm_load_jobs error: Invalid job id specified");
     return SC_OK;
