@@ -177,10 +177,54 @@ static const char *f_reason(const json_t *r, char *b, size_t n)
     return sc_reason(r, b, n);
 }
 
-/* What Loom does not measure: empty, as sacct leaves what it lacks. */
-static const char *f_unknown(const json_t *r, char *b, size_t n)
+/* What the job used (its "usage": the local cluster measures it), or -1
+ * where its cluster did not measure it, or it has not ended. */
+static long long used(const json_t *r, const char *key)
 {
-    return "";
+    const json_t *v = json_object_get(json_object_get(r, "usage"), key);
+
+    return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+/* CPU time as sacct writes it: [D-]HH:MM:SS, or MM:SS.mmm under an hour. */
+static const char *cpu_time(long long ms, char *b, size_t n)
+{
+    long long s = ms / 1000;
+
+    if (ms < 0)
+        return "Unknown";
+    if (s < 3600)
+        snprintf(b, n, "%02lld:%02lld.%03lld", s / 60, s % 60, ms % 1000);
+    else
+        sc_duration(s, 0, b, n);
+    return b;
+}
+
+static const char *f_usercpu(const json_t *r, char *b, size_t n)
+{
+    return cpu_time(used(r, "user_cpu_ms"), b, n);
+}
+
+static const char *f_systemcpu(const json_t *r, char *b, size_t n)
+{
+    return cpu_time(used(r, "system_cpu_ms"), b, n);
+}
+
+static const char *f_totalcpu(const json_t *r, char *b, size_t n)
+{
+    long long u = used(r, "user_cpu_ms"), s = used(r, "system_cpu_ms");
+
+    return cpu_time(u < 0 || s < 0 ? -1 : u + s, b, n);
+}
+
+static const char *f_maxrss(const json_t *r, char *b, size_t n)
+{
+    long long kb = used(r, "max_rss_kb");
+
+    if (kb < 0)
+        return "Unknown";
+    snprintf(b, n, "%lldK", kb);
+    return b;
 }
 
 static const struct sc_field fields[] = {
@@ -211,10 +255,10 @@ static const struct sc_field fields[] = {
     {0, "ReqMem", "ReqMem", 10, f_reqmem},
     {0, "WorkDir", "WorkDir", 20, f_workdir},
     {0, "Reason", "Reason", 20, f_reason},
-    {0, "UserCPU", "UserCPU", 10, f_unknown},
-    {0, "SystemCPU", "SystemCPU", 10, f_unknown},
-    {0, "TotalCPU", "TotalCPU", 10, f_unknown},
-    {0, "MaxRSS", "MaxRSS", 10, f_unknown},
+    {0, "UserCPU", "UserCPU", 10, f_usercpu},
+    {0, "SystemCPU", "SystemCPU", 10, f_systemcpu},
+    {0, "TotalCPU", "TotalCPU", 10, f_totalcpu},
+    {0, "MaxRSS", "MaxRSS", 10, f_maxrss},
     {0, NULL, NULL, 0, NULL},
 };
 

@@ -151,7 +151,7 @@ $J4|CANCELLED|0:15" "sacct -n -j LIST --format JobIDRaw,State,ExitCode -P -S 197
 t_is "$(as_user "$ALICE" sacct -j "$J2" -o ExitCode -P -n | head -n 1)" "3:0" \
     "sacct -j ID -o ExitCode -P -n (ARC)"
 t_like "$(as_user "$ALICE" sacct -j "$J2.batch" -o NCPUS,Start,End,UserCPU,SystemCPU -P -n | tail -n 1)" \
-    '^2\|[0-9-]+T[0-9:]+\|[0-9-]+T[0-9:]+\|\|$' "sacct -j ID.batch -o NCPUS,Start,End,UserCPU,SystemCPU -P -n (ARC): the step's line; cpu times Loom does not measure are empty"
+    '^2\|[0-9-]+T[0-9:]+\|[0-9-]+T[0-9:]+\|Unknown\|Unknown$' "sacct -j ID.batch -o NCPUS,Start,End,UserCPU,SystemCPU -P -n (ARC): the step's line; cpu times Loom does not know (a job on Slurm) are Unknown"
 t_is "$(as_user "$ALICE" sacct -nu "$ALICE" -o Account%20 | head -n1 | tr -d ' ')" "$ALICE" \
     "sacct -nu USER -o Account%20 (Snakemake's account guess): the account"
 OUT=$(as_user "$ALICE" sacct -j "$J2" -X)
