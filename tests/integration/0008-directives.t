@@ -3,7 +3,9 @@
 # the API and loomctl: the request they make, options that win over them,
 # the 400 of a directive Loom cannot apply, directives = warn (after a
 # reload), loomctl --time in Slurm's formats, loomctl export round trips
-# in all three formats; and on a local cluster, a script's output file,
+# in all three formats (files, env, priority, requeue, hold and
+# dependency too, and what a format cannot say refused); loomctl submit
+# --comment; and on a local cluster, a script's output file,
 # working directory and environment, the job running as dirio-XXXXXX, an
 # account this test makes.
 # SPDX-License-Identifier: MIT
@@ -276,6 +278,61 @@ t_is "$(req "$OUT")" "$(req "$CMD")" "... and asks for the same (name echo too)"
 ctl export --format lsf "$CMD"
 t_is "$RC/$(head -n 1 <<<"$ERR")" "2/loomctl: --format is slurm, gridengine or pbs, not 'lsf'" \
     "an unknown format is a usage error naming the formats" || ctl_diag
+
+# ---- export: how the job is scheduled (priority, requeue, hold, dependency) -----------------
+# sched ID: "priority requeue state dependency" of a job.
+sched() {
+    job "$1"
+    py '"%s %s %s %s" % (d["priority"], d["requeue"], d["state"], d["dependency"])' "$BODY"
+}
+ctl submit --comment 'kept, with a comma' -- /bin/true
+t_is "$(field "$OUT" .comment)" "kept, with a comma" "loomctl submit --comment: the job's comment"
+ctl submit --comment "$(head -c 1025 /dev/zero | tr '\0' c)" -- /bin/true
+t_is "$RC/$(head -n 1 <<<"$ERR")" "2/loomctl: --comment takes at most 1024 bytes" \
+    "... of at most 1024 bytes, checked before it is sent"
+ctl submit --hold -- /bin/true
+DEP=$OUT
+printf '#!/bin/sh\n#SBATCH --no-requeue\necho scheduled\n' >"$T/nrq.sh"
+ctl submit --priority -5 --hold --dependency "afterany:$DEP" "$T/nrq.sh"
+SCH=$OUT
+t_is "$(sched "$SCH")" "-5 False held afterany:$DEP" \
+    "a job of priority -5, not requeued, held, waiting for another"
+for fmt in slurm gridengine pbs; do
+    ctl export --format $fmt "$SCH"
+    t_is "$RC" 0 "export --format $fmt of it" || ctl_diag
+    printf '%s\n' "$OUT" >"$T/exp-sch-$fmt.sh"
+    ctl submit "$T/exp-sch-$fmt.sh"
+    t_is "$RC" 0 "... submitted again" || { ctl_diag; cat "$T/exp-sch-$fmt.sh"; }
+    t_is "$(sched "$OUT")/$(req "$OUT")" "$(sched "$SCH")/$(req "$SCH")" \
+        "... the same priority, requeue, hold and dependency, and request ($fmt)"
+done
+t_like "$(cat "$T/exp-sch-slurm.sh")" $'\n#SBATCH --nice=5\n#SBATCH --no-requeue\n#SBATCH --hold\n#SBATCH --dependency=afterany:'"$DEP"$'\n' \
+    "slurm: --nice=5 (priority -5), --no-requeue, --hold, --dependency"
+t_like "$(cat "$T/exp-sch-gridengine.sh")" $'\n#\\$ -p -5\n#\\$ -r n\n#\\$ -h\n#\\$ -hold_jid '"$DEP"$'\n' \
+    "gridengine: -p -5, -r n, -h, -hold_jid"
+t_like "$(cat "$T/exp-sch-pbs.sh")" $'\n#PBS -p -5\n#PBS -r n\n#PBS -h\n#PBS -W depend=afterany:'"$DEP"$'\n' \
+    "pbs: -p -5, -r n, -h, -W depend="
+t_is "$(grep -c SBATCH "$T/exp-sch-pbs.sh")" 0 "... the script's own #SBATCH line left out"
+ctl submit --hold --dependency "afterok:$DEP:$SCH,afterany:${DEP}" -- /bin/true
+X=$OUT
+t_is "$(field "$X" .dependency)" "afterok:$DEP:$SCH,afterany:$DEP" "a job waiting for two to succeed and one to end"
+ctl export --format gridengine "$X"
+t_is "$RC/$ERR" "1/loomctl: job $X: its dependency 'afterok:$DEP:$SCH,afterany:$DEP' cannot be written as Grid Engine's -hold_jid, which waits for whole jobs to end, all of them, however they end (afterany)" \
+    "gridengine: a dependency -hold_jid cannot say is refused, naming it"
+ctl export --format pbs "$X"
+t_like "$OUT" $'\n#PBS -W depend=afterok:'"$DEP:$SCH"$',afterany:'"$DEP"$'\n' "... which PBS's -W depend= can say"
+ctl submit --hold --dependency "afterok:$DEP?afterany:$SCH" -- /bin/true
+X=$OUT
+ctl export --format pbs "$X"
+t_is "$RC/$ERR" "1/loomctl: job $X: its dependency '$(field "$X" .dependency)' cannot be written as PBS's -W depend=, which has no 'any of' ('?')" \
+    "pbs: 'any of' is refused"
+ctl submit --priority 2000 -- /bin/true
+X=$OUT
+ctl export --format gridengine "$X"
+t_is "$RC/$ERR" "1/loomctl: job $X: its priority 2000 cannot be written as Grid Engine's -p (-1023 to 1024)" \
+    "a priority outside the system's range is refused, naming it"
+ctl export --format slurm "$X"
+t_like "$OUT" $'\n#SBATCH --nice=-2000\n' "... which Slurm's --nice can say"
 
 # ---- the record is stored ---------------------------------------------------------------
 job "$SB"
