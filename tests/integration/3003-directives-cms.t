@@ -10,7 +10,8 @@
 # where its directives say, written by the job's account, dirio-XXXXXX,
 # which this test makes. A job that loomctl export writes out as a Slurm
 # and as a Grid Engine script runs on each with the same working
-# directory, output and error files and environment.
+# directory, output and error files and environment; and one with a
+# priority, no requeue, a hold and a dependency keeps all four there.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
@@ -233,6 +234,53 @@ for fmt in slurm gridengine; do
     t_is "$(stat -c %U "$UH/w/sub/rt-$J.out" 2>&1)" "$USR" \
         "... written by $USR"
 done
+
+# ---- export, then submit: how the job is scheduled ----------------------------------------
+# A held job of priority -5, not requeued, waiting for another (held too),
+# exported and submitted to each system: the same four; released, each
+# waits for that job, then runs there once it has ended.
+# sched ID: "priority requeue state dependency" of a job.
+sched() {
+    job "$1"
+    py '"%s %s %s %s" % (d["priority"], d["requeue"], d["state"], d["dependency"])' "$BODY"
+}
+ctl_in "$UH/w" submit --cluster slurm --hold -- /bin/true
+DEP=$OUT
+printf '#!/bin/sh\n#SBATCH --no-requeue\necho scheduled\n' >"$T/sch.sh"
+chmod 0644 "$T/sch.sh"
+ctl_in "$UH/w" submit --cluster slurm --priority -5 --hold \
+    --dependency "afterany:$DEP" --chdir sub --output 'sch-%j.out' "$T/sch.sh"
+t_is "$RC" 0 "a held job of priority -5, not requeued, waiting for job $DEP" || t_diag "$ERR"
+SCH=$OUT
+t_is "$(sched "$SCH")" "-5 False held afterany:$DEP" "... as asked"
+EXP=
+for fmt in slurm gridengine; do
+    cl=$([ $fmt = slurm ] && echo slurm || echo ge)
+    ctl_in "$UH/w" export --format $fmt "$SCH"
+    t_is "$RC" 0 "export --format $fmt" || t_diag "$ERR"
+    printf '%s\n' "$OUT" >"$T/sch-$fmt.sh"
+    chmod 0644 "$T/sch-$fmt.sh"
+    ctl_in "$UH/w" submit --cluster $cl "$T/sch-$fmt.sh"
+    t_is "$RC" 0 "... submitted to $cl" || { t_diag "$ERR"; cat "$T/sch-$fmt.sh"; }
+    t_is "$(sched "$OUT")" "$(sched "$SCH")" \
+        "... the same priority, requeue, hold and dependency on $cl"
+    EXP="$EXP $OUT"
+done
+ctl_in "$UH/w" release $EXP
+t_is "$RC" 0 "both released" || t_diag "$ERR"
+for J in $EXP; do
+    wait_for '[ "$(field "$J" .state)" = pending ]' 30
+    t_like "$(field "$J" .state)/$(field "$J" .reason)" "^pending/waiting for job $DEP" \
+        "job $J waits for job $DEP"
+done
+ctl_in "$UH/w" release "$DEP"
+for J in $EXP; do
+    wait_for '[ "$(field "$J" .state)" = completed ]' 90
+    t_is "$(field "$J" .state)/$(field "$J" .cluster)/$(cat "$UH/w/sub/sch-$J.out" 2>&1)" \
+        "completed/$(field "$J" .request.cluster)/scheduled" \
+        "job $J ran on its cluster once job $DEP had ended, its output where it said"
+done
+ctl_in "$UH/w" cancel "$SCH"
 
 loomd_stop
 t_is $? 0 "loomd stops with status 0"
