@@ -9,9 +9,9 @@
 # run times (0:02), loomd's port (shown as 8470), the clone's directory
 # (shown as $PWD), the accounts the jobs run as (this test makes its own:
 # shown as the demo's, loom-demo and loom-alice, their homes as
-# /home/NAME), uptime, cycle and comparison counts and timings, and the
-# width of the blanks that align a table. Ids, states, nodes, messages and
-# everything else must match. A command that only reads (loomctl's lists,
+# /home/NAME), uptime, cycle and comparison counts and timings, what a
+# job used (its usage), and the width of the blanks that align a table.
+# Ids, states, nodes, messages and everything else must match. A command that only reads (loomctl's lists,
 # show and output, cat, a curl GET) is run again until its output matches,
 # for up to 60 s: the README shows the state the fabric reaches, not how
 # fast.
@@ -157,6 +157,8 @@ tour_norm() {
         -e 's/"(uptime_s|count|compares)":[0-9]+/"\1":<n>/g' \
         -e 's/"identity":"[^"]*"/"identity":"<host:pid:nonce>"/g' \
         -e 's/"([a-z_]*_ms|compare_ms_[a-z]+|build|plan|apply)":[0-9.e+-]+/"\1":<ms>/g' \
+        -e 's/"max_rss_kb":[0-9]+/"max_rss_kb":<kb>/g' \
+        -e 's/^(usage\.[a-z_]+: +)[0-9]+$/\1<n>/' \
         -e 's/ +/ /g'
 }
 
