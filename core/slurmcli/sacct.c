@@ -345,13 +345,14 @@ static int options(struct sacct *a, int argc, char **argv)
         {"json", no_argument, NULL, 'J'},
         {"yaml", no_argument, NULL, 'Y'},
         {"duplicates", no_argument, NULL, 'D'},
+        {"qos", required_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int c;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":j:XPpno:S:E:u:as:M:r:bDhL",
+    while ((c = getopt_long(argc, argv, ":j:XPpno:S:E:u:as:M:r:bDhLq:",
                             longs, NULL)) != -1) {
         switch (c) {
         case 'j': a->jobs = optarg; break;
@@ -380,6 +381,8 @@ static int options(struct sacct *a, int argc, char **argv)
             return sc_unsupported(argv[optind - 1], "Loom's API gives the "
                                   "jobs as JSON: GET /v1/jobs and "
                                   "/v1/accounting");
+        case 'q':
+            return sc_unsupported("--qos", "Loom has no QOS");
         case 'h':
             printf("Usage: sacct [-j JOBS] [-u USERS] [-s STATES] [-S TIME] "
                    "[-E TIME] [-X] [-n] [-P|-p] [-o FIELDS]\n");

@@ -109,13 +109,14 @@ static int options(struct squeue *q, int argc, char **argv)
         {"yaml", no_argument, NULL, 'Y'},
         {"array", no_argument, NULL, 'r'},
         {"iterate", required_argument, NULL, 'i'},
+        {"qos", required_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
     int c;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":j:u:t:ho:O:ap:M:n:lri:", longs,
+    while ((c = getopt_long(argc, argv, ":j:u:t:ho:O:ap:M:n:lri:q:", longs,
                             NULL)) != -1) {
         switch (c) {
         case 'j': q->jobs = optarg; break;
@@ -137,6 +138,8 @@ static int options(struct squeue *q, int argc, char **argv)
         case 'r': q->tasks = 1; break;
         case 'i':
             return sc_unsupported("--iterate", "run squeue again");
+        case 'q':
+            return sc_unsupported("--qos", "Loom has no QOS");
         case 'H':
             printf("Usage: squeue [-j JOBS] [-u USERS] [-t STATES] [-r] [-p "
                    "PARTITIONS] [-M CLUSTERS] [-n NAMES] [-h] [-l] [-o "

@@ -98,6 +98,12 @@ t_is "$?/$OUT" "1/squeue: error: format: %q (QOS) is not supported by Loom: Loom
     "squeue -o %q is refused, naming the field"
 OUT=$(as_user "$ALICE" squeue -O JobID,QOS 2>&1)
 t_like "$?/$OUT" "^1/squeue: error: format: QOS is not supported by Loom" "squeue -O QOS too"
+OUT=$(as_user "$ALICE" squeue --qos=normal 2>&1)
+t_is "$?/$OUT" "1/squeue: error: --qos is not supported by Loom: Loom has no QOS" \
+    "squeue --qos is refused"
+OUT=$(as_user "$ALICE" sacct -q normal 2>&1)
+t_is "$?/$OUT" "1/sacct: error: --qos is not supported by Loom: Loom has no QOS" \
+    "sacct -q too"
 OUT=$(as_user "$ALICE" squeue -o '%Y' 2>&1)
 t_like "$OUT" "it has %i" "the letters listed for an unknown one ..."
 t_is "$(printf '%s' "$OUT" | grep -c '%q')" 0 "... leave %q out"
