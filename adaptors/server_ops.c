@@ -246,7 +246,7 @@ static struct srv_cluster *target(struct msg *m)
         name = ((struct server_job_op *)m->data)->cluster;
     else if (m->type == SERVER_NODE_STATE && m->data)
         name = ((struct server_node_state *)m->data)->cluster;
-    else if (m->type == SERVER_REPUBLISH)
+    else if (m->type == SERVER_REPUBLISH || m->type == SERVER_REFRESH_NODES)
         name = m->data;
     if (name && server_cluster(name))
         return server_cluster(name);
@@ -271,6 +271,7 @@ void server_handle(struct msg *m)
     case SERVER_JOB_OP:
     case SERVER_NODE_STATE:
     case SERVER_REPUBLISH:
+    case SERVER_REFRESH_NODES:
         if (!(c = target(m)))
             break;
         /* The message is the call's now: a call refused at once (a
@@ -285,6 +286,10 @@ void server_handle(struct msg *m)
         }
         if (m->type == SERVER_NODE_STATE) {
             do_node_state(c, m);
+            return;
+        }
+        if (m->type == SERVER_REFRESH_NODES) {
+            server_refresh_nodes(c, m);
             return;
         }
         server_publish(c);
