@@ -135,6 +135,10 @@ struct start_req {
      * system this is (struct resv_spec): submitted into it, or it could
      * not start on the reserved nodes. NULL otherwise. */
     const char *reservation;
+    /* The job's own priority and its "requeue" (no_requeue 1: false), for
+     * a cluster system that keeps them itself (another loomd). */
+    int priority;
+    int no_requeue;
 };
 
 struct start_result {

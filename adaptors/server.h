@@ -35,6 +35,8 @@ struct server_start {
     char *reservation; /* the native reservation it runs in, or NULL */
     int64_t array_id; /* a task: its array and task ids; else 0 and -1 */
     long array_task;
+    int priority;     /* the job's priority, as given */
+    int no_requeue;   /* "requeue": false */
 };
 void server_start_free(void *p);
 

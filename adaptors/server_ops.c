@@ -63,7 +63,8 @@ static void do_start(struct srv_cluster *c, struct msg *m)
         .walltime_s = s->walltime_s, .queue = s->queue, .adopt = s->adopt,
         .start_time = s->start_time, .native_id = s->native_id,
         .reservation = s->reservation,
-        .array_id = s->array_id, .array_task = s->array_task};
+        .array_id = s->array_id, .array_task = s->array_task,
+        .priority = s->priority, .no_requeue = s->no_requeue};
     sc->req.env = s->env.n ? (const char *const *)s->env.v : no_env;
     sc->k.start = &sc->req;
     server_call_start(sc);
