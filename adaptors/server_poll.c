@@ -86,9 +86,13 @@ static void poll_end(struct srv_cluster *c, const char *op,
     if (op) {
         poll_failed(c, op, err);
     } else {
-        cl_node_list_fini(&c->nodes);
-        c->nodes = p->nodes;
-        p->nodes = (struct cl_node_list){0};
+        /* an uncached read may have got newer ones meanwhile */
+        if (p->nodes_asked >= c->nodes_asked) {
+            cl_node_list_fini(&c->nodes);
+            c->nodes = p->nodes;
+            p->nodes = (struct cl_node_list){0};
+            c->nodes_asked = p->nodes_asked;
+        }
         if (c->fails)
             log_info("cluster=%s answers again", c->name);
         c->fails = 0;
@@ -171,6 +175,7 @@ static void jobs_then(struct srv_call *sc)
     c->poll->cj->list = sc->k.jobs;
     c->poll->cj->complete = sc->k.complete;
     sc->k.jobs = (struct cl_job_list){0};
+    c->poll->nodes_asked = time_mono();
     start_call(c, LOOM_OP_NODES, nodes_then);
 }
 
@@ -224,6 +229,7 @@ void server_poll_nodes_only(struct srv_cluster *c)
     } else {
         c->nodes = nodes->k.nodes;
         nodes->k.nodes = (struct cl_node_list){0};
+        c->nodes_asked = nodes->t0;
         c->queues = queues->k.queues;
         queues->k.queues = (struct cl_queue_list){0};
     }
@@ -279,12 +285,13 @@ static void refresh_then(struct srv_call *sc)
     struct srv_cluster *c = sc->c;
     struct loom_error err = sc->k.err;
 
-    if (sc->k.rc == 0) {
+    if (sc->k.rc == 0 && sc->t0 >= c->nodes_asked) {
         cl_node_list_fini(&c->nodes);
         c->nodes = sc->k.nodes;
         sc->k.nodes = (struct cl_node_list){0};
+        c->nodes_asked = sc->t0;
         server_publish(c);
-    } else {
+    } else if (sc->k.rc < 0) {
         server_error_prefix(&err, c->name, "nodes");
     }
     for (struct msg *m = c->refresh_batch; m; m = m->next) {

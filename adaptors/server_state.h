@@ -31,6 +31,7 @@ struct srv_poll {
     struct cl_node_list nodes;
     int queues;                 /* queues are asked this time */
     unsigned long starts_at;    /* c->starts_done when jobs were asked */
+    double nodes_asked;         /* when its nodes call began (time_mono) */
     struct msg *waiters;        /* node states answered when it ends */
 };
 
@@ -66,7 +67,9 @@ struct srv_cluster {
     char *error;
     unsigned long polls;
     time_t last_poll;
-    struct cl_node_list nodes;  /* as last polled */
+    struct cl_node_list nodes;  /* as last polled, or read uncached */
+    double nodes_asked;         /* when the call that got them began: an
+                                   answer to an older one replaces none */
     struct cl_queue_list queues;
 };
 
