@@ -143,6 +143,10 @@ struct start_req {
      * system this is (struct resv_spec): submitted into it, or it could
      * not start on the reserved nodes. NULL otherwise. */
     const char *reservation;
+    /* The job's own priority and its "requeue" (no_requeue 1: false), for
+     * a cluster system that keeps them itself (another loomd). */
+    int priority;
+    int no_requeue;
 };
 
 struct start_result {
@@ -247,6 +251,12 @@ struct adaptor_call {
     struct cl_queue_list queues;
     struct start_result started;
     char *resv_id;                      /* RESERVE: the native id, owned */
+    /* An API adaptor's call (call()): the requests it sent and libcurl's
+     * own time of them (struct fetch_result's transfer_s, added up): the
+     * CMS's part of the call; the rest of its time is Loom's own
+     * (loom_adaptor_own_seconds). 0 and 0 for a call that sent none. */
+    int cms_requests;
+    double cms_s;
     /* Set by the adaptor instead of an answer: "carry this one out with
      * my blocking op" (it found out only now, e.g. from the API version
      * it was offered); the caller then runs it on the cluster's worker. */

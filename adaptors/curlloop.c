@@ -25,6 +25,7 @@ struct xfer {
     int too_big;
     int retries;
     double t0;
+    double spent;      /* libcurl's time of the tries before this one */
     char errbuf[CURL_ERROR_SIZE];
     void (*done_cb)(void *arg, const struct fetch_result *r);
     void *arg;
@@ -238,6 +239,16 @@ static int broken(CURLcode rc)
            rc == CURLE_RECV_ERROR;
 }
 
+/* libcurl's own time of x's transfer so far, in seconds. */
+static double curl_time(struct xfer *x)
+{
+    curl_off_t us = 0;
+
+    if (curl_easy_getinfo(x->e, CURLINFO_TOTAL_TIME_T, &us) != CURLE_OK)
+        return 0;
+    return (double)us / 1e6;
+}
+
 static void finish(struct curlloop *l, struct xfer *x, CURLcode rc)
 {
     struct fetch_result r = {.body = x->buf ? x->buf : "", .len = x->len};
@@ -245,6 +256,7 @@ static void finish(struct curlloop *l, struct xfer *x, CURLcode rc)
 
     curl_multi_remove_handle(l->m, x->e);
     if (rc != CURLE_OK && broken(rc) && x->retries > 0 && !x->too_big) {
+        x->spent += curl_time(x);
         x->retries--;
         x->len = 0;
         x->errbuf[0] = '\0';
@@ -259,6 +271,7 @@ static void finish(struct curlloop *l, struct xfer *x, CURLcode rc)
     if (x->next)
         x->next->prev = x->prev;
     r.seconds = time_mono() - x->t0;
+    r.transfer_s = x->spent + curl_time(x);
     if (x->too_big) {
         snprintf(why, sizeof(why), "the answer is larger than %zu bytes",
                  x->max);

@@ -27,6 +27,11 @@ struct fetch_result {
     const char *error;  /* no answer: why (a sentence), else NULL */
     int timed_out;      /* no answer within the request's timeout */
     double seconds;     /* from the start to the end of the transfer */
+    /* libcurl's own time of the transfer (CURLINFO_TOTAL_TIME_T: name
+     * lookup, connecting, sending, the server's answer), every try
+     * included: what the far side and the network took, where seconds
+     * also counts the loop's turns around it. 0 when it was never sent. */
+    double transfer_s;
 };
 
 struct fetch_req {

@@ -78,6 +78,7 @@ struct lop {
     int local;          /* it ended before it was sent: with local_rc */
     int local_rc;       /* -1: k->err says why */
     char *native;       /* start: the inner job's id */
+    int priority;       /* start: the priority submitted */
     long long low, high; /* jobs: lowest unfinished id, highest id */
     void (*then)(struct lop *o, const struct lanswer *a);
 };

@@ -193,6 +193,8 @@ static void fetched(void *arg, const struct fetch_result *r)
         lpeer_done(o, o->local_rc);
         return;
     }
+    o->k->cms_requests++;
+    o->k->cms_s += r->transfer_s;
     if (r->len && !r->error)
         a.doc = json_loadb(r->body, r->len, 0, NULL);
     if (r->status >= 200 && r->status < 300 && !a.doc) {

@@ -8,6 +8,7 @@
 #include "adaptors/loompeer.h"
 #include "core/directives.h"
 #include "core/jsonx.h"
+#include "core/log.h"
 #include "core/outpath.h"
 
 /* The inner loomd's upper bound on a walltime: a job of none gets it. */
@@ -41,10 +42,11 @@ static char *out_name(const struct start_req *req, const char *pattern)
 }
 
 /* POST /v1/jobs's body: the job as asked, held, for the inner cluster,
- * its marker (its id here) in LOOM_OUTER_JOB_ID. The script's directives
- * were applied here: neutralised, as a pack's are. A new string, or NULL. */
+ * with priority and its requeue, its marker (its id here) in
+ * LOOM_OUTER_JOB_ID. The script's directives were applied here:
+ * neutralised, as a pack's are. A new string, or NULL. */
 static char *submit_body(const struct lpeer *p, const struct start_req *req,
-                         const char *marker)
+                         const char *marker, int priority)
 {
     json_t *env = json_object(), *rq, *job = NULL;
     char *out = out_name(req, req->output ? req->output
@@ -74,9 +76,10 @@ static char *submit_body(const struct lpeer *p, const struct start_req *req,
         json_object_set_new(rq, "memory_mb", json_integer(req->memory_mb));
     if (req->queue)
         json_object_set_new(rq, "queue", json_string(req->queue));
-    job = json_pack("{s:s?, s:O, s:s, s:s?, s:s?, s:o, s:b}",
+    job = json_pack("{s:s?, s:O, s:s, s:s?, s:s?, s:o, s:b, s:i, s:b}",
                     "name", req->name, "env", env, "output", out, "error",
-                    errf, "workdir", req->workdir, "request", rq, "hold", 1);
+                    errf, "workdir", req->workdir, "request", rq, "hold", 1,
+                    "priority", priority, "requeue", !req->no_requeue);
     if (!job)
         goto out;
     if (script) {
@@ -166,6 +169,31 @@ static void start_on_nodes(struct lop *o)
     lpeer_send(o);
 }
 
+/* The inner loomd refused the priority (above its max_user_priority, and
+ * the job is submitted as its account, a user there): submit it once more
+ * with 0, the priority any user may give. 1 when sent again. */
+static int lower_priority(struct lop *o, const struct lanswer *a)
+{
+    const struct start_req *req = o->k->start;
+    json_t *e = json_object_get(a->doc, "error");
+    char marker[LPEER_MARKER_MAX];
+    char *body;
+
+    if (a->status != 403 || o->priority <= 0 ||
+        strcmp(jx_str(e, "field", ""), "priority") != 0 ||
+        lpeer_marker(o->p, (long long)req->loom_id, marker) < 0 ||
+        !(body = submit_body(o->p, req, marker, 0)))
+        return 0;
+    log_info("job=%lld: the inner loomd refused its priority %d (%s): "
+             "submitted there with priority 0", (long long)req->loom_id,
+             o->priority, jx_str(e, "message", "403"));
+    free(o->body);
+    o->body = body;
+    o->priority = 0;
+    lpeer_send(o);
+    return 1;
+}
+
 static void submitted(struct lop *o, const struct lanswer *a)
 {
     const struct start_req *req = o->k->start;
@@ -173,6 +201,8 @@ static void submitted(struct lop *o, const struct lanswer *a)
     const char *acc = jx_str(a->doc, "account", "");
     const char *st = jx_str(a->doc, "state", "");
 
+    if (lower_priority(o, a))
+        return;
     if (a->status != 201 && a->status != 200) {
         lpeer_done(o, lpeer_fail_answer(o, a));
         return;
@@ -240,8 +270,9 @@ void lpeer_start(struct lop *o)
         return;
     }
     snprintf(key, sizeof(key), "loom-%s", marker);
+    o->priority = req->priority;
     if (!(o->idem = strdup(key)) ||
-        !(o->body = submit_body(o->p, req, marker))) {
+        !(o->body = submit_body(o->p, req, marker, req->priority))) {
         lpeer_fail(o, LOOM_EINTERNAL, "out of memory");
         lpeer_end_unsent(o);
         return;

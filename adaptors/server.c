@@ -144,6 +144,9 @@ static void call_end(struct srv_call *sc)
         log_request_set(sc->m->request);
     opstats_record(c->name, adaptor_op_name(sc->k.op), sc->t1 - sc->t0,
                    sc->k.rc == 0);
+    if (sc->k.cms_requests) /* it went to the cluster over HTTP */
+        opstats_record_own(c->name, adaptor_op_name(sc->k.op),
+                           sc->t1 - sc->t0 - sc->k.cms_s);
     if (sc->then)
         sc->then(sc);
     server_call_free(sc);
@@ -273,6 +276,10 @@ static void *server_worker(void *arg)
         }
         log_request_set(sc->m ? sc->m->request : NULL);
         sc->t0 = time_mono();
+        /* a blocking op sends no request of the adaptor's own (one handed
+         * back may have sent some first): its time is all the op's */
+        sc->k.cms_requests = 0;
+        sc->k.cms_s = 0;
         if (!call_fenced(sc))
             adaptor_call_run(c->type, c->inst, &sc->k);
         sc->t1 = time_mono();

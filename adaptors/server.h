@@ -17,6 +17,7 @@ enum server_msg {
     SERVER_REPUBLISH,     /* data: a cluster's name (malloc'd); reply */
     SERVER_RESV,          /* data: struct server_resv *; answered with a
                              SCHED_RESV_NATIVE to the scheduler */
+    SERVER_REFRESH_NODES, /* data: a cluster's name (malloc'd); reply */
 };
 
 /* A start decision, with owned copies of what the adaptor needs. */
@@ -34,6 +35,8 @@ struct server_start {
     char *reservation; /* the native reservation it runs in, or NULL */
     int64_t array_id; /* a task: its array and task ids; else 0 and -1 */
     long array_task;
+    int priority;     /* the job's priority, as given */
+    int no_requeue;   /* "requeue": false */
 };
 void server_start_free(void *p);
 
@@ -86,5 +89,13 @@ int server_run_dir(const char *cluster, int64_t id, char *buf, size_t size);
  * published, or 404 when there is no such cluster. A poll that ends later
  * renders the marks too. */
 void server_republish(const char *cluster, struct reply *reply);
+/* SERVER_REFRESH_NODES (an uncached read): the server thread asks the
+ * cluster for its nodes with one call begun after the message came (the
+ * messages that come while one is under way share the next), publishes
+ * them, then answers 200 with how long the call took:
+ * {"seconds": S, "cms_s": C, "loom_s": L}, cms_s and loom_s only when
+ * the call went to the cluster over HTTP (libcurl's time of its requests,
+ * and the rest); 404 for no such cluster, the call's error when it
+ * failed. */
 
 #endif

@@ -63,7 +63,8 @@ static void do_start(struct srv_cluster *c, struct msg *m)
         .walltime_s = s->walltime_s, .queue = s->queue, .adopt = s->adopt,
         .start_time = s->start_time, .native_id = s->native_id,
         .reservation = s->reservation,
-        .array_id = s->array_id, .array_task = s->array_task};
+        .array_id = s->array_id, .array_task = s->array_task,
+        .priority = s->priority, .no_requeue = s->no_requeue};
     sc->req.env = s->env.n ? (const char *const *)s->env.v : no_env;
     sc->k.start = &sc->req;
     server_call_start(sc);
@@ -246,7 +247,7 @@ static struct srv_cluster *target(struct msg *m)
         name = ((struct server_job_op *)m->data)->cluster;
     else if (m->type == SERVER_NODE_STATE && m->data)
         name = ((struct server_node_state *)m->data)->cluster;
-    else if (m->type == SERVER_REPUBLISH)
+    else if (m->type == SERVER_REPUBLISH || m->type == SERVER_REFRESH_NODES)
         name = m->data;
     if (name && server_cluster(name))
         return server_cluster(name);
@@ -271,6 +272,7 @@ void server_handle(struct msg *m)
     case SERVER_JOB_OP:
     case SERVER_NODE_STATE:
     case SERVER_REPUBLISH:
+    case SERVER_REFRESH_NODES:
         if (!(c = target(m)))
             break;
         /* The message is the call's now: a call refused at once (a
@@ -285,6 +287,10 @@ void server_handle(struct msg *m)
         }
         if (m->type == SERVER_NODE_STATE) {
             do_node_state(c, m);
+            return;
+        }
+        if (m->type == SERVER_REFRESH_NODES) {
+            server_refresh_nodes(c, m);
             return;
         }
         server_publish(c);

@@ -36,6 +36,10 @@ void server_poll_drop(struct srv_cluster *c)
     c->poll = NULL;
     msgs_free(c->waiting);
     c->waiting = NULL;
+    msgs_free(c->refreshing);
+    c->refreshing = NULL;
+    msgs_free(c->refresh_batch);
+    c->refresh_batch = NULL;
 }
 
 static void poll_failed(struct srv_cluster *c, const char *op,
@@ -82,9 +86,13 @@ static void poll_end(struct srv_cluster *c, const char *op,
     if (op) {
         poll_failed(c, op, err);
     } else {
-        cl_node_list_fini(&c->nodes);
-        c->nodes = p->nodes;
-        p->nodes = (struct cl_node_list){0};
+        /* an uncached read may have got newer ones meanwhile */
+        if (p->nodes_asked >= c->nodes_asked) {
+            cl_node_list_fini(&c->nodes);
+            c->nodes = p->nodes;
+            p->nodes = (struct cl_node_list){0};
+            c->nodes_asked = p->nodes_asked;
+        }
         if (c->fails)
             log_info("cluster=%s answers again", c->name);
         c->fails = 0;
@@ -167,6 +175,7 @@ static void jobs_then(struct srv_call *sc)
     c->poll->cj->list = sc->k.jobs;
     c->poll->cj->complete = sc->k.complete;
     sc->k.jobs = (struct cl_job_list){0};
+    c->poll->nodes_asked = time_mono();
     start_call(c, LOOM_OP_NODES, nodes_then);
 }
 
@@ -220,6 +229,7 @@ void server_poll_nodes_only(struct srv_cluster *c)
     } else {
         c->nodes = nodes->k.nodes;
         nodes->k.nodes = (struct cl_node_list){0};
+        c->nodes_asked = nodes->t0;
         c->queues = queues->k.queues;
         queues->k.queues = (struct cl_queue_list){0};
     }
@@ -247,4 +257,88 @@ void server_poll_wait(struct srv_cluster *c, struct msg *m)
     m->next = NULL;
     *tail = m;
     c->next_poll = 0; /* at once, or as soon as the one under way ended */
+}
+
+/* ---- uncached reads: the nodes asked for now ------------------------- */
+
+static void refresh_begin(struct srv_cluster *c);
+
+/* The call's time, and for one that went over HTTP its split: what
+ * libcurl took (the cluster system's answer) and what Loom did. */
+static char *refresh_timing(const struct srv_call *sc)
+{
+    double all = sc->t1 - sc->t0, own = all - sc->k.cms_s;
+    json_t *o = json_pack("{s:f}", "seconds", all);
+    char *text;
+
+    if (o && sc->k.cms_requests) {
+        json_object_set_new(o, "cms_s", json_real(sc->k.cms_s));
+        json_object_set_new(o, "loom_s", json_real(own > 0 ? own : 0));
+    }
+    text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return text;
+}
+
+static void refresh_then(struct srv_call *sc)
+{
+    struct srv_cluster *c = sc->c;
+    struct loom_error err = sc->k.err;
+
+    if (sc->k.rc == 0 && sc->t0 >= c->nodes_asked) {
+        cl_node_list_fini(&c->nodes);
+        c->nodes = sc->k.nodes;
+        sc->k.nodes = (struct cl_node_list){0};
+        c->nodes_asked = sc->t0;
+        server_publish(c);
+    } else if (sc->k.rc < 0) {
+        server_error_prefix(&err, c->name, "nodes");
+    }
+    for (struct msg *m = c->refresh_batch; m; m = m->next) {
+        if (!m->reply)
+            continue;
+        if (sc->k.rc == 0)
+            reply_send(m->reply, 200, refresh_timing(sc));
+        else
+            reply_send_error(m->reply, &err);
+    }
+    msgs_free(c->refresh_batch);
+    c->refresh_batch = NULL;
+    c->refresh_inflight = 0;
+    if (c->refreshing)
+        refresh_begin(c);
+}
+
+static void refresh_begin(struct srv_cluster *c)
+{
+    struct srv_call *sc = server_call_new(c, LOOM_OP_NODES, refresh_then,
+                                          NULL);
+    struct loom_error err;
+
+    c->refresh_batch = c->refreshing;
+    c->refreshing = NULL;
+    if (!sc) {
+        loom_error_set(&err, LOOM_EINTERNAL, "cluster %s: nodes: out of "
+                       "memory", c->name);
+        for (struct msg *m = c->refresh_batch; m; m = m->next)
+            if (m->reply)
+                reply_send_error(m->reply, &err);
+        msgs_free(c->refresh_batch);
+        c->refresh_batch = NULL;
+        return;
+    }
+    c->refresh_inflight = 1;
+    server_call_start(sc);
+}
+
+void server_refresh_nodes(struct srv_cluster *c, struct msg *m)
+{
+    struct msg **tail = &c->refreshing;
+
+    while (*tail)
+        tail = &(*tail)->next;
+    m->next = NULL;
+    *tail = m;
+    if (!c->refresh_inflight)
+        refresh_begin(c);
 }

@@ -31,6 +31,7 @@ struct srv_poll {
     struct cl_node_list nodes;
     int queues;                 /* queues are asked this time */
     unsigned long starts_at;    /* c->starts_done when jobs were asked */
+    double nodes_asked;         /* when its nodes call began (time_mono) */
     struct msg *waiters;        /* node states answered when it ends */
 };
 
@@ -47,6 +48,9 @@ struct srv_cluster {
     int poll_inflight;
     struct srv_poll *poll;      /* the poll under way, or NULL */
     struct msg *waiting;        /* node states waiting for the next poll */
+    struct msg *refreshing;     /* uncached reads for the next nodes call */
+    struct msg *refresh_batch;  /* ... and those the call under way serves */
+    int refresh_inflight;
     unsigned long starts_done;  /* starts that succeeded */
     struct msgq *wq;            /* the worker's queue */
     pthread_t worker;
@@ -63,7 +67,9 @@ struct srv_cluster {
     char *error;
     unsigned long polls;
     time_t last_poll;
-    struct cl_node_list nodes;  /* as last polled */
+    struct cl_node_list nodes;  /* as last polled, or read uncached */
+    double nodes_asked;         /* when the call that got them began: an
+                                   answer to an older one replaces none */
     struct cl_queue_list queues;
 };
 
@@ -118,6 +124,10 @@ void server_poll_soon(struct srv_cluster *c);
 void server_poll_wait(struct srv_cluster *c, struct msg *m);
 /* At the end: free the poll under way and the waiting answers. */
 void server_poll_drop(struct srv_cluster *c);
+
+/* A SERVER_REFRESH_NODES (m taken): answered when a nodes call begun
+ * after it ended. */
+void server_refresh_nodes(struct srv_cluster *c, struct msg *m);
 
 /* server_ops.c: one message on the server thread. */
 void server_handle(struct msg *m);

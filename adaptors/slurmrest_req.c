@@ -251,6 +251,8 @@ static void fetched(void *arg, const struct fetch_result *r)
         srest_done(o, -1);
         return;
     }
+    o->k->cms_requests++;
+    o->k->cms_s += r->transfer_s;
     if (!r->error && no_such_version(r)) {
         if (!s->fixed && s->vi + 1 < SREST_N_VERSIONS) {
             s->vi++; /* the newest it offers is older: try the next */

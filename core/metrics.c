@@ -46,6 +46,11 @@ static const double fast_s[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025,
 /* An adaptor's operations run commands: from a millisecond to minutes. */
 static const double op_s[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
                               0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300};
+/* Loom's own part of an API adaptor's call: tens of microseconds to
+ * tens of milliseconds, with a bound at the millisecond it is to stay
+ * under. */
+static const double own_s[] = {0.00005, 0.0001, 0.00025, 0.0005, 0.00075,
+                               0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1};
 static const double jobs_n[] = {0, 1, 10, 100, 1000, 10000, 100000};
 static const double started_n[] = {0, 1, 2, 5, 10, 50, 100, 1000, 10000};
 static const double rows_n[] = {1, 2, 5, 10, 50, 100, 500, 1000, 5000,
@@ -77,6 +82,12 @@ static struct family fams[METRICS_N] = {
         "loom_adaptor_op_failures_total", "Adaptor operations of a cluster "
         "that failed.", COUNTER, {"cluster", "op"}, 2, NULL, 0, 1024, LOCK,
         0, 0, 0},
+    [METRICS_ADAPTOR_OWN_SECONDS] = {
+        "loom_adaptor_own_seconds", "Loom's own time in an operation of a "
+        "cluster reached through an API (slurmrestd, another loomd): the "
+        "operation's time less libcurl's time of its requests, the "
+        "cluster system's answer.", HISTOGRAM, {"cluster", "op"}, 2, own_s,
+        N(own_s), 1024, LOCK, 0, 0, 0},
     [METRICS_HTTP_SECONDS] = {
         "loom_http_request_seconds", "How long loomd takes to answer an API "
         "request, by method, route (its pattern) and status class.",

@@ -17,6 +17,8 @@ enum metrics_id {
     METRICS_SCHED_CYCLE_STARTED,    /* histogram */
     METRICS_ADAPTOR_OP_SECONDS,     /* histogram: cluster, op */
     METRICS_ADAPTOR_OP_FAILURES,    /* counter: cluster, op */
+    METRICS_ADAPTOR_OWN_SECONDS,    /* histogram: cluster, op (API
+                                       adaptors only: may have no series) */
     METRICS_HTTP_SECONDS,           /* histogram: method, route, code */
     METRICS_DB_COMMIT_SECONDS,      /* histogram */
     METRICS_DB_COMMIT_JOBS,         /* histogram */

@@ -10,4 +10,11 @@
 void opstats_record(const char *cluster, const char *op, double seconds,
                     int ok);
 
+/* Record Loom's own part of a call of op on cluster that went to its
+ * cluster system over HTTP: the call's time less the requests' own
+ * (struct adaptor_call's cms_s), in the histogram
+ * loom_adaptor_own_seconds. Any thread. */
+void opstats_record_own(const char *cluster, const char *op,
+                        double seconds);
+
 #endif

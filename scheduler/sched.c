@@ -268,6 +268,8 @@ void sched_start_later(struct job *j, int adopt)
     s->start_time = j->start_time;
     s->array_id = j->array_id;
     s->array_task = j->array_id ? j->array_task : -1;
+    s->priority = j->priority;
+    s->no_requeue = j->no_requeue;
     if (j->held_for_loom && j->native_id &&
         !(s->native_id = strdup(j->native_id)))
         goto error;

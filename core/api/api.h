@@ -173,6 +173,15 @@ void api_query_append(char *out, size_t n, const char *name,
                       const char *value);
 void api_clusters(struct http_req *rq, struct http_resp *rs,
                   const struct api_route_args *a);
+/* fresh.c: an uncached read of cluster's nodes when the request says
+ * Cache-Control: no-cache: the server thread asks the cluster now and
+ * publishes what it says (SERVER_REFRESH_NODES), and rs gets a
+ * Server-Timing header of that call. 1 when the request did not ask (rs
+ * untouched), 0 when the nodes are fresh in the snapshot, -1 with the
+ * error in rs (400 without a cluster, 404, the cluster's failure). HTTP
+ * threads. */
+int api_fresh_nodes(struct http_req *rq, struct http_resp *rs,
+                    const char *cluster);
 void api_nodes(struct http_req *rq, struct http_resp *rs,
                const struct api_route_args *a);
 void api_queues(struct http_req *rq, struct http_resp *rs,

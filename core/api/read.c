@@ -106,10 +106,13 @@ void api_nodes(struct http_req *rq, struct http_resp *rs,
                const struct api_route_args *a)
 {
     const char *fc = api_param(a, "cluster"), *fs = api_param(a, "state");
-    struct snapshot *s = snapshot_get();
+    struct snapshot *s;
     struct buf b = {0};
     int first = 1;
 
+    if (api_fresh_nodes(rq, rs, a->n >= 2 ? a->seg[1] : fc) < 0)
+        return;
+    s = snapshot_get();
     if (a->n == 2 || a->n == 3) {
         struct scluster *c = snapshot_cluster(s, a->seg[1]);
         struct snode *n = c && a->n == 3 ? scluster_node(c, a->seg[2]) : NULL;

@@ -27,7 +27,15 @@
 # slurmrestd adaptor), the slurmrest
 # adaptor's sustained operations a second against one slurmrestd, and its
 # start rate for 1,000 jobs beside sbatch in a loop. A figure that could
-# not be measured is n/a, with a line under the table saying why.
+# not be measured is n/a, with a line under the table saying why. Last,
+# Loom's own time in the calls of its API adaptors (slurmrest, JWT, and
+# the loom adaptor), which the end-to-end rows cannot show on a loaded
+# machine (curl's own time of one list varies by more than it): per
+# operation the mean and the share of calls within 1 ms of
+# loom_adaptor_own_seconds (a call's time less libcurl's time of its
+# requests), the medians of the Server-Timing of RUNS uncached reads of
+# the nodes (cms, loom), and the verdict: does the adaptor add < 1 ms
+# (its own time's median, i.e. half its calls or more within 1 ms).
 #   make bench && LOOM_TOP_SRCDIR=../.. LOOM_TOP_BUILDDIR=$PWD \
 #       bash ../../tests/bench/table2.sh
 # (from a build without sanitizers, e.g. build/release; needs root, Slurm,
@@ -149,6 +157,10 @@ CL=b
 pack_nodes='' pack_jobs='' pack_start='' rest_nodes='' rest_jobs='' rest_start=''
 restc_nodes='' restc_jobs='' snap_nodes='' snap_jobs='' snap_count=''
 fed_nodes='' fed_jobs='' fed_start=''
+# Loom's own time of the API adaptors' operations ("MEAN SHARE": ms, and
+# % of calls within 1 ms) and the uncached reads' split ("CMS LOOM", ms)
+own_rest_nodes='' own_rest_jobs='' own_rest_start='' st_rest=''
+own_fed_nodes='' own_fed_jobs='' own_fed_start='' st_fed=''
 # metric OP: loomd's mean time of OP on cluster $CL, in ms (the histogram
 # loom_adaptor_op_seconds: its _sum over its _count), from $T/metrics;
 # nothing when it timed none, or when one failed (its time is a failure's).
@@ -167,6 +179,34 @@ count() {
 failures() {
     awk -v k="loom_adaptor_op_failures_total{cluster=\"$CL\",op=\"$1\"}" \
         '$1 == k { print $2 + 0 }' "$T/metrics"
+}
+# own OP: Loom's own time of OP on cluster $CL from $T/metrics
+# (loom_adaptor_own_seconds): "MEAN SHARE", its mean in ms and the share
+# of calls within 1 ms (its bucket le="0.001") in %; nothing when none.
+own() {
+    awk -v f=loom_adaptor_own_seconds -v l="{cluster=\"$CL\",op=\"$1\"}" \
+        -v b="loom_adaptor_own_seconds_bucket{cluster=\"$CL\",op=\"$1\",le=\"0.001\"}" \
+        '$1 == f "_sum" l { s = $2 } $1 == f "_count" l { n = $2 } $1 == b { w = $2 }
+         END { if (n > 0) printf "%.3f %.0f", s / n * 1000, w / n * 100 }' "$T/metrics"
+}
+# timing_split PATH: RUNS uncached reads of PATH (Cache-Control: no-cache),
+# one every $GAP s: the medians of their Server-Timing's cms and loom,
+# "CMS LOOM" in ms; nothing when none answered with them.
+timing_split() {
+    local i
+    : >"$T/timing"
+    for ((i = 0; i < RUNS; i++)); do
+        nap $GAP
+        curl -s -o /dev/null -D - -H 'Cache-Control: no-cache' \
+            -H "Authorization: Bearer $TOKEN" "$LOOM_URL$1" |
+            awk -F'[=,]' 'tolower($1) ~ /^server-timing: cms;dur$/ { print $2 + 0, $4 + 0 }' \
+                >>"$T/timing"
+    done
+    [ -s "$T/timing" ] || return 0
+    printf '%s %s' "$(cut -d' ' -f1 <"$T/timing" | sort -g |
+        awk '{ a[NR] = $1 } END { printf "%.3f", a[int((NR + 1) / 2)] }')" \
+        "$(cut -d' ' -f2 <"$T/timing" | sort -g |
+            awk '{ a[NR] = $1 } END { printf "%.3f", a[int((NR + 1) / 2)] }')"
 }
 # measure VAR OP: VAR is metric OP; when it is none, NOTES says why.
 measure() {
@@ -214,6 +254,11 @@ loom_reads() {
     done
     measure "${name}_nodes" nodes
     measure "${name}_jobs" jobs
+    if [ "$name" = rest ] || [ "$name" = fed ]; then
+        printf -v "own_${name}_nodes" '%s' "$(own nodes)"
+        printf -v "own_${name}_jobs" '%s' "$(own jobs)"
+        printf -v "st_${name}" '%s' "$(timing_split "/v1/nodes?cluster=$CL")"
+    fi
     if [ "$name" = rest ]; then # the snapshot, while this loomd runs
         snap_nodes=$(wrk_p50 "$LOOM_URL/v1/nodes?cluster=b")
         snap_jobs=$(wrk_p50 "$LOOM_URL/v1/jobs?cluster=b")
@@ -248,6 +293,9 @@ loom_starts() {
         nap 0.2
     done
     measure "${name}_start" start
+    if [ "$name" = rest ] || [ "$name" = fed ]; then
+        printf -v "own_${name}_start" '%s' "$(own start)"
+    fi
     "${SETTLE:-jobs_ended}" "${ids[@]}"
     loomd_stop
 }
@@ -481,6 +529,38 @@ fn=$(min3 "$c_nodes" "$j_nodes" "$s_nodes")
 fj=$(min3 "$c_jobs" "$j_jobs" "$s_jobs")
 printf '  snapshot vs the fastest direct call: getNodes %s faster (%s ms), getJobs %s faster (%s ms; %s jobs)\n' \
     "$(faster "$snap_nodes" "$fn")" "$fn" "$(faster "$snap_jobs" "$fj")" "$fj" "$snap_count"
+echo
+# own_row NAME OP "MEAN SHARE" [SPLIT]: one operation's own time and verdict
+own_row() {
+    local mean share split=${4:-} verdict
+    read -r mean share <<<"$3"
+    if [ -z "$mean" ]; then
+        printf '  %-13s %-9s n/a (no call timed)\n' "$1" "$2"
+        return
+    fi
+    verdict=$(awk -v s="$share" 'BEGIN { print (s >= 50) ? "yes" : "NO" }')
+    printf '  %-13s %-9s mean %7s ms, %3s%% of calls within 1 ms, < 1 ms: %s%s\n' \
+        "$1" "$2" "$mean" "$share" "$verdict" \
+        "${split:+; Server-Timing of uncached reads (medians): cms ${split% *} ms, loom ${split#* } ms}"
+    [ "$1" = slurmrest ] && [ "$verdict" != yes ] && OVER+=("$2")
+}
+OVER=()
+echo "Loom's own time in an API adaptor's call (loom_adaptor_own_seconds: the call's"
+echo "time less libcurl's own time of its requests; < 1 ms when half its calls or"
+echo "more take at most 1 ms, the median, which a loaded machine's hiccups do not move):"
+own_row slurmrest getNodes "$own_rest_nodes" "$st_rest"
+own_row slurmrest getJobs "$own_rest_jobs"
+own_row slurmrest startJob "$own_rest_start"
+own_row "loom adaptor" getNodes "$own_fed_nodes" "$st_fed"
+own_row "loom adaptor" getJobs "$own_fed_jobs"
+own_row "loom adaptor" startJob "$own_fed_start"
+if [ -z "$own_rest_nodes$own_rest_jobs$own_rest_start" ]; then
+    echo "Verdict: n/a (the slurmrest adaptor's own time was not measured)"
+elif [ ${#OVER[@]} -eq 0 ]; then
+    echo "Verdict: the slurmrest adaptor adds < 1 ms to slurmrestd's answer (getNodes, getJobs, startJob)"
+else
+    echo "Verdict: the slurmrest adaptor adds 1 ms or more to: ${OVER[*]}"
+fi
 echo
 echo "The slurmrest adaptor alone against one slurmrestd (srest_rate; K under way):"
 echo "  $r_nodes_j  (JWT, K=8)"

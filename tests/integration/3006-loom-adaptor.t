@@ -2,7 +2,9 @@
 # 3006-loom-adaptor.t - loomd A federates loomd B (adaptor loom) beside a
 # local cluster of its own; B federates a local cluster (inner). A job of A
 # pinned to B's cluster runs in B on the node A chose, as its own account,
-# and its exit code comes back to A; a cancel through A reaches B; A acts
+# and its exit code comes back to A, with its priority and requeue (a
+# priority B does not let the account give is lowered to 0 there); a
+# cancel through A reaches B; A acts
 # only for the accounts B gave it tokens for, and B's own rules hold (no
 # job as root); B killed, its cluster is unreachable in A while A's local
 # cluster answers and schedules on; B restarted, it comes back. The same
@@ -129,7 +131,8 @@ t_is "$(job_state "$JS")/$(field "$JS" .exit_code)" failed/4 \
 api POST /v1/runtime/scheduler '{"enabled": false}' >/dev/null
 t_is "$STATUS" 200 "A's scheduler is off: this job starts where it is told"
 TOKEN=$USER_TOKEN submit '{"name": "fed", "command": ["/bin/sh", "-c",
-    "id -un; exit 3"], "request": {"cluster": "b", "walltime_s": 120}}' ||
+    "id -un; exit 3"], "request": {"cluster": "b", "walltime_s": 120},
+    "priority": -5, "requeue": false}' ||
     t_bail "no job"
 J1=$JOB
 api POST "/v1/jobs/$J1/start" '{"nodes": ["b/n2"]}' >/dev/null
@@ -144,11 +147,31 @@ bapi GET "/v1/jobs/$NATIVE" >/dev/null
 t_is "$(jget "$BODY" .nodes)" '["n2"]' "and in B's: on n2, as chosen"
 t_is "$(jget "$BODY" .account)" "$ACC" "B ran it as the job's account"
 t_is "$(jget "$BODY" .cluster)" inner "on B's cluster inner"
+t_is "$(jget "$BODY" .priority)/$(jget "$BODY" .requeue)" -5/false \
+    "with the job's priority and requeue (-5, false) as in A"
 t_like "$(jget "$BODY" .env.LOOM_OUTER_JOB_ID)" "^$J1\.[0-9a-f]{24}\$" \
     "it carries A's id, signed, in LOOM_OUTER_JOB_ID"
 OUT=$T/home/$ACC/loom-$J1.out
 t_is "$(cat "$OUT" 2>/dev/null)" "$ACC" \
     "it ran as $ACC (id -un in its output, named for A's id)"
+# a priority an admin raised in A: B takes from the account only up to its
+# max_user_priority (0), so it gets the job with 0
+api POST /v1/runtime/scheduler '{"enabled": false}' >/dev/null
+TOKEN=$USER_TOKEN submit '{"name": "raised", "command": ["/bin/true"],
+    "request": {"cluster": "b", "walltime_s": 120}}' || t_bail "no job"
+JP=$JOB
+api PATCH "/v1/jobs/$JP" '{"priority": 7}' >/dev/null
+t_is "$STATUS/$(field "$JP" .priority)" 200/7 "an admin raised job $JP's priority to 7 in A"
+api POST "/v1/jobs/$JP/start" '{"nodes": ["b/n1"]}' >/dev/null
+t_is "$STATUS" 202 "started on b/n1"
+api POST /v1/runtime/scheduler '{"enabled": true}' >/dev/null
+wait_for '[ "$(job_state "$JP")" = completed ]' 60
+t_is "$(job_state "$JP")" completed "job $JP ran in B and completed"
+bapi GET "/v1/jobs/$(field "$JP" .native_id)" >/dev/null
+t_is "$(jget "$BODY" .priority)/$(jget "$BODY" .requeue)" 0/true \
+    "B has it with priority 0 (7 refused from the account there) and requeue true"
+t_like "$(cat "$T/loomd.log")" "job=$JP: the inner loomd refused its priority 7" \
+    "A's log says why its priority there is 0"
 
 # ---- a job placed by A's scheduler, cancelled through A ------------------------
 TOKEN=$USER_TOKEN submit '{"name": "long", "command": ["/bin/sleep", "300"],

@@ -657,8 +657,8 @@ struct one_answer {
     int lfd;
 };
 
-/* Answer one request on the listening socket, then wait for the client to
- * close. */
+/* Answer one request on the listening socket, 50 ms after it came, then
+ * wait for the client to close. */
 static void *answer_one(void *arg)
 {
     static const char reply[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
@@ -669,7 +669,7 @@ static void *answer_one(void *arg)
 
     if (c < 0)
         return NULL;
-    if (read(c, buf, sizeof(buf)) > 0 &&
+    if (read(c, buf, sizeof(buf)) > 0 && usleep(50000) == 0 &&
         write(c, reply, sizeof(reply) - 1) == (ssize_t)(sizeof(reply) - 1))
         while (read(c, buf, sizeof(buf)) > 0)
             ;
@@ -678,10 +678,13 @@ static void *answer_one(void *arg)
 }
 
 static int fetched_n;
+static double fetched_transfer_s, fetched_s;
 
 static void count_fetched(void *arg, const struct fetch_result *r)
 {
     *(long *)arg = r->status;
+    fetched_transfer_s = r->transfer_s;
+    fetched_s = r->seconds;
     fetched_n++;
 }
 
@@ -715,6 +718,11 @@ static void check_cloexec(const char *dir)
     while (!fetched_n && time_mono() < end)
         curlloop_run(loop, 0.5);
     is_int(status, 200, "... is answered");
+    /* libcurl's own time of it (Loom's own is the rest): the server's
+     * 50 ms at least, and no more than the loop's time of the request */
+    ok(fetched_transfer_s >= 0.05 && fetched_transfer_s <= fetched_s + 0.001,
+       "libcurl's time of the transfer, %.4f s, holds the server's 50 ms "
+       "and is within the request's %.4f s", fetched_transfer_s, fetched_s);
     /* The client's end: its peer is the socket's path, it has no name of
      * its own (the answering end has the path as its own). */
     for (int fd = 3; fd < 1024; fd++) {
