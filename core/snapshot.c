@@ -257,8 +257,9 @@ error:
     return NULL;
 }
 
-/* Jobs are committed in id order (one batch at a time, each with the ids
- * accepted since the last); a job above the mark is published but not yet
+/* Jobs are marked committed in id order (the committer answers its
+ * batches, each with the ids accepted since the last, in the order they
+ * were handed over); a job above the mark is published but not yet
  * committed, and not shown. */
 static atomic_llong committed_upto;
 

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <libpq-fe.h>
+#include <openssl/crypto.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ static struct {
 
 struct store {
     PGconn *conn;
+    char *conninfo;          /* as opened: for store_open_again */
     long long last_reset_ms; /* monotonic time of the last PQreset, or 0 */
     int broken;              /* a call lost the connection: reset it */
     int down_logged;         /* the outage is in the log already */
@@ -186,8 +188,12 @@ struct store *store_open(const char *conninfo, struct loom_error *err)
         loom_error_set(err, LOOM_EINTERNAL, "database: out of memory");
         return NULL;
     }
-    st->conn = PQconnectdbParams(keys, values, 1);
+    st->conninfo = strdup(conninfo ? conninfo : "");
+    st->conn = st->conninfo ? PQconnectdbParams(keys, values, 1) : NULL;
     if (!st->conn) {
+        if (st->conninfo)
+            OPENSSL_cleanse(st->conninfo, strlen(st->conninfo));
+        free(st->conninfo);
         free(st);
         loom_error_set(err, LOOM_EINTERNAL, "database: out of memory");
         return NULL;
@@ -210,7 +216,16 @@ void store_close(struct store *st)
     if (!st)
         return;
     PQfinish(st->conn);
+    if (st->conninfo) /* it may hold a password */
+        OPENSSL_cleanse(st->conninfo, strlen(st->conninfo));
+    free(st->conninfo);
     free(st);
+}
+
+struct store *store_open_again(const struct store *st,
+                               struct loom_error *err)
+{
+    return store_open(st->conninfo, err);
 }
 
 unsigned store_session(const struct store *st)

@@ -36,6 +36,12 @@ extern const size_t store_n_migrations;
  * out of memory). At start-up the caller ends the daemon on failure. */
 struct store *store_open(const char *conninfo, struct loom_error *err);
 
+/* Another connection to st's database, opened as store_open opens one (with
+ * the identity and epoch set now). Returns a new store (close with
+ * store_close), or NULL with err as store_open. */
+struct store *store_open_again(const struct store *st,
+                               struct loom_error *err);
+
 /* Close the connection and free the store. NULL-safe. */
 void store_close(struct store *st);
 

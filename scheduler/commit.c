@@ -1,4 +1,6 @@
-/* commit.c - the committer thread: one transaction per batch, in order. */
+/* commit.c - the committer: COMMIT_CONNS threads, each on its own
+ * connection, write the batches they are handed; what they wrote is
+ * answered and handed back in the order it was handed over. */
 /* SPDX-License-Identifier: MIT */
 #include "scheduler/commit.h"
 
@@ -15,12 +17,19 @@
 #include "core/timeutil.h"
 
 static struct {
-    struct store *st;
+    struct store *st[COMMIT_CONNS];
     struct msgq *q, *done_q;
     int done_type;
-    pthread_t thread;
-    int running;
-} C;
+    pthread_t thread[COMMIT_CONNS];
+    size_t n_running, n_conns;
+    /* The order of answers: batches are numbered as they are handed over
+     * (next_seq); one written ahead of an earlier one waits in done[]
+     * until every earlier one is written or has failed (next_out). */
+    pthread_mutex_t mu;
+    unsigned long long next_seq, next_out;
+    struct commit_batch *done[COMMIT_CONNS];
+    int held; /* a failed batch went back: see commit_release */
+} C = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 void commit_batch_free(struct commit_batch *b)
 {
@@ -53,7 +62,7 @@ static struct store_job_row row_of(const struct commit_ins *c)
         .doc = c->view->json};
 }
 
-static void write_batch(struct commit_batch *b)
+static void write_batch(struct store *st, struct commit_batch *b)
 {
     struct store_job_row *ins = calloc(b->n_ins + 1, sizeof(*ins));
     struct store_job_row *upd = calloc(b->n_upd + 1, sizeof(*upd));
@@ -72,7 +81,7 @@ static void write_batch(struct commit_batch *b)
     for (size_t i = 0; i < b->n_upd; i++)
         upd[i] = row_of(&b->upd[i]);
     t0 = time_mono();
-    b->ok = store_jobs_write(C.st, ins, b->n_ins, upd, b->n_upd, b->resv,
+    b->ok = store_jobs_write(st, ins, b->n_ins, upd, b->n_upd, b->resv,
                              b->n_resv, &b->err) == 0;
     if (b->ok) {
         metrics_observe(METRICS_DB_COMMIT_SECONDS, NULL, time_mono() - t0);
@@ -85,7 +94,7 @@ static void write_batch(struct commit_batch *b)
      * holds up no job (the events are in loomd's log too). */
     if (b->ok && b->events) {
         struct loom_error err;
-        if (store_events_append(C.st, b->events, &err) < 0)
+        if (store_events_append(st, b->events, &err) < 0)
             log_warn("event log: %s", err.message);
     }
 out:
@@ -114,8 +123,57 @@ static void answer_submits(struct commit_batch *b)
     }
 }
 
+/* Answer and hand back, in the order they were handed over, the batches
+ * written so far. A submit is answered once its own batch and every
+ * earlier one are done, so that no id is acknowledged before a smaller
+ * one is, and the scheduler sees the batches come back as it sent them.
+ * After a failed batch the later ones wait until the scheduler has let go
+ * of its jobs (commit_release): a later id shown would show them too. */
+static void drain_locked(void)
+{
+    for (size_t i = 0; i < COMMIT_CONNS && !C.held;) {
+        struct commit_batch *d = C.done[i];
+        if (!d || d->seq != C.next_out) {
+            i++;
+            continue;
+        }
+        C.done[i] = NULL;
+        C.next_out++;
+        if (d->ok) /* shown, then answered: no hop through the scheduler */
+            answer_submits(d);
+        else
+            C.held = 1;
+        msgq_post(C.done_q, msg_create(C.done_type, d, NULL, NULL));
+        i = 0; /* the next one may be anywhere */
+    }
+}
+
+/* b is written (or failed): answer it when its turn comes. */
+static void finish_in_order(struct commit_batch *b)
+{
+    pthread_mutex_lock(&C.mu);
+    for (size_t i = 0; i < COMMIT_CONNS; i++) {
+        if (!C.done[i]) {
+            C.done[i] = b;
+            break;
+        }
+    }
+    drain_locked();
+    pthread_mutex_unlock(&C.mu);
+}
+
+void commit_release(void)
+{
+    pthread_mutex_lock(&C.mu);
+    C.held = 0;
+    drain_locked();
+    pthread_mutex_unlock(&C.mu);
+}
+
 static void *commit_main(void *arg)
 {
+    struct store *st = arg;
+
     log_thread_name("commit");
     for (;;) {
         struct msg *m = msgq_take(C.q, -1, 1);
@@ -126,41 +184,60 @@ static void *commit_main(void *arg)
         msg_destroy(m);
         if (!b)
             return NULL; /* stop */
-        write_batch(b);
-        if (b->ok) /* shown, then answered: no hop through the scheduler */
-            answer_submits(b);
-        msgq_post(C.done_q, msg_create(C.done_type, b, NULL, NULL));
+        write_batch(st, b);
+        finish_in_order(b);
     }
 }
 
 int commit_start(struct store *st, struct msgq *done_q, int done_type,
                  struct loom_error *err)
 {
-    C.st = st;
+    C.st[0] = st;
     C.done_q = done_q;
     C.done_type = done_type;
     C.q = msgq_create();
     if (!C.q)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    if (pthread_create(&C.thread, NULL, commit_main, NULL) != 0)
-        return loom_error_set(err, LOOM_EINTERNAL, "cannot start the "
-                              "committer thread");
-    C.running = 1;
+    C.n_conns = COMMIT_CONNS;
+    for (size_t i = 1; i < C.n_conns; i++) {
+        if (!(C.st[i] = store_open_again(st, err))) {
+            loom_error_prefix(err, "committer connection %zu of %d", i + 1,
+                              COMMIT_CONNS);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < C.n_conns; i++) {
+        if (pthread_create(&C.thread[i], NULL, commit_main, C.st[i]) != 0)
+            return loom_error_set(err, LOOM_EINTERNAL, "cannot start the "
+                                  "committer threads");
+        C.n_running++;
+    }
     return 0;
+}
+
+size_t commit_conns(void)
+{
+    return C.n_conns;
 }
 
 void commit_post(struct commit_batch *b)
 {
+    pthread_mutex_lock(&C.mu);
+    b->seq = C.next_seq++;
+    pthread_mutex_unlock(&C.mu);
     msgq_post(C.q, msg_create(1, b, NULL, NULL));
 }
 
 void commit_stop(void)
 {
-    if (C.running) {
+    for (size_t i = 0; i < C.n_running; i++)
         msgq_post(C.q, msg_create(1, NULL, NULL, NULL));
-        pthread_join(C.thread, NULL);
-    }
+    for (size_t i = 0; i < C.n_running; i++)
+        pthread_join(C.thread[i], NULL);
     msgq_destroy(C.q);
-    store_close(C.st);
+    for (size_t i = 0; i < COMMIT_CONNS; i++)
+        store_close(C.st[i]);
+    pthread_mutex_destroy(&C.mu);
     memset(&C, 0, sizeof(C));
+    pthread_mutex_init(&C.mu, NULL);
 }

@@ -1,4 +1,4 @@
-/* commit.h - the scheduler's committer: writes a turn's jobs while the
+/* commit.h - the scheduler's committer: writes turns' jobs while the
  * scheduler thread goes on with the next turn. */
 /* SPDX-License-Identifier: MIT */
 #ifndef LOOM_SCHEDULER_COMMIT_H
@@ -13,6 +13,11 @@
 #include "core/store_resv.h"
 
 struct store;
+
+/* Batches written at once, each on a connection of its own: a commit waits
+ * for PostgreSQL's flush to disk, and the flushes of several connections'
+ * commits are one. */
+#define COMMIT_CONNS 4
 
 /* A job to write: its view and its idempotency key, if any. */
 struct commit_ins {
@@ -37,18 +42,31 @@ struct commit_batch {
                                store_events_append takes it), or NULL */
     int ok;
     struct loom_error err;
+    unsigned long long seq; /* the committer's: the order handed over */
     void *after;            /* the scheduler's own: answers, starts */
 };
 void commit_batch_free(struct commit_batch *b); /* NULL-safe; not `after` */
 
-/* Start the committer thread on its own connection st (taken). Each batch
- * posted is written in order and posted back to done_q as a message of
- * type done_type with the batch as data. */
+/* Start the committer's COMMIT_CONNS threads: one on st (taken), the
+ * others on connections of their own to st's database, opened now (an
+ * error, then, when one cannot be). A batch posted is written by the
+ * first thread free, in a transaction of its own: the caller posts no
+ * batch that names a job another batch in flight names, and at most
+ * COMMIT_CONNS in flight. Whatever order they are written in, their
+ * submits are answered (201) and the batches posted back to done_q (a
+ * message of type done_type with the batch as data) in the order they
+ * were posted. */
 int commit_start(struct store *st, struct msgq *done_q, int done_type,
                  struct loom_error *err);
+/* After a batch that failed, those handed over after it are answered and
+ * handed back only once this is called: when the failed batch's jobs are
+ * gone from the published table (a later id shown would show them). */
+void commit_release(void);
+/* How many batches may be in flight at once. */
+size_t commit_conns(void);
 /* Hand over a batch (taken). */
 void commit_post(struct commit_batch *b);
-/* End the thread once the batches posted so far are written. */
+/* End the threads once the batches posted so far are written. */
 void commit_stop(void);
 
 #endif

@@ -479,7 +479,7 @@ static void publish_views(void)
 
 static int work_left(void)
 {
-    return S.inflight || S.n_dirty || S.n_acks || S.n_to_start || S.n_ins ||
+    return S.n_inflight || S.n_dirty || S.n_acks || S.n_to_start || S.n_ins ||
            S.lazy_head < S.n_lazy || S.partial || S.n_resv_dirty;
 }
 
@@ -516,7 +516,7 @@ static void *sched_main(void *arg)
         else if (cycles && S.need_cycle &&
             S.next_cycle - S.conf.interval_s + gap - now < wait)
             wait = S.next_cycle - S.conf.interval_s + gap - now;
-        if (!S.inflight && work_left() && S.db_retry_at - now < wait)
+        if (!S.n_inflight && work_left() && S.db_retry_at - now < wait)
             wait = S.db_retry_at - now;
         if (S.lazy_head < S.n_lazy &&
             S.lazy[S.lazy_head].since + LAZY_S - now < wait)
@@ -546,6 +546,12 @@ static void *sched_main(void *arg)
         /* before the turn goes: its jobs are in the table when the
          * committer marks them committed and answers */
         publish_views();
+        /* a failed turn's jobs are gone from the table: the turns written
+         * after it may be answered */
+        if (S.release_commits && !S.views_changed) {
+            S.release_commits = 0;
+            commit_release();
+        }
         sched_send_turn();
         now = time_mono();
         /* An event's cycle comes at least `gap` after the last one: twice

@@ -104,7 +104,9 @@ struct sched {
     int need_cycle;
     double next_cycle;
     double db_retry_at;
-    struct commit_batch *inflight; /* the turn being written, or NULL */
+    size_t n_inflight;    /* turns being written (at most COMMIT_CONNS) */
+    int changes_inflight; /* one of them writes changes, not only new jobs */
+    int release_commits;  /* one failed: commit_release once published */
     /* a cluster's job list applied a slice per turn, so that a large one
      * does not hold up submits (the message; NULL when none) */
     struct msg *partial;

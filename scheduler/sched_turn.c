@@ -87,6 +87,7 @@ struct after {
     size_t n_acks;
     struct server_start **starts;
     size_t n_starts;
+    int changes; /* the batch writes changes, not only new jobs */
 };
 
 static int copy_one(struct commit_ins *c, const struct job *j)
@@ -101,7 +102,10 @@ static int copy_one(struct commit_ins *c, const struct job *j)
     return 0;
 }
 
-static int turn_copy(struct commit_batch *b, size_t n_dirty, size_t n_lazy)
+/* The turn's new jobs, n_dirty changed and n_lazy lazy ones; and, unless
+ * new_only, the reservations and events. */
+static int turn_copy(struct commit_batch *b, size_t n_dirty, size_t n_lazy,
+                     int new_only)
 {
     b->ins = calloc(S.n_ins + 1, sizeof(*b->ins));
     b->upd = calloc(n_dirty + n_lazy + 1, sizeof(*b->upd));
@@ -130,6 +134,8 @@ static int turn_copy(struct commit_batch *b, size_t n_dirty, size_t n_lazy)
         if (j && j->dirty == 1 && copy_one(&b->upd[b->n_upd++], j) < 0)
             return -1;
     }
+    if (new_only)
+        return 0;
     if (S.n_resv_dirty &&
         !(b->resv = calloc(S.n_resv_dirty, sizeof(*b->resv))))
         return -1;
@@ -221,27 +227,31 @@ static void keep_waiting(struct after *a)
 }
 
 /* Hand the turn to the committer: the accepted submits, the changed jobs,
- * and the answers and starts that wait for them. One batch in flight at a
- * time, so batches are written in order and the next one grows while the
- * disk flushes this one. */
+ * and the answers and starts that wait for them. Up to COMMIT_CONNS
+ * batches are written at once, and answered in the order they went; the
+ * next one grows while the disk flushes them. A change goes only when no
+ * other batch of changes is in flight: two changes of one job (or of a
+ * reservation) written at once could commit in the wrong order, and the
+ * event log would lose its order. Beside one, a turn takes new jobs only
+ * (a new job is in no other batch), and the answers and starts that wait
+ * for nothing still dirty. */
 void sched_send_turn(void)
 {
     struct commit_batch *b;
     struct after *a;
+    int new_only = S.changes_inflight;
+    size_t n_dirty = new_only ? 0 : S.n_dirty < UPD_MAX ? S.n_dirty : UPD_MAX;
+    size_t n_lazy = new_only ? 0 : lazy_due(n_dirty + LAZY_MIN < UPD_MAX ?
+                                            UPD_MAX - n_dirty : LAZY_MIN);
 
-    size_t n_dirty = S.n_dirty < UPD_MAX ? S.n_dirty : UPD_MAX;
-    size_t n_lazy = S.inflight ? 0 : lazy_due(n_dirty + LAZY_MIN < UPD_MAX ?
-                                              UPD_MAX - n_dirty : LAZY_MIN);
-
-    if (S.inflight || (!S.n_ins && (time_mono() < S.db_retry_at ||
-                                    (!S.n_dirty && !S.n_acks &&
-                                     !S.n_to_start && !n_lazy &&
-                                     !S.n_resv_dirty &&
-                                     !json_array_size(S.events)))))
+    if (S.n_inflight >= commit_conns() || (new_only && !S.n_ins) ||
+        (!S.n_ins && (time_mono() < S.db_retry_at ||
+                      (!S.n_dirty && !S.n_acks && !S.n_to_start && !n_lazy &&
+                       !S.n_resv_dirty && !json_array_size(S.events)))))
         return;
     b = calloc(1, sizeof(*b));
     a = calloc(1, sizeof(*a));
-    if (!b || !a || turn_copy(b, n_dirty, n_lazy) < 0) {
+    if (!b || !a || turn_copy(b, n_dirty, n_lazy, new_only) < 0) {
         log_err("out of memory handing a turn to the committer");
         lazy_mark(n_lazy, 3);
         commit_batch_free(b);
@@ -249,12 +259,15 @@ void sched_send_turn(void)
         return;
     }
     take_dirty(n_dirty);
-    S.n_resv_dirty = 0;
+    if (!new_only)
+        S.n_resv_dirty = 0;
     lazy_mark(n_lazy, 0);
     S.lazy_head += n_lazy;
     keep_waiting(a);
+    a->changes = b->n_upd || b->n_resv || b->events;
     b->after = a;
-    S.inflight = b;
+    S.n_inflight++;
+    S.changes_inflight |= a->changes;
     commit_post(b);
 }
 
@@ -306,7 +319,9 @@ void sched_turn_done(struct commit_batch *b)
 {
     struct after *a = b->after;
 
-    S.inflight = NULL;
+    S.n_inflight--;
+    if (a->changes)
+        S.changes_inflight = 0;
     for (size_t i = 0; i < a->n_subs; i++) {
         int64_t id = a->subs[i].id;
         /* changed while its insert was being written: write it again */
@@ -318,6 +333,7 @@ void sched_turn_done(struct commit_batch *b)
     }
     if (!b->ok) {
         turn_failed(b, a);
+        S.release_commits = 1;
     } else {
         for (size_t i = 0; i < a->n_acks; i++) {
             reply_send(a->acks[i].reply, a->acks[i].status,

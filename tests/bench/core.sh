@@ -7,8 +7,13 @@
 # one-row and of 100-row insert transactions into a copy of the jobs table
 # (8 clients), and the time to read the restart's rows out with COPY; the
 # last table gives Loom's figures as ratios to those, which compare across
-# machines. Run from an optimised build directory:
+# machines. On a machine shared with other work the disk's flushes and the
+# CPU come and go from one second to the next: durable submits are
+# measured in rounds, each a few seconds of pgbench's one-row transactions
+# then as many of Loom's submits, and the ratio is of their sums (each
+# round's figures are printed too). Run from an optimised build directory:
 #   make bench && LOOM_TOP_SRCDIR=../.. LOOM_TOP_BUILDDIR=$PWD bash ../../tests/bench/core.sh
+# BENCH_WRITE_ONLY=1 runs pgbench and the durable submits alone.
 # Needs wrk (Debian package wrk; installed when missing and running as root)
 # and pgbench (beside the PostgreSQL server binaries, or in PATH).
 # SPDX-License-Identifier: MIT
@@ -20,6 +25,7 @@ set -u
 READ_S=${BENCH_READ_S:-10}
 WRITE_S=${BENCH_WRITE_S:-30}
 PGBENCH_S=${BENCH_PGBENCH_S:-15}
+ROUNDS=${BENCH_ROUNDS:-3} # of WRITE_S / ROUNDS seconds each: pgbench, Loom
 CLIENTS=8
 
 if ! command -v wrk >/dev/null; then
@@ -72,10 +78,10 @@ admin_token || exit 1
 AUTH="Authorization: Bearer $TOKEN"
 
 # ---- PostgreSQL's own commit rate -------------------------------------------
-# pgbench_run FILE: run the pgbench script FILE from 8 clients for
-# PGBENCH_S seconds; print its transactions per second.
+# pgbench_run FILE [SECONDS]: run the pgbench script FILE from 8 clients
+# for SECONDS (PGBENCH_S); print its transactions per second.
 pgbench_run() {
-    "$PGBENCH" -n -c "$CLIENTS" -j 2 -T "$PGBENCH_S" -f "$1" \
+    "$PGBENCH" -n -c "$CLIENTS" -j 2 -T "${2:-$PGBENCH_S}" -f "$1" \
         -h "$LOOM_PG_DIR" -U postgres loom >"$T/pgbench.out" 2>&1 ||
         { cat "$T/pgbench.out" >&2; exit 1; }
     awk '/^tps = / { printf "%.0f\n", $3; exit }' "$T/pgbench.out"
@@ -90,10 +96,10 @@ echo "INSERT INTO bench_jobs (id, state, owner, doc) VALUES (nextval('bench_ids'
 echo "INSERT INTO bench_jobs (id, state, owner, doc) SELECT nextval('bench_ids'), 'pending', 'admin', '$DOC' FROM generate_series(1, 100);" >"$T/hundred.sql"
 pg_one=$(pgbench_run "$T/one.sql")
 pg_hundred=$(pgbench_run "$T/hundred.sql")
-pg_sql "DROP TABLE bench_jobs; DROP SEQUENCE bench_ids; CHECKPOINT" >/dev/null
 row "pgbench 1-row insert transactions (8 clients)" "$pg_one tx/s" "" ""
 row "pgbench 100-row insert transactions (8 clients)" "$pg_hundred tx/s" "$((pg_hundred * 100)) rows/s" ""
 
+if [ -z "${BENCH_WRITE_ONLY:-}" ]; then
 # ---- read path --------------------------------------------------------------
 api POST /v1/jobs '{"command":["sleep","600"],"request":{"cluster":"sim1000"}}' >/dev/null
 BARE_PORT=$(free_port)
@@ -108,34 +114,57 @@ row "GET /v1/jobs/{id} (8 clients)" "$l_rps req/s" "p50 $l_p50" "p99 $l_p99"
 row "  loomd / bare" "$(awk -v a="$l_rps" -v b="$b_rps" 'BEGIN{printf "%.0f %%", 100*a/b}')" "target" ">= 90 %"
 read -r n_rps n_p50 n_p99 _ < <(wrk_run -t1 -c1 -d5s -H "$AUTH" "$LOOM_URL/v1/nodes?cluster=sim1000")
 row "GET /v1/nodes, 1,000 nodes (1 client)" "$n_rps req/s" "p50 $n_p50" "p99 $n_p99"
+fi
 
 # ---- write path ---------------------------------------------------------------
 # write_run RUNTIME_S: durable submits of sim jobs that run RUNTIME_S
-# seconds; the table's rows. sim1000's 32,000 cpus take 32,000 jobs/s of
-# 1 s, so the first run measures the write path alone. At 5 s they take
-# 6,400/s: a write rate near that fills the cluster, jobs queue and start
-# in waves, and the second run shows the write path beside a saturated
-# scheduler.
+# seconds, in ROUNDS rounds, each pgbench's one-row transactions for
+# WRITE_S / ROUNDS seconds and then Loom's submits as long; the table's
+# rows. sim1000's 32,000 cpus take 32,000 jobs/s of 1 s, so the first run
+# measures the write path alone. At 5 s they take 6,400/s: a write rate
+# near that fills the cluster, jobs queue and start in waves, and the
+# second run shows the write path beside a saturated scheduler. Sets
+# W_RPS and W_PG (the sums' rates), W_P50 (the rounds' median p50) and
+# W_P99 (their largest p99).
 write_run() {
-    local before after w_rps w_p50 w_p99 w_bad
+    local before after w_rps w_p50 w_p99 w_bad pg r s=$((WRITE_S / ROUNDS))
+    local sum_w=0 sum_pg=0 bad=0 p50s=() p99=0
     cat >"$T/post.lua" <<EOF2
 wrk.method = "POST"
 wrk.body = '{"command":["true"],"request":{"cluster":"sim1000"},"env":{"LOOM_SIM_RUNTIME_S":"$1"}}'
 wrk.headers["Content-Type"] = "application/json"
 EOF2
     before=$(pg_sql "select count(*) from jobs")
-    read -r w_rps w_p50 w_p99 w_bad < <(wrk_run -t2 -c$CLIENTS -d${WRITE_S}s -H "$AUTH" -s "$T/post.lua" "$LOOM_URL/v1/jobs")
+    for ((r = 1; r <= ROUNDS; r++)); do
+        pg=$(pgbench_run "$T/one.sql" "$s")
+        read -r w_rps w_p50 w_p99 w_bad < <(wrk_run -t2 -c$CLIENTS -d${s}s -H "$AUTH" -s "$T/post.lua" "$LOOM_URL/v1/jobs")
+        row "  round $r: POST /v1/jobs | pgbench 1-row (${s} s each)" \
+            "$w_rps | $pg" "p50 $w_p50" "p99 $w_p99"
+        sum_w=$((sum_w + w_rps))
+        sum_pg=$((sum_pg + pg))
+        bad=$((bad + w_bad))
+        p50s+=("$w_p50")
+        p99=$(awk -v a="$p99" -v b="$w_p99" 'BEGIN { print (b > a ? b : a) }')
+    done
     after=$(pg_sql "select count(*) from jobs")
-    row "POST /v1/jobs durable, $1 s jobs (8 clients, ${WRITE_S} s)" "$w_rps jobs/s" "p50 $w_p50" "p99 $w_p99"
-    row "  rows committed / non-2xx answers" "$((after - before))" "$w_bad" ""
-    W_RPS=$w_rps
+    W_RPS=$((sum_w / ROUNDS))
+    W_PG=$((sum_pg / ROUNDS))
+    W_P50=$(printf '%s\n' "${p50s[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+    W_P99=$p99
+    row "POST /v1/jobs durable, $1 s jobs (8 clients, ${WRITE_S} s)" "$W_RPS jobs/s" "p50 $W_P50" "p99 $W_P99"
+    row "  pgbench 1-row, in the same rounds" "$W_PG tx/s" "Loom / it" "$(ratio "$W_RPS" "$W_PG")"
+    row "  rows committed / non-2xx answers" "$((after - before))" "$bad" ""
 }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 write_run 1
 loom_submits=$W_RPS
-row "  target" ">= 5,000/s" "" "p99 < 15"
+pg_beside=$W_PG
+row "  target" ">= 1.5 x pgbench" "" "p99 < 15"
 sleep 2 # the last jobs end
 write_run 5
+pg_sql "DROP TABLE bench_jobs; DROP SEQUENCE bench_ids; CHECKPOINT" >/dev/null
 
+if [ -z "${BENCH_WRITE_ONLY:-}" ]; then
 # ---- job list ---------------------------------------------------------------------
 read -r j_rps j_p50 j_p99 _ < <(wrk_run -t1 -c1 -d5s -H "$AUTH" "$LOOM_URL/v1/jobs?limit=10000")
 row "GET /v1/jobs, 10,000 per page (1 client)" "$j_rps req/s" "p50 $j_p50" "p99 $j_p99"
@@ -194,6 +223,9 @@ sleep 3
 rss=$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$LOOMD_PID/status")
 row "loomd RSS, 100,000 jobs + 10,000 sim nodes" "$rss MiB" "target" "< 300 MiB"
 loomd_stop
+else
+    loomd_stop
+fi
 
 echo
 printf '%-52s %14s %12s %12s\n' "benchmark" "result" "" ""
@@ -203,12 +235,12 @@ printf '%s\n' "${ROWS[@]}"
 # PostgreSQL's commits per second (one job a transaction would be 1.0 of
 # the first; submits grouped into one transaction may pass it), and the
 # restart's time over the time to read its rows.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 echo
 printf '%-44s %12s %12s %10s\n' "durable inserts, 8 clients, one PostgreSQL" "per second" "rows/s" "Loom / it"
 printf '%-44s %12s %12s %10s\n' "Loom: POST /v1/jobs, 1 s jobs" "$loom_submits jobs" "$loom_submits" "1.00"
-printf '%-44s %12s %12s %10s\n' "pgbench: 1-row insert transactions" "$pg_one tx" "$pg_one" "$(ratio "$loom_submits" "$pg_one")"
+printf '%-44s %12s %12s %10s\n' "pgbench: 1-row insert tx (same rounds)" "$pg_beside tx" "$pg_beside" "$(ratio "$loom_submits" "$pg_beside")"
 printf '%-44s %12s %12s %10s\n' "pgbench: 100-row insert transactions" "$pg_hundred tx" "$((pg_hundred * 100))" "$(ratio "$loom_submits" "$((pg_hundred * 100))")"
-printf '%-44s %25s %10s\n' "restart, 150,000 jobs: Loom / COPY of the rows" "$restart_ms ms / $copy_ms ms" "$(ratio "$restart_ms" "$copy_ms")"
+[ -n "${BENCH_WRITE_ONLY:-}" ] ||
+    printf '%-44s %25s %10s\n' "restart, 150,000 jobs: Loom / COPY of the rows" "$restart_ms ms / $copy_ms ms" "$(ratio "$restart_ms" "$copy_ms")"
 t_ok 0 "benchmarks ran"
 t_done

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# 6012-group-commit.t - submits that come while a turn is being written go
-# together in the next transaction: with the jobs table locked, one
-# submit's commit waits; five more submits, each answered only after its
-# own commit, are then written in one transaction (the commit metrics
-# count two), in the order of their ids, every one acknowledged in the
-# database and shown. When a write fails (its connection cut while it
-# waits), it is answered 503 and the submits taken behind it are written
-# after it, once the table is free, with the ids they were given; the
-# failed one is neither stored nor shown (not even once a later id is
-# committed), and its Idempotency-Key is free again.
+# 6012-group-commit.t - submits are written on up to four connections at
+# once (COMMIT_CONNS), each write one transaction; the submits that come
+# while all four wait go together in the next transaction. With the jobs
+# table locked, four submits' writes wait, each on its own connection;
+# four more submits, each answered only after its own commit, are then
+# written in one transaction (the commit metrics count five), every one in
+# the order of their ids, acknowledged in the database and shown. When a
+# write fails (its connection cut while it waits), it alone is answered
+# 503: the writes beside it and the submits taken behind it are written
+# once the table is free, with the ids they were given; the failed one is
+# neither stored nor shown (not even once a later id is committed), and
+# its Idempotency-Key is free again.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -71,18 +73,21 @@ all_handed() {
     [ "$(pending)" = "$1" ] && [ "$(pending)" = "$1" ]
 }
 
-# ---- five submits behind a waiting commit: one transaction -------------------
+# ---- four writes wait, four more submits go together ----------------------------
 lock_jobs || t_bail "cannot lock the jobs table"
-bg_submit a0
-wait_for '[ "$(waiting_writes)" = 1 ]' 30
-t_is "$(waiting_writes)" 1 "the next submit's commit waits for the lock"
 # one after the other, each taken before the next is sent: a connection
 # thread that waits for an answer serves no other connection meanwhile
-for k in 1 2 3 4 5; do
+for k in 0 1 2 3; do
+    bg_submit "a$k"
+    wait_for "[ \"\$(waiting_writes)\" = $((k + 1)) ]" 30
+done
+t_is "$(waiting_writes)" 4 "four submits' writes wait for the lock, each on its own connection"
+for k in 4 5 6 7; do
     bg_submit "a$k"
     wait_for "all_handed $((2 + k))" 30
 done
-t_is "$(pending)" 7 "five more submits are taken while it waits"
+t_is "$(pending)" 9 "four more submits are taken while they wait"
+t_is "$(waiting_writes)" 4 "... and wait for a connection"
 COMMITS=$(metric loom_db_commit_jobs_count)
 JOBS=$(metric loom_db_commit_jobs_sum)
 t_is "$(cat "$T"/sub.a? 2>/dev/null | tr -d '\n')" "" "none is answered before its commit"
@@ -90,39 +95,43 @@ touch "$T/unlock"
 wait "${CURLS[@]}" "$LOCKER"
 CURLS=()
 IDS=
-for k in 0 1 2 3 4 5; do
+for k in 0 1 2 3 4 5 6 7; do
     [ "$(cat "$T/sub.a$k")" = 201 ] || t_diag "a$k: $(cat "$T/sub.a$k") $(cat "$T/sub.a$k.body" 2>/dev/null)"
     IDS="$IDS $(jget "$(cat "$T/sub.a$k.body" 2>/dev/null)" .id 2>/dev/null)"
 done
-t_is "$(cat "$T"/sub.a? | sort | uniq -c | tr -s ' ')" " 6 201" \
-    "all six are answered 201"
-t_is "$(echo $IDS)" "2 3 4 5 6 7" "their ids are 2 to 7, in the order they were sent"
+t_is "$(cat "$T"/sub.a? | sort | uniq -c | tr -s ' ')" " 8 201" \
+    "all eight are answered 201"
+t_is "$(echo $IDS)" "2 3 4 5 6 7 8 9" "their ids are 2 to 9, in the order they were sent"
 t_is "$(( $(metric loom_db_commit_jobs_count) - COMMITS ))/$(( $(metric loom_db_commit_jobs_sum) - JOBS ))" \
-    "2/6" "written in two transactions: the one that waited, then the five together"
+    "5/8" "written in five transactions: the four that waited, then the four together"
 t_is "$(pg_sql "select string_agg(id::text, ' ' order by id) from jobs where idem_key like 'a%'")" \
-    "2 3 4 5 6 7" "every acknowledged job is in the database"
+    "2 3 4 5 6 7 8 9" "every acknowledged job is in the database"
 api GET /v1/jobs >/dev/null
-t_is "$(py 'len(d["items"])' "$BODY")" 7 "the list shows the seven jobs"
+t_is "$(py 'len(d["items"])' "$BODY")" 9 "the list shows the nine jobs"
 
-# ---- a failed write: the submits taken behind it are written after it ---------
+# ---- a failed write: it alone fails -------------------------------------------
 lock_jobs || t_bail "cannot lock the jobs table"
-bg_submit b0
-wait_for '[ "$(waiting_writes)" = 1 ]' 30
-t_is "$(waiting_writes)" 1 "a submit's commit waits for the lock again"
-for k in 1 2 3 4 5; do
+for k in 0 1 2 3; do
     bg_submit "b$k"
-    wait_for "all_handed $((8 + k))" 30
+    wait_for "[ \"\$(waiting_writes)\" = $((k + 1)) ]" 30
 done
-t_is "$(pending)" 13 "five more are taken behind it"
+t_is "$(waiting_writes)" 4 "four submits' writes wait for the lock again"
+for k in 4 5; do
+    bg_submit "b$k"
+    wait_for "all_handed $((10 + k))" 30
+done
+t_is "$(pending)" 15 "two more are taken behind them"
+# the first write's connection is cut: the oldest statement waiting
 pg_sql "select pg_terminate_backend(pid) from pg_stat_activity
-        where wait_event_type = 'Lock' and query like '%INSERT INTO jobs%'" >/dev/null
+        where wait_event_type = 'Lock' and query like '%INSERT INTO jobs%'
+        order by query_start limit 1" >/dev/null
 wait_for '[ -s "$T/sub.b0" ]' 30
 t_is "$(cat "$T/sub.b0")" 503 "the submit whose write failed is answered 503"
 t_like "$(cat "$T/sub.b0.body")" '"code":"unavailable".*retry' \
     "... saying the database is unavailable and to retry" ||
     t_diag "$(cat "$T/sub.b0.body")"
-wait_for '[ "$(waiting_writes)" = 1 ]' 30
-t_is "$(waiting_writes)" 1 "the five behind it are written next, and wait for the lock"
+wait_for '[ "$(waiting_writes)" = 4 ]' 30
+t_is "$(waiting_writes)" 4 "the two behind it are written next, beside the three, and wait for the lock"
 t_is "$(cat "$T"/sub.b[1-5] 2>/dev/null | tr -d '\n')" "" "... unanswered"
 touch "$T/unlock"
 wait "${CURLS[@]}" "$LOCKER"
@@ -132,12 +141,12 @@ IDS=
 for k in 1 2 3 4 5; do
     IDS="$IDS $(jget "$(cat "$T/sub.b$k.body" 2>/dev/null)" .id 2>/dev/null)"
 done
-t_is "$(echo $IDS)" "9 10 11 12 13" "... with the ids they were given, in order"
+t_is "$(echo $IDS)" "11 12 13 14 15" "... with the ids they were given, in order"
 t_is "$(pg_sql "select string_agg(idem_key, ' ' order by id) from jobs where idem_key like 'b%'")" \
     "b1 b2 b3 b4 b5" "they are in the database, the failed one is not"
 api GET /v1/jobs >/dev/null
 t_is "$(py '" ".join(i["id"] for i in d["items"])' "$BODY")" \
-    "1 2 3 4 5 6 7 9 10 11 12 13" "the list shows them, not the failed one" ||
+    "1 2 3 4 5 6 7 8 9 11 12 13 14 15" "the list shows them, not the failed one" ||
     t_diag "$BODY"
 wait_for 'submit "$BODY_JOB" -H "Idempotency-Key: b0"' 30
 t_is "$STATUS" 201 "the failed one's key is accepted again"
