@@ -84,7 +84,10 @@ function check(method, p, status, ctype, body) {
   const v = validator(pointer);
   if (v(value))
     return null;
-  return `${method} ${p} ${status}: ` + v.errors.slice(0, 40).map((e) =>
+  // a wrong value says more than a missing field: those first
+  const errs = v.errors.filter((e) => e.keyword !== 'required')
+    .concat(v.errors.filter((e) => e.keyword === 'required'));
+  return `${method} ${p} ${status}: ` + errs.slice(0, 40).map((e) =>
     `${e.instancePath || '/'} ${e.message}` +
     (e.params && e.params.additionalProperty ?
       ` (${e.params.additionalProperty})` : '')).join('; ');
