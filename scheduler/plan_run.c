@@ -69,6 +69,7 @@ static void out_init(struct plan_out *o, int64_t id)
     o->cluster = 0;
     o->nodes = NULL;
     o->n_nodes = 0;
+    o->limited = 0;
     o->beyond = 0;
     o->kept = 0;
     o->reason[0] = '\0';
