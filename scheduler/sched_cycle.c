@@ -74,7 +74,7 @@ static void show_wait(struct job *j, const char *reason, const char *cl,
 /* Begin a cycle: the waiting queue brought up to date and the plan of the
  * fabric, handed to the planner thread. 1 when a cycle is under way, 0
  * when there was nothing to plan. */
-int sched_cycle(void)
+int sched_cycle(int event)
 {
     struct plan_work *w = calloc(1, sizeof(*w));
     double now = time_real(), t0 = time_mono();
@@ -94,6 +94,17 @@ int sched_cycle(void)
     w->n = S.wq.n;
     w->cfg = S.conf.plan;
     w->cfg.room = sched_acct_room(&w->cfg.n_room);
+    /* An event's cycle (a job ended, one was submitted) decides its starts
+     * and the head's reservation as any cycle, but leaves the estimates
+     * of the jobs behind the head as the last periodic cycle found them:
+     * searching them again was most of its time, and an estimate takes
+     * nothing from the plan. */
+    w->cfg.keep_estimates = event && S.estimates_fresh &&
+                            S.estimates_gen == S.resv_gen;
+    if (!w->cfg.keep_estimates) {
+        S.estimates_fresh = 1;
+        S.estimates_gen = S.resv_gen;
+    }
     w->resv_gen = S.resv_gen;
     w->pj = S.wq.pj;
     w->ids = S.wq.ids;
@@ -127,8 +138,15 @@ static int still_fits(const struct plan_work *w, const struct job *j,
     return ok;
 }
 
+/* Does an entry show an estimate, which the next event's cycle may keep? */
+static int shows_estimate(const struct waitq_shown *sh)
+{
+    return sh->text && sh->planned_start;
+}
+
 /* Show waiting entry i what the cycle said of it, unless it shows that
- * already (then its record is not read: 0). */
+ * already (then its record is not read: 0). An estimate the cycle kept
+ * (o->kept) stands; only its place in the queue may move. */
 static int show_entry(const struct plan_work *w, size_t i, int position,
                        const char *beyond, uint64_t beyond_text)
 {
@@ -148,24 +166,35 @@ static int show_entry(const struct plan_work *w, size_t i, int position,
         sched_acct_why(o->limited, limited, sizeof(limited));
         reason = limited;
     }
-    now = (struct waitq_shown){o->beyond ? beyond_text
-                                         : waitq_text(reason, cl),
-                              o->planned ? (time_t)o->planned_start : 0,
-                              position, pf != NULL, pf ? pf->total : 0};
+    if (o->kept)
+        now = (struct waitq_shown){sh->text, sh->planned_start, position,
+                                  pf != NULL, pf ? pf->total : 0};
+    else
+        now = (struct waitq_shown){o->beyond ? beyond_text
+                                             : waitq_text(reason, cl),
+                                  o->planned ? (time_t)o->planned_start : 0,
+                                  position, pf != NULL, pf ? pf->total : 0};
 
     if (sh->text == now.text && sh->planned_start == now.planned_start &&
         sh->position == now.position && sh->has_factors == now.has_factors &&
-        (!pf || !differs(sh->total, now.total)))
+        (!pf || !differs(sh->total, now.total))) {
+        S.wq.pj[i].estimated = shows_estimate(sh);
         return 0;
+    }
     j = sched_job(w->ids[i]);
     if (!j || !job_ready(j))
         return 1; /* it changed meanwhile */
     was_changed = S.jf[j->id - 1] & JF_CHANGED;
-    show_wait(j, reason, cl, now.planned_start, position, pf);
+    if (o->kept) /* what it shows, at its place now */
+        show_wait(j, j->reason, j->plan.planned_cluster, now.planned_start,
+                  position, pf);
+    else
+        show_wait(j, reason, cl, now.planned_start, position, pf);
     if (!was_changed) /* what it shows is no change of its entry */
         S.jf[j->id - 1] &= (uint8_t)~JF_CHANGED;
     now.total = j->plan.shown_total;
     *sh = now;
+    S.wq.pj[i].estimated = shows_estimate(sh);
     return 1;
 }
 

@@ -322,8 +322,10 @@ size_t waitq_waiting(const struct waitq *q)
 
 void waitq_forget_shown(struct waitq *q)
 {
-    for (size_t i = 0; i < q->n; i++)
+    for (size_t i = 0; i < q->n; i++) {
         q->shown[i].text = 0;
+        q->pj[i].estimated = 0;
+    }
 }
 
 uint64_t waitq_text(const char *reason, const char *cluster)
