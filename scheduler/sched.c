@@ -441,7 +441,7 @@ static void handle(struct msg *m)
             S.apply.m = m;
             S.apply.at = 0;
             S.apply.position = 0;
-            S.apply.ms = 0;
+            S.apply.ms = S.apply.cpu_ms = 0;
             S.apply.considered = S.apply.started = 0;
             apply_slice();
             return; /* kept until applied */

@@ -77,7 +77,7 @@ static void show_wait(struct job *j, const char *reason, const char *cl,
 int sched_cycle(int event)
 {
     struct plan_work *w = calloc(1, sizeof(*w));
-    double now = time_real(), t0 = time_mono();
+    double now = time_real(), t0 = time_mono(), c0 = time_thread_cpu();
 
     S.need_cycle = 0;
     sched_resv_tick((time_t)now);
@@ -110,6 +110,7 @@ int sched_cycle(int event)
     w->ids = S.wq.ids;
     w->out = S.wq.out;
     w->build_ms = (time_mono() - t0) * 1000;
+    w->build_cpu_ms = (time_thread_cpu() - c0) * 1000;
     planner_post(w);
     return 1;
 out:
@@ -214,9 +215,12 @@ static void account(const struct plan_work *w)
          * log (a few lines a run, as the maximum only grows) */
         S.cycle_max_ms = ms;
         log_info("longest scheduling cycle so far: %.1f ms (build %.1f, "
-                 "plan %.1f, apply %.1f), cycle %lu, %zu jobs considered, "
-                 "%zu started", ms, w->build_ms, w->plan_ms, S.apply.ms,
-                 S.cycles, S.apply.considered, S.apply.started);
+                 "plan %.1f, apply %.1f; CPU %.1f, %.1f, %.1f), cycle %lu, "
+                 "%zu jobs considered, %zu started%s", ms, w->build_ms,
+                 w->plan_ms, S.apply.ms, w->build_cpu_ms, w->plan_cpu_ms,
+                 S.apply.cpu_ms, S.cycles, S.apply.considered,
+                 S.apply.started, w->cfg.keep_estimates ? ", estimates kept"
+                                                        : "");
     }
     metrics_observe(METRICS_SCHED_CYCLE_SECONDS, NULL, ms / 1000);
     metrics_set(METRICS_SCHED_CYCLE_LAST, NULL, ms / 1000);
@@ -280,7 +284,7 @@ const char *sched_beyond_reason(size_t depth, char buf[96])
 
 int sched_cycle_apply(struct plan_work *w, size_t most)
 {
-    double t0 = time_mono();
+    double t0 = time_mono(), c0 = time_thread_cpu();
     char beyond[96];
     uint64_t beyond_text;
     size_t i, done = 0;
@@ -319,6 +323,7 @@ int sched_cycle_apply(struct plan_work *w, size_t most)
     }
     S.apply.at = i;
     S.apply.ms += (time_mono() - t0) * 1000;
+    S.apply.cpu_ms += (time_thread_cpu() - c0) * 1000;
     if (i < w->n)
         return 0;
     account(w);

@@ -145,7 +145,7 @@ struct sched {
         struct msg *m;
         size_t at;
         int position; /* waiting entries passed */
-        double ms;
+        double ms, cpu_ms; /* wall and CPU time */
         size_t considered, started; /* jobs of the plan, and started */
     } apply;
     /* cycles run, and their times in ms */
