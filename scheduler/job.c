@@ -149,6 +149,7 @@ void job_destroy(struct job *j)
     free(j->stdout_path);
     free(j->stderr_path);
     free(j->idem_key);
+    free(j->idem_hash);
     free(j);
 }
 

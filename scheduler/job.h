@@ -130,7 +130,8 @@ struct job {
     struct dep_list deps; /* the jobs it waits for (empty: none) */
     /* Idempotency: key given by the submitter, hash of the request body. */
     char *idem_key;
-    char idem_hash[65];
+    char *idem_hash; /* hex, when idem_key is set (else NULL): a pointer,
+                        not 65 bytes in every job of the table */
     /* Scheduler-thread bookkeeping, not part of the record. */
     int dirty;
     int cancel_requested;
