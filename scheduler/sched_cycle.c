@@ -23,8 +23,7 @@ void sched_assign(struct job *j, const char *cluster, struct strv *nodes)
     j->nodes = *nodes;
     memset(nodes, 0, sizeof(*nodes));
     job_set_str(&j->reason, NULL);
-    free(j->plan.planned_cluster);
-    memset(&j->plan, 0, sizeof(j->plan));
+    job_plan_drop(j);
     usage_apply(&S.usage, j, 1);
     sched_touch(j);
     sched_start_later(j, 0);
@@ -41,15 +40,31 @@ static void show_wait(struct job *j, const char *reason, const char *cl,
                       time_t planned, int position,
                       const struct prio_factors *factors)
 {
-    struct job_plan *p = &j->plan;
+    static const struct job_plan none;
+    const struct job_plan *was = j->plan ? j->plan : &none;
+    struct job_plan *p;
     int changed = 0;
 
-    if (p->planned_start != planned || p->position != position ||
-        (cl == NULL) != (p->planned_cluster == NULL) ||
-        (cl && strcmp(cl, p->planned_cluster)) ||
+    if (was->planned_start != planned || was->position != position ||
+        (cl == NULL) != (was->planned_cluster == NULL) ||
+        (cl && strcmp(cl, was->planned_cluster)) ||
         !j->reason || strcmp(j->reason, reason) ||
-        p->has_factors != (factors != NULL)) {
+        was->has_factors != (factors != NULL))
         changed = 1;
+    if (!planned && !position && !cl && !factors) {
+        /* nothing of a plan (beyond the depth, held by a limit): most of
+         * a long queue, which then holds no job_plan */
+        job_plan_drop(j);
+        if (changed) {
+            job_set_str(&j->reason, reason);
+            sched_view(j);
+        }
+        return;
+    }
+    if (!j->plan && !(j->plan = calloc(1, sizeof(*j->plan))))
+        return; /* out of memory: it shows what it showed */
+    p = j->plan;
+    if (changed) {
         p->planned_start = planned;
         p->position = position;
         job_set_str(&p->planned_cluster, cl);
@@ -187,13 +202,13 @@ static int show_entry(const struct plan_work *w, size_t i, int position,
         return 1; /* it changed meanwhile */
     was_changed = S.jf[j->id - 1] & JF_CHANGED;
     if (o->kept) /* what it shows, at its place now */
-        show_wait(j, j->reason, j->plan.planned_cluster, now.planned_start,
-                  position, pf);
+        show_wait(j, j->reason, j->plan ? j->plan->planned_cluster : NULL,
+                  now.planned_start, position, pf);
     else
         show_wait(j, reason, cl, now.planned_start, position, pf);
     if (!was_changed) /* what it shows is no change of its entry */
         S.jf[j->id - 1] &= (uint8_t)~JF_CHANGED;
-    now.total = j->plan.shown_total;
+    now.total = j->plan ? j->plan->shown_total : 0;
     *sh = now;
     S.wq.pj[i].estimated = shows_estimate(sh);
     return 1;

@@ -108,8 +108,9 @@ static void drop_left(struct waitq *q)
 static int shows_only(const struct job *j, const char *shown_reason)
 {
     return shown_reason && j->reason && !strcmp(j->reason, shown_reason) &&
-           !j->plan.planned_start && !j->plan.position &&
-           !j->plan.planned_cluster && !j->plan.has_factors;
+           (!j->plan || (!j->plan->planned_start && !j->plan->position &&
+                         !j->plan->planned_cluster &&
+                         !j->plan->has_factors));
 }
 
 /* Append the jobs pushed since the last refresh. Those that show
