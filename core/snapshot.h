@@ -18,6 +18,8 @@ struct jview {
     int64_t id;
     char state[12];
     char source[16]; /* local, grid, maintenance or cluster */
+    /* the strings below are the view's own, held in its allocation (owner
+     * to cluster) and in match (name, nodes) */
     char *owner;
     char *submitted_by; /* the owner, or the gateway that submitted for it */
     char *account; /* "" when not known */
@@ -27,6 +29,7 @@ struct jview {
     char **nodes;  /* the names of the nodes of cluster it runs or ran on:
                       what ?nodelist= matches */
     size_t n_nodes;
+    void *match;   /* name and nodes, one block (jview_set_match) */
     char *json;    /* the job object as the API shows it */
     size_t len;
     /* json[priv_off .. priv_off + priv_len) holds the fields only its

@@ -12,6 +12,13 @@ double time_mono(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+double time_thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 double time_real(void)
 {
     struct timespec ts;

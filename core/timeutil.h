@@ -7,6 +7,7 @@
 
 double time_mono(void);  /* seconds on the monotonic clock */
 double time_real(void);  /* seconds since the epoch, with fraction */
+double time_thread_cpu(void); /* seconds of CPU the calling thread used */
 /* "2026-11-21T20:00:00Z" into buf (at least 21 bytes); "" for t == 0. */
 void time_format(time_t t, char buf[32]);
 /* Parse an RFC 3339 UTC time (Z or +00:00). 0, or -1 when invalid. */

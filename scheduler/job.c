@@ -117,12 +117,21 @@ const char *job_gateway(const struct job *j)
     return j->source && !strcmp(j->source, "grid") ? j->submitted_by : NULL;
 }
 
+void job_plan_drop(struct job *j)
+{
+    if (!j->plan)
+        return;
+    free(j->plan->planned_cluster);
+    free(j->plan);
+    j->plan = NULL;
+}
+
 void job_destroy(struct job *j)
 {
     if (!j)
         return;
     free(j->name);
-    free(j->plan.planned_cluster);
+    job_plan_drop(j);
     free(j->owner);
     free(j->account);
     strv_fini(&j->cluster_accounts);
@@ -150,6 +159,7 @@ void job_destroy(struct job *j)
     free(j->stdout_path);
     free(j->stderr_path);
     free(j->idem_key);
+    free(j->idem_hash);
     free(j);
 }
 

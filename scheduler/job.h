@@ -136,7 +136,8 @@ struct job {
     struct dep_list deps; /* the jobs it waits for (empty: none) */
     /* Idempotency: key given by the submitter, hash of the request body. */
     char *idem_key;
-    char idem_hash[65];
+    char *idem_hash; /* hex, when idem_key is set (else NULL): a pointer,
+                        not 65 bytes in every job of the table */
     /* Scheduler-thread bookkeeping, not part of the record. */
     int dirty;
     int cancel_requested;
@@ -157,7 +158,9 @@ struct job {
     uint8_t task_class; /* a task: how its array counts it (TC_*) */
     uint8_t dep_class;  /* what its dependents last saw of it (TC_*) */
     uint32_t arr_ix;    /* a task: its array's limit entry + 1, or 0 */
-    struct job_plan plan;
+    struct job_plan *plan; /* what the last cycle said of it while it
+                              waits, or NULL: nothing (most jobs: running,
+                              ended, or beyond the planning depth) */
 };
 
 const char *job_state_name(enum job_state s);
@@ -185,6 +188,8 @@ char *job_render(const struct job *j, size_t priv[2]);
  * idempotency: the same request always hashes the same. */
 void job_body_hash(json_t *body, char out[65]);
 void job_destroy(struct job *j); /* NULL-safe */
+/* Forget what the last cycle said of j (j->plan). */
+void job_plan_drop(struct job *j);
 /* Is j waiting for the scheduler: pending, its dependencies met, and (an
  * array) with tasks to start? */
 int job_ready(const struct job *j);

@@ -73,6 +73,8 @@ static void usage_in(struct job *j, const json_t *u)
 
 /* What the last cycle said: planned start and cluster, place in the queue,
  * and the priority factors. */
+static const struct job_plan plan_none; /* a job without a plan shows */
+
 static void plan_out(struct jw *w, const struct job_plan *p)
 {
     jw_kv_time(w, "planned_start", p->planned_start);
@@ -230,7 +232,7 @@ char *job_render(const struct job *j, size_t priv[2])
         jw_null(&w);
     usage_out(&w, j);
     jw_kv_str(&w, "reason", j->reason);
-    plan_out(&w, &j->plan);
+    plan_out(&w, j->plan ? j->plan : &plan_none);
     jw_kv_str(&w, "stdout", j->stdout_path);
     jw_kv_str(&w, "stderr", j->stderr_path);
     jw_kv_int(&w, "requeues", j->requeues);

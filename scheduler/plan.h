@@ -92,6 +92,9 @@ struct plan_resv {
 struct plan_job {
     int64_t id;
     int nodes;
+    int estimated; /* it shows an estimate (a planned start) from an
+                      earlier cycle, which a cycle that keeps estimates
+                      leaves standing (here, where it costs no room) */
     struct plan_use per_node;
     long walltime_s;
     const char *const *features; /* every one must be on the node */
@@ -141,6 +144,15 @@ struct plan_config {
                          limit), or NULL: no limit; plan_run counts the
                          starts down */
     size_t n_room;
+    int keep_estimates; /* EASY: a job within the depth that is neither
+                         started nor the head, and shows an estimate
+                         (plan_job.estimated), is not searched again
+                         (plan_out.kept). An estimate takes nothing from
+                         the plan, so the starts and the head's
+                         reservation are those of a cycle that searches
+                         every estimate; it skips most of that cycle's
+                         work (a search to the end of the profiles for
+                         each of up to depth jobs). */
 };
 
 /* One start of an entry that stands for several tasks. */
@@ -158,6 +170,9 @@ struct plan_out {
                             (the EASY head, conservative jobs up to the
                             depth, strict order up to the depth); 0: an
                             estimate only */
+    int kept;            /* 1: within the depth, its estimate not searched
+                            again (keep_estimates): it shows what it
+                            showed; planned and reason say nothing */
     double planned_start;
     size_t cluster;
     size_t *nodes;       /* start now: node indices (owned by the result) */

@@ -69,7 +69,9 @@ static void out_init(struct plan_out *o, int64_t id)
     o->cluster = 0;
     o->nodes = NULL;
     o->n_nodes = 0;
+    o->limited = 0;
     o->beyond = 0;
+    o->kept = 0;
     o->reason[0] = '\0';
     o->starts = NULL;
     o->n_starts = 0;
@@ -184,6 +186,11 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
                   (cfg->backfill != PLAN_BF_EASY && reserved < depth);
         if (!reserve && planned >= depth) {
             o->beyond = 1;
+            continue;
+        }
+        if (!reserve && cfg->keep_estimates && j->estimated) {
+            planned++; /* it shows the estimate it had */
+            o->kept = 1;
             continue;
         }
         t = plan_place(p, j, PLAN_FOREVER, &c, &nodes);

@@ -44,7 +44,7 @@ static void *planner_main(void *arg)
     for (;;) {
         struct msg *m = msgq_take(P.q, -1, 1);
         struct plan_work *w = m ? m->data : NULL;
-        double t0;
+        double t0, c0;
         if (!m)
             continue;
         m->data = NULL;
@@ -52,6 +52,7 @@ static void *planner_main(void *arg)
         if (!w)
             return NULL; /* stop */
         t0 = time_mono();
+        c0 = time_thread_cpu();
         if (plan_run(w->p, &w->cfg, w->pj, w->n, w->out) < 0) {
             log_err("scheduling cycle: out of memory; the next one tries "
                     "again");
@@ -59,6 +60,7 @@ static void *planner_main(void *arg)
             memset(w->out, 0, w->n * sizeof(*w->out));
         }
         w->plan_ms = (time_mono() - t0) * 1000;
+        w->plan_cpu_ms = (time_thread_cpu() - c0) * 1000;
         msgq_post(P.done_q, msg_create(P.done_type, w,
                                        (void (*)(void *))plan_work_free,
                                        NULL));

@@ -28,6 +28,8 @@ struct plan_work {
     size_t n;
     unsigned resv_gen; /* reservations as they were */
     double build_ms, plan_ms;
+    double build_cpu_ms, plan_cpu_ms; /* the CPU time of each: what a wall
+                                         time much longer waited for */
 };
 void plan_work_free(struct plan_work *w); /* NULL-safe */
 

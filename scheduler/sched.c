@@ -413,6 +413,7 @@ static void handle(struct msg *m)
     case SCHED_ENABLE:
         S.enabled = (int)(intptr_t)m->data;
         S.need_cycle = 1;
+        S.estimates_fresh = 0;
         waitq_forget_shown(&S.wq); /* an external scheduler may have
                                       changed what jobs show */
         log_info("built-in scheduler %s", S.enabled ? "enabled" : "disabled");
@@ -442,7 +443,7 @@ static void handle(struct msg *m)
             S.apply.m = m;
             S.apply.at = 0;
             S.apply.position = 0;
-            S.apply.ms = 0;
+            S.apply.ms = S.apply.cpu_ms = 0;
             S.apply.considered = S.apply.started = 0;
             apply_slice();
             return; /* kept until applied */
@@ -454,6 +455,7 @@ static void handle(struct msg *m)
             S.wq.reorder = 1; /* by the new policy's order */
         S.conf = *(struct sched_conf *)m->data;
         S.need_cycle = 1;
+        S.estimates_fresh = 0; /* a new depth or policy estimates anew */
         /* What jobs show is kept: the next cycle compares it with what it
          * says under the new settings (a depth, a weight), and renders
          * again only the jobs that then show something else. */
@@ -561,7 +563,7 @@ static void *sched_main(void *arg)
             (now >= S.next_cycle ||
              (S.need_cycle &&
               now >= S.next_cycle - S.conf.interval_s + gap))) {
-            S.planning = sched_cycle();
+            S.planning = sched_cycle(now < S.next_cycle);
             S.next_cycle = now + S.conf.interval_s;
         } else if (now >= S.next_cycle && !S.planning) {
             S.next_cycle = now + S.conf.interval_s;

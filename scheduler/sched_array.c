@@ -257,8 +257,7 @@ static void settle(struct job *a)
         a->end_time = time(NULL);
     a->state = st;
     if (st != JOB_PENDING && st != JOB_HELD) { /* nothing of it waits */
-        free(a->plan.planned_cluster);
-        memset(&a->plan, 0, sizeof(a->plan));
+        job_plan_drop(a);
         if (a->reason && (!strncmp(a->reason, "waiting", 7) ||
                           !strncmp(a->reason, "array ", 6)))
             job_set_str(&a->reason, NULL); /* what a cycle said */

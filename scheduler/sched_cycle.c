@@ -23,8 +23,7 @@ void sched_assign(struct job *j, const char *cluster, struct strv *nodes)
     j->nodes = *nodes;
     memset(nodes, 0, sizeof(*nodes));
     job_set_str(&j->reason, NULL);
-    free(j->plan.planned_cluster);
-    memset(&j->plan, 0, sizeof(j->plan));
+    job_plan_drop(j);
     usage_apply(&S.usage, j, 1);
     sched_touch(j);
     sched_start_later(j, 0);
@@ -41,15 +40,31 @@ static void show_wait(struct job *j, const char *reason, const char *cl,
                       time_t planned, int position,
                       const struct prio_factors *factors)
 {
-    struct job_plan *p = &j->plan;
+    static const struct job_plan none;
+    const struct job_plan *was = j->plan ? j->plan : &none;
+    struct job_plan *p;
     int changed = 0;
 
-    if (p->planned_start != planned || p->position != position ||
-        (cl == NULL) != (p->planned_cluster == NULL) ||
-        (cl && strcmp(cl, p->planned_cluster)) ||
+    if (was->planned_start != planned || was->position != position ||
+        (cl == NULL) != (was->planned_cluster == NULL) ||
+        (cl && strcmp(cl, was->planned_cluster)) ||
         !j->reason || strcmp(j->reason, reason) ||
-        p->has_factors != (factors != NULL)) {
+        was->has_factors != (factors != NULL))
         changed = 1;
+    if (!planned && !position && !cl && !factors) {
+        /* nothing of a plan (beyond the depth, held by a limit): most of
+         * a long queue, which then holds no job_plan */
+        job_plan_drop(j);
+        if (changed) {
+            job_set_str(&j->reason, reason);
+            sched_view(j);
+        }
+        return;
+    }
+    if (!j->plan && !(j->plan = calloc(1, sizeof(*j->plan))))
+        return; /* out of memory: it shows what it showed */
+    p = j->plan;
+    if (changed) {
         p->planned_start = planned;
         p->position = position;
         job_set_str(&p->planned_cluster, cl);
@@ -74,10 +89,10 @@ static void show_wait(struct job *j, const char *reason, const char *cl,
 /* Begin a cycle: the waiting queue brought up to date and the plan of the
  * fabric, handed to the planner thread. 1 when a cycle is under way, 0
  * when there was nothing to plan. */
-int sched_cycle(void)
+int sched_cycle(int event)
 {
     struct plan_work *w = calloc(1, sizeof(*w));
-    double now = time_real(), t0 = time_mono();
+    double now = time_real(), t0 = time_mono(), c0 = time_thread_cpu();
 
     S.need_cycle = 0;
     sched_resv_tick((time_t)now);
@@ -94,11 +109,23 @@ int sched_cycle(void)
     w->n = S.wq.n;
     w->cfg = S.conf.plan;
     w->cfg.room = sched_acct_room(&w->cfg.n_room);
+    /* An event's cycle (a job ended, one was submitted) decides its starts
+     * and the head's reservation as any cycle, but leaves the estimates
+     * of the jobs behind the head as the last periodic cycle found them:
+     * searching them again was most of its time, and an estimate takes
+     * nothing from the plan. */
+    w->cfg.keep_estimates = event && S.estimates_fresh &&
+                            S.estimates_gen == S.resv_gen;
+    if (!w->cfg.keep_estimates) {
+        S.estimates_fresh = 1;
+        S.estimates_gen = S.resv_gen;
+    }
     w->resv_gen = S.resv_gen;
     w->pj = S.wq.pj;
     w->ids = S.wq.ids;
     w->out = S.wq.out;
     w->build_ms = (time_mono() - t0) * 1000;
+    w->build_cpu_ms = (time_thread_cpu() - c0) * 1000;
     planner_post(w);
     return 1;
 out:
@@ -127,8 +154,15 @@ static int still_fits(const struct plan_work *w, const struct job *j,
     return ok;
 }
 
+/* Does an entry show an estimate, which the next event's cycle may keep? */
+static int shows_estimate(const struct waitq_shown *sh)
+{
+    return sh->text && sh->planned_start;
+}
+
 /* Show waiting entry i what the cycle said of it, unless it shows that
- * already (then its record is not read: 0). */
+ * already (then its record is not read: 0). An estimate the cycle kept
+ * (o->kept) stands; only its place in the queue may move. */
 static int show_entry(const struct plan_work *w, size_t i, int position,
                        const char *beyond, uint64_t beyond_text)
 {
@@ -148,24 +182,35 @@ static int show_entry(const struct plan_work *w, size_t i, int position,
         sched_acct_why(o->limited, limited, sizeof(limited));
         reason = limited;
     }
-    now = (struct waitq_shown){o->beyond ? beyond_text
-                                         : waitq_text(reason, cl),
-                              o->planned ? (time_t)o->planned_start : 0,
-                              position, pf != NULL, pf ? pf->total : 0};
+    if (o->kept)
+        now = (struct waitq_shown){sh->text, sh->planned_start, position,
+                                  pf != NULL, pf ? pf->total : 0};
+    else
+        now = (struct waitq_shown){o->beyond ? beyond_text
+                                             : waitq_text(reason, cl),
+                                  o->planned ? (time_t)o->planned_start : 0,
+                                  position, pf != NULL, pf ? pf->total : 0};
 
     if (sh->text == now.text && sh->planned_start == now.planned_start &&
         sh->position == now.position && sh->has_factors == now.has_factors &&
-        (!pf || !differs(sh->total, now.total)))
+        (!pf || !differs(sh->total, now.total))) {
+        S.wq.pj[i].estimated = shows_estimate(sh);
         return 0;
+    }
     j = sched_job(w->ids[i]);
     if (!j || !job_ready(j))
         return 1; /* it changed meanwhile */
     was_changed = S.jf[j->id - 1] & JF_CHANGED;
-    show_wait(j, reason, cl, now.planned_start, position, pf);
+    if (o->kept) /* what it shows, at its place now */
+        show_wait(j, j->reason, j->plan ? j->plan->planned_cluster : NULL,
+                  now.planned_start, position, pf);
+    else
+        show_wait(j, reason, cl, now.planned_start, position, pf);
     if (!was_changed) /* what it shows is no change of its entry */
         S.jf[j->id - 1] &= (uint8_t)~JF_CHANGED;
-    now.total = j->plan.shown_total;
+    now.total = j->plan ? j->plan->shown_total : 0;
     *sh = now;
+    S.wq.pj[i].estimated = shows_estimate(sh);
     return 1;
 }
 
@@ -185,9 +230,12 @@ static void account(const struct plan_work *w)
          * log (a few lines a run, as the maximum only grows) */
         S.cycle_max_ms = ms;
         log_info("longest scheduling cycle so far: %.1f ms (build %.1f, "
-                 "plan %.1f, apply %.1f), cycle %lu, %zu jobs considered, "
-                 "%zu started", ms, w->build_ms, w->plan_ms, S.apply.ms,
-                 S.cycles, S.apply.considered, S.apply.started);
+                 "plan %.1f, apply %.1f; CPU %.1f, %.1f, %.1f), cycle %lu, "
+                 "%zu jobs considered, %zu started%s", ms, w->build_ms,
+                 w->plan_ms, S.apply.ms, w->build_cpu_ms, w->plan_cpu_ms,
+                 S.apply.cpu_ms, S.cycles, S.apply.considered,
+                 S.apply.started, w->cfg.keep_estimates ? ", estimates kept"
+                                                        : "");
     }
     metrics_observe(METRICS_SCHED_CYCLE_SECONDS, NULL, ms / 1000);
     metrics_set(METRICS_SCHED_CYCLE_LAST, NULL, ms / 1000);
@@ -251,7 +299,7 @@ const char *sched_beyond_reason(size_t depth, char buf[96])
 
 int sched_cycle_apply(struct plan_work *w, size_t most)
 {
-    double t0 = time_mono();
+    double t0 = time_mono(), c0 = time_thread_cpu();
     char beyond[96];
     uint64_t beyond_text;
     size_t i, done = 0;
@@ -290,6 +338,7 @@ int sched_cycle_apply(struct plan_work *w, size_t most)
     }
     S.apply.at = i;
     S.apply.ms += (time_mono() - t0) * 1000;
+    S.apply.cpu_ms += (time_thread_cpu() - c0) * 1000;
     if (i < w->n)
         return 0;
     account(w);

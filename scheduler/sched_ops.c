@@ -36,7 +36,8 @@ static int idem_replay(struct msg *m, struct job *j)
                          "a request with Idempotency-Key '%s' is in "
                          "progress; retry", j->idem_key);
         reply_send_error(m->reply, &err);
-    } else if (strcmp(old->idem_hash, j->idem_hash) != 0) {
+    } else if (strcmp(old->idem_hash ? old->idem_hash : "",
+                      j->idem_hash ? j->idem_hash : "") != 0) {
         loom_error_field(&err, LOOM_ECONFLICT, "Idempotency-Key",
                          "Idempotency-Key '%s' was used for another request "
                          "(job %lld)", j->idem_key, (long long)old->id);

@@ -132,6 +132,11 @@ struct sched {
                                changed: shown again once the list is out */
     size_t n_resv_open; /* planned or active */
     unsigned resv_gen; /* bumped by every reservation change */
+    /* the estimates jobs show are from a cycle under the present settings,
+     * with the reservations of resv_gen estimates_gen: an event's cycle
+     * may keep them (sched_cycle) */
+    int estimates_fresh;
+    unsigned estimates_gen;
     json_t *events; /* rows for the event log, written with the next turn
                        (an array, or NULL) */
     double native_next; /* when sched_resv_native_tick looks again */
@@ -142,7 +147,7 @@ struct sched {
         struct msg *m;
         size_t at;
         int position; /* waiting entries passed */
-        double ms;
+        double ms, cpu_ms; /* wall and CPU time */
         size_t considered, started; /* jobs of the plan, and started */
     } apply;
     /* cycles run, and their times in ms */
@@ -251,8 +256,10 @@ void sched_missing_jobs(const char *cluster, const struct cl_job_list *l);
 int sched_cluster_jobs(struct sched_cluster_jobs *cj, size_t max);
 void sched_started(struct sched_started *st);
 /* Begin a cycle (1 when one is under way); its answer comes back as
- * SCHED_PLANNED, applied by sched_cycle_apply. */
-int sched_cycle(void);
+ * SCHED_PLANNED, applied by sched_cycle_apply. event: an event's cycle,
+ * between the periodic ones, which keeps the estimates jobs show from the
+ * last periodic cycle while its settings and reservations stand (EASY). */
+int sched_cycle(int event);
 struct plan_work;
 /* Apply the planner's answer a slice at a time, between the loop's turns
  * (a wave of thousands of starts would otherwise hold up every submit

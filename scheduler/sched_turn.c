@@ -95,7 +95,8 @@ static int copy_one(struct commit_ins *c, const struct job *j)
     c->view = jview_ref(S.views[j->id - 1]);
     if (j->idem_key) {
         c->idem_key = strdup(j->idem_key);
-        memcpy(c->idem_hash, j->idem_hash, sizeof(c->idem_hash));
+        snprintf(c->idem_hash, sizeof(c->idem_hash), "%s",
+                 j->idem_hash ? j->idem_hash : "");
         if (!c->idem_key)
             return -1;
     }

@@ -237,8 +237,7 @@ static int load_row(void *arg, const struct store_job_row *row)
     }
     if (row->idem_key) {
         job_set_str(&j->idem_key, row->idem_key);
-        snprintf(j->idem_hash, sizeof(j->idem_hash), "%s",
-                 row->idem_hash ? row->idem_hash : "");
+        job_set_str(&j->idem_hash, row->idem_hash ? row->idem_hash : "");
     }
     if (j->state == JOB_PENDING && S.enabled && S.conf.plan.depth &&
         !j->deps.n && !j->array) {

@@ -108,8 +108,9 @@ static void drop_left(struct waitq *q)
 static int shows_only(const struct job *j, const char *shown_reason)
 {
     return shown_reason && j->reason && !strcmp(j->reason, shown_reason) &&
-           !j->plan.planned_start && !j->plan.position &&
-           !j->plan.planned_cluster && !j->plan.has_factors;
+           (!j->plan || (!j->plan->planned_start && !j->plan->position &&
+                         !j->plan->planned_cluster &&
+                         !j->plan->has_factors));
 }
 
 /* Append the jobs pushed since the last refresh. Those that show
@@ -322,8 +323,10 @@ size_t waitq_waiting(const struct waitq *q)
 
 void waitq_forget_shown(struct waitq *q)
 {
-    for (size_t i = 0; i < q->n; i++)
+    for (size_t i = 0; i < q->n; i++) {
         q->shown[i].text = 0;
+        q->pj[i].estimated = 0;
+    }
 }
 
 uint64_t waitq_text(const char *reason, const char *cluster)

@@ -249,16 +249,14 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
     if (job_set_str(&j->submitted_by, f->submitted_by) < 0 ||
         job_set_str(&j->grid_issuer, f->iss) < 0 ||
         job_set_str(&j->grid_subject, f->iss ? f->sub : NULL) < 0 ||
-        job_set_str(&j->vo, f->vo) < 0) {
+        job_set_str(&j->vo, f->vo) < 0 ||
+        (key && (job_set_str(&j->idem_key, key) < 0 ||
+                 job_set_str(&j->idem_hash, hash) < 0))) {
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
         goto error;
     }
     /* admins and operators may raise a priority past max_user_priority */
     j->staff = (rq->who.roles & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR)) != 0;
-    if (key) {
-        job_set_str(&j->idem_key, key);
-        memcpy(j->idem_hash, hash, sizeof(j->idem_hash));
-    }
     snprintf(account, sizeof(account), "%s", j->account);
     json_decref(body);
     /* a 201 comes with its Location from the committer */

@@ -1,11 +1,14 @@
 /* plan_scale.c - the planner at fabric scale: 16 clusters x 1,000 nodes of
  * 32 cores, busy with running jobs, and 100,000 waiting jobs of mixed
  * sizes. Times a full EASY cycle, a conservative cycle over the first
- * `depth` jobs, and the cycle after one job ends, each as loomd runs it:
- * a plan built afresh, then the whole queue; EASY at loomd's default
- * depth, the jobs given a planned start (as sched-scale.sh runs loomd).
- * Prints one table: wall and CPU time of each cycle, and a digest of what
- * it planned (two builds that print the same digests made the same plans).
+ * `depth` jobs, and the cycle after one job ends (searching every
+ * estimate again, and keeping those the jobs show, as loomd's cycle after
+ * an event does), each as loomd runs it: a plan built afresh, then the
+ * whole queue; EASY at loomd's default depth, the jobs given a planned
+ * start (as sched-scale.sh runs loomd). Prints one table: wall and CPU
+ * time of each cycle, a digest of what it planned and one of its starts
+ * and reservations alone (two builds that print the same digests made the
+ * same plans; the two cycles after one job ended decide the same).
  * sched-scale.sh runs it beside loomd, on loomd's fabric (-r 1: one
  * whole-node job on every node), so that loomd's share of a cycle shows as
  * a ratio whatever else the machine runs.
@@ -116,8 +119,11 @@ static struct plan *fresh(const struct fabric *f, double now)
 
 /* A digest of what the plan says (starts, planned starts, clusters,
  * nodes): two builds of the planner that print the same digest made the
- * same plan, whatever their speed. FNV-1a over the fields. */
-static unsigned long long digest(const struct plan_out *out, size_t n)
+ * same plan, whatever their speed. FNV-1a over the fields; decided: of
+ * the starts and reservations alone (what a cycle that keeps estimates
+ * decides as one that does not). */
+static unsigned long long digest(const struct plan_out *out, size_t n,
+                                 int decided)
 {
     unsigned long long h = 14695981039346656037ULL;
 
@@ -128,6 +134,8 @@ static unsigned long long digest(const struct plan_out *out, size_t n)
             h = (h ^ (x_ & 0xff)) * 1099511628211ULL;                       \
     } while (0)
     for (size_t i = 0; i < n; i++) {
+        if (decided && !out[i].start && !out[i].reserved)
+            continue;
         MIX(out[i].start);
         MIX(out[i].planned);
         MIX(out[i].reserved);
@@ -145,13 +153,13 @@ static unsigned long long digest(const struct plan_out *out, size_t n)
 struct result {
     double ms, cpu_ms;
     size_t started;
-    unsigned long long sum;
+    unsigned long long sum, decided;
 };
 
-/* One cycle on a fresh plan. */
-static struct result cycle(const struct fabric *f,
-                           const struct plan_config *cfg, size_t n_jobs,
-                           double now)
+/* One cycle on a fresh plan; mark: each job then knows whether it shows
+ * an estimate (planned, not started), as loomd's queue does after it. */
+static struct result cycle(struct fabric *f, const struct plan_config *cfg,
+                           size_t n_jobs, double now, int mark)
 {
     struct plan_out *out = calloc(n_jobs, sizeof(*out));
     double t0 = clock_ms(CLOCK_MONOTONIC);
@@ -165,9 +173,13 @@ static struct result cycle(const struct fabric *f,
     }
     r.ms = clock_ms(CLOCK_MONOTONIC) - t0;
     r.cpu_ms = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
-    for (size_t i = 0; i < n_jobs; i++)
+    for (size_t i = 0; i < n_jobs; i++) {
         r.started += out[i].start;
-    r.sum = digest(out, n_jobs);
+        if (mark)
+            f->jobs[i].estimated = out[i].planned && !out[i].start;
+    }
+    r.sum = digest(out, n_jobs, 0);
+    r.decided = digest(out, n_jobs, 1);
     plan_out_fini(out, n_jobs);
     free(out);
     plan_destroy(p);
@@ -176,8 +188,8 @@ static struct result cycle(const struct fabric *f,
 
 static void report(const char *what, struct result r)
 {
-    printf("%-46s %9.1f ms %9.1f ms %8zu %016llx\n", what, r.ms, r.cpu_ms,
-           r.started, r.sum);
+    printf("%-46s %9.1f ms %9.1f ms %8zu %016llx %016llx\n", what, r.ms,
+           r.cpu_ms, r.started, r.sum, r.decided);
 }
 
 int main(int argc, char **argv)
@@ -215,16 +227,21 @@ int main(int argc, char **argv)
     }
     cons.depth = depth;
     build(&f, n_cl, per, n_jobs, most);
-    printf("%-46s %12s %12s %8s %16s\n", "planner benchmark", "time", "CPU",
-           "started", "plan digest");
+    printf("%-46s %12s %12s %8s %16s %16s\n", "planner benchmark", "time",
+           "CPU", "started", "plan digest", "starts, reserv.");
     printf("fabric: %zu clusters x %zu nodes x 32 cores, %zu running jobs, "
            "%zu waiting; depth %zu (EASY %zu), search width %zu\n", n_cl,
            per, f.n_allocs, n_jobs, depth, easy.depth, cons.width);
-    report("full EASY cycle (all waiting jobs)", cycle(&f, &easy, n_jobs, 0));
+    report("full EASY cycle (all waiting jobs)",
+           cycle(&f, &easy, n_jobs, 0, 1));
     report("conservative cycle over the first depth jobs",
-           cycle(&f, &cons, depth < n_jobs ? depth : n_jobs, 0));
-    /* One job ends: the cycle after it, on the same queue. */
+           cycle(&f, &cons, depth < n_jobs ? depth : n_jobs, 0, 0));
+    /* One job ends: the cycle after it, on the same queue; then the same
+     * keeping the estimates the jobs show (as loomd's cycle after an event
+     * does): its starts and its head's reservation are the same. */
     f.allocs[0].n_nodes = 0;
-    report("EASY cycle after one job ended", cycle(&f, &easy, n_jobs, 1));
+    report("EASY cycle after one job ended", cycle(&f, &easy, n_jobs, 1, 0));
+    easy.keep_estimates = 1;
+    report("  the same, estimates kept", cycle(&f, &easy, n_jobs, 1, 0));
     return 0;
 }
