@@ -84,11 +84,13 @@ double plan_search(struct plan *p, size_t c, size_t n, size_t want,
     for (size_t k = 0; k < n; k++) {
         struct prof_node *pn = &nodes[p->cand[k]];
         double w = PLAN_FOREVER;
-        if (!prof_short_past(pn, t0, dur, need, limit)) {
-            if (pn->def->cpus != cls_cpus) /* nodes of a size share one */
+        if (pn->floor && pn->def->cpus != cls_cpus) /* a size shares one */
+            cls = prof_class(cls_cpus = pn->def->cpus, need, dur);
+        if (!prof_floor_past(pn, cls, limit) &&
+            !prof_short_past(pn, t0, dur, need, limit)) {
+            if (pn->def->cpus != cls_cpus)
                 cls = prof_class(cls_cpus = pn->def->cpus, need, dur);
-            if (!prof_floor_past(pn, cls, limit))
-                w = prof_earliest_kept(pn, cls, t0, dur, need, limit);
+            w = prof_earliest_kept(pn, cls, t0, dur, need, limit);
         }
         if (w <= limit) {
             p->cand[alive] = p->cand[k];
