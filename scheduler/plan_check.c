@@ -126,7 +126,8 @@ int plan_find_window(const struct plan *cp, size_t c, const size_t *nodes,
                      double duration_s, double *start, size_t **chosen,
                      char *why, size_t why_len)
 {
-    struct plan *p = (struct plan *)cp; /* scratch only */
+    struct plan *p = (struct plan *)cp; /* scratch, and the nodes' floors
+                                           (which change no answer) */
     struct prof_need need = {.whole = 1};
     size_t n = 0, want = n_nodes ? n_nodes : count;
     double t;

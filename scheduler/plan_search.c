@@ -51,6 +51,7 @@ double plan_search(struct plan *p, size_t c, size_t n, size_t want,
 {
     struct prof_node *nodes = p->cl[c].nodes;
     size_t alive = 0, got;
+    int cls = -1, cls_cpus = -1;
     double t;
 
     if (want == 0 || n < want)
@@ -77,11 +78,20 @@ double plan_search(struct plan *p, size_t c, size_t n, size_t want,
             limit = ub;
     }
     /* each candidate's earliest fit; those with none by limit are dropped
-     * (the order of the others kept: it decides which nodes are picked) */
+     * (the order of the others kept: it decides which nodes are picked).
+     * Most are dropped by a look at the node's floor for the need's class,
+     * or at its first steps. */
     for (size_t k = 0; k < n; k++) {
-        const struct prof_node *pn = &nodes[p->cand[k]];
-        double w = prof_short_past(pn, t0, dur, need, limit) ?
-                       PLAN_FOREVER : prof_earliest(pn, t0, dur, need, limit);
+        struct prof_node *pn = &nodes[p->cand[k]];
+        double w = PLAN_FOREVER;
+        if (pn->floor && pn->def->cpus != cls_cpus) /* a size shares one */
+            cls = prof_class(cls_cpus = pn->def->cpus, need, dur);
+        if (!prof_floor_past(pn, cls, limit) &&
+            !prof_short_past(pn, t0, dur, need, limit)) {
+            if (pn->def->cpus != cls_cpus)
+                cls = prof_class(cls_cpus = pn->def->cpus, need, dur);
+            w = prof_earliest_kept(pn, cls, t0, dur, need, limit);
+        }
         if (w <= limit) {
             p->cand[alive] = p->cand[k];
             p->when[alive++] = w;
@@ -105,8 +115,10 @@ double plan_search(struct plan *p, size_t c, size_t n, size_t want,
                     p->pick[got] = p->cand[k];
                 got++;
             } else { /* fit earlier, not now: its next chance */
-                p->when[k] = prof_earliest(&nodes[p->cand[k]], t, dur, need,
-                                           limit);
+                struct prof_node *pn = &nodes[p->cand[k]];
+                p->when[k] = prof_earliest_kept(
+                    pn, prof_class(pn->def->cpus, need, dur), t, dur, need,
+                    limit);
             }
         }
         if (got >= want)

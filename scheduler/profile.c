@@ -32,6 +32,7 @@ void prof_node_fini(struct prof_node *pn)
         return;
     free(pn->st);
     free(pn->rv);
+    free(pn->floor);
     memset(pn, 0, sizeof(*pn));
 }
 
@@ -98,11 +99,16 @@ int prof_take(struct prof_node *pn, double start, double end,
         start = pn->st[0].t;
     if (end <= start)
         return 0;
+    pn->floor_fits = 0;
     if ((i = split_at(pn, start)) == (size_t)-1)
         return -1;
     k = pn->n;
     if (end < PLAN_FOREVER && (k = split_at(pn, end)) == (size_t)-1)
         return -1;
+    if (pn->floor && (u->cpus < 0 || u->gpus < 0 || u->memory_mb < 0)) {
+        free(pn->floor); /* given back: a class may fit earlier */
+        pn->floor = NULL;
+    }
     for (size_t j = i; j < k; j++) {
         pn->st[j].cpus -= u->cpus;
         pn->st[j].gpus -= u->gpus;
@@ -118,6 +124,7 @@ int prof_add_resv(struct prof_node *pn, int64_t id, double start,
     if (grow((void **)&pn->rv, &pn->cap_rv, pn->n_rv + 1, sizeof(*pn->rv)) < 0)
         return -1;
     pn->rv[pn->n_rv++] = (struct prof_resv){id, start, end};
+    pn->floor_fits = 0;
     return 0;
 }
 
@@ -177,8 +184,11 @@ int prof_fits(const struct prof_node *pn, double t, double dur,
            short_step(pn, t, dur, need) == pn->n;
 }
 
-double prof_earliest(const struct prof_node *pn, double t0, double dur,
-                     const struct prof_need *need, double limit)
+/* The earliest t in [t0, limit] at which the node gives need for dur, or
+ * PLAN_FOREVER; *ruled gets how far the search ruled out every start from
+ * t0 on (the start found, the first past limit, or PLAN_FOREVER). */
+static double scan(const struct prof_node *pn, double t0, double dur,
+                   const struct prof_need *need, double limit, double *ruled)
 {
     const struct prof_resv *own = NULL, *r;
     double t = t0 < pn->st[0].t ? pn->st[0].t : t0;
@@ -188,6 +198,7 @@ double prof_earliest(const struct prof_node *pn, double t0, double dur,
                need->whole ? pn->def->cpus : need->use.cpus;
     size_t j, k;
 
+    *ruled = PLAN_FOREVER;
     if (need->member) {
         if (!(own = resv_find(pn, need->member)))
             return PLAN_FOREVER;
@@ -196,8 +207,12 @@ double prof_earliest(const struct prof_node *pn, double t0, double dur,
     }
     j = step_at(pn, t);
     for (;;) {
-        if (t >= PLAN_FOREVER || t > limit || (own && t + dur > own->end))
+        if (t >= PLAN_FOREVER || (own && t + dur > own->end))
             return PLAN_FOREVER;
+        if (t > limit) {
+            *ruled = t;
+            return PLAN_FOREVER;
+        }
         if ((r = resv_clash(pn, t, dur, need->member))) {
             t = r->end;
             j = step_at(pn, t);
@@ -211,8 +226,10 @@ double prof_earliest(const struct prof_node *pn, double t0, double dur,
         for (k = j; k < pn->n && pn->st[k].t < t + dur; k = pn->st[k].down)
             if (!step_ok(pn, &pn->st[k], need))
                 break;
-        if (k == pn->n || pn->st[k].t >= t + dur)
+        if (k == pn->n || pn->st[k].t >= t + dur) {
+            *ruled = t;
             return t;
+        }
         for (k++; k < pn->n && pn->st[k].cpus < cpus; k = pn->st[k].up)
             ;
         if (k == pn->n)
@@ -220,6 +237,75 @@ double prof_earliest(const struct prof_node *pn, double t0, double dur,
         t = pn->st[k].t;
         j = k;
     }
+}
+
+double prof_earliest(const struct prof_node *pn, double t0, double dur,
+                     const struct prof_need *need, double limit)
+{
+    double ruled;
+
+    return scan(pn, t0, dur, need, limit, &ruled);
+}
+
+_Static_assert(PROF_CPU_CLASSES * PROF_DUR_CLASSES <= 32,
+               "a class's bit in floor_fits");
+
+/* The time classes' least time, in seconds. */
+static const double dur_class[PROF_DUR_CLASSES] = {1, 900, 3600, 14400,
+                                                   43200};
+
+/* The least cpus of cpu class k on a node of node_cpus (at least 1). */
+static int cpu_class(int node_cpus, int k)
+{
+    static const int shift[PROF_CPU_CLASSES] = {31, 3, 1, 0};
+    int c = k == 0 ? 1 : node_cpus >> shift[k];
+
+    return c < 1 ? 1 : c;
+}
+
+int prof_class(int node_cpus, const struct prof_need *need, double dur)
+{
+    int k = PROF_CPU_CLASSES - 1, d = PROF_DUR_CLASSES - 1;
+    int cpus = need->whole ? node_cpus : need->use.cpus;
+
+    /* inside a reservation a node gives what it gives no one else: not a
+     * larger need's case */
+    if (need->member || cpus < 1 || dur < dur_class[0])
+        return -1;
+    while (cpu_class(node_cpus, k) > cpus)
+        k--;
+    while (dur_class[d] > dur)
+        d--;
+    return k * PROF_DUR_CLASSES + d;
+}
+
+double prof_earliest_floor(struct prof_node *pn, int cls, double t0,
+                           double dur, const struct prof_need *need,
+                           double limit)
+{
+    size_t n = PROF_CPU_CLASSES * PROF_DUR_CLASSES;
+    struct prof_need in = {{0, 0, 0}, 0, 0};
+    double *f, ruled;
+
+    if (!pn->floor) {
+        if (!(pn->floor = malloc(n * sizeof(*pn->floor))))
+            return scan(pn, t0, dur, need, limit, &ruled);
+        for (size_t i = 0; i < n; i++)
+            pn->floor[i] = pn->st[0].t; /* nothing ruled out yet */
+    }
+    f = &pn->floor[cls];
+    /* move the class's floor on, up to limit (unless it is a start that
+     * fits, and nothing was taken since) */
+    if (*f <= limit && !(pn->floor_fits >> cls & 1)) {
+        in.use.cpus = cpu_class(pn->def->cpus, cls / PROF_DUR_CLASSES);
+        if (scan(pn, *f, dur_class[cls % PROF_DUR_CLASSES], &in, limit,
+                 &ruled) < PLAN_FOREVER)
+            pn->floor_fits |= (uint32_t)1 << cls;
+        *f = ruled;
+        if (ruled > limit)
+            return PLAN_FOREVER;
+    }
+    return scan(pn, t0 < *f ? *f : t0, dur, need, limit, &ruled);
 }
 
 int prof_free_now(const struct prof_node *pn)

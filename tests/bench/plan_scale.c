@@ -117,12 +117,24 @@ static struct plan *fresh(const struct fabric *f, double now)
     return p;
 }
 
-/* A digest of what the plan says (starts, planned starts, clusters,
- * nodes): two builds of the planner that print the same digest made the
- * same plan, whatever their speed. FNV-1a over the fields; decided: of
- * the starts and reservations alone (what a cycle that keeps estimates
- * decides as one that does not). */
-static unsigned long long digest(const struct plan_out *out, size_t n,
+/* The bits of a time: a digest tells apart starts that differ by less
+ * than a second. */
+static unsigned long long bits(double t)
+{
+    unsigned long long b;
+
+    memcpy(&b, &t, sizeof(b));
+    return b;
+}
+
+/* A digest of what the plan says of jobs (starts, planned starts,
+ * clusters, nodes, reasons, the tasks of an array that start, who is
+ * beyond the depth or held by a limit): two builds of the planner that
+ * print the same digest made the same plan, whatever their speed. FNV-1a
+ * over the fields; decided: of the starts and reservations alone (what a
+ * cycle that keeps estimates decides as one that does not). */
+static unsigned long long digest(const struct plan_job *jobs,
+                                 const struct plan_out *out, size_t n,
                                  int decided)
 {
     unsigned long long h = 14695981039346656037ULL;
@@ -139,10 +151,23 @@ static unsigned long long digest(const struct plan_out *out, size_t n,
         MIX(out[i].start);
         MIX(out[i].planned);
         MIX(out[i].reserved);
-        MIX((long long)out[i].planned_start);
+        MIX(bits(out[i].planned_start));
         MIX(out[i].cluster);
+        MIX(out[i].n_nodes);
         for (size_t k = 0; k < out[i].n_nodes; k++)
             MIX(out[i].nodes[k]);
+        if (!decided) {
+            MIX(out[i].beyond);
+            MIX(out[i].limited);
+            for (const char *c = out[i].reason; *c; c++)
+                MIX(*c);
+        }
+        MIX(out[i].n_starts);
+        for (size_t s = 0; s < out[i].n_starts; s++) {
+            MIX(out[i].starts[s].cluster);
+            for (int k = 0; k < (jobs[i].nodes > 0 ? jobs[i].nodes : 1); k++)
+                MIX(out[i].starts[s].nodes[k]);
+        }
     }
 #undef MIX
     return h;
@@ -178,8 +203,8 @@ static struct result cycle(struct fabric *f, const struct plan_config *cfg,
         if (mark)
             f->jobs[i].estimated = out[i].planned && !out[i].start;
     }
-    r.sum = digest(out, n_jobs, 0);
-    r.decided = digest(out, n_jobs, 1);
+    r.sum = digest(f->jobs, out, n_jobs, 0);
+    r.decided = digest(f->jobs, out, n_jobs, 1);
     plan_out_fini(out, n_jobs);
     free(out);
     plan_destroy(p);

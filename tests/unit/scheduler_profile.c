@@ -1,9 +1,15 @@
 /* scheduler_profile.c - one node's profile (scheduler/profile.c): after
  * random takes, each step's up is the first later step with more free
- * cpus and its down the first with less of something, and prof_earliest gives what a check of every start it could
- * give (the search's start and every later step) gives: the first that
- * fits, not after the limit. */
+ * cpus and its down the first with less of something, and prof_earliest
+ * gives what a check of every start it could give (the search's start and
+ * every later step) gives: the first that fits, not after the limit. The
+ * planner's search with the node's floors (prof_earliest_kept) gives what
+ * prof_earliest gives, on profiles that fill between the searches (the
+ * floors kept from one search to the next) and after capacity is given
+ * back. */
 /* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+
 #include "scheduler/profile.h"
 #include "tests/lib/tap.h"
 
@@ -72,6 +78,86 @@ static double earliest_by_check(const struct prof_node *pn, double t0,
     return best;
 }
 
+/* A random need: cpus, gpus, memory, sometimes a whole node, sometimes
+ * inside reservation 1 to 3. */
+static struct prof_need random_need(void)
+{
+    int whole = next() % 16 == 0;
+    int64_t member = next() % 2 ? (int64_t)(next() % 4) : 0;
+
+    return (struct prof_need){{(int)(next() % 25), (int)(next() % 3),
+                               (long)(next() % 40000)},
+                              whole, member};
+}
+
+/* The searches with floors against the plain one: on each of 300 seeded
+ * profiles, 60 takes (a few of them given back) with 30 searches after
+ * each; the same node throughout, so its floors are those the earlier
+ * searches left. Counts disagreements, searches, and those a floor
+ * answered or began. */
+static void t_floors(int *bad, int *checked, int *by_floor, int *found)
+{
+    struct plan_node def = {.name = "n", .cpus = 32, .gpus = 4,
+                            .memory_mb = 64000, .usable = 1};
+
+    for (int round = 0; round < 300; round++) {
+        struct prof_node pn;
+        struct plan_use last = {0, 0, 0};
+        double last_start = 0, last_end = 0;
+        if (prof_node_init(&pn, &def, 0) < 0)
+            exit(1);
+        for (int r = 0; r < round % 3; r++) {
+            double start = next() % 4000;
+            if (prof_add_resv(&pn, r + 1, start, start + 50 + next() % 900) < 0)
+                exit(1);
+        }
+        for (int take = 0; take < 60; take++) {
+            double start = next() % 3000, end = start + 1 + next() % 2000;
+            struct plan_use u = {(int)(next() % 9), (int)(next() % 2),
+                                 (long)(next() % 9000)};
+            if (next() % 8 == 0)
+                end = PLAN_FOREVER;
+            if (take % 20 == 19) { /* give the last take back */
+                start = last_start;
+                end = last_end;
+                u = (struct plan_use){-last.cpus, -last.gpus,
+                                      -last.memory_mb};
+            }
+            if (prof_take(&pn, start, end, &u) < 0)
+                exit(1);
+            last = u;
+            last_start = start;
+            last_end = end;
+            for (int q = 0; q < 30; q++) {
+                struct prof_need need = random_need();
+                /* mostly the planner's searches: from now, up to a limit
+                 * that grows; some from later, some for long */
+                double t0 = next() % 4 ? 0 : next() % 3000;
+                double dur = next() % 3 ? 1 + next() % 1200
+                                        : (double)(next() % 50000);
+                double limit = t0 + next() % 6000;
+                int cls = prof_class(def.cpus, &need, dur);
+                double want = prof_earliest(&pn, t0, dur, &need, limit);
+                double got;
+                if (prof_floor_past(&pn, cls, limit)) {
+                    got = PLAN_FOREVER;
+                    (*by_floor)++;
+                } else {
+                    if (cls >= 0 && pn.floor && pn.floor[cls] > t0)
+                        (*by_floor)++;
+                    got = prof_earliest_kept(&pn, cls, t0, dur, &need, limit);
+                }
+                if (got != want && !(*bad)++)
+                    printf("# kept %g, plain %g (round %d, take %d)\n", got,
+                           want, round, take);
+                (*checked)++;
+                *found += want < PLAN_FOREVER;
+            }
+        }
+        prof_node_fini(&pn);
+    }
+}
+
 int main(void)
 {
     struct plan_node def = {.name = "n", .cpus = 32, .gpus = 4,
@@ -120,5 +206,16 @@ int main(void)
     ok(found > checked / 10 && found < checked - checked / 10,
        "the searches both find starts and find none (%d of %d found)",
        found, checked);
+    {
+        int bad = 0, n = 0, by_floor = 0, fit = 0;
+        t_floors(&bad, &n, &by_floor, &fit);
+        is_int(bad, 0, "the search with floors agrees with the plain one "
+               "(%d searches)", n);
+        ok(by_floor > n / 10, "floors answered or began %d of them",
+           by_floor);
+        ok(fit > n / 10 && fit < n - n / 10,
+           "those searches both find starts and find none (%d of %d found)",
+           fit, n);
+    }
     return done_testing();
 }
