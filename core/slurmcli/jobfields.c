@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 static long long num(const json_t *o, const char *key)
@@ -313,3 +314,11 @@ const struct sc_field sc_job_fields[] = {
     {0, "STDERR", "STDERR", 20, f_stderr},
     {0, NULL, NULL, 0, NULL},
 };
+
+const struct sc_field *sc_job_field(const char *name)
+{
+    for (size_t i = 0; sc_job_fields[i].name; i++)
+        if (!strcasecmp(sc_job_fields[i].name, name))
+            return &sc_job_fields[i];
+    return NULL;
+}

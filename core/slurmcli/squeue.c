@@ -15,7 +15,7 @@
 struct squeue {
     const char *jobs, *users, *states, *format, *fields, *parts, *clusters,
         *names;
-    int noheader, longer;
+    int noheader, longer, json;
 };
 
 /* Does -j name this job: its id, its array's id, its own number? */
@@ -90,9 +90,8 @@ static int options(struct squeue *q, int argc, char **argv)
         case 'l': q->longer = 1; break;
         case 'm': q->users = sc_user(); break;
         case 'c': break; /* Loom's sizes are never converted */
-        case 'J': case 'Y':
-            return sc_unsupported(argv[optind - 1], "Loom's API gives the "
-                                  "jobs as JSON: GET /v1/jobs");
+        case 'J': q->json = 1; break;
+        case 'Y': return sc_yaml_refused("--yaml");
         case 'r':
             return sc_unsupported("--array", "an array's waiting tasks are "
                                   "one line (123_[8-100])");
@@ -101,7 +100,7 @@ static int options(struct squeue *q, int argc, char **argv)
         case 'H':
             printf("Usage: squeue [-j JOBS] [-u USERS] [-t STATES] [-p "
                    "PARTITIONS] [-M CLUSTERS] [-n NAMES] [-h] [-l] [-o "
-                   "FORMAT | -O FIELDS]\n");
+                   "FORMAT | -O FIELDS | --json]\n");
             return SC_OK;
         default:
             return sc_opt_error(c, argv);
@@ -111,6 +110,10 @@ static int options(struct squeue *q, int argc, char **argv)
         return sc_usage("unexpected argument '%s'", argv[optind]);
     if (q->users && !*q->users)
         return sc_fail("cannot tell the calling user's name");
+    if (q->json && (q->format || q->fields || q->longer))
+        return sc_usage("--json writes every field Loom has; it takes no "
+                        "%s", q->format ? "--format" : q->fields ? "--Format"
+                                                                  : "--long");
     return -1;
 }
 
@@ -120,7 +123,7 @@ int sc_squeue(int argc, char **argv)
     struct sc_format fmt;
     struct loom_error err = {0};
     char states[256];
-    json_t *items = NULL, *j;
+    json_t *items = NULL, *out = NULL, *j;
     size_t i, shown = 0;
     int rc;
 
@@ -145,16 +148,30 @@ int sc_squeue(int argc, char **argv)
         sc_format_fini(&fmt);
         return sc_fail("slurm_load_jobs error: %s", err.message);
     }
-    if (!q.noheader)
+    if (q.json)
+        out = json_array();
+    else if (!q.noheader)
         sc_format_header(&fmt, NULL);
     json_array_foreach(items, i, j)
         if (wanted(&q, j)) {
-            sc_format_row(&fmt, j, NULL);
+            if (out)
+                json_array_append_new(out, sc_json_job(j));
+            else
+                sc_format_row(&fmt, j, NULL);
             shown++;
         }
     json_decref(items);
     sc_format_fini(&fmt);
-    if (q.jobs && !shown && !strchr(q.jobs, ','))
+    if (q.json && (!out || json_array_size(out) < shown)) {
+        json_decref(out);
+        return sc_fail("out of memory");
+    }
+    if (q.jobs && !shown && !strchr(q.jobs, ',')) {
+        json_decref(out);
         return sc_fail("slurm_load_jobs error: Invalid job id specified");
+    }
+    if (q.json)
+        return sc_json_print("openapi/v0.0.38", "Slurm OpenAPI v0.0.38",
+                             "jobs", out);
     return SC_OK;
 }
