@@ -322,3 +322,34 @@ const struct sc_field *sc_job_field(const char *name)
             return &sc_job_fields[i];
     return NULL;
 }
+
+/* What the fields read beyond SC_JOB_MEMBERS (GET /v1/jobs?fields=). */
+static const struct {
+    const char *field, *members;
+} members[] = {
+    {"ArrayTaskID", "array_task_id"},
+    {"TimeUsed", "start_time,end_time"},
+    {"TimeLeft", "start_time,end_time"},
+    {"NumNodes", "nodes"},
+    {"NodeList", "nodes"},
+    {"ReasonList", "nodes"},
+    {"SubmitTime", "submit_time"},
+    {"StartTime", "start_time,planned_start"},
+    {"EndTime", "end_time"},
+    {"WorkDir", "workdir"},
+    {"Command", "command,script"},
+    {"Priority", "priority"},
+    {"PriorityLong", "priority"},
+    {"Dependency", "dependency"},
+    {"ExitCode", "exit_code"},
+    {"STDOUT", "stdout,output"},
+    {"STDERR", "stderr,error"},
+};
+
+const char *sc_job_members(const struct sc_field *f)
+{
+    for (size_t i = 0; i < sizeof(members) / sizeof(*members); i++)
+        if (!strcmp(members[i].field, f->name))
+            return members[i].members;
+    return NULL;
+}

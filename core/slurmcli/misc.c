@@ -105,7 +105,7 @@ int sc_scancel(int argc, char **argv)
         return sc_usage("No job identification provided");
     if (sc_jobs(states ? lstates
                        : "pending,held,starting,running,suspended",
-                NULL, &items, &err) < 0)
+                NULL, SC_JOB_MEMBERS, &items, &err) < 0)
         return sc_fail("%s", err.message);
     json_array_foreach(items, i, j) {
         const char *q = sc_str(json_object_get(j, "request"), "queue");

@@ -125,10 +125,20 @@ sc_cmd_f sc_sbatch, sc_squeue, sc_scancel, sc_scontrol, sc_sinfo, sc_sacct,
 extern const struct sc_field sc_job_fields[];
 /* The field of that name (any case), or NULL. */
 const struct sc_field *sc_job_field(const char *name);
+/* The members of the job object a field of sc_job_fields reads beyond
+ * SC_JOB_MEMBERS, comma-separated, or NULL. */
+const char *sc_job_members(const struct sc_field *f);
+/* The members of a job object every job's row reads: to tell its state,
+ * reason and ids, and for squeue's filters. */
+#define SC_JOB_MEMBERS                                                      \
+    "id,name,owner,account,state,reason,request,cluster,array_job_id,"    \
+    "array_tasks,array_tasks_state,loom_id"
 /* All jobs the caller may see in Loom's states (NULL: every state),
- * following pages; or one job or task by id (id non-NULL). */
-int sc_jobs(const char *states, const char *id, json_t **items,
-            struct loom_error *err);
+ * following pages, each narrowed to the members fields names (NULL: all
+ * of them; GET /v1/jobs?fields=); or one job or task by id (id
+ * non-NULL). */
+int sc_jobs(const char *states, const char *id, const char *fields,
+            json_t **items, struct loom_error *err);
 
 /* --json (json.c): Slurm 22.05's objects made from Loom's, each a new
  * object (NULL when out of memory): squeue's job (openapi/v0.0.38),

@@ -327,8 +327,8 @@ const char *sc_nodelist(const json_t *nodes, char *buf, size_t size)
     return buf;
 }
 
-int sc_jobs(const char *want, const char *id, json_t **items,
-            struct loom_error *err)
+int sc_jobs(const char *want, const char *id, const char *fields,
+            json_t **items, struct loom_error *err)
 {
     struct client_path p;
     struct client *c = sc_client();
@@ -349,6 +349,7 @@ int sc_jobs(const char *want, const char *id, json_t **items,
         return 0;
     }
     client_path_query(&p, "state", want && *want ? want : NULL);
+    client_path_query(&p, "fields", fields);
     if (!(path = client_path_get(&p, err)))
         return -1;
     return client_get_all(c, path, items, err);

@@ -156,6 +156,19 @@ OUT=$(as_user "$ALICE" squeue --yaml 2>&1)
 t_is "$?/$OUT" "1/squeue: error: --yaml is not supported by Loom: Loom writes Slurm's documents as JSON only: give --json (the same document)" \
     "squeue --yaml is refused, naming --json"
 
+# ---- GET /v1/jobs?fields=: what squeue asks for -------------------------------
+api GET "/v1/jobs?fields=state,id&state=held&account=$ALICE" >/dev/null
+t_is "$STATUS/$(py '[[list(j), j["id"]] for j in d["items"]]' "$BODY")" \
+    "200/[[[\"id\", \"state\"], \"$J3\"], [[\"id\", \"state\"], \"${JA}\"]]" \
+    "?fields=state,id: each job with those members alone, in the job's order"
+api GET "/v1/jobs?fields=script,request,nodes&limit=1&after=$((J2 - 1))" >/dev/null
+t_is "$(py '[list(d["items"][0]), "sleep 300" in d["items"][0]["script"], d["items"][0]["nodes"], d["items"][0]["request"]["walltime_s"], d["next"].endswith("&fields=script%2Crequest%2Cnodes")]' "$BODY")" \
+    '[["request", "script", "nodes"], true, ["'"$(field "$J2" .nodes.0)"'"], 300, true]' \
+    "?fields= takes members whole (request), and the next page keeps them"
+OUT=$(TOKEN=$(token_for watcher monitor) api GET "/v1/jobs?fields=script,state&account=$ALICE&state=running")
+t_is "$(py '[sorted(j) for j in d["items"]]' "$OUT")" '[["state"]]' \
+    "?fields= of a member its reader may not see (a monitor, the script): left out, as from the whole job"
+
 # ---- sinfo --json --------------------------------------------------------------
 as_user "$ALICE" sinfo --json >"$T/sinfo.json"
 t_is "$?/$(shape "$T/real-sinfo.json" "$T/sinfo.json" nodes)" 0/ok \
