@@ -381,7 +381,7 @@ int sc_sacct(int argc, char **argv)
                         fields, &fmt) < 0)
         return SC_USAGE;
     fmt.trail = a.trail && *a.trail; /* -p: a | after the last field */
-    if (sc_jobs(NULL, NULL, NULL, &items, &err) < 0) {
+    if (sc_jobs(NULL, NULL, &items, &err) < 0) {
         sc_format_fini(&fmt);
         return sc_fail("%s", err.message);
     }

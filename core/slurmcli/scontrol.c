@@ -111,7 +111,7 @@ static int show_jobs(const char *id)
     json_t *items = NULL, *j;
     size_t i;
 
-    if (sc_jobs(NULL, id, NULL, &items, &err) < 0)
+    if (sc_jobs(NULL, id, &items, &err) < 0)
         return sc_fail("slurm_load_jobs error: %s",
                        err.kind == LOOM_ENOENT ? "Invalid job id specified"
                                                : err.message);

@@ -133,12 +133,16 @@ const char *sc_job_members(const struct sc_field *f);
 #define SC_JOB_MEMBERS                                                      \
     "id,name,owner,account,state,reason,request,cluster,array_job_id,"    \
     "array_tasks,array_tasks_state,loom_id"
-/* All jobs the caller may see in Loom's states (NULL: every state),
- * following pages, each narrowed to the members fields names (NULL: all
- * of them; GET /v1/jobs?fields=); or one job or task by id (id
- * non-NULL). */
-int sc_jobs(const char *states, const char *id, const char *fields,
-            json_t **items, struct loom_error *err);
+/* What GET /v1/jobs is to select (NULL: no filter): Loom's states, one
+ * name, one cluster; each job narrowed to the members fields names
+ * (NULL: all of them). */
+struct sc_jobs_query {
+    const char *states, *name, *cluster, *fields;
+};
+/* All jobs the caller may see that q selects (q NULL: every job),
+ * following pages; or one job or task by id (id non-NULL). */
+int sc_jobs(const struct sc_jobs_query *q, const char *id, json_t **items,
+            struct loom_error *err);
 
 /* --json (json.c): Slurm 22.05's objects made from Loom's, each a new
  * object (NULL when out of memory): squeue's job (openapi/v0.0.38),

@@ -146,6 +146,7 @@ static int options(struct squeue *q, int argc, char **argv)
 int sc_squeue(int argc, char **argv)
 {
     struct squeue q = {0};
+    struct sc_jobs_query jq = {0};
     struct sc_format fmt;
     struct loom_error err = {0};
     char states[256];
@@ -173,9 +174,15 @@ int sc_squeue(int argc, char **argv)
         sc_format_fini(&fmt);
         return sc_fail("out of memory");
     }
+    /* loomd selects by one name or cluster; lists are filtered here */
+    jq.states = states;
+    jq.fields = members;
+    jq.name = q.names && !strchr(q.names, ',') ? q.names : NULL;
+    jq.cluster = q.clusters && !strchr(q.clusters, ',') ? q.clusters
+                                                         : NULL;
     if (!strcmp(states, "none")) /* only states Loom never has */
         items = json_array();
-    else if (sc_jobs(states, NULL, members, &items, &err) < 0) {
+    else if (sc_jobs(&jq, NULL, &items, &err) < 0) {
         free(members);
         sc_format_fini(&fmt);
         return sc_fail("slurm_load_jobs error: %s", err.message);

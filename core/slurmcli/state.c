@@ -327,8 +327,8 @@ const char *sc_nodelist(const json_t *nodes, char *buf, size_t size)
     return buf;
 }
 
-int sc_jobs(const char *want, const char *id, const char *fields,
-            json_t **items, struct loom_error *err)
+int sc_jobs(const struct sc_jobs_query *q, const char *id, json_t **items,
+            struct loom_error *err)
 {
     struct client_path p;
     struct client *c = sc_client();
@@ -348,8 +348,13 @@ int sc_jobs(const char *want, const char *id, const char *fields,
         json_array_append_new(*items, one);
         return 0;
     }
-    client_path_query(&p, "state", want && *want ? want : NULL);
-    client_path_query(&p, "fields", fields);
+    if (q) {
+        client_path_query(&p, "state", q->states && *q->states ? q->states
+                                                                : NULL);
+        client_path_query(&p, "name", q->name);
+        client_path_query(&p, "cluster", q->cluster);
+        client_path_query(&p, "fields", q->fields);
+    }
     if (!(path = client_path_get(&p, err)))
         return -1;
     return client_get_all(c, path, items, err);

@@ -149,6 +149,14 @@ OUT=$(py '[j["job_id"] for j in d["jobs"]]' "$(as_user "$ALICE" squeue --json -j
 t_is "$OUT" "[$J3]" "squeue --json -j: the options filter the jobs"
 OUT=$(py '[j["job_state"] for j in d["jobs"] if j["job_id"] == '"$J1"']' "$(as_user "$ALICE" squeue --json)")
 t_is "$OUT" "[]" "squeue --json without -t: the queue, as squeue's lines"
+t_is "$(as_user "$ALICE" squeue -h -t all -n three -o %i)" "$J1" \
+    "squeue -n NAME: loomd selects the jobs of that name (?name=)"
+t_is "$(as_user "$ALICE" squeue -h -t all -M local -o %i | wc -l)/$(as_user "$ALICE" squeue -h -t all -M slurm -o %i | wc -l)" \
+    "$(as_user "$ALICE" squeue -h -t all -o %i | wc -l)/0" \
+    "squeue -M CLUSTER: loomd selects the cluster's jobs (?cluster=)"
+OUT=$(as_user "$ALICE" squeue -M nosuch 2>&1)
+t_is "$?/$OUT" "1/squeue: error: slurm_load_jobs error: query parameter cluster: there is no cluster 'nosuch'; the clusters are local and slurm" \
+    "squeue -M of a cluster there is not: refused, naming the clusters"
 OUT=$(as_user "$ALICE" squeue --json -o %i 2>&1)
 t_is "$?/$OUT" "1/squeue: error: --json writes every field Loom has; it takes no --format" \
     "squeue --json -o is refused, not ignored"
