@@ -103,6 +103,7 @@ enum api_qdom {
     API_Q_STREAM,      /* stdout or stderr */
     API_Q_OFFSET,      /* a byte offset: 0 or more */
     API_Q_TIME,        /* RFC 3339 UTC, or seconds since the epoch */
+    API_Q_JOB_FIELDS,  /* members of the job object, comma-separated */
 };
 
 /* A query parameter a route takes (route.c has a table per route). */
@@ -110,7 +111,7 @@ struct api_param {
     const char *name;
     enum api_qdom dom;
 };
-#define API_PARAMS_MAX 8
+#define API_PARAMS_MAX 12
 
 /* Handlers: segs are the path's parts after "/v1/" (of /healthz and the
  * others outside /v1, all of them) (borrowed); the query parameters are
@@ -166,6 +167,26 @@ int api_nodelist_ids(const char *list, const char *cluster, struct strv *ids,
 /* Does the sorted ids (of api_nodelist_ids) hold node name of cluster? */
 int api_nodelist_has(const struct strv *ids, const char *cluster,
                      const char *name);
+/* ?fields= (fields.c): the job object's members named in list
+ * (comma-separated) as bits, by their place in the job object. 0, or -1
+ * with a LOOM_EINVAL error on field "fields" naming the first that is
+ * none and every member there is. Any thread. */
+int api_fields_parse(const char *list, uint64_t *bits,
+                     struct loom_error *err);
+/* A span of text: a member "key":value of a job's JSON. */
+struct api_span {
+    const char *p;
+    size_t len;
+};
+/* The members of bits in the job object json[0..len), as spans of it, in
+ * its order (at most max); a member that begins inside json[skip_off ..
+ * skip_off + skip_len) (the private span of a job its reader may not see
+ * whole) is left out. Returns how many. Scans, never parses: json is a
+ * job as loomd renders it. */
+size_t api_fields_cut(const char *json, size_t len, size_t skip_off,
+                      size_t skip_len, uint64_t bits, struct api_span *out,
+                      size_t max);
+#define API_FIELDS_MAX 64
 /* Append "&name=value" to the query in out (n bytes), the value
  * percent-encoded; nothing for a NULL value. For the "next" link of a
  * list. */

@@ -331,6 +331,10 @@ static int check_value(struct api_route_args *a, int k,
                                 "offset must be a whole number of bytes from "
                                 "0 to %lld, not '%.100s'",
                                 (long long)LOOM_OFFSET_MAX, v);
+    case API_Q_JOB_FIELDS: {
+        uint64_t bits;
+        return api_fields_parse(v, &bits, err);
+    }
     case API_Q_TIME:
         if (time_parse_when(v, &t) == 0)
             return 0;

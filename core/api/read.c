@@ -316,12 +316,33 @@ static int job_matches(const struct job_filter *f, const struct jview *v)
     return 0;
 }
 
+/* The members of v that fields (bits) names, as an object; without the
+ * private span when see is not API_SEE_ALL. */
+static void narrowed(struct buf *b, int *first, const struct jview *v,
+                     enum api_see see, uint64_t bits)
+{
+    struct api_span spans[API_FIELDS_MAX];
+    size_t n = api_fields_cut(v->json, v->len,
+                              see == API_SEE_ALL ? 0 : v->priv_off,
+                              see == API_SEE_ALL ? 0 : v->priv_len, bits,
+                              spans, API_FIELDS_MAX);
+
+    item(b, first, "{", 1);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            put(b, ",", 1);
+        put(b, spans[i].p, spans[i].len);
+    }
+    put(b, "}", 1);
+}
+
 /* "next": the path of the page after last, with the same filters. */
 static void next_page(struct buf *b, const struct api_route_args *a,
                       int64_t last, int64_t limit)
 {
     static const char *const keys[] = {"cluster", "state", "owner",
-                                       "account", "name", "nodelist"};
+                                       "account", "name", "nodelist",
+                                       "fields"};
     char next[2048];
     json_t *js;
     char *enc;
@@ -342,7 +363,7 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
                   const struct api_route_args *a)
 {
     const char *al = api_param(a, "limit"), *aa = api_param(a, "after"),
-               *fn = api_param(a, "nodelist");
+               *fn = api_param(a, "nodelist"), *ff = api_param(a, "fields");
     int64_t limit = LOOM_LIST_LIMIT_DEFAULT, after = 0, last = 0, n = 0, max;
     struct job_filter f = {
         .cluster = api_param(a, "cluster"), .owner = api_param(a, "owner"),
@@ -351,6 +372,7 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
     struct loom_error err;
     struct snapshot *s;
     struct buf b = {0};
+    uint64_t bits = 0;
     int first = 1;
 
     if (a->n == 2) {
@@ -360,6 +382,12 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
     /* checked against the route's table; the nodes again, as they are
      * now */
     if (fn && api_nodelist_ids(fn, f.cluster, &f.nodes, &err) < 0) {
+        strv_fini(&f.nodes);
+        http_error(rs, &err);
+        return;
+    }
+    /* checked against the route's table too */
+    if (ff && api_fields_parse(ff, &bits, &err) < 0) {
         strv_fini(&f.nodes);
         http_error(rs, &err);
         return;
@@ -381,7 +409,9 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
         see = api_job_see(rq, v);
         if (see == API_SEE_NOTHING)
             continue;
-        if (see == API_SEE_ALL) {
+        if (ff) {
+            narrowed(&b, &first, v, see, bits);
+        } else if (see == API_SEE_ALL) {
             item(&b, &first, v->json, v->len);
         } else { /* the text around the private span */
             item(&b, &first, v->json, v->priv_off);

@@ -29,6 +29,7 @@ static const struct api_param q_jobs[] = {
     {"owner", API_Q_TEXT},      {"account", API_Q_TEXT},
     {"name", API_Q_TEXT},       {"nodelist", API_Q_NODELIST},
     {"limit", API_Q_LIMIT},     {"after", API_Q_AFTER},
+    {"fields", API_Q_JOB_FIELDS},
     {NULL, 0}};
 static const struct api_param q_accounting[] = {
     {"start", API_Q_TIME},      {"end", API_Q_TIME},

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 static long long num(const json_t *o, const char *key)
@@ -311,3 +312,43 @@ const struct sc_field sc_job_fields[] = {
     {0, "STDERR", "STDERR", 20, f_stderr},
     {0, NULL, NULL, 0, NULL},
 };
+
+const struct sc_field *sc_job_field(const char *name)
+{
+    for (size_t i = 0; sc_job_fields[i].name; i++)
+        if (!strcasecmp(sc_job_fields[i].name, name))
+            return &sc_job_fields[i];
+    return NULL;
+}
+
+/* What the fields read beyond SC_JOB_MEMBERS (GET /v1/jobs?fields=). */
+static const struct {
+    const char *field, *members;
+} members[] = {
+    {"ArrayTaskID", "array_task_id"},
+    {"TimeUsed", "start_time,end_time"},
+    {"TimeLeft", "start_time,end_time"},
+    {"NumNodes", "nodes"},
+    {"NodeList", "nodes"},
+    {"ReasonList", "nodes"},
+    {"SubmitTime", "submit_time"},
+    {"StartTime", "start_time,planned_start"},
+    {"EndTime", "end_time"},
+    {"WorkDir", "workdir"},
+    {"Command", "command,script"},
+    {"Priority", "priority"},
+    {"PriorityLong", "priority"},
+    {"Dependency", "dependency"},
+    {"ExitCode", "exit_code"},
+    {"Comment", "comment"},
+    {"STDOUT", "stdout,output"},
+    {"STDERR", "stderr,error"},
+};
+
+const char *sc_job_members(const struct sc_field *f)
+{
+    for (size_t i = 0; i < sizeof(members) / sizeof(*members); i++)
+        if (!strcmp(members[i].field, f->name))
+            return members[i].members;
+    return NULL;
+}

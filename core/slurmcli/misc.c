@@ -55,6 +55,7 @@ int sc_scancel(int argc, char **argv)
     struct loom_error err = {0};
     struct client *c;
     json_t *items = NULL, *j;
+    struct sc_jobs_query jq = {.fields = SC_JOB_MEMBERS};
     char lstates[256];
     int ch, quiet = 0, rc = SC_OK;
     size_t i;
@@ -103,9 +104,8 @@ int sc_scancel(int argc, char **argv)
     }
     if (!users && !names && !states && !parts)
         return sc_usage("No job identification provided");
-    if (sc_jobs(states ? lstates
-                       : "pending,held,starting,running,suspended",
-                NULL, &items, &err) < 0)
+    jq.states = states ? lstates : "pending,held,starting,running,suspended";
+    if (sc_jobs(&jq, NULL, &items, &err) < 0)
         return sc_fail("%s", err.message);
     json_array_foreach(items, i, j) {
         const char *q = sc_str(json_object_get(j, "request"), "queue");

@@ -28,14 +28,6 @@ static long long req_num(const json_t *j, const char *k)
                                               k));
 }
 
-static const struct sc_field *job_field(const char *name)
-{
-    for (size_t i = 0; sc_job_fields[i].name; i++)
-        if (!strcasecmp(sc_job_fields[i].name, name))
-            return &sc_job_fields[i];
-    return NULL;
-}
-
 static const char *with_step(const json_t *r, const char *id, char *b,
                              size_t n)
 {
@@ -50,14 +42,14 @@ static const char *f_jobid(const json_t *r, char *b, size_t n)
 {
     char id[512];
 
-    return with_step(r, job_field("JobID")->cell(r, id, sizeof(id)), b, n);
+    return with_step(r, sc_job_field("JobID")->cell(r, id, sizeof(id)), b, n);
 }
 
 static const char *f_jobidraw(const json_t *r, char *b, size_t n)
 {
     char id[512];
 
-    return with_step(r, job_field("JobIDRaw")->cell(r, id, sizeof(id)), b,
+    return with_step(r, sc_job_field("JobIDRaw")->cell(r, id, sizeof(id)), b,
                      n);
 }
 
@@ -68,22 +60,22 @@ static const char *f_name(const json_t *r, char *b, size_t n)
 
 static const char *f_user(const json_t *r, char *b, size_t n)
 {
-    return step(r) ? "" : job_field("UserName")->cell(r, b, n);
+    return step(r) ? "" : sc_job_field("UserName")->cell(r, b, n);
 }
 
 static const char *f_account(const json_t *r, char *b, size_t n)
 {
-    return job_field("Account")->cell(r, b, n);
+    return sc_job_field("Account")->cell(r, b, n);
 }
 
 static const char *f_partition(const json_t *r, char *b, size_t n)
 {
-    return step(r) ? "" : job_field("Partition")->cell(r, b, n);
+    return step(r) ? "" : sc_job_field("Partition")->cell(r, b, n);
 }
 
 static const char *f_cluster(const json_t *r, char *b, size_t n)
 {
-    return job_field("Cluster")->cell(r, b, n);
+    return sc_job_field("Cluster")->cell(r, b, n);
 }
 
 static const char *f_state(const json_t *r, char *b, size_t n)
@@ -105,12 +97,12 @@ static const char *f_cpus(const json_t *r, char *b, size_t n)
 
 static const char *f_nnodes(const json_t *r, char *b, size_t n)
 {
-    return job_field("NumNodes")->cell(r, b, n);
+    return sc_job_field("NumNodes")->cell(r, b, n);
 }
 
 static const char *f_nodelist(const json_t *r, char *b, size_t n)
 {
-    const char *s = job_field("NodeList")->cell(r, b, n);
+    const char *s = sc_job_field("NodeList")->cell(r, b, n);
 
     return *s ? s : "None assigned";
 }
@@ -158,7 +150,7 @@ static const char *f_end(const json_t *r, char *b, size_t n)
 
 static const char *f_timelimit(const json_t *r, char *b, size_t n)
 {
-    return step(r) ? "" : job_field("TimeLimit")->cell(r, b, n);
+    return step(r) ? "" : sc_job_field("TimeLimit")->cell(r, b, n);
 }
 
 static const char *f_reqmem(const json_t *r, char *b, size_t n)
@@ -169,7 +161,7 @@ static const char *f_reqmem(const json_t *r, char *b, size_t n)
 
 static const char *f_workdir(const json_t *r, char *b, size_t n)
 {
-    return job_field("WorkDir")->cell(r, b, n);
+    return sc_job_field("WorkDir")->cell(r, b, n);
 }
 
 static const char *f_reason(const json_t *r, char *b, size_t n)
@@ -265,7 +257,7 @@ static const struct sc_field fields[] = {
 struct sacct {
     const char *jobs, *users, *states, *format, *clusters, *parts, *names;
     time_t start, end;
-    int has_start, has_end, noheader, allocations, brief, all;
+    int has_start, has_end, noheader, allocations, brief, all, json;
     const char *sep, *trail;
 };
 
@@ -377,15 +369,13 @@ static int options(struct sacct *a, int argc, char **argv)
                                 "days])", c, optarg);
             *(c == 'S' ? &a->has_start : &a->has_end) = 1;
             break;
-        case 'J': case 'Y':
-            return sc_unsupported(argv[optind - 1], "Loom's API gives the "
-                                  "jobs as JSON: GET /v1/jobs and "
-                                  "/v1/accounting");
+        case 'J': a->json = 1; break;
+        case 'Y': return sc_yaml_refused("--yaml");
         case 'q':
             return sc_unsupported("--qos", "Loom has no QOS");
         case 'h':
             printf("Usage: sacct [-j JOBS] [-u USERS] [-s STATES] [-S TIME] "
-                   "[-E TIME] [-X] [-n] [-P|-p] [-o FIELDS]\n");
+                   "[-E TIME] [-X] [-n] [-P|-p] [-o FIELDS | --json]\n");
             return SC_OK;
         default:
             return sc_opt_error(c, argv);
@@ -393,6 +383,10 @@ static int options(struct sacct *a, int argc, char **argv)
     }
     if (optind < argc)
         return sc_usage("unexpected argument '%s'", argv[optind]);
+    if (a->json && (a->format || a->sep || a->brief))
+        return sc_usage("--json writes every field Loom has; it takes no "
+                        "%s", a->format ? "--format" : a->brief ? "--brief"
+                                                   : "--parsable");
     return -1;
 }
 
@@ -407,10 +401,10 @@ int sc_sacct(int argc, char **argv)
     struct sacct a = {0};
     struct sc_format fmt;
     struct loom_error err = {0};
-    json_t *items = NULL, *j, *st;
+    json_t *items = NULL, *out = NULL, *j, *st;
     struct tm tm;
     time_t now = time(NULL);
-    size_t i;
+    size_t i, shown = 0;
     int rc, which;
 
     if ((rc = options(&a, argc, argv)) >= 0)
@@ -438,12 +432,19 @@ int sc_sacct(int argc, char **argv)
         sc_format_fini(&fmt);
         return sc_fail("%s", err.message);
     }
-    if (!a.noheader)
+    if (a.json)
+        out = json_array();
+    else if (!a.noheader)
         sc_format_header(&fmt, a.sep);
     json_array_foreach(items, i, j) {
         which = a.jobs ? named(a.jobs, j) : 1;
         if (!which || !wanted(&a, j))
             continue;
+        if (a.json) { /* the job; Loom writes no steps */
+            json_array_append_new(out, sc_json_acct_job(j));
+            shown++;
+            continue;
+        }
         if (which == 1)
             print(&a, &fmt, j);
         /* a job that started ran its script as the batch step */
@@ -458,5 +459,12 @@ int sc_sacct(int argc, char **argv)
     }
     json_decref(items);
     sc_format_fini(&fmt);
-    return SC_OK;
+    if (!a.json)
+        return SC_OK;
+    if (!out || json_array_size(out) < shown) {
+        json_decref(out);
+        return sc_fail("out of memory");
+    }
+    return sc_json_print("openapi/dbv0.0.38", "Slurm OpenAPI DB v0.0.38",
+                         "jobs", out);
 }

@@ -126,7 +126,7 @@ static const struct sc_field fields[] = {
 
 struct sinfo {
     const char *format, *fields, *parts, *clusters, *states;
-    int noheader, by_node, summarize;
+    int noheader, by_node, summarize, json;
 };
 
 static int options(struct sinfo *s, int argc, char **argv)
@@ -163,13 +163,11 @@ static int options(struct sinfo *s, int argc, char **argv)
         case 't': s->states = optarg; break;
         case 's':
             return sc_unsupported("--summarize", "give -o with %C or %F");
-        case 'J': case 'Y':
-            return sc_unsupported(argv[optind - 1], "Loom's API gives the "
-                                  "nodes and queues as JSON: GET /v1/nodes, "
-                                  "/v1/queues?view=fabric");
+        case 'J': s->json = 1; break;
+        case 'Y': return sc_yaml_refused("--yaml");
         case 'H':
             printf("Usage: sinfo [-p PARTITIONS] [-M CLUSTERS] [-t STATES] "
-                   "[-N] [-h] [-o FORMAT | -O FIELDS]\n");
+                   "[-N] [-h] [-o FORMAT | -O FIELDS | --json]\n");
             return SC_OK;
         default:
             return sc_opt_error(c, argv);
@@ -177,7 +175,21 @@ static int options(struct sinfo *s, int argc, char **argv)
     }
     if (optind < argc)
         return sc_usage("unexpected argument '%s'", argv[optind]);
+    if (s->json && (s->format || s->fields || s->by_node))
+        return sc_usage("--json writes every node with every field Loom "
+                        "has; it takes no %s", s->format ? "--format"
+                                               : s->fields ? "--Format"
+                                                           : "--Node");
     return -1;
+}
+
+/* Is node n in a state -t names (its code or Loom's name)? */
+static int state_wanted(const struct sinfo *s, const json_t *n)
+{
+    const char *st = sc_str(n, "state");
+
+    return !s->states || sc_listed(s->states, states[state_of(st)].code) ||
+           sc_listed(s->states, st);
 }
 
 /* Add node n to the row of partition part and its state (by_node: a row
@@ -239,7 +251,7 @@ int sc_sinfo(int argc, char **argv)
     struct sinfo s = {0};
     struct sc_format fmt;
     struct loom_error err = {0};
-    json_t *qs = NULL, *ns = NULL, *byid, *rows, *q, *n, *id;
+    json_t *qs = NULL, *ns = NULL, *byid, *rows, *shown, *q, *n, *id;
     size_t i, k;
     int rc;
 
@@ -259,6 +271,7 @@ int sc_sinfo(int argc, char **argv)
     }
     byid = json_object();
     rows = json_array();
+    shown = json_object();
     json_array_foreach(json_object_get(ns, "items"), i, n)
         json_object_set(byid, sc_str(n, "id"), n);
     json_array_foreach(json_object_get(qs, "items"), i, q) {
@@ -267,22 +280,35 @@ int sc_sinfo(int argc, char **argv)
             continue;
         json_array_foreach(json_object_get(q, "nodes"), k, id) {
             n = json_object_get(byid, json_string_value(id));
-            if (!n || (s.states &&
-                       !sc_listed(s.states, states[state_of(sc_str(n, "state"))]
-                                             .code) &&
-                       !sc_listed(s.states, sc_str(n, "state"))))
+            if (!n || !state_wanted(&s, n))
                 continue;
-            add_node(row_for(rows, q, n, s.by_node), n);
+            if (s.json) /* each node once, whatever its partitions */
+                json_object_set(shown, sc_str(n, "id"), n);
+            else
+                add_node(row_for(rows, q, n, s.by_node), n);
         }
     }
-    if (!s.noheader)
-        sc_format_header(&fmt, NULL);
-    json_array_foreach(rows, i, q)
-        sc_format_row(&fmt, q, NULL);
+    if (s.json) {
+        json_array_foreach(json_object_get(ns, "items"), i, n)
+            if (json_object_get(shown, sc_str(n, "id")))
+                json_array_append_new(rows, sc_json_node(n));
+        rc = json_array_size(rows) ==
+                     json_object_size(shown)
+                 ? sc_json_print("openapi/v0.0.38", "Slurm OpenAPI v0.0.38",
+                                 "nodes", json_incref(rows))
+                 : sc_fail("out of memory");
+    } else {
+        if (!s.noheader)
+            sc_format_header(&fmt, NULL);
+        json_array_foreach(rows, i, q)
+            sc_format_row(&fmt, q, NULL);
+        rc = SC_OK;
+    }
+    json_decref(shown);
     json_decref(rows);
     json_decref(byid);
     json_decref(ns);
     json_decref(qs);
     sc_format_fini(&fmt);
-    return SC_OK;
+    return rc;
 }

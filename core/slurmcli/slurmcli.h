@@ -124,9 +124,38 @@ sc_cmd_f sc_sbatch, sc_squeue, sc_scancel, sc_scontrol, sc_sinfo, sc_sacct,
 
 /* The fields of a job for squeue and scontrol (jobfields.c). */
 extern const struct sc_field sc_job_fields[];
-/* All jobs the caller may see in Loom's states (NULL: every state),
+/* The field of that name (any case), or NULL. */
+const struct sc_field *sc_job_field(const char *name);
+/* The members of the job object a field of sc_job_fields reads beyond
+ * SC_JOB_MEMBERS, comma-separated, or NULL. */
+const char *sc_job_members(const struct sc_field *f);
+/* The members of a job object every job's row reads: to tell its state,
+ * reason and ids, and for squeue's filters. */
+#define SC_JOB_MEMBERS                                                      \
+    "id,name,owner,account,state,reason,request,cluster,array_job_id,"    \
+    "array_tasks,array_tasks_state,loom_id"
+/* What GET /v1/jobs is to select (NULL: no filter): Loom's states, one
+ * name, one cluster; each job narrowed to the members fields names
+ * (NULL: all of them). */
+struct sc_jobs_query {
+    const char *states, *name, *cluster, *fields;
+};
+/* All jobs the caller may see that q selects (q NULL: every job),
  * following pages; or one job or task by id (id non-NULL). */
-int sc_jobs(const char *states, const char *id, json_t **items,
+int sc_jobs(const struct sc_jobs_query *q, const char *id, json_t **items,
             struct loom_error *err);
+
+/* --json (json.c): Slurm 22.05's objects made from Loom's, each a new
+ * object (NULL when out of memory): squeue's job (openapi/v0.0.38),
+ * sacct's job (dbv0.0.38), sinfo's node. */
+json_t *sc_json_job(const json_t *job);
+json_t *sc_json_acct_job(const json_t *job);
+json_t *sc_json_node(const json_t *node);
+/* Print {"meta": ..., "errors": [], key: items} as Slurm 22.05 does, its
+ * plugin type and name in meta; takes items. Returns an exit status. */
+int sc_json_print(const char *plugin, const char *name, const char *key,
+                  json_t *items);
+/* The refusal of --yaml. */
+int sc_yaml_refused(const char *opt);
 
 #endif

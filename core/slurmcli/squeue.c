@@ -13,11 +13,15 @@
 #define DEFAULT_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 #define LONG_FORMAT "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
 #define QUEUE_STATES "pending,held,starting,running,suspended"
+/* What --json reads beyond SC_JOB_MEMBERS (json.c's sc_json_job). */
+#define JSON_MEMBERS                                                        \
+    "array_task_id,workdir,dependency,start_time,end_time,planned_start,"  \
+    "exit_code,nodes,priority,requeue,stdout,stderr,submit_time"
 
 struct squeue {
     const char *jobs, *users, *states, *format, *fields, *parts, *clusters,
         *names;
-    int noheader, longer, tasks;
+    int noheader, longer, tasks, json;
 };
 
 /* Does -j name this job: its id, its array's id, its own number? */
@@ -89,6 +93,28 @@ static long each_task(const struct squeue *q, const struct sc_format *fmt,
     return shown;
 }
 
+/* The members of the job object the rows read (GET /v1/jobs?fields=):
+ * a row of 10,000 jobs costs the parse of what it never shows. A new
+ * string, or NULL when out of memory. */
+static char *members_of(const struct sc_format *fmt, int json)
+{
+    size_t len = sizeof(SC_JOB_MEMBERS "," JSON_MEMBERS);
+    char *all, *end;
+
+    for (size_t i = 0; i < fmt->n; i++)
+        if (fmt->items[i].f && sc_job_members(fmt->items[i].f))
+            len += strlen(sc_job_members(fmt->items[i].f)) + 1;
+    if (!(all = malloc(len)))
+        return NULL;
+    end = all + snprintf(all, len, "%s", json ? SC_JOB_MEMBERS "," JSON_MEMBERS
+                                              : SC_JOB_MEMBERS);
+    for (size_t i = 0; !json && i < fmt->n; i++)
+        if (fmt->items[i].f && sc_job_members(fmt->items[i].f))
+            end += snprintf(end, len - (size_t)(end - all), ",%s",
+                            sc_job_members(fmt->items[i].f));
+    return all;
+}
+
 static int options(struct squeue *q, int argc, char **argv)
 {
     static const struct option longs[] = {
@@ -132,9 +158,8 @@ static int options(struct squeue *q, int argc, char **argv)
         case 'l': q->longer = 1; break;
         case 'm': q->users = sc_user(); break;
         case 'c': break; /* Loom's sizes are never converted */
-        case 'J': case 'Y':
-            return sc_unsupported(argv[optind - 1], "Loom's API gives the "
-                                  "jobs as JSON: GET /v1/jobs");
+        case 'J': q->json = 1; break;
+        case 'Y': return sc_yaml_refused("--yaml");
         case 'r': q->tasks = 1; break;
         case 'i':
             return sc_unsupported("--iterate", "run squeue again");
@@ -143,7 +168,7 @@ static int options(struct squeue *q, int argc, char **argv)
         case 'H':
             printf("Usage: squeue [-j JOBS] [-u USERS] [-t STATES] [-r] [-p "
                    "PARTITIONS] [-M CLUSTERS] [-n NAMES] [-h] [-l] [-o "
-                   "FORMAT | -O FIELDS]\n");
+                   "FORMAT | -O FIELDS | --json]\n");
             return SC_OK;
         default:
             return sc_opt_error(c, argv);
@@ -153,21 +178,30 @@ static int options(struct squeue *q, int argc, char **argv)
         return sc_usage("unexpected argument '%s'", argv[optind]);
     if (q->users && !*q->users)
         return sc_fail("cannot tell the calling user's name");
+    if (q->json && (q->format || q->fields || q->longer))
+        return sc_usage("--json writes every field Loom has; it takes no "
+                        "%s", q->format ? "--format" : q->fields ? "--Format"
+                                                                  : "--long");
     return -1;
 }
 
 int sc_squeue(int argc, char **argv)
 {
     struct squeue q = {0};
+    struct sc_jobs_query jq = {0};
     struct sc_format fmt;
     struct loom_error err = {0};
     char states[256];
-    json_t *items = NULL, *j;
+    json_t *items = NULL, *out = NULL, *j;
+    char *members;
     size_t i, shown = 0;
     int rc;
 
     if ((rc = options(&q, argc, argv)) >= 0)
         return rc;
+    if (q.tasks && q.json)
+        return sc_unsupported("--array with --json", "--json gives an "
+                              "array's waiting tasks as one job");
     if (q.states && sc_state_filter(q.states, states, sizeof(states)) < 0)
         return sc_usage("--states: '%s' is not a list of job states (PENDING "
                         "RUNNING SUSPENDED COMPLETED CANCELLED FAILED TIMEOUT "
@@ -181,13 +215,27 @@ int sc_squeue(int argc, char **argv)
                                                  : DEFAULT_FORMAT,
                                       sc_job_fields, &fmt)) < 0)
         return SC_USAGE;
+    if (!(members = members_of(&fmt, q.json))) {
+        sc_format_fini(&fmt);
+        return sc_fail("out of memory");
+    }
+    /* loomd selects by one name or cluster; lists are filtered here */
+    jq.states = states;
+    jq.fields = members;
+    jq.name = q.names && !strchr(q.names, ',') ? q.names : NULL;
+    jq.cluster = q.clusters && !strchr(q.clusters, ',') ? q.clusters
+                                                         : NULL;
     if (!strcmp(states, "none")) /* only states Loom never has */
         items = json_array();
-    else if (sc_jobs(states, NULL, &items, &err) < 0) {
+    else if (sc_jobs(&jq, NULL, &items, &err) < 0) {
+        free(members);
         sc_format_fini(&fmt);
         return sc_fail("slurm_load_jobs error: %s", err.message);
     }
-    if (!q.noheader)
+    free(members);
+    if (q.json)
+        out = json_array();
+    else if (!q.noheader)
         sc_format_header(&fmt, NULL);
     json_array_foreach(items, i, j) {
         long n;
@@ -200,15 +248,29 @@ int sc_squeue(int argc, char **argv)
             }
             shown += (size_t)n;
         } else if (wanted(&q, j)) {
-            sc_format_row(&fmt, j, NULL);
+            if (out)
+                json_array_append_new(out, sc_json_job(j));
+            else
+                sc_format_row(&fmt, j, NULL);
             shown++;
         }
     }
     json_decref(items);
     sc_format_fini(&fmt);
-    if (rc == SC_FAIL)
+    if (rc == SC_FAIL) {
+        json_decref(out);
         return rc;
-    if (q.jobs && !shown && !strchr(q.jobs, ','))
+    }
+    if (q.json && (!out || json_array_size(out) < shown)) {
+        json_decref(out);
+        return sc_fail("out of memory");
+    }
+    if (q.jobs && !shown && !strchr(q.jobs, ',')) {
+        json_decref(out);
         return sc_fail("slurm_load_jobs error: Invalid job id specified");
+    }
+    if (q.json)
+        return sc_json_print("openapi/v0.0.38", "Slurm OpenAPI v0.0.38",
+                             "jobs", out);
     return SC_OK;
 }

@@ -327,7 +327,7 @@ const char *sc_nodelist(const json_t *nodes, char *buf, size_t size)
     return buf;
 }
 
-int sc_jobs(const char *want, const char *id, json_t **items,
+int sc_jobs(const struct sc_jobs_query *q, const char *id, json_t **items,
             struct loom_error *err)
 {
     struct client_path p;
@@ -348,7 +348,13 @@ int sc_jobs(const char *want, const char *id, json_t **items,
         json_array_append_new(*items, one);
         return 0;
     }
-    client_path_query(&p, "state", want && *want ? want : NULL);
+    if (q) {
+        client_path_query(&p, "state", q->states && *q->states ? q->states
+                                                                : NULL);
+        client_path_query(&p, "name", q->name);
+        client_path_query(&p, "cluster", q->cluster);
+        client_path_query(&p, "fields", q->fields);
+    }
     if (!(path = client_path_get(&p, err)))
         return -1;
     return client_get_all(c, path, items, err);

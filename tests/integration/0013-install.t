@@ -42,7 +42,8 @@ for c in sbatch squeue scancel scontrol sinfo sacct sacctmgr srun; do
 done
 t_is "$(stat -c '%a %U %G' "$ROOT$LIBEXEC/loom-runas")" "4750 root loom" \
     "installed: $LIBEXEC/loom-runas, setuid root, group loom, mode 4750"
-for f in "$MAN/man8/loomd.8" "$MAN/man1/loomctl.1" "$MAN/man5/loom.conf.5" \
+for f in "$MAN/man8/loomd.8" "$MAN/man1/loomctl.1" "$MAN/man1/loom-slurm.1" \
+    "$MAN/man5/loom.conf.5" \
     "$DOC/examples/loom.conf.example" "$DOC/examples/accounts.example" \
     "$DOC/examples/remote-only.conf" "$DOC/grafana-dashboard.json" \
     "$DOC/openapi.json" "$UNITDIR/loomd.service" \
