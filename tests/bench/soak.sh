@@ -9,6 +9,8 @@
 # p50 and p99, in the first and the last SOAK_WINDOW_S (default 120) of the
 # run. tests/lib/soak.sh and soak.py do the work;
 # tests/integration/9009-soak.t is a 3-minute run with bounds.
+# SOAK_LEASE_S (default 10) is loomd's lease_s, SOAK_LOG_LEVEL (info) its
+# log_level (tests/lib/soak.sh).
 # On a shared machine the figures are meaningful as start against end.
 # Run as root from a build directory:
 #   LOOM_TOP_SRCDIR=../.. LOOM_TOP_BUILDDIR=$PWD bash ../../tests/bench/soak.sh
