@@ -22,6 +22,9 @@ set -u
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/soak.sh"
 
+# The run, in braces and ending with exit: bash reads all of it before it
+# begins, so that an edit of this file during the hour cannot end it.
+{
 MINUTES=${SOAK_MINUTES:-60}
 WARMUP=${SOAK_WARMUP_S:-120}
 WINDOW=${SOAK_WINDOW_S:-120}
@@ -36,3 +39,5 @@ echo "maintenance requests: $(py 'len(d["items"])' "$BODY")," \
     "done: $(py 'len([m for m in d["items"] if m["state"] == "done"])' "$BODY")"
 loomd_stop
 echo "loomd stopped with status $?"
+exit
+}
