@@ -25,7 +25,7 @@ static int job_files(struct script *s, const struct start_req *req,
 {
     char id[32], *text = script_job_file(req);
     FILE *f = NULL;
-    int fd = -1;
+    int fd = -1, ok = 0, e;
 
     snprintf(id, sizeof(id), "%lld", (long long)req->loom_id);
     *dir = script_path_join(s->workdir, id);
@@ -35,18 +35,23 @@ static int job_files(struct script *s, const struct start_req *req,
     if (script_mkdir_p(*dir) == 0)
         fd = open(*file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
                   0700);
-    if (fd < 0 || fchmod(fd, 0700) < 0 || !(f = fdopen(fd, "w")) ||
-        fputs(text, f) == EOF || fclose(f) != 0) {
-        if (f)
-            fclose(f);
-        else if (fd >= 0)
-            close(fd);
-        loom_error_set(err, LOOM_ETEMP, "cluster %s: cannot write %s: %s",
-                       s->cluster, *file, strerror(errno));
-        free(text);
-        return -1;
+    if (fd >= 0 && fchmod(fd, 0700) == 0 && (f = fdopen(fd, "w"))) {
+        fd = -1; /* f's now, closed once by fclose whatever it answers */
+        ok = fputs(text, f) != EOF;
+        e = errno;
+        if (fclose(f) != 0 && ok) { /* the write itself (a full disk) */
+            ok = 0;
+            e = errno;
+        }
+        errno = e;
     }
+    e = errno;
+    if (fd >= 0)
+        close(fd);
     free(text);
+    if (!ok)
+        return loom_error_set(err, LOOM_ETEMP, "cluster %s: cannot write "
+                              "%s: %s", s->cluster, *file, strerror(e));
     return 0;
 oom:
     free(text);

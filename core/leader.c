@@ -143,7 +143,7 @@ static int take(struct loom_error *err)
         store_migrate(L.st, err) < 0 ||
         store_leader_take(L.st, L.identity, url, (long)(L.lease * 1000),
                           TAKE_WAIT_MS, &prev, &epoch, err) < 0 ||
-        store_leader_timeout(L.st, (long)(L.renew_every * 1000), err) < 0)
+        store_leader_timeout(L.st, (long)(L.lease * 1000), err) < 0)
         return -1;
     now = now_s();
     pthread_mutex_lock(&L.mu);
@@ -277,7 +277,7 @@ static void gone(const char *why)
 /* Renew the heartbeat: 1 renewed, 0 another took over, -1 failed. */
 static int renew_once(struct loom_error *err)
 {
-    double t0 = now_s();
+    double t0 = now_s(), took;
     char url[sizeof(L.url)];
     int r;
 
@@ -286,6 +286,14 @@ static int renew_once(struct loom_error *err)
     pthread_mutex_unlock(&L.mu);
     r = store_leader_renew(L.st, atomic_load(&L.epoch), L.identity, url,
                            err);
+    took = now_s() - t0;
+    /* Each renewal's time, and a warning when one took longer than the
+     * interval: past lease - interval, this loomd stops acting. */
+    log_debug("leader: renewal answered in %.3f s", took);
+    if (took > L.renew_every)
+        log_warn("leader: a renewal of the lease took %.1f s (renewed every "
+                 "%.1f s, lease %.1f s): the database or this machine is "
+                 "short of time", took, L.renew_every, L.lease);
     /* Renewed on a new session (the call reconnected): the lock went with
      * the old one, and the renewal counts for nothing. */
     if (r >= 0 && lock_lost())
@@ -421,7 +429,7 @@ int leader_start(const struct leader_conf *c, struct loom_error *err)
     if (!(L.q = msgq_create()))
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     if (!(L.st = store_open(c->database, err)) ||
-        store_leader_timeout(L.st, (long)(L.renew_every * 1000), err) < 0)
+        store_leader_timeout(L.st, (long)(L.lease * 1000), err) < 0)
         return -1;
     /* The first look is made here, so that the daemon knows at once
      * whether it starts active; the thread goes on from it. */
@@ -464,7 +472,9 @@ void leader_stop(int release)
     }
     if (release && L.st && !lock_lost() &&
         atomic_load(&L.role) == LEADER_ACTIVE) {
-        if (store_leader_release(L.st, atomic_load(&L.epoch), L.identity,
+        /* flushed: a standby then takes over without waiting */
+        if (store_leader_timeout(L.st, 0, &err) < 0 ||
+            store_leader_release(L.st, atomic_load(&L.epoch), L.identity,
                                  &err) < 0)
             log_warn("leader: %s", err.message);
         else

@@ -21,9 +21,11 @@
  *    sessions (pg_terminate_backend). Taking over: the migrations, then the
  *    epoch raised in the row (waiting for the writes in flight, which the
  *    fence holds), then RUNTIME_TAKEOVER to the runtime queue.
- *  - active: it renews the heartbeat every lease/3 over its connection. The
- *    daemon acts only while its last successful renewal (counted from when
- *    it was sent, on CLOCK_BOOTTIME) is younger than the lease.
+ *  - active: it renews the heartbeat every lease/3 over its connection
+ *    (commits not waiting for the WAL flush, statements timing out after
+ *    the lease). The daemon acts only while its last successful renewal
+ *    (counted from when it was sent, on CLOCK_BOOTTIME) is younger than
+ *    the lease.
  *  - fenced: an active one whose lease ran out or whose connection died. It
  *    acts no more; it takes its lease back when it gets the lock again and
  *    the epoch is still its own (the database was away, no one took over),

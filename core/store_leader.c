@@ -90,8 +90,10 @@ int store_leader_take(struct store *st, const char *identity, const char *url,
     snprintf(wait, sizeof(wait), "%ld", lock_timeout_ms);
     if (store_run(st, "leader: take over", "BEGIN", 0, NULL, err) < 0)
         return -1;
+    /* The new epoch is flushed before it is acted on. */
     if (store_run(st, "leader: take over",
-                  "SELECT set_config('lock_timeout', $1, true)", 1, tv,
+                  "SELECT set_config('lock_timeout', $1, true), "
+                  "set_config('synchronous_commit', 'on', true)", 1, tv,
                   err) < 0 ||
         store_run(st, "leader: take over: the writes in flight",
                   "SELECT pg_advisory_xact_lock(" FENCE_ARGS ")", 0, NULL,
@@ -182,10 +184,11 @@ long store_leader_terminate(struct store *st, const char *name,
 int store_leader_timeout(struct store *st, long ms, struct loom_error *err)
 {
     char t[24];
-    const char *v[] = {t};
+    const char *v[] = {t, ms > 0 ? "off" : "on"};
 
     snprintf(t, sizeof(t), "%ld", ms);
-    return store_run(st, "leader: statement_timeout",
-                     "SELECT set_config('statement_timeout', $1, false)", 1,
+    return store_run(st, "leader: statement_timeout and synchronous_commit",
+                     "SELECT set_config('statement_timeout', $1, false), "
+                     "set_config('synchronous_commit', $2, false)", 2,
                      v, err);
 }

@@ -58,7 +58,13 @@ int store_leader_release(struct store *st, int64_t epoch,
 long store_leader_terminate(struct store *st, const char *name,
                             struct loom_error *err);
 
-/* Set the session's statement_timeout (ms; 0: none). */
+/* The session for the heartbeat (ms > 0): its statements time out after
+ * ms, and its commits do not wait for the WAL to be flushed
+ * (synchronous_commit off): a renewal counts from when it was sent and is
+ * worth nothing lost in a crash of the server (docs/internals/standby.md),
+ * so it must not queue behind the other sessions' flushes. ms = 0: no
+ * time-out, commits flushed (the migrations; a takeover's transaction sets
+ * its own). */
 int store_leader_timeout(struct store *st, long ms, struct loom_error *err);
 
 #endif

@@ -9,6 +9,8 @@
 # p50 and p99, in the first and the last SOAK_WINDOW_S (default 120) of the
 # run. tests/lib/soak.sh and soak.py do the work;
 # tests/integration/9009-soak.t is a 3-minute run with bounds.
+# SOAK_LEASE_S (default 10) is loomd's lease_s, SOAK_LOG_LEVEL (info) its
+# log_level (tests/lib/soak.sh).
 # On a shared machine the figures are meaningful as start against end.
 # Run as root from a build directory:
 #   LOOM_TOP_SRCDIR=../.. LOOM_TOP_BUILDDIR=$PWD bash ../../tests/bench/soak.sh
@@ -20,6 +22,9 @@ set -u
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/soak.sh"
 
+# The run, in braces and ending with exit: bash reads all of it before it
+# begins, so that an edit of this file during the hour cannot end it.
+{
 MINUTES=${SOAK_MINUTES:-60}
 WARMUP=${SOAK_WARMUP_S:-120}
 WINDOW=${SOAK_WINDOW_S:-120}
@@ -34,3 +39,5 @@ echo "maintenance requests: $(py 'len(d["items"])' "$BODY")," \
     "done: $(py 'len([m for m in d["items"] if m["state"] == "done"])' "$BODY")"
 loomd_stop
 echo "loomd stopped with status $?"
+exit
+}

@@ -9,7 +9,7 @@
 # runs an hour late after the step back. The reservations and jobs are on
 # a sim cluster, whose clock runs in loomd; a local job's walltime is kept
 # by its supervisor on CLOCK_MONOTONIC (loom-runas is setuid: the preload
-# never reaches it), so it is not what this test checks.
+# never reaches it): 9011-local-walltime-clock.t steps the supervisor's.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 

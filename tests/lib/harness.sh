@@ -680,12 +680,13 @@ map_account() {
 
 # loomd_start [ARGS...]: start loomd on $T/loom.conf in the foreground mode,
 # log in $T/loomd.log; wait up to 60 s for /healthz. It serves the
-# dashboard from the source tree (core/web, or LOOM_WEB_DIR).
+# dashboard from the source tree (core/web, or LOOM_WEB_DIR), and runs
+# loom-runas from the build tree (or LOOM_LIBEXECDIR).
 loomd_start() {
     local end=$((SECONDS + 60))
     loom_runas_setuid || { t_diag "cannot make loom-runas setuid"; return 1; }
     (umask 077 && : >>"$T/loomd.log") # the log is loomd's (and root's) only
-    LOOM_LIBEXECDIR=$LOOM_TOP_BUILDDIR \
+    LOOM_LIBEXECDIR=${LOOM_LIBEXECDIR:-$LOOM_TOP_BUILDDIR} \
         LOOM_SCRIPTS_DIR=${LOOM_SCRIPTS_DIR:-$LOOM_TOP_SRCDIR/adaptors/scripts} \
         LOOM_WEB_DIR=${LOOM_WEB_DIR:-$LOOM_TOP_SRCDIR/core/web} \
         "$LOOM_TOP_BUILDDIR/loomd" \

@@ -12,8 +12,9 @@
 #                 action reinstall, tests/fixtures/maintenance/action.sh,
 #                 reports 6.1 after 1 s; 5% of the nodes at once); the
 #                 goals of all 64 nodes imported; an admin token (its jobs
-#                 run as $T_USER) and a monitor token for the reports.
-#                 0 or 1.
+#                 run as $T_USER) and a monitor token for the reports,
+#                 both for a day. loomd's lease_s is $SOAK_LEASE_S (10)
+#                 and its log_level $SOAK_LOG_LEVEL (info). 0 or 1.
 # soak_run SECS WARMUP WINDOW [SUBMITS/S [READS/S]]
 #                 tests/lib/soak.py for SECS seconds (defaults 50 and 200 a
 #                 second; one job in ten local, the others sim jobs of 2 s;
@@ -32,7 +33,8 @@ soak_start() {
     # loaded machine a renewal may take longer than the default 3 s lease, and
     # a loomd that cannot show its lease stops acting (503), as it must.
     loomd_conf <<EOF
-lease_s = 10
+lease_s = ${SOAK_LEASE_S:-10}
+log_level = ${SOAK_LOG_LEVEL:-info}
 [maintenance]
 compare_s = 1
 verify_s = 20
@@ -72,7 +74,9 @@ EOF
     # one (no effect on a build without ASan) leaves loomd's own growth.
     ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4 \
         loomd_start || return 1
-    admin_token || return 1
+    # A day's token: admin_token's default hour would expire before the
+    # end of tests/bench/soak.sh's hour (its own setup comes first).
+    TOKEN=$(token_for admin admin 86400) && [ -n "$TOKEN" ] || return 1
     printf '%s\n' "$TOKEN" >"$T/soak.token"
     token_for nagios monitor 86400 >"$SOAK_TF" && chmod 0600 "$SOAK_TF" &&
         loom_owns "$T/maint" || return 1

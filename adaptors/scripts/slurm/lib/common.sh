@@ -6,11 +6,19 @@
 # is also the working directory, reused from run to run so that an op costs
 # no mktemp/rm; a private temp dir when run by hand without it) and gives:
 #   fail STATUS MESSAGE   print MESSAGE on stderr, exit STATUS
+#   out_kept              exit 75 when the state directory is full: what a
+#                         Slurm command wrote to $OUT or $ERR may be cut
+#                         short, for Slurm's commands exit 0 when their
+#                         output could not be written (a squeue cut short
+#                         would read as jobs gone, an empty one as no job
+#                         to adopt). Before $OUT or $ERR is read.
 #   slurm_fail CMD RC     map CMD's failure (stderr in $ERR) to exit 75
-#                         (controller unreachable or busy) or 1, and exit
-#   jawk PROGRAM ARGS...  awk with json.awk, hostlist.awk and PROGRAM.awk
-#                         (its status: 0, 3, or exit 75)
-#   err_text              ERRTXT = the contents of $ERR (no fork)
+#                         (controller unreachable or busy, or out_kept) or
+#                         1, and exit
+#   jawk PROGRAM ARGS...  out_kept, then awk with json.awk, hostlist.awk
+#                         and PROGRAM.awk (its status: 0, 3, or exit 75)
+#   err_text              out_kept, then ERRTXT = the contents of $ERR (no
+#                         fork)
 # Slurm commands get SLURM_TIME_FORMAT=%s (epoch seconds) on their own
 # command line, never exported: a job that sbatch submits inherits our
 # environment.
@@ -39,6 +47,20 @@ fail() {
     exit "$1"
 }
 
+# Whether one more byte fits: the probe is left empty, so that it holds no
+# page of the file system between two ops (a tmpfs gives a file's freed
+# page back to the next write, whatever else is full).
+out_kept() {
+    [ -n "${LOOM_STATE_DIR:-}" ] || return 0
+    _probe=$LOOM_STATE_DIR/.slurm-$OP.room
+    if : >"$_probe" && printf x >>"$_probe" 2>/dev/null; then
+        : >"$_probe"
+        return 0
+    fi
+    : >"$_probe" 2>/dev/null
+    fail 75 "$OP: the state directory $LOOM_STATE_DIR is full (no space left on device): Slurm's answer cannot be kept there"
+}
+
 # Slurm's commands retry a missing configuration file for 60 s.
 if [ -n "${SLURM_CONF:-}" ] && [ ! -r "$SLURM_CONF" ]; then
     fail 75 "$OP: SLURM_CONF=$SLURM_CONF: no such readable file"
@@ -47,6 +69,7 @@ fi
 # jawk's status is awk's when 0 or 3 (jobs.awk: exit codes wanted); any
 # other (awk's 2 would read as "not supported") is a temporary failure.
 jawk() {
+    out_kept
     _p=$1
     shift
     LC_ALL=C awk -f "$PACK_LIB/json.awk" -f "$PACK_LIB/hostlist.awk" \
@@ -59,6 +82,7 @@ jawk() {
 }
 
 slurm_fail() {
+    out_kept
     _r=$(LC_ALL=C awk -v cmd="$1" -v rc="$2" -f "$PACK_LIB/error.awk" "$ERR")
     _code=${_r%%"	"*}
     _msg=${_r#*"	"}
@@ -82,6 +106,7 @@ slurm_fail() {
 }
 
 err_text() {
+    out_kept
     ERRTXT=
     while IFS= read -r _l || [ -n "$_l" ]; do
         ERRTXT="$ERRTXT$_l
