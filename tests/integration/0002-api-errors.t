@@ -213,7 +213,7 @@ err_names 400 invalid_request "an unknown parameter ?stat=" \
     "unknown query parameter 'stat': GET /v1/jobs takes cluster, state, owner, account, name, nodelist, limit, after and fields" stat
 api GET '/v1/jobs?fields=id,queue' >/dev/null
 err_names 400 invalid_request "?fields= with a name that is no member of a job" \
-    "query parameter fields: no field 'queue'; the fields are id,name,owner,.*,dependency,loom_id\$" fields
+    "query parameter fields: no field 'queue'; the fields are id,name,comment,owner,.*,dependency,loom_id\$" fields
 api GET '/v1/jobs?state=running&state=pending' >/dev/null
 err_names 400 invalid_request "a repeated parameter" 'query parameter state is given twice' state
 api GET '/v1/jobs?owner=' >/dev/null
