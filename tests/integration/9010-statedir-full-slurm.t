@@ -78,8 +78,9 @@ for i in 1 2 3; do
     IDS+=("$JOB")
 done
 
-# The pack says why it cannot answer; the cluster shows it.
-wait_for 'cluster_state slurm; [[ $ERR == *"is full"* ]]' 60
+# The pack says why it cannot answer; the cluster shows it: degraded at
+# the first failed poll, unreachable after three.
+wait_for 'cluster_state slurm; [[ $ERR == *"is full"* && $STATE == unreachable ]]' 90
 cluster_state slurm
 t_is "$STATE" unreachable "the cluster is unreachable while its state directory is full"
 t_like "$ERR" "^cluster slurm: pack slurm: [a-z-]+: temporary failure: [a-z-]+: the state directory $PACKDIR is full \\(no space left on device\\): Slurm's answer cannot be kept there\$" \
