@@ -66,19 +66,8 @@ LOOM_SLURM_CPUS=5 # 4 nodes x 5 cpus: the 20 jobs of (b) fit at once
 slurm_available || t_bail "no Slurm: $SLURM_WHY"
 slurm_start 4 || t_bail "Slurm did not start"
 pg_start || t_bail "no PostgreSQL"
-# A Slurm command gives up on a dead controller after ~4 s (then the pack
-# asks scontrol ping and exits 75): time-outs well above that.
 loomd_conf <<EOF
-[cluster slurm]
-adaptor = script
-pack = slurm
-env.SLURM_CONF = $SLURM_CONF
-poll_s = 0.5
-timeout.jobs = 15
-timeout.nodes = 15
-timeout.queues = 15
-timeout.start = 20
-timeout.cancel = 15
+$(slurm_pack_section)
 EOF
 loomd_start || t_bail "loomd did not start"
 # The jobs run as a test account, the admin token's subject.

@@ -22,23 +22,12 @@ LOOM_SLURM_CPUS=25
 slurm_available || t_bail "no Slurm: $SLURM_WHY"
 slurm_start 4 || t_bail "Slurm did not start"
 pg_start || t_bail "no PostgreSQL"
-# A Slurm command gives up on a dead controller after ~4 s (then the pack
-# asks scontrol ping and exits 75): time-outs well above that.
 # lease_s = 10: what this test asks of loomd is not about its lease; on a
 # loaded machine a renewal may take longer than the default 3 s lease, and
 # a loomd that cannot show its lease stops acting (503), as it must.
 loomd_conf <<EOF
 lease_s = 10
-[cluster slurm]
-adaptor = script
-pack = slurm
-env.SLURM_CONF = $SLURM_CONF
-poll_s = 0.5
-timeout.jobs = 15
-timeout.nodes = 15
-timeout.queues = 15
-timeout.start = 20
-timeout.cancel = 15
+$(slurm_pack_section)
 EOF
 loomd_start || t_bail "loomd did not start"
 t_account ALICE alice
