@@ -297,6 +297,9 @@ classify() {
 grep -v 'Terminating job' "$FIX/stderr-ctld-down.txt" >"$T/ctld-down"
 t_is "$(classify "$T/ctld-down")" "75 75 75 75 75 ?" \
     "errors: every 'controller down' message is temporary (75), a controller that died under sbatch too; 'Unexpected message' asks ping"
+t_is "$(printf 'sbatch: error: slurm_receive_msg: address:port=127.0.0.1:6817 msg_type=4003: Unexpected missing socket error\n' |
+    LC_ALL=C awk -v cmd=sbatch -v rc=1 -f "$LIB/error.awk" | cut -f1)" 75 \
+    "errors: slurmctld killed while sbatch waited for its answer: temporary (the retry finds the job or submits it)"
 t_is "$(classify "$FIX/stderr-refused.txt")" "1 1 1 1 1 1 1 1 1" \
     "errors: what Slurm refuses is permanent (1)"
 t_is "$(printf 'sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)\n' |
