@@ -22,11 +22,7 @@ LOOM_SLURM_CPUS=25
 slurm_available || t_bail "no Slurm: $SLURM_WHY"
 slurm_start 4 || t_bail "Slurm did not start"
 pg_start || t_bail "no PostgreSQL"
-# lease_s = 10: what this test asks of loomd is not about its lease; on a
-# loaded machine a renewal may take longer than the default 3 s lease, and
-# a loomd that cannot show its lease stops acting (503), as it must.
 loomd_conf <<EOF
-lease_s = 10
 $(slurm_pack_section)
 EOF
 loomd_start || t_bail "loomd did not start"
