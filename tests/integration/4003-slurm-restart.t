@@ -24,15 +24,21 @@ now_us() { echo "${EPOCHREALTIME/[.,]/}"; }
 
 
 
-# jobjson NAME SECS: a Slurm job that records its start and end in $T_OUT/marks.
+# jobjson NAME SECS [FILE]: a Slurm job that records its start and end in
+# $T_OUT/marks; it runs SECS seconds, or with FILE until FILE exists (SECS
+# at most).
 jobjson() {
     python3 -c 'import json, sys
-name, secs, marks = sys.argv[1:4]
+name, secs, marks, until = sys.argv[1:5]
 rec = "echo \"$LOOM_JOB_ID %s $SLURM_JOB_ID $(date +%%s.%%N)\" >>" + marks
-cmd = (rec % "start") + "; sleep " + secs + "; " + (rec % "end")
+wait = "sleep " + secs
+if until:
+    wait = ("i=0; while [ ! -e " + until + " ] && [ $i -lt " + secs + "0 ]; "
+            "do sleep 0.1; i=$((i + 1)); done")
+cmd = (rec % "start") + "; " + wait + "; " + (rec % "end")
 print(json.dumps({"name": name, "command": ["/bin/sh", "-c", cmd],
                   "request": {"cluster": "slurm", "walltime_s": 600}}))' \
-        "$1" "$2" "$T_OUT/marks"
+        "$1" "$2" "$T_OUT/marks" "${3:-}"
 }
 
 
@@ -66,19 +72,8 @@ LOOM_SLURM_CPUS=5 # 4 nodes x 5 cpus: the 20 jobs of (b) fit at once
 slurm_available || t_bail "no Slurm: $SLURM_WHY"
 slurm_start 4 || t_bail "Slurm did not start"
 pg_start || t_bail "no PostgreSQL"
-# A Slurm command gives up on a dead controller after ~4 s (then the pack
-# asks scontrol ping and exits 75): time-outs well above that.
 loomd_conf <<EOF
-[cluster slurm]
-adaptor = script
-pack = slurm
-env.SLURM_CONF = $SLURM_CONF
-poll_s = 0.5
-timeout.jobs = 15
-timeout.nodes = 15
-timeout.queues = 15
-timeout.start = 20
-timeout.cancel = 15
+$(slurm_pack_section)
 EOF
 loomd_start || t_bail "loomd did not start"
 # The jobs run as a test account, the admin token's subject.
@@ -95,9 +90,13 @@ submit "$(jobjson fin2 0)"; F2=$JOB
 wait_for '[ "$(field "$F1" .state)/$(field "$F2" .state)" = completed/completed ]' 30
 t_is "$(field "$F1" .state)/$(field "$F2" .state)" completed/completed \
     "two short jobs completed before the controller stops"
-submit "$(jobjson short-run 10)"; R1=$JOB # ends while slurmctld is away
-submit "$(jobjson long-run1 25)"; R2=$JOB
-submit "$(jobjson long-run2 25)"; R3=$JOB
+# None may end before slurmctld is killed: Slurm might not have saved that
+# end, and finding the job then missing from its node it would end it as a
+# node failure (9013). Each runs until a file says so: the first ends
+# while slurmctld is away, the others after it is back.
+submit "$(jobjson short-run 120 "$T_OUT/end-away")"; R1=$JOB
+submit "$(jobjson long-run1 120 "$T_OUT/end-back")"; R2=$JOB
+submit "$(jobjson long-run2 120 "$T_OUT/end-back")"; R3=$JOB
 A_IDS="$F1 $F2 $R1 $R2 $R3"
 wait_for '[ "$(field "$R1" .state)/$(field "$R2" .state)/$(field "$R3" .state)" = running/running/running ] &&
           [ "$(marks "$R1" start)$(marks "$R2" start)$(marks "$R3" start)" = 111 ]' 30
@@ -116,6 +115,7 @@ slurm_kill_ctld
 t_ok $? "slurmctld is killed"
 T0=$(now_us)
 KILL_A=$(date +%s.%N)
+touch "$T_OUT/end-away"
 wait_for 'cluster_state slurm; [ "$STATE" != up ]' 30
 t_is "$STATE" degraded "without its controller the cluster turns degraded"
 t_diag "degraded after $((($(now_us) - T0) / 1000)) ms: $ERR"
@@ -134,6 +134,7 @@ t_ok $? "slurmctld is started again"
 T1=$(now_us)
 wait_for 'cluster_state slurm; [ "$STATE" = up ]' 30
 t_is "$STATE/$ERR" up/ "the cluster is up again by itself"
+touch "$T_OUT/end-back"
 t_diag "up $((($(now_us) - T1) / 1000)) ms after slurmctld answered"
 # A job that ended while slurmctld was away is reported by its slurmstepd,
 # which retries every 15 s or so.
@@ -174,7 +175,7 @@ B_IDS=
 submit_wave() {
     local i
     for ((i = $1; i <= $2; i++)); do
-        submit "$(jobjson "burst$i" 20)"
+        submit "$(jobjson "burst$i" 120 "$T_OUT/release")"
         B_IDS="$B_IDS $JOB"
     done
     B_IDS=${B_IDS# }
@@ -225,6 +226,7 @@ while read -r id st nat rq; do NATB[$id]=$nat; done <<<"$TABLE"
 slurm_start_ctld
 t_ok $? "slurmctld is started again"
 scontrol update partitionname=debug state=up
+touch "$T_OUT/release" # the burst ends now, never before the kill
 t_is "$(scontrol show partition -o debug | grep -o ' State=[A-Z]*')" " State=UP" \
     "the partition is up again"
 # What it recovered, from its log: "Recovered JobId=N ...".

@@ -25,11 +25,7 @@ GE_SLOTS=20
 ge_available || t_bail "no Grid Engine here: $GE_WHY"
 ge_start || t_bail "Grid Engine did not start"
 pg_start || t_bail "no PostgreSQL"
-# lease_s = 10: what this test asks of loomd is not about its lease; on a
-# loaded machine a renewal may take longer than the default 3 s lease, and
-# a loomd that cannot show its lease stops acting (503), as it must.
 loomd_conf <<EOF
-lease_s = 10
 [cluster ge]
 adaptor = script
 pack = gridengine

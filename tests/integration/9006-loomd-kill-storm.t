@@ -46,16 +46,7 @@ nodes = 64
 cpus_per_node = 4
 memory_mb = 8192
 poll_s = 0.2
-[cluster slurm]
-adaptor = script
-pack = slurm
-env.SLURM_CONF = $SLURM_CONF
-poll_s = 0.5
-timeout.jobs = 15
-timeout.nodes = 15
-timeout.queues = 15
-timeout.start = 20
-timeout.cancel = 15
+$(slurm_pack_section)
 EOF
 loomd_start || t_bail "loomd did not start"
 t_account ALICE alice

@@ -27,16 +27,7 @@ slurm_available || t_bail "no Slurm: $SLURM_WHY"
 slurm_start 2 || t_bail "Slurm did not start"
 pg_start || t_bail "PostgreSQL did not start"
 loomd_conf <<EOF
-[cluster slurm]
-adaptor = script
-pack = slurm
-env.SLURM_CONF = $SLURM_CONF
-poll_s = 0.5
-timeout.jobs = 15
-timeout.nodes = 15
-timeout.queues = 15
-timeout.start = 20
-timeout.cancel = 15
+$(slurm_pack_section)
 EOF
 loomd_start || t_bail "loomd did not start"
 t_account ALICE alice

@@ -32,6 +32,13 @@
 # slurm_saved_after EPOCH  0 when slurmctld wrote its job state after EPOCH
 #                    (seconds, with a fraction): what a kill then keeps.
 # slurm_nodes_idle   0 when every node n1..nN is idle (no flags).
+# slurm_pack_section [KEY=VALUE...]  print loom.conf's [cluster slurm]
+#                    section for this Slurm through the bundled script pack:
+#                    SLURM_CONF, poll_s 0.5 and time-outs of its calls well
+#                    above the ~4 s a Slurm command takes to give up on a dead
+#                    controller (the pack then asks scontrol ping and exits
+#                    75). Each KEY=VALUE replaces the line of that key, or
+#                    adds one (name=NAME names the cluster: slurm).
 # slurm_stop_slurmd I / slurm_start_slurmd I: stop (SIGTERM, by PID) or
 #                    start again the slurmd of node nI (node failure tests).
 # slurm_restd_available  0 when slurmrestd and the JWT plugin are installed;
@@ -453,6 +460,33 @@ slurm_saved_after() {
     local m
     m=$(stat -c %.9Y "$SLURM_DIR/state/job_state" 2>/dev/null) || return 1
     awk -v m="$m" -v e="$1" 'BEGIN { exit !(m > e) }'
+}
+
+slurm_pack_section() {
+    local name=slurm kv k i
+    local keys=(adaptor pack env.SLURM_CONF poll_s timeout.jobs timeout.nodes
+        timeout.queues timeout.start timeout.cancel)
+    local vals=(script slurm "$SLURM_CONF" 0.5 15 15 15 20 15)
+    for kv in "$@"; do
+        k=${kv%%=*}
+        [ "$k" != "$kv" ] && [ -n "$k" ] || {
+            echo "slurm_pack_section: '$kv' is not KEY=VALUE" >&2
+            return 1
+        }
+        if [ "$k" = name ]; then
+            name=${kv#*=}
+            continue
+        fi
+        for ((i = 0; i < ${#keys[@]}; i++)); do
+            [ "${keys[$i]}" = "$k" ] && break
+        done
+        keys[$i]=$k
+        vals[$i]=${kv#*=}
+    done
+    echo "[cluster $name]"
+    for ((i = 0; i < ${#keys[@]}; i++)); do
+        echo "${keys[$i]} = ${vals[$i]}"
+    done
 }
 
 # slurm_nodes_unsure: a node whose slurmd runs shows unknown or '*'.

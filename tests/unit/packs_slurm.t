@@ -235,6 +235,10 @@ t_is "$(codes 'PD@Priority@' 'PD@JobHeldAdmin@' 'R@None@n1' 'CG@None@n1' 'CF@Non
     'DL@None@' 'PR@None@n1' 'CA@None@' 'RQ@None@' 'RH@None@' 'SE@None@' 'XX@None@n1' 'XX@None@')" \
     "pending held running running running suspended suspended completed failed failed failed failed failed failed cancelled pending held held running pending" \
     "jobs: the state table over squeue's codes"
+t_is "$(printf '\0361\037NF\037None\037u\037n1\0371\0372\0373\0371\0371\037100M\037UNLIMITED\037loom:7\037x\n\0362\037NF\037NodeDown\037u\037n1\0371\0372\0373\0371\0371\037100M\037UNLIMITED\037(null)\037y\n' |
+    run jobs | python3 -c 'import json, sys; print([(i["state"], i["reason"]) for i in json.load(sys.stdin)["items"]])')" \
+    "[('failed', 'node failure: Slurm ended the job (NODE_FAIL)'), ('failed', 'NodeDown')]" \
+    "jobs: NODE_FAIL without a reason from squeue says node failure; a reason squeue gives is kept"
 
 # ---- the nodes, jobs and start ops, on stand-ins for the Slurm commands -----------------
 count() { python3 -c 'import json, sys; print(len(json.load(sys.stdin)["items"]))'; }
@@ -277,7 +281,7 @@ out=$(head -c 200000 /dev/zero | env -i PATH="$T/bin:/usr/bin:/bin" LOOM_STATE_D
     "$PACK/start" 7 2>"$T/op.err")
 t_is "$? $out" '0 {"native_id": "4242"}' "start op: one sbatch; its id without the cluster name"
 t_is "$(cat "$T/log")" "loom-runas [run] [alice] [-C] [/home/alice] [-t] [12]
-sbatch --parsable --comment=loom:7 --job-name=loom-7 --nodelist=n1 --nodes=1 --ntasks-per-node=1 --chdir=/home/alice --output=/home/alice/loom-7.out" \
+sbatch --parsable --no-requeue --comment=loom:7 --job-name=loom-7 --nodelist=n1 --nodes=1 --ntasks-per-node=1 --chdir=/home/alice --output=/home/alice/loom-7.out" \
     "start op: sbatch as the job's account, in its workdir, ended after LOOM_TIMEOUT_S; one output file, no --error"
 t_is "$(cat "$T/sbatch.in")" "$(cat "$T/job.sh")" "start op: sbatch reads the job file on its stdin"
 
@@ -293,6 +297,9 @@ classify() {
 grep -v 'Terminating job' "$FIX/stderr-ctld-down.txt" >"$T/ctld-down"
 t_is "$(classify "$T/ctld-down")" "75 75 75 75 75 ?" \
     "errors: every 'controller down' message is temporary (75), a controller that died under sbatch too; 'Unexpected message' asks ping"
+t_is "$(printf 'sbatch: error: slurm_receive_msg: address:port=127.0.0.1:6817 msg_type=4003: Unexpected missing socket error\n' |
+    LC_ALL=C awk -v cmd=sbatch -v rc=1 -f "$LIB/error.awk" | cut -f1)" 75 \
+    "errors: slurmctld killed while sbatch waited for its answer: temporary (the retry finds the job or submits it)"
 t_is "$(classify "$FIX/stderr-refused.txt")" "1 1 1 1 1 1 1 1 1" \
     "errors: what Slurm refuses is permanent (1)"
 t_is "$(printf 'sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)\n' |

@@ -12,7 +12,7 @@
 BEGIN {
     TEMP = "Unable to contact slurm controller|Socket timed out|" \
         "Connection refused|Connection timed out|Connection reset by peer|" \
-        "Zero Bytes were transmitted|" \
+        "Zero Bytes were transmitted|Unexpected missing socket error|" \
         "backup controller in standby|Communication connection failure|" \
         "Resource temporarily unavailable|[Ss]lurmctld( is)? (busy|not responding)|" \
         "Could not establish a configuration source|fetch_config|" \

@@ -93,7 +93,7 @@ function seconds(s,    d, k, p, n, t) {
 rec != "" { rec = rec "\n" $0 }
 
 function job(r,    f, n, i, name, st, state, nodes, nn, ec, loom, start, end,
-             req) {
+             req, why) {
     n = split(r, f, "\037")
     if (n < 14)
         return
@@ -125,13 +125,16 @@ function job(r,    f, n, i, name, st, state, nodes, nn, ec, loom, start, end,
     start = (nn && state != "pending" && state != "held") ? jint_null(f[7]) : "null"
     end = (state in FINISHED) ? jint_null(f[8]) : "null"
     loom = f[13] ~ /^loom:[A-Za-z0-9._-]+$/ ? jstr(substr(f[13], 6)) : "null"
+    why = f[3] == "None" ? "" : f[3]
+    if (st == "NF" && why == "") # squeue gives no reason for it
+        why = "node failure: Slurm ended the job (NODE_FAIL)"
     OUTL[++nout] = sprintf("{\"native_id\": %s, \"loom_id\": %s, \"name\": %s, " \
         "\"owner\": %s, \"state\": \"%s\", \"nodes\": %s, \"submit_time\": %s, " \
         "\"start_time\": %s, \"end_time\": %s, \"exit_code\": %s, " \
         "\"reason\": %s, \"stdout\": null, \"stderr\": null%s}", \
         jstr(f[1]), loom, jstr(name), jstr_null(f[4]), state, jarr(nodes, nn), \
         jint_null(f[6]), start, end, ec, \
-        (f[3] == "None" ? "null" : jstr_null(f[3])), req)
+        jstr_null(why), req)
     split("", nodes)
 }
 
