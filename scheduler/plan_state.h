@@ -62,6 +62,11 @@ struct plan {
     /* scratch for searches, sized for the largest cluster */
     size_t *cand, *pick;
     double *when, *sel;
+    /* the clusters in the order a search takes them, and what orders them */
+    size_t *order;
+    double *order_key;
+    int index_order; /* take them in index order (plan_config) */
+    size_t reordered; /* searches that took them in another order */
 };
 
 /* plan.c */
