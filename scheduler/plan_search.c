@@ -43,8 +43,8 @@ static double select_kth(double *v, size_t n, size_t k)
 /* The earliest t in [t0, limit] at which want of the n candidate nodes
  * (p->cand, used as scratch) of cluster c give need for dur; PLAN_FOREVER
  * when none. The chosen nodes go to p->pick. by_ff: the candidates are in
- * the order they are free for ever, with those times in p->sel (so the
- * want-th is the bound, without a selection). */
+ * the order they are free for ever, the time of the want-th in
+ * p->sel[want - 1] (the bound, without a selection). */
 double plan_search(struct plan *p, size_t c, size_t n, size_t want,
                      double dur, const struct prof_need *need, double t0,
                      double limit, int by_ff)
@@ -128,9 +128,11 @@ double plan_search(struct plan *p, size_t c, size_t n, size_t want,
 
 /* Fill p->cand with the nodes of c that match j; their count. With a
  * width, only the first that many (and at least 2 x the nodes it asks
- * for), in the order they are free for ever (*by_ff set, those times in
- * p->sel): a future start is then searched among the nodes most likely to
- * give it, not on every node. */
+ * for), in the order they are free for ever (*by_ff set, the time of the
+ * want-th in p->sel[want - 1]): a future start is then searched among the
+ * nodes most likely to give it, not on every node. A job that matches
+ * every node takes the order's first nodes as they come, a block at a
+ * time. */
 static size_t candidates(struct plan *p, size_t c, const struct plan_job *j,
                          size_t width, int *by_ff)
 {
@@ -153,8 +155,17 @@ static size_t candidates(struct plan *p, size_t c, const struct plan_job *j,
     }
     for (size_t b = 0; b < pc->n_ffb && n < width; b++) {
         const struct ffblock *fb = pc->ffb[b];
+        size_t m = fb->n < width - n ? fb->n : width - n;
+        if (all) {
+            if (n < want && want <= n + m)
+                p->sel[want - 1] = fb->e[want - 1 - n].ff;
+            for (size_t k = 0; k < m; k++)
+                p->cand[n + k] = fb->e[k].node;
+            n += m;
+            continue;
+        }
         for (size_t k = 0; k < fb->n && n < width; k++)
-            if (all || plan_node_matches(&cl->nodes[fb->e[k].node], j)) {
+            if (plan_node_matches(&cl->nodes[fb->e[k].node], j)) {
                 p->sel[n] = fb->e[k].ff;
                 p->cand[n++] = fb->e[k].node;
             }

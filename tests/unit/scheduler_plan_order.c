@@ -3,9 +3,10 @@
  * (plan_config.index_order, the plain search): over thousands of random
  * fabrics (1-4 clusters of 1-40 nodes, of one size or of several, running
  * jobs ending on a coarse grid of times, so that clusters tie, pins,
- * features, a reservation now and then), two cycles on the same plan (conservative or EASY, with widths
- * that take some nodes or all), every job's answer compared field by
- * field; and the order does differ from the index order.
+ * features, a reservation now and then), two cycles on the same plan
+ * (conservative or EASY, with widths that take some nodes or all), every
+ * job's answer compared field by field; and the order does differ from
+ * the index order.
  *
  * A failure prints its seed: LOOM_ORDER_SEED=<seed> replays that world
  * alone, LOOM_ORDER_N=<n> sets how many worlds run (default 3000). */
