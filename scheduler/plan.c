@@ -67,7 +67,10 @@ struct plan *plan_create(const struct plan_cluster *clusters, size_t n,
     p->pick = malloc(most * sizeof(*p->pick));
     p->when = malloc(most * sizeof(*p->when));
     p->sel = malloc(most * sizeof(*p->sel));
-    if (!p->cand || !p->pick || !p->when || !p->sel)
+    p->order = malloc((n + 1) * sizeof(*p->order));
+    p->order_key = malloc((n + 1) * sizeof(*p->order_key));
+    if (!p->cand || !p->pick || !p->when || !p->sel || !p->order ||
+        !p->order_key)
         goto error;
     return p;
 error:
@@ -92,6 +95,8 @@ void plan_destroy(struct plan *p)
     free(p->pick);
     free(p->when);
     free(p->sel);
+    free(p->order);
+    free(p->order_key);
     free(p);
 }
 

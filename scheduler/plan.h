@@ -140,6 +140,9 @@ struct plan_config {
                          each cluster, those free for ever the soonest (at
                          least 2 x the job's nodes); 0: on every node. A
                          start now is always searched on every node. */
+    int index_order;  /* a future start searched on the clusters in their
+                         index order, not soonest bound first: the same
+                         plan, slower (for the tests' comparison) */
     int *room;        /* per group: jobs it may still start (a running
                          limit), or NULL: no limit; plan_run counts the
                          starts down */
@@ -198,6 +201,9 @@ struct plan; /* opaque */
 struct plan *plan_create(const struct plan_cluster *clusters, size_t n,
                          double now);
 void plan_destroy(struct plan *p); /* NULL-safe */
+/* How many searches of a future start took the clusters in another
+ * order than their index order (for the tests). */
+size_t plan_reordered(const struct plan *p);
 
 /* Add what holds nodes. 0, or -1 when out of memory or an index is bad. */
 int plan_add_alloc(struct plan *p, const struct plan_alloc *a);

@@ -134,6 +134,7 @@ int plan_run(struct plan *p, const struct plan_config *cfg,
 
     p->overdue_s = cfg->overdue_s > 0 ? cfg->overdue_s : 60;
     p->width = cfg->width;
+    p->index_order = cfg->index_order;
     for (i = 0; i < n; i++) {
         const struct plan_job *j = &jobs[i];
         struct plan_out *o = &out[i];

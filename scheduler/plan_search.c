@@ -43,8 +43,8 @@ static double select_kth(double *v, size_t n, size_t k)
 /* The earliest t in [t0, limit] at which want of the n candidate nodes
  * (p->cand, used as scratch) of cluster c give need for dur; PLAN_FOREVER
  * when none. The chosen nodes go to p->pick. by_ff: the candidates are in
- * the order they are free for ever, with those times in p->sel (so the
- * want-th is the bound, without a selection). */
+ * the order they are free for ever, the time of the want-th in
+ * p->sel[want - 1] (the bound, without a selection). */
 double plan_search(struct plan *p, size_t c, size_t n, size_t want,
                      double dur, const struct prof_need *need, double t0,
                      double limit, int by_ff)
@@ -128,9 +128,11 @@ double plan_search(struct plan *p, size_t c, size_t n, size_t want,
 
 /* Fill p->cand with the nodes of c that match j; their count. With a
  * width, only the first that many (and at least 2 x the nodes it asks
- * for), in the order they are free for ever (*by_ff set, those times in
- * p->sel): a future start is then searched among the nodes most likely to
- * give it, not on every node. */
+ * for), in the order they are free for ever (*by_ff set, the time of the
+ * want-th in p->sel[want - 1]): a future start is then searched among the
+ * nodes most likely to give it, not on every node. A job that matches
+ * every node takes the order's first nodes as they come, a block at a
+ * time. */
 static size_t candidates(struct plan *p, size_t c, const struct plan_job *j,
                          size_t width, int *by_ff)
 {
@@ -153,8 +155,17 @@ static size_t candidates(struct plan *p, size_t c, const struct plan_job *j,
     }
     for (size_t b = 0; b < pc->n_ffb && n < width; b++) {
         const struct ffblock *fb = pc->ffb[b];
+        size_t m = fb->n < width - n ? fb->n : width - n;
+        if (all) {
+            if (n < want && want <= n + m)
+                p->sel[want - 1] = fb->e[want - 1 - n].ff;
+            for (size_t k = 0; k < m; k++)
+                p->cand[n + k] = fb->e[k].node;
+            n += m;
+            continue;
+        }
         for (size_t k = 0; k < fb->n && n < width; k++)
-            if (all || plan_node_matches(&cl->nodes[fb->e[k].node], j)) {
+            if (plan_node_matches(&cl->nodes[fb->e[k].node], j)) {
                 p->sel[n] = fb->e[k].ff;
                 p->cand[n++] = fb->e[k].node;
             }
@@ -241,6 +252,62 @@ static int better(const struct plan *p, size_t a, size_t b, double t)
     return a < b;
 }
 
+/* When want of j's candidates on cluster c are surely free (the want-th
+ * in the order the nodes are free for ever, which bounds the search
+ * there), or PLAN_FOREVER when that is not known at a glance: the
+ * candidates are not the first of that order (no width, or one that takes
+ * every node), or not every node matches j. */
+static double cluster_bound(struct plan *p, size_t c,
+                            const struct plan_job *j, size_t want,
+                            size_t width)
+{
+    const struct pcl *pc = &p->cl[c];
+
+    if (width && width < 2 * want)
+        width = 2 * want;
+    if (!width || width >= pc->def->n_nodes || j->n_features || j->queue ||
+        j->per_node.cpus > pc->min_cpus || j->per_node.gpus > pc->min_gpus ||
+        j->per_node.memory_mb > pc->min_memory_mb || plan_ff_build(p, c) < 0)
+        return PLAN_FOREVER;
+    for (size_t b = 0; b < pc->n_ffb; b++) {
+        if (pc->ffb[b]->n >= want)
+            return pc->ffb[b]->e[want - 1].ff;
+        want -= pc->ffb[b]->n;
+    }
+    return PLAN_FOREVER;
+}
+
+/* The clusters in the order a search of a future start takes them, into
+ * p->order: the soonest bound first (ties and unknown bounds in index
+ * order), so that the start found first is early and bounds the searches
+ * of the others, which then drop most candidates at a glance. The start
+ * chosen does not depend on the order (the earliest; of equal ones, the
+ * better cluster), only the work. */
+static void cluster_order(struct plan *p, const struct plan_job *j,
+                          size_t want, size_t width)
+{
+    int moved = 0;
+
+    for (size_t c = 0; c < p->n_cl; c++) {
+        double b = p->index_order ? PLAN_FOREVER
+                                  : cluster_bound(p, c, j, want, width);
+        size_t k = c;
+        for (; k > 0 && p->order_key[k - 1] > b; k--) {
+            p->order_key[k] = p->order_key[k - 1];
+            p->order[k] = p->order[k - 1];
+            moved = 1;
+        }
+        p->order_key[k] = b;
+        p->order[k] = c;
+    }
+    p->reordered += (size_t)moved;
+}
+
+size_t plan_reordered(const struct plan *p)
+{
+    return p->reordered;
+}
+
 /* Where j can start earliest, not later than limit: *cluster and nodes
  * (malloc'd into *nodes). PLAN_FOREVER when nowhere; -1 when OOM. The
  * best start so far bounds the search of the clusters after it. */
@@ -255,18 +322,21 @@ double plan_place(struct plan *p, const struct plan_job *j, double limit,
      * time, fits full nodes too: searched on every node) */
     int now_only = limit <= p->now && need.use.cpus > 0 && dur > 0;
 
+    size_t width = limit > p->now && !j->reservation ? p->width : 0;
+
     *nodes = NULL;
-    for (size_t c = 0; c < p->n_cl; c++) {
+    if (!now_only)
+        cluster_order(p, j, want, width);
+    for (size_t k = 0; k < p->n_cl; k++) {
+        size_t c = now_only ? k : p->order[k], n;
         double t;
-        size_t n;
         int by_ff;
         if (!plan_cluster_matches(p, c, j))
             continue;
         if (now_only) {
             t = search_now(p, c, j, &need, want);
         } else {
-            n = candidates(p, c, j, limit > p->now && !j->reservation ?
-                                        p->width : 0, &by_ff);
+            n = candidates(p, c, j, width, &by_ff);
             t = plan_search(p, c, n, want, dur, &need, p->now,
                             best < limit ? best : limit, by_ff);
         }

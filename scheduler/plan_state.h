@@ -62,6 +62,11 @@ struct plan {
     /* scratch for searches, sized for the largest cluster */
     size_t *cand, *pick;
     double *when, *sel;
+    /* the clusters in the order a search takes them, and what orders them */
+    size_t *order;
+    double *order_key;
+    int index_order; /* take them in index order (plan_config) */
+    size_t reordered; /* searches that took them in another order */
 };
 
 /* plan.c */
@@ -106,7 +111,8 @@ struct prof_need plan_need_of(const struct plan_job *j);
 /* The earliest t in [t0, limit] at which want of the n candidate nodes
  * (p->cand, used as scratch) of cluster c give need for dur (PLAN_FOREVER
  * when none); the chosen nodes go to p->pick. by_ff: the candidates are in
- * the order they are free for ever, with those times in p->sel. */
+ * the order they are free for ever, the time of the want-th in
+ * p->sel[want - 1]. */
 double plan_search(struct plan *p, size_t c, size_t n, size_t want,
                    double dur, const struct prof_need *need, double t0,
                    double limit, int by_ff);

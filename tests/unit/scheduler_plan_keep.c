@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "scheduler/plan.h"
+#include "tests/lib/rng.h"
 #include "tests/lib/tap.h"
 
 #define MAX_CL 3
@@ -42,22 +43,6 @@ struct world {
     int room[GROUPS];
     struct plan_config cfg;
 };
-
-static uint64_t rng_state;
-
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static int pick(int lo, int hi) /* uniform in [lo, hi] */
-{
-    return lo + (int)(rnd() % (uint64_t)(hi - lo + 1));
-}
 
 static void add_alloc(struct world *w, size_t c, const size_t *nodes,
                       size_t n, struct plan_use use, double end)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "tests/lib/simloop.h"
+#include "tests/lib/rng.h"
 #include "tests/lib/tap.h"
 
 #define MAX_CL 3
@@ -59,22 +60,6 @@ struct world {
 };
 
 /* ---- a small deterministic generator ------------------------------------- */
-
-static uint64_t rng_state;
-
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static int pick(int lo, int hi) /* uniform in [lo, hi] */
-{
-    return lo + (int)(rnd() % (uint64_t)(hi - lo + 1));
-}
 
 static int chance(int percent)
 {
