@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# 3209-usage-cms.t - what a job used, measured by a real Grid Engine cell
+# and carried up: loomd B drives the cell with its gridengine pack, loomd A
+# federates B's cluster with the loom adaptor. A job that burns 3 s of
+# user cpu time (it watches its own /proc/PID/stat) and holds 64 MiB ends
+# in B with a `usage` from its accounting record (qacct's ru_utime,
+# ru_stime, ru_maxrss) and in A with the same usage; Loom's sacct on A
+# prints those numbers. A job on a cluster that measures nothing (sim)
+# has usage null and sacct prints Unknown; a pack whose `usage` is not the
+# protocol's turns its cluster degraded, naming the member.
+# SPDX-License-Identifier: MIT
+. "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+. "$LOOM_TOP_SRCDIR/tests/lib/gridengine.sh"
+. "$LOOM_TOP_SRCDIR/tests/lib/innerloom.sh"
+
+# usage_of ID [api]: "user system rss" of job ID's usage ("null" when none).
+usage_of() {
+    "${2:-api}" GET "/v1/jobs/$1" >/dev/null
+    py '"null" if d.get("usage") is None else "%d %d %d" % (d["usage"]["user_cpu_ms"], d["usage"]["system_cpu_ms"], d["usage"]["max_rss_kb"])' "$BODY"
+}
+
+# sacct_of ID FIELDS: Loom's sacct as ACC, the job's own line (-X), -P.
+sacct_of() {
+    LOOM_URL=$LOOM_URL LOOM_TOKEN_FILE=$T/user.token \
+        LOOM_SLURM_CONF=$T/loom-slurm.conf "$LOOM_TOP_BUILDDIR/loom-slurm" sacct \
+        -X -n -P -j "$1" -o "$2" 2>&1
+}
+
+ge_available || t_bail "no Grid Engine: $GE_WHY"
+ge_start 1 || t_bail "Grid Engine did not start"
+t_account ACC usage
+pg_start || t_bail "no PostgreSQL"
+
+accounts_default </dev/null
+inner_conf <<EOF || t_bail "cannot write B's configuration"
+[cluster ge]
+adaptor = script
+pack = gridengine
+$GE_ENV
+poll_s = 0.5
+EOF
+printf 'LOOM admin %s\nLOOM %s %s\n' "$T_USER" "$ACC" "$ACC" >"$BD/accounts"
+inner_start || t_bail "loomd B did not start"
+inner_tokens "$ACC" || t_bail "no tokens of B"
+
+# A pack of three lines per op whose jobs answer carries a usage that is
+# not the protocol's.
+mkdir -p "$T/odd" && cd "$T/odd" || t_bail "cannot make the odd pack"
+echo '{"protocol": 1, "name": "odd", "model": "disabled-scheduler",
+ "runs_as_user": true,
+ "ops": ["nodes", "jobs", "queues", "start", "cancel"]}' >pack.json
+printf '#!/bin/sh\necho %s\n' \
+    "'{\"items\": [{\"name\": \"o1\", \"state\": \"idle\", \"cpus\": 1}]}'" >nodes
+printf '#!/bin/sh\necho %s\n' \
+    "'{\"complete\": true, \"items\": [{\"native_id\": \"1\", \"state\": \"completed\", \"usage\": {\"user_cpu_ms\": \"2s\"}}]}'" >jobs
+printf '#!/bin/sh\necho %s\n' "'{\"items\": []}'" >queues
+printf '#!/bin/sh\nexit 1\n' >start
+printf '#!/bin/sh\necho {}\n' >cancel
+chmod 0755 nodes jobs queues start cancel && cd "$T" || t_bail "no odd pack"
+
+map_account "$ACC" "$ACC"
+loomd_conf <<EOF
+[cluster sim]
+adaptor = sim
+nodes = 1
+cpus_per_node = 2
+memory_mb = 2048
+speed = 1000
+[cluster bge]
+adaptor = loom
+url = $B_URL
+cluster = ge
+token_file = $T/a-control.token
+token_dir = $A_TOKENS
+poll_s = 0.5
+[cluster odd]
+adaptor = script
+pack = $T/odd
+poll_s = 0.5
+EOF
+loomd_start || t_bail "loomd A did not start"
+admin_token
+USER_TOKEN=$(token_for "$ACC" user)
+: >"$T/loom-slurm.conf" # the url and token come from the environment
+(umask 077 && printf '%s\n' "$USER_TOKEN" >"$T/user.token") ||
+    t_bail "cannot write the user's token"
+
+wait_for 'cluster_state bge; [ "$STATE" = up ]' 60
+t_is "$STATE" up "B's Grid Engine cluster is up in A"
+
+# ---- a job on Grid Engine: 3 s of user time, 64 MiB --------------------------------
+cat >"$T/burn.sh" <<'EOS'
+#!/bin/sh
+# 64 MiB in a variable, then user cpu until this shell's own utime
+# (field 14 of /proc/PID/stat, in clock ticks) reaches 3 s
+x=$(head -c 67108864 /dev/zero | tr '\0' a)
+lim=$((3 * $(getconf CLK_TCK)))
+while :; do
+    read -r l </proc/$$/stat
+    set -- $l
+    shift 13
+    [ "$1" -ge "$lim" ] && break
+    i=0
+    while [ $i -lt 10000 ]; do i=$((i + 1)); done
+done
+echo ${#x}
+EOS
+BODY_JSON=$(python3 -c 'import json, sys
+print(json.dumps({"name": "burn", "script": open(sys.argv[1]).read(),
+                  "request": {"cluster": "bge", "cpus_per_node": 1,
+                              "memory_mb": 512, "walltime_s": 600}}))' \
+    "$T/burn.sh")
+TOKEN=$USER_TOKEN submit "$BODY_JSON" || t_bail "no job: $BODY"
+J=$JOB
+wait_for 'case $(job_state "$J") in completed|failed|cancelled) true;; *) false;; esac' 300
+t_is "$(job_state "$J")/$(field "$J" .exit_code)" completed/0 \
+    "job $J ran on Grid Engine through B and completed"
+t_is "$(head -n 1 "$T/home/$ACC/loom-$J.out" 2>/dev/null)" 67108864 \
+    "it held its 64 MiB string (it says so in its output)"
+
+NB=$(field "$J" .native_id)
+bapi GET "/v1/jobs/$NB" >/dev/null
+NG=$(jget "$BODY" .native_id)
+t_like "$NG" '^[0-9]+$' "B's job $NB is Grid Engine job $NG"
+QU=$(qacct -j "$NG" 2>/dev/null | awk '$1 == "ru_utime" { print $2 }')
+t_diag "qacct -j $NG: ru_utime $QU" \
+    "$(qacct -j "$NG" 2>/dev/null | grep -E '^(ru_stime|ru_maxrss|maxvmem)')"
+read -r BU BS BR <<<"$(usage_of "$NB" bapi)"
+[ "${BU:-0}" -ge 3000 ] 2>/dev/null && [ "$BU" -le 6000 ]
+t_ok $? \
+    "B: user cpu from Grid Engine's record, ${BU} ms, at least the 3000 it burned and at most 6000"
+t_is "$BU" "$(awk -v v="$QU" 'BEGIN { sub(/s$/, "", v); printf "%d", v * 1000 + 0.5 }')" \
+    "B: the user cpu is qacct's ru_utime ($QU) in ms"
+[ "${BS:-x}" -ge 0 ] 2>/dev/null && [ "$BS" -lt "$BU" ]
+t_ok $? \
+    "B: system cpu ${BS} ms, less than the user cpu of a job that computes"
+[ "${BR:-0}" -ge 65536 ] 2>/dev/null && [ "$BR" -le 1048576 ]
+t_ok $? \
+    "B: max rss ${BR} KiB, at least the 64 MiB it held and under 1 GiB"
+
+read -r AU AS AR <<<"$(usage_of "$J")"
+t_is "$AU $AS $AR" "$BU $BS $BR" "A: the same usage, passed on by the loom adaptor"
+
+fmt_cpu() {
+    awk -v ms="$1" 'BEGIN { s = int(ms / 1000); printf "%02d:%02d.%03d", int(s / 60), s % 60, ms % 1000 }'
+}
+t_is "$(sacct_of "$J" UserCPU,SystemCPU,TotalCPU,MaxRSS)" \
+    "$(fmt_cpu "$AU")|$(fmt_cpu "$AS")|$(fmt_cpu $((AU + AS)))|${AR}K" \
+    "A's sacct prints those numbers: UserCPU, SystemCPU, TotalCPU, MaxRSS"
+
+# ---- a cluster that measures nothing ------------------------------------------
+TOKEN=$USER_TOKEN submit '{"name": "simjob", "command": ["/bin/true"],
+    "request": {"cluster": "sim", "walltime_s": 60}}' || t_bail "no sim job"
+JS=$JOB
+wait_for '[ "$(job_state "$JS")" = completed ]' 60
+t_is "$(job_state "$JS")" completed "a job on the sim cluster completed"
+t_is "$(usage_of "$JS")" null "its usage is null: sim measures nothing"
+t_is "$(sacct_of "$JS" UserCPU,SystemCPU,TotalCPU,MaxRSS)" \
+    "Unknown|Unknown|Unknown|Unknown" "sacct prints Unknown for it"
+
+# ---- a usage that is not the protocol's ---------------------------------------
+wait_for 'cluster_state odd; [[ $ERR == *usage* ]]' 60
+t_like "$ERR" 'jobs: .*items\[0\]\.usage is not null or an object of non-negative integers user_cpu_ms, system_cpu_ms, max_rss_kb' \
+    "a pack's malformed usage is refused, naming the member and its form"
+t_isnt "$STATE" up "and its cluster is not up ($STATE)"
+
+t_done
