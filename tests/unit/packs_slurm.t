@@ -245,6 +245,11 @@ t_is "$(jf '"killed-sig9"' '["state", "exit_code", "usage"]')" '["failed", 137, 
     "jobs: after the grace time, it ends without a usage"
 t_is "$(sort -n "$T/ucache" | tr '\n' '|')" "1 2079 365 3156|2 wait $NOW|3 wait $((NOW - 100))|4 -|" \
     "jobs: usages of jobs squeue no longer lists are forgotten"
+rm -f "$T/umissing"
+run jobs -v cache="$T/cache" -v missing="$T/missing" -v ucache="$T/ucache" \
+    -v umissing="$T/umissing" -v grace=30 "$SQ" >/dev/null
+t_is "$(sort -n "$T/umissing" | tr '\n' ' ')" "2 5 6 13 " \
+    "jobs: sacct is asked again for a job still waiting (2), not for one past the grace time (3)"
 J=$(run jobs -v cache="$T/cache" "$SQ")
 t_is "$(py 'sorted(set(str(i["usage"]) for i in d["items"]))' "$J")" '["None"]' \
     "jobs: without accounting, every usage is null"

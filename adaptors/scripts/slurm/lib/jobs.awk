@@ -21,15 +21,16 @@
 #            that file, one a line, and the exit status is 3 (the caller
 #            asks scontrol and runs this again with missing empty).
 #   ucache   file of usage lines (lib/usage.awk: "JOBID USER_MS SYSTEM_MS
-#            RSS_KB", "JOBID wait SINCE", or "JOBID -" for none, for good),
-#            or empty: the cluster has no accounting, every usage is null.
-#            Rewritten like cache.
+#            RSS_KB", or "JOBID wait SINCE" while sacct lacks the job's
+#            end), or empty: the cluster has no accounting, every usage is
+#            null. Rewritten like cache.
 #   umissing like missing, for finished jobs without a usage entry or still
 #            waiting for one (the caller asks sacct); with missing.
 #   grace    seconds a finished job waits for its record in sacct (default
 #            30); meanwhile it is listed as it was before it ended
 #            (running, or pending when it never started), so that Loom
-#            takes its end and its usage together; then without usage.
+#            takes its end and its usage together; then it is listed ended
+#            without usage, and sacct is not asked again.
 #
 # Job states (squeue's compact codes):
 #   PD pending (held when the reason is JobHeldUser/JobHeldAdmin);
@@ -91,21 +92,21 @@ BEGIN {
 
 # usage_of(ID): the "usage" member of a finished job, or "null"; sets
 # HOLD when the job still waits for its record.
-function usage_of(id,    u, p) {
+function usage_of(id,    u, p, waiting) {
     HOLD = 0
     if (ucache == "")
         return "null"
     u = (id in USE) ? USE[id] : ""
-    if (u == "" || u ~ /^wait /) {
-        if (umissing != "") {
+    split(u, p, " ")
+    waiting = u ~ /^wait / && NOW - p[2] < grace
+    if (u == "" || waiting) {
+        if (umissing != "")
             UMISS[++numiss] = id
-            return "null"
-        }
-        split(u, p, " ")
-        HOLD = u != "" && NOW - p[2] < grace
+        else
+            HOLD = waiting
         return "null"
     }
-    if (split(u, p, " ") != 3)
+    if (split(u, p, " ") != 3 || u ~ /^wait /) # past the grace time
         return "null"
     return "{\"user_cpu_ms\": " p[1] ", \"system_cpu_ms\": " p[2] \
         ", \"max_rss_kb\": " p[3] "}"
