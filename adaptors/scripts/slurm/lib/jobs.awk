@@ -31,6 +31,9 @@
 #            (running, or pending when it never started), so that Loom
 #            takes its end and its usage together; then it is listed ended
 #            without usage, and sacct is not asked again.
+#   noacct   a file holding when sacct said the cluster has no accounting
+#            (epoch seconds): for 10 minutes from then, as if ucache were
+#            empty.
 #
 # Job states (squeue's compact codes):
 #   PD pending (held when the reason is JobHeldUser/JobHeldAdmin);
@@ -65,6 +68,12 @@ BEGIN {
         }
         close(cache)
     }
+    srand()
+    NOW = srand()
+    UMFILE = umissing # written (empty) at status 3 even without accounting
+    # no accounting, as sacct said less than 10 minutes ago: no usage
+    if (noacct != "" && (getline t < noacct) > 0 && NOW - t < 600)
+        ucache = umissing = ""
     nuse = 0
     if (ucache != "") {
         while ((getline line < ucache) > 0) {
@@ -82,8 +91,6 @@ BEGIN {
     }
     if (grace == "")
         grace = 30
-    srand()
-    NOW = srand()
     rec = ""
     nout = 0
     nmiss = 0
@@ -212,10 +219,10 @@ END {
         printf "" > missing
         for (i = 1; i <= nmiss; i++)
             print MISS[i] > missing
-        if (umissing != "") {
-            printf "" > umissing
+        if (UMFILE != "") {
+            printf "" > UMFILE
             for (i = 1; i <= numiss; i++)
-                print UMISS[i] > umissing
+                print UMISS[i] > UMFILE
         }
         exit 3
     }
