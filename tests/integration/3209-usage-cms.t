@@ -75,14 +75,7 @@ wait_for 'cluster_state bge; [ "$STATE" = up ]' 60
 t_is "$STATE" up "B's Grid Engine cluster is up in A"
 
 # ---- a job on Grid Engine: 3 s of user time, 64 MiB --------------------------------
-BODY_JSON=$(usage_job_body bge)
-TOKEN=$USER_TOKEN submit "$BODY_JSON" || t_bail "no job: $BODY"
-J=$JOB
-wait_for 'case $(job_state "$J") in completed|failed|cancelled) true;; *) false;; esac' 300
-t_is "$(job_state "$J")/$(field "$J" .exit_code)" completed/0 \
-    "job $J ran on Grid Engine through B and completed"
-t_is "$(head -n 1 "$T/home/$ACC/loom-$J.out" 2>/dev/null)" 67108864 \
-    "it held its 64 MiB string (it says so in its output)"
+usage_run bge "$USER_TOKEN" "$ACC" "Grid Engine through B"
 
 NB=$(field "$J" .native_id)
 bapi GET "/v1/jobs/$NB" >/dev/null

@@ -16,11 +16,6 @@ ms_of() {
         printf "%d", ((n == 3 ? p[1] * 3600 + p[2] * 60 + p[3] : p[1] * 60 + p[2]) * 1000) + 0.5 }'
 }
 
-ended() {
-    case $(job_state "$1") in completed | failed | cancelled) return 0 ;; esac
-    return 1
-}
-
 slurm_available || t_bail "no Slurm: $SLURM_WHY"
 slurm_acct_available || t_bail "no Slurm accounting: $SLURM_WHY"
 LOOM_SLURM_ACCT=1 slurm_start 1 || t_bail "Slurm with accounting did not start"
@@ -42,14 +37,7 @@ USER_TOKEN=$(token_for "$ACC" user)
 usage_sacct_setup "$USER_TOKEN" || t_bail "cannot write the user's token"
 
 # ---- 3 s of user time, 64 MiB -------------------------------------------------
-BODY_JSON=$(usage_job_body slurm)
-TOKEN=$USER_TOKEN submit "$BODY_JSON" || t_bail "no job: $BODY"
-J=$JOB
-wait_for 'ended "$J"' 300
-t_is "$(job_state "$J")/$(field "$J" .exit_code)" completed/0 \
-    "job $J ran on Slurm and completed"
-t_is "$(head -n 1 "$T/home/$ACC/loom-$J.out" 2>/dev/null)" 67108864 \
-    "it held its 64 MiB string (it says so in its output)"
+usage_run slurm "$USER_TOKEN" "$ACC" "Slurm"
 N=$(field "$J" .native_id)
 # the job's line without -X: its steps' sum (with -X, the allocation's 0)
 IFS='|' read -r SU SS <<<"$(sacct -n -P -j "$N" -o JobIDRaw,UserCPU,SystemCPU |

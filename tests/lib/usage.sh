@@ -11,6 +11,10 @@
 #                    reaches 3 s, then prints the variable's length
 #                    (67108864): whatever the load, it used >= 3000 ms of
 #                    user cpu and a resident set >= 64 MiB.
+# usage_run CLUSTER TOKEN ACCOUNT WHERE  submit that job with TOKEN, wait
+#                    for its end and assert that it completed (WHERE names
+#                    the cluster in the message) and held its 64 MiB (its
+#                    output, loom-ID.out in ACCOUNT's home); sets J.
 # usage_of ID [API]  "USER_MS SYSTEM_MS RSS_KB" of job ID's usage, "null"
 #                    when it has none; API is the api function to ask
 #                    (api, or bapi for an inner loomd).
@@ -43,6 +47,16 @@ print(json.dumps({"name": "burn", "script": open(sys.argv[1]).read(),
                   "request": {"cluster": sys.argv[2], "cpus_per_node": 1,
                               "memory_mb": 512, "walltime_s": 600}}))' \
         "$T/burn.sh" "$1"
+}
+
+usage_run() {
+    TOKEN=$2 submit "$(usage_job_body "$1")" || t_bail "no job: $BODY"
+    J=$JOB
+    wait_for 'case $(job_state "$J") in completed | failed | cancelled) true ;; *) false ;; esac' 300
+    t_is "$(job_state "$J")/$(field "$J" .exit_code)" completed/0 \
+        "job $J ran on $4 and completed"
+    t_is "$(head -n 1 "$T/home/$3/loom-$J.out" 2>/dev/null)" 67108864 \
+        "it held its 64 MiB string (it says so in its output)"
 }
 
 usage_of() {
