@@ -186,6 +186,21 @@ int adaptor_conf_check(const struct adaptor_type *t,
         return &list->v[list->n++];                                          \
     } while (0)
 
+int cl_usage_read(const json_t *v, struct cl_usage *u)
+{
+    json_int_t user, sys, rss;
+
+    memset(u, 0, sizeof(*u));
+    if (!v || json_is_null(v))
+        return 0;
+    if (json_unpack((json_t *)v, "{s:I, s:I, s:I}", "user_cpu_ms", &user,
+                    "system_cpu_ms", &sys, "max_rss_kb", &rss) < 0 ||
+        user < 0 || sys < 0 || rss < 0)
+        return -1;
+    *u = (struct cl_usage){1, user, sys, rss};
+    return 0;
+}
+
 struct cl_node *cl_node_list_add(struct cl_node_list *l)
 {
     LIST_ADD(struct cl_node, l);

@@ -61,6 +61,12 @@ struct cl_usage {
     long long max_rss_kb; /* the largest resident set of one of them */
 };
 
+/* Read a job's "usage" as clusters and Loom write it, {"user_cpu_ms": N,
+ * "system_cpu_ms": N, "max_rss_kb": N} (each a non-negative integer), into
+ * *u. Absent or null: *u is zeroed (not measured) and 0 is returned; any
+ * other value leaves *u zeroed and returns -1. */
+int cl_usage_read(const json_t *v, struct cl_usage *u);
+
 /* One job as the cluster reports it. */
 struct cl_job {
     char *native_id;

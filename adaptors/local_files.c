@@ -369,19 +369,6 @@ int local_exit_write(int dirfd, const char *dir, const struct local_exit *e,
                                      (json_int_t)u->max_rss_kb)), err);
 }
 
-/* exit.json's "usage", when the supervisor measured it (one from before
- * it did has none). */
-static void usage_in(const json_t *o, struct cl_usage *u)
-{
-    json_int_t user, sys, rss;
-
-    if (json_unpack(json_object_get(o, "usage"), "{s:I, s:I, s:I}",
-                    "user_cpu_ms", &user, "system_cpu_ms", &sys,
-                    "max_rss_kb", &rss) < 0 || user < 0 || sys < 0 || rss < 0)
-        return;
-    *u = (struct cl_usage){1, user, sys, rss};
-}
-
 static int exit_read_in(const char *dir, struct local_exit *e,
                         struct loom_error *err)
 {
@@ -404,7 +391,8 @@ static int exit_read_in(const char *dir, struct local_exit *e,
                  json_is_string(reason) ? json_string_value(reason) : "");
         e->start_time = (time_t)st;
         e->end_time = (time_t)et;
-        usage_in(o, &e->usage);
+        /* one from before the supervisor measured has none */
+        (void)cl_usage_read(json_object_get(o, "usage"), &e->usage);
         json_decref(o);
         return 1;
     }

@@ -214,6 +214,11 @@ static int job_in(struct lpeer *p, json_t *o, size_t i, long long rec,
         j->has_exit_code = 1;
         j->exit_code = (int)json_integer_value(ec);
     }
+    /* what the inner loomd's cluster measured, once the job ended there */
+    if (cl_usage_read(json_object_get(o, "usage"), &j->usage) < 0)
+        return bad(err, "jobs", i, "usage", "not null or an object of "
+                   "non-negative integers user_cpu_ms, system_cpu_ms, "
+                   "max_rss_kb");
     j->req.nodes = (int)jx_int(rq, "nodes", 0);
     j->req.cpus_per_node = (int)jx_int(rq, "cpus_per_node", 0);
     j->req.gpus = (int)jx_int(rq, "gpus", 0);

@@ -208,6 +208,10 @@ static int job_in(json_t *o, size_t i, struct cl_job *j,
         j->has_exit_code = 1;
         j->exit_code = (int)code;
     }
+    if (cl_usage_read(json_object_get(o, "usage"), &j->usage) < 0)
+        return bad(err, "items", i, "usage", "is not null or an object of "
+                   "non-negative integers user_cpu_ms, system_cpu_ms, "
+                   "max_rss_kb");
     return 0;
 }
 

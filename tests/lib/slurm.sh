@@ -50,6 +50,8 @@
 #                    both answer a ping. The JWT key is $SLURM_JWT_KEY.
 # slurm_restd_stop / slurm_restd_kill: SIGTERM / SIGKILL both, by PID.
 # slurm_jwt USER [SECS]: a token for USER from scontrol token (a string).
+# slurm_acct_available  0 when slurmdbd and MariaDB are installed; else 1
+#                    with the reason in SLURM_WHY.
 #
 # Knobs (environment): LOOM_SLURM_CPUS (2) and LOOM_SLURM_MEM (2048 MB)
 # per node, LOOM_SLURM_NODE_CONF (more words for every NodeName= line, e.g.
@@ -60,7 +62,14 @@
 # LOOM_SLURM_JWT=1 (AuthAltTypes=auth/jwt with a key of its own: needed by
 # slurmrestd's JWT authentication and scontrol token), LOOM_SLURM_RESTD_USER
 # (the account slurmrestd runs as, default slurm: it refuses root; with
-# rest_auth/local it accepts only root and that account as peers).
+# rest_auth/local it accepts only root and that account as peers),
+# LOOM_SLURM_ACCT=1 (accounting: a private MariaDB, its data directory and
+# socket in $SLURM_DIR/mysql, on a free loopback port, and slurmdbd as the
+# SlurmUser, both started before slurmctld and stopped by PID with the
+# rest; slurm.conf gets accounting_storage/slurmdbd and
+# jobacct_gather/linux, so that sacct has every job's cpu times and
+# MaxRSS; the cluster is registered with sacctmgr before slurmctld
+# starts).
 #
 # Why it is built this way (see the measurements in the Slurm recipe):
 # - proctrack/pgid and tini: PID 1 here reaps orphans only every ~2 s and
@@ -177,8 +186,6 @@ DefMemPerCPU=100
 ProctrackType=proctrack/pgid
 TaskPlugin=task/none
 JobContainerType=job_container/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MpiDefault=none
 MailProg=/bin/true
@@ -191,6 +198,18 @@ MinJobAge=600
 InactiveLimit=0
 SchedulerParameters=batch_sched_delay=0
 EOF
+    if [ "${LOOM_SLURM_ACCT:-0}" = 1 ]; then
+        echo "AccountingStorageType=accounting_storage/slurmdbd"
+        echo "AccountingStorageHost=localhost"
+        echo "AccountingStoragePort=$((SLURM_PORT + SLURM_NODES + 1))"
+        # the munge socket for slurmdbd (sacct, sacctmgr, slurmctld)
+        echo "AccountingStoragePass=$d/munge/munge.socket"
+        echo "JobAcctGatherType=jobacct_gather/linux"
+        echo "JobAcctGatherFrequency=task=1" # MaxRSS of a job of seconds
+    else
+        echo "JobAcctGatherType=jobacct_gather/none"
+        echo "AccountingStorageType=accounting_storage/none"
+    fi
     if [ "${LOOM_SLURM_JWT:-0}" = 1 ]; then
         echo "AuthAltTypes=auth/jwt"
         echo "AuthAltParameters=jwt_key=$d/state/jwt.key"
@@ -232,7 +251,7 @@ slurm_wait_ctld() {
 # slurm_launch: one attempt on the ports in SLURM_PORT. 0, 1 (a daemon
 # failed: see the logs) or 2 (a port was taken meanwhile: try others).
 slurm_launch() {
-    local d=$SLURM_DIR i end p
+    local d=$SLURM_DIR i end p rc
     rm -rf "$d"
     mkdir -p "$d"/{munge,etc,state,spool,log,run}
     chmod 0755 "$d" "$d/munge" "$d/etc" "$d/log" "$d/run"
@@ -265,6 +284,11 @@ slurm_launch() {
     done
     [ -S "$d/munge/munge.socket" ] || { t_diag "munged did not start"; return 1; }
 
+    if [ "${LOOM_SLURM_ACCT:-0}" = 1 ]; then
+        slurm_acct_launch
+        rc=$?
+        [ "$rc" = 0 ] || return "$rc"
+    fi
     slurm_bg slurmctld slurmctld -D -f "$SLURM_CONF"
     SLURM_CTLD_PID=$(slurm_pid slurmctld)
     if ! slurm_wait_ctld 20; then
@@ -308,7 +332,9 @@ slurm_start() {
     # Two tests may pick the same free ports at the same moment: the loser
     # sees "Address already in use", stops what it started and tries again.
     for ((try = 0; try < 3; try++)); do
-        slurm_pick_ports "$SLURM_NODES" || return 1
+        # accounting: slurmdbd and MariaDB on the two ports after the nodes'
+        slurm_pick_ports $((SLURM_NODES + ${LOOM_SLURM_ACCT:-0} * 2)) ||
+            return 1
         slurm_launch
         rc=$?
         [ "$rc" = 0 ] && break
@@ -322,6 +348,95 @@ slurm_start() {
         return 1
     fi
     t_diag "slurm: $SLURM_NODES nodes idle after $(($(slurm_now_ms) - t0)) ms (slurmctld on 127.0.0.1:$SLURM_PORT)"
+}
+
+slurm_acct_available() {
+    local b missing=
+    for b in slurmdbd sacctmgr sacct mariadbd mariadb-install-db mariadb; do
+        command -v "$b" >/dev/null 2>&1 || missing="$missing $b"
+    done
+    SLURM_WHY=
+    [ -z "$missing" ] && return 0
+    SLURM_WHY="missing:$missing (apt-get install slurmdbd mariadb-server; ./bootstrap check does it)"
+    echo "slurm.sh: $SLURM_WHY" >&2
+    return 1
+}
+
+# slurm_sql SQL: run SQL as MariaDB's root, on its socket.
+slurm_sql() {
+    mariadb --no-defaults -S "$SLURM_DIR/mysql/mysql.sock" -u root -e "$1"
+}
+
+# slurm_acct_launch: MariaDB, then slurmdbd (as the SlurmUser), then the
+# cluster in its database; 0, 1 or 2 (a port was taken meanwhile).
+slurm_acct_launch() {
+    local d=$SLURM_DIR i dbd=$((SLURM_PORT + SLURM_NODES + 1))
+    local my=$((SLURM_PORT + SLURM_NODES + 2)) pw
+    slurm_acct_available || return 1
+    mkdir -p "$d/mysql/data" && chmod 0700 "$d/mysql" || return 1
+    mariadb-install-db --no-defaults --datadir="$d/mysql/data" --user=root \
+        --auth-root-authentication-method=socket --skip-test-db \
+        >"$d/log/mariadb-install.out" 2>&1 || {
+        t_diag "mariadb-install-db failed:" \
+            "$(tail -n 5 "$d/log/mariadb-install.out")"
+        return 1
+    }
+    slurm_bg mariadbd mariadbd --no-defaults --datadir="$d/mysql/data" \
+        --socket="$d/mysql/mysql.sock" --pid-file="$d/mysql/mariadbd.pid" \
+        --bind-address=127.0.0.1 --port="$my" --user=root \
+        --log-error="$d/log/mariadbd.log" --innodb-buffer-pool-size=16M \
+        --skip-name-resolve
+    for ((i = 0; i < 600; i++)); do
+        slurm_sql 'SELECT 1' >/dev/null 2>&1 && break
+        alive "$(slurm_pid mariadbd)" || break
+        sleep 0.1
+    done
+    if ! slurm_sql 'SELECT 1' >/dev/null 2>&1; then
+        grep -q 'Address already in use' "$d/log/mariadbd.log" 2>/dev/null &&
+            return 2
+        t_diag "MariaDB did not start:" "$(tail -n 5 "$d/log/mariadbd.log")"
+        return 1
+    fi
+    pw=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+    slurm_sql "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$pw';
+        GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" || return 1
+    (
+        umask 077
+        cat >"$d/etc/slurmdbd.conf" <<EOF
+# written by tests/lib/slurm.sh
+AuthType=auth/munge
+AuthInfo=socket=$d/munge/munge.socket
+DbdHost=localhost
+DbdAddr=127.0.0.1
+DbdPort=$dbd
+SlurmUser=$LOOM_SERVICE_USER
+LogFile=$d/log/slurmdbd.log
+PidFile=$d/run/slurmdbd.daemon-pid
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$my
+StorageUser=slurm
+StoragePass=$pw
+StorageLoc=slurm_acct_db
+EOF
+    ) || return 1
+    chown "$LOOM_SERVICE_USER:" "$d/etc/slurmdbd.conf" || return 1
+    slurm_bg slurmdbd slurmdbd -D
+    for ((i = 0; i < 600; i++)); do
+        sacctmgr -n -P list cluster >/dev/null 2>&1 && break
+        alive "$(slurm_pid slurmdbd)" || break
+        sleep 0.1
+    done
+    if ! sacctmgr -n -P list cluster >/dev/null 2>&1; then
+        grep -q 'Address already in use' "$d/log/slurmdbd.log" 2>/dev/null &&
+            return 2
+        t_diag "slurmdbd did not answer:" "$(tail -n 5 "$d/log/slurmdbd.log")"
+        return 1
+    fi
+    sacctmgr -i add cluster loomtest >"$d/log/sacctmgr.out" 2>&1 || {
+        t_diag "sacctmgr add cluster failed:" "$(cat "$d/log/sacctmgr.out")"
+        return 1
+    }
 }
 
 slurm_restd_available() {

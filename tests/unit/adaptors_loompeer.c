@@ -200,7 +200,9 @@ static void check_parse(struct curlloop *loop)
     lpeer_marker(p, 9, m);
     snprintf(doc_text, sizeof(doc_text),
              "{\"items\":[{\"id\":\"3\",\"state\":\"completed\",\"account\":"
-             "\"alice\",\"exit_code\":0,\"env\":{}},"
+             "\"alice\",\"exit_code\":0,\"env\":{},\"usage\":"
+             "{\"user_cpu_ms\":2500,\"system_cpu_ms\":40,"
+             "\"max_rss_kb\":3000}},"
              "{\"id\":\"4\",\"state\":\"held\",\"account\":\"bob\","
              "\"env\":{\"LOOM_OUTER_JOB_ID\":\"%s\"},\"nodes\":[],"
              "\"request\":{\"nodes\":1,\"walltime_s\":60}},"
@@ -215,6 +217,11 @@ static void check_parse(struct curlloop *loop)
     if (jl.n == 4) {
         ok(jl.v[0].loom_id == 0 && jl.v[0].has_exit_code &&
            !strcmp(jl.v[0].state, "completed"), "a job of its own");
+        ok(jl.v[0].usage.known && jl.v[0].usage.user_cpu_ms == 2500 &&
+           jl.v[0].usage.system_cpu_ms == 40 &&
+           jl.v[0].usage.max_rss_kb == 3000, "its usage, as the inner "
+           "loomd has it");
+        ok(!jl.v[1].usage.known, "a job without usage has none");
         ok(jl.v[1].loom_id == 9 && !strcmp(jl.v[1].state, "pending") &&
            jl.v[1].req.walltime_s == 60, "this loomd's job 9, held there "
            "until started: pending");
@@ -243,6 +250,15 @@ static void check_parse(struct curlloop *loop)
     ok(lpeer_parse_jobs(p, doc, &jl, &low, &high, &err) < 0 &&
        strstr(err.message, "jobs[0].id"), "a job id not of digits is "
        "refused: %s", err.message);
+    json_decref(doc);
+    cl_job_list_fini(&jl);
+    jl = (struct cl_job_list){0};
+    doc = json_loads("{\"items\":[{\"id\":\"3\",\"state\":\"completed\","
+                     "\"usage\":{\"user_cpu_ms\":-1,\"system_cpu_ms\":0,"
+                     "\"max_rss_kb\":0}}]}", 0, NULL);
+    ok(lpeer_parse_jobs(p, doc, &jl, &low, &high, &err) < 0 &&
+       strstr(err.message, "jobs[0].usage"), "a usage that is not "
+       "non-negative integers is refused: %s", err.message);
     json_decref(doc);
     cl_job_list_fini(&jl);
     ok(lpeer_is_job_id("12") && lpeer_is_job_id("12_3") &&

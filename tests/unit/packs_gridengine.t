@@ -146,7 +146,7 @@ t_is "$(job "$A" 5 request)" '[[{"cpus_per_node": 1, "nodes": 1}]]' \
 t_is "$(pyq "$A" '[j["native_id"] for j in d["items"] if "request" in j]')" '["5"]' \
     "no other job carries a request (not the Eqw one)"
 t_is "$(pyq "$A" 'sorted(d["items"][0].keys())')" \
-    '["end_time", "exit_code", "loom_id", "name", "native_id", "nodes", "owner", "reason", "start_time", "state", "stderr", "stdout", "submit_time"]' \
+    '["end_time", "exit_code", "loom_id", "name", "native_id", "nodes", "owner", "reason", "start_time", "state", "stderr", "stdout", "submit_time", "usage"]' \
     "jobs: every field of the protocol"
 t_is "$(cut -f 1-4 "$T/jobs.new" | tr '\t\n' ' |')" \
     'J 2  running|J 3 42 suspended|J 1  running|J 4  pending|J 6  held|J 5  held|' \
@@ -173,6 +173,10 @@ t_is "$(pyq "$A" '[j["native_id"] for j in d["items"]]')" \
 t_is "$(job "$A" 7 state exit_code reason start_time end_time)" \
     '[["failed", 3, "exit status 3", "2026-11-21T22:46:51Z", "2026-11-21T22:46:51Z"]]' \
     "exit 3 in the accounting record: failed with exit_code 3"
+t_is "$(job "$A" 7 usage)" \
+    '[[{"max_rss_kb": 4892, "system_cpu_ms": 6, "user_cpu_ms": 7}]]' \
+    "its usage from the record: ru_utime, ru_stime in ms, ru_maxrss 4.777KB as 4892 KiB"
+t_is "$(job "$A" 10 usage)" '[[null]]' "a job still running has no usage"
 t_is "$(job "$A" 8 state exit_code)" '[["cancelled", 137]]' \
     "a job Loom cancelled (killed, 137) is cancelled"
 t_is "$(job "$A" 9 state exit_code reason)" '[["failed", null, "ended without an accounting record"]]' \
@@ -194,6 +198,9 @@ printf '<job_info>\n</job_info>\n' >"$T/empty.xml"
 A=$("$AWK" -v qacct= -v acct="$FIX/qacct.txt" -v state="$T/state2" -v newstate="$T/jobs.new2" \
     -f "$LIB/common.awk" -f "$LIB/jobs.awk" "$T/empty.xml")
 t_is "$(job "$A" 7 state exit_code)" '[["failed", 3]]' "a second answer shows the ended job again"
+t_is "$(job "$A" 7 usage)" \
+    '[[{"max_rss_kb": 4892, "system_cpu_ms": 6, "user_cpu_ms": 7}]]' \
+    "with its usage, from the pack's memory"
 t_is "$(job "$A" 2 state)" '[["running"]]' \
     "a job that left qstat without a record yet is shown as last seen"
 t_is "$(pyq "$A" 'd["complete"]')" true "still a complete answer"

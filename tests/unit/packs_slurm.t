@@ -220,6 +220,39 @@ t_is "$(printf '\03612\037PD\037JobHeldUser\037u\037\0371\037N/A\037N/A\0372\037
 t_is "$(sort -n "$T/cache" | tr '\n' ' ')" "2 3:0 3 0:9 6 0:15 13 0:0 " \
     "jobs: exit codes of jobs squeue no longer lists are forgotten"
 t_is "$(printf '' | run jobs)" '{"complete": true, "items": []}' "jobs: no jobs, an empty complete list"
+# What ended jobs used, from sacct (a cluster with accounting).
+printf '1|COMPLETED|00:02.079|00:00.365|\n1.batch|COMPLETED|00:02.079|00:00.365|3156K\n1.0|COMPLETED|00:00:00|00:00.001|1.5M\n2|FAILED|1-01:00:00|01:02:03|\n2.batch|FAILED|1-01:00:00|01:02:03|2G\n3|RUNNING|00:00:00|00:00:00|\n6|CANCELLED by 0|00:00:00|00:00:00|\n' >"$T/sacct.txt"
+printf '5 wait 100\n' >"$T/uold"
+t_is "$(LC_ALL=C awk -v want="1 2 3 5 6" -v old="$T/uold" -v now=200 -f "$LIB/usage.awk" "$T/sacct.txt" | tr '\n' '|')" \
+    "1 2079 365 3156|2 90000000 3723000 2097152|3 wait 200|5 wait 100|6 0 0 0|" \
+    "usage: UserCPU, SystemCPU of the job's line in ms, the largest MaxRSS of its steps in KiB; a job sacct has not seen end waits, since when it was first asked"
+rm -f "$T/missing" "$T/umissing"
+: >"$T/ucache"
+run jobs -v cache="$T/cache" -v missing="$T/missing" -v ucache="$T/ucache" \
+    -v umissing="$T/umissing" "$SQ" >/dev/null
+t_is "$? $(sort -n "$T/umissing" | tr '\n' ' ')" "3 1 2 3 4 5 6 13 " \
+    "jobs: with accounting, every finished job without a usage is asked for (status 3)"
+NOW=$(date +%s)
+printf '1 2079 365 3156\n2 wait %s\n3 wait %s\n4 -\n999 1 1 1\n' "$NOW" $((NOW - 100)) >"$T/ucache"
+J=$(run jobs -v cache="$T/cache" -v ucache="$T/ucache" -v grace=30 "$SQ")
+t_is "$(jf '"ok-exit0"' '["state", "usage"]')" \
+    '["completed", {"user_cpu_ms": 2079, "system_cpu_ms": 365, "max_rss_kb": 3156}]' \
+    "jobs: a finished job's usage from the cache"
+t_is "$(jf '"fail-exit3"' '["state", "end_time", "exit_code", "reason", "usage"]')" \
+    '["running", null, null, null, null]' \
+    "jobs: one whose record sacct lacks yet is listed as it ran, for the grace time"
+t_is "$(jf '"killed-sig9"' '["state", "exit_code", "usage"]')" '["failed", 137, null]' \
+    "jobs: after the grace time, it ends without a usage"
+t_is "$(sort -n "$T/ucache" | tr '\n' '|')" "1 2079 365 3156|2 wait $NOW|3 wait $((NOW - 100))|4 -|" \
+    "jobs: usages of jobs squeue no longer lists are forgotten"
+rm -f "$T/umissing"
+run jobs -v cache="$T/cache" -v missing="$T/missing" -v ucache="$T/ucache" \
+    -v umissing="$T/umissing" -v grace=30 "$SQ" >/dev/null
+t_is "$(sort -n "$T/umissing" | tr '\n' ' ')" "2 5 6 13 " \
+    "jobs: sacct is asked again for a job still waiting (2), not for one past the grace time (3)"
+J=$(run jobs -v cache="$T/cache" "$SQ")
+t_is "$(py 'sorted(set(str(i["usage"]) for i in d["items"]))' "$J")" '["None"]' \
+    "jobs: without accounting, every usage is null"
 # Every squeue state code.
 codes() {
     local c out=
@@ -248,7 +281,10 @@ for c in sinfo squeue; do
     chmod +x "$T/bin/$c"
 done
 printf '#!/bin/sh\ncat "%s"\n' "$FIX/scontrol-show-job.txt" >"$T/bin/scontrol"
-chmod +x "$T/bin/scontrol"
+# sacct of a cluster without accounting, as Slurm 22.05 answers
+printf '#!/bin/sh\necho "$*" >>"%s"\necho "Slurm accounting storage is disabled" >&2\nexit 1\n' \
+    "$T/sacct.calls" >"$T/bin/sacct"
+chmod +x "$T/bin/scontrol" "$T/bin/sacct"
 fake_op() {
     env -i PATH="$T/bin:/usr/bin:/bin" LOOM_STATE_DIR="$T/state" FAKE_OUT="$1" \
         FAKE_ERR="${FAKE_ERR:-}" FAKE_RC="${FAKE_RC:-0}" "$PACK/$2" 2>"$T/op.err"
@@ -258,6 +294,9 @@ t_is "$(py '[len(d["items"]), by["killed-sig9"]["exit_code"], by["held"]["reques
     "[14, 137, 1]" "jobs op: one squeue (requests included); exit codes from scontrol, then a second pass"
 t_is "$(sort -n "$T/state/slurm-exit-codes" | tr '\n' ' ')" "2 3:0 3 0:9 6 0:15 13 0:0 " \
     "jobs op: the exit codes are cached"
+t_is "$(py 'sorted(set(str(i["usage"]) for i in d["items"]))' "$(fake_op "$SQ" jobs)")/$(wc -l <"$T/sacct.calls")" \
+    '["None"]/1' "jobs op: sacct says there is no accounting: no usage, and sacct is not asked again"
+t_like "$(cat "$T/state/slurm-no-accounting")" '^[0-9]+$' "jobs op: ... for a while, from when it said so"
 out=$(FAKE_RC=1 FAKE_ERR='sinfo: error: slurm_load_partitions: Unable to contact slurm controller (connect failure)' \
     fake_op /dev/null nodes)
 t_is "$? ${#out} $(head -n 1 "$T/op.err")" \

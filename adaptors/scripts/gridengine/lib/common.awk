@@ -151,3 +151,35 @@ function seconds(s,    f, n) {
         return f[1] * 3600 + f[2] * 60 + f[3]
     return ""
 }
+
+# acct_ms(S): a cpu time of a `qacct -j` record (0.007s, 12.345, h:m:s or
+# d:h:m:s, as versions print it) in milliseconds; "" for anything else.
+function acct_ms(s,    f, n) {
+    sub(/s$/, "", s)
+    if (s ~ /^[0-9]+(\.[0-9]*)?$/)
+        return int(s * 1000 + 0.5)
+    n = split(s, f, ":")
+    if (s !~ /^[0-9:.]+$/ || n < 3 || n > 4)
+        return ""
+    if (n == 4)
+        return int(((f[1] * 24 + f[2]) * 3600 + f[3] * 60 + f[4]) * 1000 + 0.5)
+    return int((f[1] * 3600 + f[2] * 60 + f[3]) * 1000 + 0.5)
+}
+
+# acct_kb(S): ru_maxrss of a `qacct -j` record in KiB. Grid Engine stores
+# getrusage's value, which Linux gives in KiB, and qacct prints it as if it
+# were bytes, scaled by 1024 (4.777KB is 4.777 * 1024 KiB); a bare number
+# is the value itself. "" for anything else.
+function acct_kb(s,    u, v) {
+    if (s !~ /^[0-9]+(\.[0-9]*)?([KMGT]?B?)$/)
+        return ""
+    u = s
+    sub(/^[0-9.]+/, "", u)
+    sub(/B$/, "", u)
+    v = s + 0
+    if (u == "K") v *= 1024
+    else if (u == "M") v *= 1048576
+    else if (u == "G") v *= 1073741824
+    else if (u == "T") v *= 1099511627776
+    return int(v + 0.5)
+}

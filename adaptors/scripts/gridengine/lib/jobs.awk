@@ -13,7 +13,9 @@
 #
 # gridengine.jobs has one tab-separated line per job:
 #   J id loom_id state name owner nodes submit start end exit reason
-#     missing_since shown
+#     missing_since shown usage
+# (usage: "user_ms,system_ms,rss_kb" of an ended job, or empty; a file from
+# before it was kept has no such column)
 # and "C id" for a job Loom cancelled. `start` appends the J line of the job
 # it submitted, `cancel` a C line; this program rewrites the file.
 #
@@ -22,7 +24,9 @@
 # qstat is looked up with `qacct -j ID` (immediate when the cell's
 # accounting_flush_time is 0); until a record appears (at most `grace`
 # seconds) it is listed as it was last seen. It is listed finished in
-# `keep` answers, then forgotten.
+# `keep` answers, then forgotten. What it used comes from the same record
+# (ru_utime, ru_stime, ru_maxrss), so a job is reported ended only with
+# its usage, or without one when the grace time ran out first.
 
 BEGIN {
     if (grace == "") grace = 30
@@ -107,7 +111,28 @@ function loom_of(name) {
     return name ~ /^loom-[0-9]+$/ ? substr(name, 6) : ""
 }
 
-function item(id, loom, st, name, owner, nodes, sub_t, start, end, ex, why) {
+# usage_json(U): the "usage" member for "user_ms,system_ms,rss_kb", or null.
+function usage_json(u,    f) {
+    if (split(u, f, ",") != 3)
+        return "null"
+    return "{\"user_cpu_ms\": " f[1] ", \"system_cpu_ms\": " f[2] \
+        ", \"max_rss_kb\": " f[3] "}"
+}
+
+# acct_usage(R): "user_ms,system_ms,rss_kb" of accounting record R, or ""
+# when one of them is not there. ru_maxrss rather than maxvmem: it is what
+# max_rss_kb means (getrusage's, as the local cluster's supervisor
+# measures it), where maxvmem is the sampled virtual size of all the job's
+# processes together (0 for a job shorter than one sample).
+function acct_usage(r,    u, s, k) {
+    u = acct_ms(ARec[r, "ru_utime"])
+    s = acct_ms(ARec[r, "ru_stime"])
+    k = acct_kb(ARec[r, "ru_maxrss"])
+    return u == "" || s == "" || k == "" ? "" : u "," s "," k
+}
+
+function item(id, loom, st, name, owner, nodes, sub_t, start, end, ex, why,
+              use) {
     return "{\"native_id\": " jstr(id) ", \"loom_id\": " jstr_or_null(loom) \
         ", \"name\": " jstr_or_null(name) ", \"owner\": " jstr_or_null(owner) \
         ", \"state\": \"" st "\", \"nodes\": " jlist(nodes, ",") \
@@ -115,15 +140,16 @@ function item(id, loom, st, name, owner, nodes, sub_t, start, end, ex, why) {
         jstr_or_null(start) ", \"end_time\": " jstr_or_null(end) \
         ", \"exit_code\": " jnum_or_null(ex) ", \"reason\": " \
         jstr_or_null(why) ", \"stdout\": null, \"stderr\": null" \
+        ", \"usage\": " usage_json(use) \
         (st == "held" && (id in REQ) ? ", \"request\": " REQ[id] : "") "}"
 }
 
 function save(id, loom, st, name, owner, nodes, sub_t, start, end, ex, why,
-              missing, shown) {
+              missing, shown, use) {
     if (newstate != "")
         print "J\t" id "\t" loom "\t" st "\t" name "\t" owner "\t" nodes "\t" \
             sub_t "\t" start "\t" end "\t" ex "\t" why "\t" missing "\t" \
-            shown > newstate
+            shown "\t" use > newstate
 }
 
 # Accounting records: "qacct -j" output, records separated by "====" lines.
@@ -174,11 +200,11 @@ function find_acct(id,    j, t, i, cmd, line, first) {
 }
 
 function old_job(id,    f, n, loom, st, name, owner, nodes, sub_t, start, end,
-                 ex, why, missing, shown, r, fl, fw) {
+                 ex, why, missing, shown, r, fl, fw, use) {
     n = split(OLD[id], f, "\t")
     loom = f[3]; st = f[4]; name = f[5]; owner = f[6]; nodes = f[7]
     sub_t = f[8]; start = f[9]; end = f[10]; ex = f[11]; why = f[12]
-    missing = f[13]; shown = f[14] + 0
+    missing = f[13]; shown = f[14] + 0; use = n >= 15 ? f[15] : ""
     if (st !~ /^(completed|failed|cancelled)$/) {
         r = (id in CANCEL) && st ~ /^(pending|held)$/ ? 0 : find_acct(id)
         if (r) {
@@ -196,6 +222,7 @@ function old_job(id,    f, n, loom, st, name, owner, nodes, sub_t, start, end,
                 nodes = ARec[r, "hostname"]
             if (ARec[r, "owner"] != "")
                 owner = ARec[r, "owner"]
+            use = acct_usage(r)
             if (id in CANCEL) {
                 st = "cancelled"
                 why = "cancelled"
@@ -216,9 +243,9 @@ function old_job(id,    f, n, loom, st, name, owner, nodes, sub_t, start, end,
                 missing = NOW
             if (NOW - missing < grace) {
                 print_item(item(id, loom, st, name, owner, nodes, sub_t,
-                                start, end, ex, why))
+                                start, end, ex, why, ""))
                 save(id, loom, st, name, owner, nodes, sub_t, start, end,
-                     ex, why, missing, shown)
+                     ex, why, missing, shown, "")
                 KEPT[id] = 1
                 return
             }
@@ -233,10 +260,10 @@ function old_job(id,    f, n, loom, st, name, owner, nodes, sub_t, start, end,
         }
     }
     print_item(item(id, loom, st, name, owner, nodes, sub_t, start, end, ex,
-                    why))
+                    why, use))
     if (++shown < keep) {
         save(id, loom, st, name, owner, nodes, sub_t, start, end, ex, why,
-             missing, shown)
+             missing, shown, use)
         KEPT[id] = 1
     }
 }
@@ -264,9 +291,9 @@ END {
             if (loom == "") loom = f[3]
         }
         print_item(item(id, loom, st, L_NAME[id], L_OWNER[id], nodes, sub_t,
-                        L_START[id], "", "", why))
+                        L_START[id], "", "", why, ""))
         save(id, loom, st, L_NAME[id], L_OWNER[id], nodes, sub_t, L_START[id],
-             "", "", why, "", 0)
+             "", "", why, "", 0, "")
         KEPT[id] = 1
     }
     for (i = 1; i <= nold; i++)

@@ -20,6 +20,20 @@
 #            COMPLETED has no cache entry, nothing is printed: the ids go to
 #            that file, one a line, and the exit status is 3 (the caller
 #            asks scontrol and runs this again with missing empty).
+#   ucache   file of usage lines (lib/usage.awk: "JOBID USER_MS SYSTEM_MS
+#            RSS_KB", or "JOBID wait SINCE" while sacct lacks the job's
+#            end), or empty: the cluster has no accounting, every usage is
+#            null. Rewritten like cache.
+#   umissing like missing, for finished jobs without a usage entry or still
+#            waiting for one (the caller asks sacct); with missing.
+#   grace    seconds a finished job waits for its record in sacct (default
+#            30); meanwhile it is listed as it was before it ended
+#            (running, or pending when it never started), so that Loom
+#            takes its end and its usage together; then it is listed ended
+#            without usage, and sacct is not asked again.
+#   noacct   a file holding when sacct said the cluster has no accounting
+#            (epoch seconds): for 10 minutes from then, as if ucache were
+#            empty.
 #
 # Job states (squeue's compact codes):
 #   PD pending (held when the reason is JobHeldUser/JobHeldAdmin);
@@ -54,9 +68,55 @@ BEGIN {
         }
         close(cache)
     }
+    srand()
+    NOW = srand()
+    UMFILE = umissing # written (empty) at status 3 even without accounting
+    # no accounting, as sacct said less than 10 minutes ago: no usage
+    if (noacct != "" && (getline t < noacct) > 0 && NOW - t < 600)
+        ucache = umissing = ""
+    nuse = 0
+    if (ucache != "") {
+        while ((getline line < ucache) > 0) {
+            k = index(line, " ")
+            if (k < 2)
+                continue
+            id = substr(line, 1, k - 1)
+            if (!(id in USE))
+                UORDER[++nuse] = id
+            else
+                udup = 1
+            USE[id] = substr(line, k + 1) # the last line of a job wins
+        }
+        close(ucache)
+    }
+    if (grace == "")
+        grace = 30
     rec = ""
     nout = 0
     nmiss = 0
+    numiss = 0
+}
+
+# usage_of(ID): the "usage" member of a finished job, or "null"; sets
+# HOLD when the job still waits for its record.
+function usage_of(id,    u, p, waiting) {
+    HOLD = 0
+    if (ucache == "")
+        return "null"
+    u = (id in USE) ? USE[id] : ""
+    split(u, p, " ")
+    waiting = u ~ /^wait / && NOW - p[2] < grace
+    if (u == "" || waiting) {
+        if (umissing != "")
+            UMISS[++numiss] = id
+        else
+            HOLD = waiting
+        return "null"
+    }
+    if (split(u, p, " ") != 3 || u ~ /^wait /) # past the grace time
+        return "null"
+    return "{\"user_cpu_ms\": " p[1] ", \"system_cpu_ms\": " p[2] \
+        ", \"max_rss_kb\": " p[3] "}"
 }
 
 # mib("4G"): squeue's memory (default unit MiB) in MiB.
@@ -93,7 +153,7 @@ function seconds(s,    d, k, p, n, t) {
 rec != "" { rec = rec "\n" $0 }
 
 function job(r,    f, n, i, name, st, state, nodes, nn, ec, loom, start, end,
-             req, why) {
+             req, use, why) {
     n = split(r, f, "\037")
     if (n < 14)
         return
@@ -110,8 +170,15 @@ function job(r,    f, n, i, name, st, state, nodes, nn, ec, loom, start, end,
         req = sprintf(", \"request\": {\"nodes\": %d, \"cpus_per_node\": %d, " \
             "\"memory_mb\": %d, \"walltime_s\": %d}", f[9] + 0, f[10] + 0,
             mib(f[11]), seconds(f[12]))
+    use = "null"
+    HOLD = 0
+    if (state in FINISHED) {
+        use = usage_of(f[1])
+        if (HOLD) # as squeue showed it before it ended
+            state = f[5] != "" && f[7] + 0 > 0 ? "running" : "pending"
+    }
     ec = "null"
-    if (st == "CD")
+    if (st == "CD" && !HOLD)
         ec = 0
     else if (state in FINISHED) {
         if (f[1] in EXIT)
@@ -125,16 +192,16 @@ function job(r,    f, n, i, name, st, state, nodes, nn, ec, loom, start, end,
     start = (nn && state != "pending" && state != "held") ? jint_null(f[7]) : "null"
     end = (state in FINISHED) ? jint_null(f[8]) : "null"
     loom = f[13] ~ /^loom:[A-Za-z0-9._-]+$/ ? jstr(substr(f[13], 6)) : "null"
-    why = f[3] == "None" ? "" : f[3]
-    if (st == "NF" && why == "") # squeue gives no reason for it
+    why = f[3] == "None" || HOLD ? "" : f[3]
+    if (st == "NF" && !HOLD && why == "") # squeue gives no reason for it
         why = "node failure: Slurm ended the job (NODE_FAIL)"
     OUTL[++nout] = sprintf("{\"native_id\": %s, \"loom_id\": %s, \"name\": %s, " \
         "\"owner\": %s, \"state\": \"%s\", \"nodes\": %s, \"submit_time\": %s, " \
         "\"start_time\": %s, \"end_time\": %s, \"exit_code\": %s, " \
-        "\"reason\": %s, \"stdout\": null, \"stderr\": null%s}", \
+        "\"reason\": %s, \"stdout\": null, \"stderr\": null, \"usage\": %s%s}", \
         jstr(f[1]), loom, jstr(name), jstr_null(f[4]), state, jarr(nodes, nn), \
         jint_null(f[6]), start, end, ec, \
-        jstr_null(why), req)
+        jstr_null(why), use, req)
     split("", nodes)
 }
 
@@ -151,9 +218,15 @@ function exit_code(raw, state,    p) {
 END {
     if (rec != "")
         job(rec)
-    if (nmiss) {
+    if (nmiss || numiss) {
+        printf "" > missing
         for (i = 1; i <= nmiss; i++)
             print MISS[i] > missing
+        if (UMFILE != "") {
+            printf "" > UMFILE
+            for (i = 1; i <= numiss; i++)
+                print UMISS[i] > UMFILE
+        }
         exit 3
     }
     printf "{\"complete\": true, \"items\": ["
@@ -171,5 +244,16 @@ END {
             if (CORDER[i] in LISTED)
                 print CORDER[i], EXIT[CORDER[i]] > cache
         close(cache)
+    }
+    stale = udup
+    for (i = 1; i <= nuse; i++)
+        if (!(UORDER[i] in LISTED))
+            stale = 1
+    if (stale && ucache != "") {
+        printf "" > ucache
+        for (i = 1; i <= nuse; i++)
+            if (UORDER[i] in LISTED)
+                print UORDER[i], USE[UORDER[i]] > ucache
+        close(ucache)
     }
 }
