@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# 9012-job-memory.t - ended jobs leave loomd's memory job_memory_s (here
-# 3 s) after they ended and are read from PostgreSQL from then on: every
-# answer about them is the same before and after. GET /v1/jobs/{id} (to
-# its owner and to another user), the list with ended states, ?fields=
-# and ?cluster= (as the loom adaptor of an outer loomd reads it), the
-# accounting, cancel and hold (409), a repeated Idempotency-Key (the same
-# job; 409 for another body), afterok/afternotok/afterany and singleton
+# 9012-job-memory.t - ended jobs leave loomd's memory job_memory_s after
+# they ended (0 at first: they stay; then 3 s, set by a reload) and are
+# read from PostgreSQL from then on: every answer about them is the same
+# before and after. GET /v1/jobs/{id} (to its owner and to another user),
+# its output, the list with ended states, ?fields= and ?cluster= (as the
+# loom adaptor of an outer loomd reads it), the accounting, cancel, hold,
+# release and patch (409), a repeated Idempotency-Key (the same job; 409
+# for another body), afterok/afternotok/afterany and singleton
 # dependencies on them, and an array whose tasks partly ended (arrays stay
 # in memory). The jobs in memory (GET /v1/runtime) and loomd's RSS fall
-# once a few thousand ended jobs have gone; a restarted loomd lets them go
-# too.
+# once 3000 ended jobs have gone; after a restart the answers are the
+# same.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -56,7 +57,7 @@ pick() {
 # ---- the jobs, and every answer about them while they are in memory -------
 submit '{"name": "ok", "command": ["/bin/true"]}'
 C=$JOB
-submit '{"name": "bad", "command": ["/bin/sh", "-c", "exit 3"]}'
+submit '{"name": "bad", "command": ["/bin/sh", "-c", "echo bad-out; exit 3"]}'
 F=$JOB
 submit '{"name": "gone", "command": ["/bin/true"], "hold": true}'
 X=$JOB
@@ -84,6 +85,8 @@ answers() {
         api GET "/v1/jobs/$id" >/dev/null
         echo "get $id $STATUS $BODY"
     done
+    api GET "/v1/jobs/$F/output" >/dev/null
+    echo "output $STATUS $BODY"
     TOKEN=$BOB
     api GET "/v1/jobs/$C" >/dev/null
     echo "bob get $STATUS $BODY"
