@@ -150,20 +150,24 @@ void sched_touch(struct job *j)
     S.dirty[S.n_dirty++] = j->id;
 }
 
+void sched_lazy_compact(struct lazy *q, size_t *head, size_t *n)
+{
+    if (*head > 1024 && *head * 2 > *n) {
+        /* drop the taken entries from the front */
+        memmove(q, q + *head, (*n - *head) * sizeof(*q));
+        *n -= *head;
+        *head = 0;
+    } else if (*head && *head == *n) {
+        *head = *n = 0; /* all taken: start over */
+    }
+}
+
 void sched_touch_lazy(struct job *j)
 {
     sched_view(j);
     if (j->dirty)
         return;
-    if (S.lazy_head > 1024 && S.lazy_head * 2 > S.n_lazy) {
-        /* drop the taken entries from the front */
-        memmove(S.lazy, S.lazy + S.lazy_head,
-                (S.n_lazy - S.lazy_head) * sizeof(*S.lazy));
-        S.n_lazy -= S.lazy_head;
-        S.lazy_head = 0;
-    } else if (S.lazy_head && S.lazy_head == S.n_lazy) {
-        S.lazy_head = S.n_lazy = 0; /* all taken: start over */
-    }
+    sched_lazy_compact(S.lazy, &S.lazy_head, &S.n_lazy);
     if (sched_grow((void **)&S.lazy, &S.cap_lazy, S.n_lazy + 1,
                    sizeof(*S.lazy)) < 0) {
         sched_touch(j);

@@ -27,12 +27,7 @@ void sched_evict_note(struct job *j)
      * job_memory_s = 0 too, for a reload that sets it. */
     if (j->array || j->array_id)
         return;
-    if (S.ended_head > 1024 && S.ended_head * 2 > S.n_ended) {
-        memmove(S.ended, S.ended + S.ended_head,
-                (S.n_ended - S.ended_head) * sizeof(*S.ended));
-        S.n_ended -= S.ended_head;
-        S.ended_head = 0;
-    }
+    sched_lazy_compact(S.ended, &S.ended_head, &S.n_ended);
     if (sched_grow((void **)&S.ended, &S.cap_ended, S.n_ended + 1,
                    sizeof(*S.ended)) < 0) {
         log_err("job=%lld: out of memory; it stays in memory",
@@ -153,8 +148,7 @@ void sched_evict_tick(void)
             S.jf[j->id - 1] &= (uint8_t)~JF_ENDED;
         }
     }
-    if (S.ended_head == S.n_ended)
-        S.ended_head = S.n_ended = 0;
+    sched_lazy_compact(S.ended, &S.ended_head, &S.n_ended);
 #ifdef __GLIBC__
     /* many at once (a wave of ends, a restart): their pages go back to
      * the system rather than wait in malloc's free lists */

@@ -196,6 +196,9 @@ void sched_touch(struct job *j);
 void sched_view(struct job *j); /* re-render only */
 /* Re-render and mark for a commit that may wait (see struct sched). */
 void sched_touch_lazy(struct job *j);
+/* A queue of n entries taken from the front up to *head: the taken ones
+ * dropped once they are most of it (or all of it). */
+void sched_lazy_compact(struct lazy *q, size_t *head, size_t *n);
 /* Show the job's current view in the next published table. */
 void sched_publish_view(struct job *j);
 int sched_pending_push(int64_t id);
