@@ -327,10 +327,12 @@ static json_t *fairshare_json(void)
 
 static void status_reply(struct reply *r)
 {
-    size_t count[JOB_CANCELLED + 1] = {0};
+    size_t count[JOB_CANCELLED + 1];
     json_t *o, *states = json_object();
     char *body;
 
+    /* every job, those that left memory too */
+    memcpy(count, S.evicted_by_state, sizeof(count));
     for (size_t i = 0; i < S.cap; i++)
         if (S.jobs[i])
             count[S.jobs[i]->state]++;

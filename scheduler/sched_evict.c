@@ -112,6 +112,7 @@ static void evict(struct job *j)
     S.views_changed = 1;
     S.n_in_memory--;
     S.n_evicted++;
+    S.evicted_by_state[j->state]++;
     job_destroy(j);
 }
 

@@ -182,6 +182,7 @@ struct sched {
     size_t ended_head, n_ended, cap_ended;
     double evict_next; /* when the next look at them is due (time_mono) */
     size_t n_in_memory, n_evicted; /* job records held, and let go */
+    size_t evicted_by_state[JOB_CANCELLED + 1]; /* those let go, by state */
     struct hmap gone_who; /* "owner\x1fsubmitted_by" -> index + 1 */
     struct strv gone_owner, gone_by; /* by that index */
 };
