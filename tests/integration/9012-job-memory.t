@@ -77,6 +77,14 @@ t_is "$(field "$A" .array_counts.completed)/$(field "$A" .array_counts.running)"
     2/1 "an array: two tasks completed, one runs"
 IDS="$C $F $X $K $S"
 
+# ask LABEL METHOD PATH [BODY] [CURL ARGS]: the answer, as one line.
+ask() {
+    local label=$1
+    shift
+    api "$@" >/dev/null
+    echo "$label $STATUS $BODY"
+}
+
 # answers ...: every answer about the ended jobs, one per line.
 answers() {
     local id
@@ -85,41 +93,30 @@ answers() {
         api GET "/v1/jobs/$id" >/dev/null
         echo "get $id $STATUS $BODY"
     done
-    api GET "/v1/jobs/$F/output" >/dev/null
-    echo "output $STATUS $BODY"
+    ask output GET "/v1/jobs/$F/output"
     TOKEN=$BOB
-    api GET "/v1/jobs/$C" >/dev/null
-    echo "bob get $STATUS $BODY"
+    ask "bob get" GET "/v1/jobs/$C"
     TOKEN=$ADMIN
     api GET "/v1/jobs?state=completed,failed,cancelled" >/dev/null
     echo "list ended $STATUS $(pick "$IDS")"
-    api GET "/v1/jobs?limit=3" >/dev/null
-    echo "list first 3 $STATUS $BODY"
-    api GET "/v1/jobs?after=$C&limit=2&fields=id,state,exit_code" >/dev/null
-    echo "list fields $STATUS $BODY"
+    ask "list first 3" GET "/v1/jobs?limit=3"
+    ask "list fields" GET "/v1/jobs?after=$C&limit=2&fields=id,state,exit_code"
     api GET "/v1/jobs?cluster=local&after=0&limit=100" >/dev/null
     echo "list cluster $STATUS $(pick "$IDS")"
-    api GET "/v1/jobs?name=bad" >/dev/null
-    echo "list name $STATUS $BODY"
+    ask "list name" GET "/v1/jobs?name=bad"
     api GET "/v1/accounting?start=$(at -3600)" >/dev/null
     echo "accounting $STATUS $(pick "$IDS")"
-    api DELETE "/v1/jobs/$C" >/dev/null
-    echo "cancel $STATUS $BODY"
-    api POST "/v1/jobs/$F/hold" >/dev/null
-    echo "hold $STATUS $BODY"
-    api POST "/v1/jobs/$X/release" >/dev/null
-    echo "release $STATUS $BODY"
-    api PATCH "/v1/jobs/$C" '{"name": "x"}' >/dev/null
-    echo "patch $STATUS $BODY"
+    ask cancel DELETE "/v1/jobs/$C"
+    ask hold POST "/v1/jobs/$F/hold"
+    ask release POST "/v1/jobs/$X/release"
+    ask patch PATCH "/v1/jobs/$C" '{"name": "x"}'
     TOKEN=$BOB
-    api DELETE "/v1/jobs/$C" >/dev/null
-    echo "bob cancel $STATUS $BODY"
+    ask "bob cancel" DELETE "/v1/jobs/$C"
     TOKEN=$ADMIN
-    api POST /v1/jobs "$KEYED" -H 'Idempotency-Key: k-9012' >/dev/null
-    echo "same key $STATUS $BODY"
-    api POST /v1/jobs '{"name": "other", "command": ["/bin/true"]}' \
-        -H 'Idempotency-Key: k-9012' >/dev/null
-    echo "key, other body $STATUS $BODY"
+    ask "same key" POST /v1/jobs "$KEYED" -H 'Idempotency-Key: k-9012'
+    ask "key, other body" POST /v1/jobs \
+        '{"name": "other", "command": ["/bin/true"]}' \
+        -H 'Idempotency-Key: k-9012'
 }
 
 # deps TAG: jobs that depend on the ended ones; their ends, one per line.
