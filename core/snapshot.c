@@ -17,6 +17,7 @@
 
 struct jchunk {
     atomic_int refs;
+    size_t n; /* views in v; a chunk that has none is let go */
     struct jview *v[CHUNK];
 };
 
@@ -180,6 +181,7 @@ static struct jchunk *own_chunk(struct jobtab *t, size_t ci)
         return NULL;
     atomic_init(&copy->refs, 1);
     if (c) {
+        copy->n = c->n;
         for (size_t i = 0; i < CHUNK; i++)
             copy->v[i] = c->v[i] ? jview_ref(c->v[i]) : NULL;
         chunk_unref(c);
@@ -214,8 +216,10 @@ int jobtab_builder_set(struct jobtab_builder *b, struct jview *v)
     c = own_chunk(t, ci);
     if (!c)
         goto error;
-    if (!c->v[slot])
+    if (!c->v[slot]) {
         t->count++;
+        c->n++;
+    }
     jobcount_move(c->v[slot], v);
     jview_unref(c->v[slot]);
     c->v[slot] = v;
@@ -236,12 +240,20 @@ void jobtab_builder_clear(struct jobtab_builder *b, int64_t id)
     if (!t || id <= 0 || ci >= t->n_chunks || !t->chunks[ci] ||
         !t->chunks[ci]->v[slot])
         return;
+    if (t->chunks[ci]->n == 1) { /* its last: the chunk goes, uncopied */
+        jobcount_move(t->chunks[ci]->v[slot], NULL);
+        chunk_unref(t->chunks[ci]);
+        t->chunks[ci] = NULL;
+        t->count--;
+        return;
+    }
     c = own_chunk(t, ci);
     if (!c)
         return;
     jobcount_move(c->v[slot], NULL);
     jview_unref(c->v[slot]);
     c->v[slot] = NULL;
+    c->n--;
     t->count--;
 }
 

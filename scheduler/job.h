@@ -188,6 +188,14 @@ char *job_render(const struct job *j, size_t priv[2]);
  * idempotency: the same request always hashes the same. */
 void job_body_hash(json_t *body, char out[65]);
 void job_destroy(struct job *j); /* NULL-safe */
+struct jview;
+/* The job's view (core/snapshot.h): its JSON as job_render makes it, and
+ * what the job list matches. A new view (one reference), or NULL when out
+ * of memory. Any thread; j is only read. */
+struct jview *job_view_new(const struct job *j);
+/* The view of a stored job (its document as the store keeps it), built
+ * as job_view_new builds it: a new view, or NULL with err. */
+struct jview *job_view_from_doc(const char *doc, struct loom_error *err);
 /* Forget what the last cycle said of j (j->plan). */
 void job_plan_drop(struct job *j);
 /* Is j waiting for the scheduler: pending, its dependencies met, and (an

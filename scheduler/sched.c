@@ -49,17 +49,19 @@ struct job *sched_job(int64_t id)
 int sched_job_add(struct job *j)
 {
     void **const by_id[] = {(void **)&S.jobs, (void **)&S.views,
-                            (void **)&S.jf, (void **)&S.held};
+                            (void **)&S.jf, (void **)&S.held,
+                            (void **)&S.gone};
     const size_t elem[] = {sizeof(*S.jobs), sizeof(*S.views), sizeof(*S.jf),
-                           sizeof(*S.held)};
+                           sizeof(*S.held), sizeof(*S.gone)};
 
-    if (sched_grow_alike(by_id, elem, 4, &S.cap, (size_t)j->id) < 0)
+    if (sched_grow_alike(by_id, elem, 5, &S.cap, (size_t)j->id) < 0)
         return -1;
     if (!job_state_final(j->state) &&
         sched_grow((void **)&S.live, &S.cap_live, S.n_live + 1,
                    sizeof(*S.live)) < 0)
         return -1;
     S.jobs[j->id - 1] = j;
+    S.n_in_memory++;
     if (!job_state_final(j->state))
         S.live[S.n_live++] = j->id;
     if (j->array)
@@ -89,7 +91,7 @@ static void flags_of(struct job *j)
     uint8_t *f = &S.jf[j->id - 1];
     uint8_t was = *f;
 
-    *f = (uint8_t)((was & (JF_QUEUED | JF_WATCHED)) |
+    *f = (uint8_t)((was & (JF_QUEUED | JF_WATCHED | JF_ENDED)) |
                    (was & JF_QUEUED ? JF_CHANGED : 0) |
                    (job_ready(j) ? JF_PENDING : 0) |
                    (job_holds_nodes(j) ? JF_HOLDS : 0));
@@ -99,6 +101,8 @@ static void flags_of(struct job *j)
     if (j->array_id)
         sched_array_task_note(j);
     sched_depend_note(j);
+    if (!(was & JF_ENDED) && job_state_final(j->state))
+        sched_evict_note(j);
     if ((was & JF_QUEUED) && (was & JF_PENDING) && !(*f & JF_PENDING))
         S.wq.n_left++;
     else if ((was & JF_QUEUED) && !(was & JF_PENDING) && (*f & JF_PENDING))
@@ -107,27 +111,8 @@ static void flags_of(struct job *j)
 
 void sched_view(struct job *j)
 {
-    /* ?cluster= finds a job where it runs or ran, or before placement
-     * on the cluster it asked for */
-    size_t priv[2] = {0, 0};
-    char *json = job_render(j, priv);
-    /* an array is listed while it stands for tasks without records of
-     * their own, in their state */
-    int rest = j->array && j->array->n_split < j->array->spec.tasks;
-    struct jview *v = jview_create(j->id, job_state_name(rest ?
-                                                j->array->tasks_state
-                                                : j->state),
-                                   j->source, j->owner, j->submitted_by,
-                                   j->account,
-                                   j->cluster ? j->cluster : j->req.cluster,
-                                   json, priv);
+    struct jview *v = job_view_new(j);
 
-    if (v && jview_set_match(v, j->name, j->nodes.v, j->nodes.n) < 0) {
-        jview_unref(v);
-        v = NULL;
-    }
-    if (v)
-        v->unlisted = j->array && !rest;
     flags_of(j);
     if (!v) {
         log_err("job=%lld: out of memory rendering the job", (long long)j->id);
@@ -165,20 +150,24 @@ void sched_touch(struct job *j)
     S.dirty[S.n_dirty++] = j->id;
 }
 
+void sched_lazy_compact(struct lazy *q, size_t *head, size_t *n)
+{
+    if (*head > 1024 && *head * 2 > *n) {
+        /* drop the taken entries from the front */
+        memmove(q, q + *head, (*n - *head) * sizeof(*q));
+        *n -= *head;
+        *head = 0;
+    } else if (*head && *head == *n) {
+        *head = *n = 0; /* all taken: start over */
+    }
+}
+
 void sched_touch_lazy(struct job *j)
 {
     sched_view(j);
     if (j->dirty)
         return;
-    if (S.lazy_head > 1024 && S.lazy_head * 2 > S.n_lazy) {
-        /* drop the taken entries from the front */
-        memmove(S.lazy, S.lazy + S.lazy_head,
-                (S.n_lazy - S.lazy_head) * sizeof(*S.lazy));
-        S.n_lazy -= S.lazy_head;
-        S.lazy_head = 0;
-    } else if (S.lazy_head && S.lazy_head == S.n_lazy) {
-        S.lazy_head = S.n_lazy = 0; /* all taken: start over */
-    }
+    sched_lazy_compact(S.lazy, &S.lazy_head, &S.n_lazy);
     if (sched_grow((void **)&S.lazy, &S.cap_lazy, S.n_lazy + 1,
                    sizeof(*S.lazy)) < 0) {
         sched_touch(j);
@@ -338,19 +327,23 @@ static json_t *fairshare_json(void)
 
 static void status_reply(struct reply *r)
 {
-    size_t count[JOB_CANCELLED + 1] = {0};
+    size_t count[JOB_CANCELLED + 1];
     json_t *o, *states = json_object();
     char *body;
 
+    /* every job, those that left memory too */
+    memcpy(count, S.evicted_by_state, sizeof(count));
     for (size_t i = 0; i < S.cap; i++)
         if (S.jobs[i])
             count[S.jobs[i]->state]++;
     for (int s = 0; s <= JOB_CANCELLED; s++)
         json_object_set_new(states, job_state_name(s),
                             json_integer((json_int_t)count[s]));
-    o = json_pack("{s:b, s:s, s:o, s:b, s:{s:I, s:f, s:f, s:f, s:{s:f, s:f, "
-                  "s:f}}}", "enabled", S.enabled, "policy",
-                  sched_policy_name(&S.conf), "jobs", states, "database_ok",
+    o = json_pack("{s:b, s:s, s:o, s:I, s:I, s:b, s:{s:I, s:f, s:f, s:f, "
+                  "s:{s:f, s:f, s:f}}}", "enabled", S.enabled, "policy",
+                  sched_policy_name(&S.conf), "jobs", states,
+                  "jobs_in_memory", (json_int_t)S.n_in_memory,
+                  "jobs_evicted", (json_int_t)S.n_evicted, "database_ok",
                   S.n_dirty == 0, "cycles", "count", (json_int_t)S.cycles,
                   "last_ms", S.cycle_last_ms, "max_ms", S.cycle_max_ms,
                   "mean_ms", S.cycles ? S.cycle_sum_ms / (double)S.cycles : 0.0,
@@ -570,6 +563,7 @@ static void *sched_main(void *arg)
         }
         sched_resv_native_tick();
         sched_resv_publish();
+        sched_evict_tick();
         publish_views();
     }
     msg_destroy(S.partial); /* only left when the flush timed out */
@@ -603,6 +597,7 @@ int sched_start(struct store *st, int enabled, const struct sched_conf *conf,
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     hmap_init(&S.waiters);
     hmap_init(&S.singles);
+    hmap_init(&S.gone_who);
     if (sched_load(err) < 0 || sched_resv_load(err) < 0)
         return -1;
     sched_depend_load();
@@ -650,6 +645,7 @@ void sched_stop(void)
     free(S.views);
     free(S.jf);
     free(S.held);
+    sched_evict_fini();
     held_fini();
     fabric_current_fini();
     for (size_t i = 0; i < S.n_resv; i++)

@@ -50,6 +50,9 @@ struct sched_job_op {
     char *cluster;      /* start: where */
     struct strv nodes;  /* start: on which nodes */
     json_t *body;       /* patch: the fields to change (a reference) */
+    struct job *stored; /* the job as stored, read by the handler when it
+                           had ended (owned, or NULL): it answers for a
+                           job that left memory (job_memory_s) */
 };
 void sched_job_op_free(void *op);
 

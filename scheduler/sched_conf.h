@@ -31,6 +31,8 @@ struct sched_conf {
                               is at most this (default 0) */
     int kill_invalid_depend; /* a dependency that can never be met ends
                                 its job (default), or leaves it pending */
+    double job_memory_s; /* an ended job stays in memory this long, then
+                            is read from the database; 0: for ever */
     struct sched_limits limits; /* every account's, from [limits] */
     struct {
         char name[LOOM_LIMITS_NAME_MAX + 1]; /* ACCOUNT, vo=GROUP or

@@ -67,15 +67,26 @@ static int push_id(int64_t **v, size_t *n, size_t *cap, int64_t id)
     return 0;
 }
 
+static void waiters_free(void *p)
+{
+    struct sched_waiters *w = p;
+
+    if (!w)
+        return;
+    free(w->ids);
+    free(w);
+}
+
 /* ---- the checks of a submit or a change ---------------------------------- */
 
-/* Does the owner of j see p (private_data)? */
-static int sees(const struct job *j, const struct job *p)
+/* Does the owner of j see a job of owner and submitted_by (private_data)? */
+static int sees(const struct job *j, const char *owner,
+                const char *submitted_by)
 {
     return j->staff || !accounts_policy().private_data ||
-           !strcmp(p->owner, j->owner) ||
-           (j->submitted_by && p->submitted_by &&
-            !strcmp(p->submitted_by, j->submitted_by));
+           !strcmp(owner, j->owner) ||
+           (j->submitted_by && submitted_by &&
+            !strcmp(submitted_by, j->submitted_by));
 }
 
 /* Does what d names include job j (an array and its tasks)? */
@@ -137,7 +148,21 @@ int sched_depend_check(const struct job *j, const struct dep_list *deps,
                      d->task);
         else
             snprintf(ref, sizeof(ref), "%lld", (long long)d->job);
-        if (!p || !sees(j, p))
+        if (!p) { /* ended and gone from memory: not an array */
+            enum job_state st;
+            const char *owner, *by;
+            if (!sched_gone(d->job, &st, &owner, &by) || !sees(j, owner, by))
+                return loom_error_field(err, LOOM_EINVAL, "dependency",
+                                        "dependency: there is no job %s",
+                                        ref);
+            if (d->task >= 0)
+                return loom_error_field(err, LOOM_EINVAL, "dependency",
+                                        "dependency: job %lld is not an "
+                                        "array: it has no task %ld",
+                                        (long long)d->job, d->task);
+            continue;
+        }
+        if (!sees(j, p->owner, p->submitted_by))
             return loom_error_field(err, LOOM_EINVAL, "dependency",
                                     "dependency: there is no job %s", ref);
         if (d->task >= 0 && !p->array)
@@ -172,8 +197,13 @@ static int see(const struct dep *d, struct seen *s)
     long ord, unsplit;
 
     memset(s, 0, sizeof(*s));
-    if (!p)
-        return -1;
+    if (!p) { /* ended and gone from memory: what it ended as */
+        struct job gone = {0};
+        if (!sched_gone(d->job, &gone.state, NULL, NULL) || d->task >= 0)
+            return -1;
+        s->n[job_task_class(&gone)] = 1;
+        return 0;
+    }
     if (!(ar = p->array)) {
         s->n[job_task_class(p)] = 1;
         return 0;
@@ -408,8 +438,11 @@ void sched_depend_add(struct job *j)
     for (size_t i = 0; i < j->deps.n; i++) {
         const struct dep *d = &j->deps.v[i];
         struct sched_single *g;
+        enum job_state st;
         if (d->type != DEP_SINGLETON) {
-            watch(d->job, j->id);
+            /* one gone from memory ended: nothing to watch */
+            if (sched_job(d->job) || !sched_gone(d->job, &st, NULL, NULL))
+                watch(d->job, j->id);
         } else if (!(g = single_of(j)) ||
                    push_id(&g->ids, &g->n, &g->cap, j->id) < 0) {
             log_err("job=%lld: out of memory watching its name",
@@ -498,6 +531,14 @@ int sched_depend_may_start(struct job *j)
     return 1;
 }
 
+void sched_depend_forget(int64_t id)
+{
+    char key[24];
+
+    id_key(id, key);
+    waiters_free(hmap_del(&S.waiters, key));
+}
+
 void sched_depend_load(void)
 {
     size_t n = 0;
@@ -521,13 +562,6 @@ static void single_free(void *p)
     free(g);
 }
 
-static void waiters_free(void *p)
-{
-    struct sched_waiters *w = p;
-
-    free(w->ids);
-    free(w);
-}
 
 void sched_depend_fini(void)
 {

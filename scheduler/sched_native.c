@@ -10,12 +10,20 @@
 
 #define REQUEUE_MAX 1
 
-static struct job *native_find(const char *cluster, const char *native_id)
+/* The native job's record; NULL when there is none. *gone (when not
+ * NULL) tells whether it ended and left memory. */
+static struct job *native_find(const char *cluster, const char *native_id,
+                               int *gone)
 {
     char key[512];
+    int64_t id;
+    enum job_state st;
 
     snprintf(key, sizeof(key), "%s\x1f%s", cluster, native_id);
-    return sched_job((int64_t)(intptr_t)hmap_get(&S.native, key));
+    id = (int64_t)(intptr_t)hmap_get(&S.native, key);
+    if (gone)
+        *gone = id && sched_gone(id, &st, NULL, NULL);
+    return sched_job(id);
 }
 
 /* A new record for a job submitted to the cluster directly. */
@@ -86,10 +94,12 @@ static void held_for_loom(const char *cluster, const struct cl_job *c)
 
 void sched_native_job(const char *cluster, const struct cl_job *c)
 {
-    struct job *j = native_find(cluster, c->native_id);
+    int gone;
+    struct job *j = native_find(cluster, c->native_id, &gone);
     enum job_state st;
 
-    if (job_state_parse(c->state, &st) < 0 || (j && job_state_final(j->state)))
+    if (job_state_parse(c->state, &st) < 0 || gone ||
+        (j && job_state_final(j->state)))
         return;
     if (!j && job_state_final(st) && !c->end_time)
         return; /* an old finished job we never saw running */
@@ -133,7 +143,8 @@ static void stamp_listed(const char *cluster, const struct cl_job_list *l)
     for (size_t i = 0; i < l->n; i++) {
         struct job *j = l->v[i].loom_id > 0 ? sched_job(l->v[i].loom_id)
                                              : native_find(cluster,
-                                                           l->v[i].native_id);
+                                                           l->v[i].native_id,
+                                                           NULL);
         if (j && (l->v[i].loom_id > 0) == !!strcmp(j->source, "cluster"))
             j->seen = S.list_gen;
     }

@@ -113,6 +113,7 @@ void sched_forget(struct job *j)
         sched_array_unsplit(j);
     sched_acct_forget(j);
     S.jobs[j->id - 1] = NULL;
+    S.n_in_memory--;
     S.jf[j->id - 1] = 0; /* never queued: it was not committed */
     jview_unref(S.views[j->id - 1]);
     S.views[j->id - 1] = NULL;
@@ -336,8 +337,13 @@ void sched_job_op(struct msg *m)
     struct sched_job_op *op = m->data;
     struct job *j = sched_job(op->id);
     struct loom_error err;
+    enum job_state st;
     int rc;
 
+    /* ended and gone from memory: it answers as it did before it went */
+    if (!j && op->task < 0 && op->stored && op->stored->id == op->id &&
+        sched_gone(op->id, &st, NULL, NULL))
+        j = op->stored;
     if (!j) {
         if (op->task >= 0)
             loom_error_set(&err, LOOM_ENOENT, "no job %lld_%ld",
@@ -366,5 +372,6 @@ void sched_job_op_free(void *p)
     free(op->cluster);
     strv_fini(&op->nodes);
     json_decref(op->body);
+    job_destroy(op->stored);
     free(op);
 }

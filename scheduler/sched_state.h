@@ -39,6 +39,7 @@ enum {
     JF_QUEUED = 4,  /* has an entry in the waiting queue */
     JF_CHANGED = 8, /* changed since its entry was filled */
     JF_WATCHED = 16, /* other jobs depend on it (sched_depend.c) */
+    JF_ENDED = 32,  /* ended: waits to leave memory (sched_evict.c) */
 };
 
 struct lazy {
@@ -67,6 +68,8 @@ struct sched {
     struct jview **views;
     uint8_t *jf; /* JF_ flags */
     struct held *held; /* of a job with JF_HOLDS */
+    uint32_t *gone; /* of a job that left memory: its state, and who owns
+                       it (sched_evict.c); 0 for any other */
     size_t cap;
     int64_t next_id;
     /* ids of jobs not final when last looked at (compacted as they end) */
@@ -173,6 +176,15 @@ struct sched {
     /* where the apply of a cycle's answer is within an entry of several
      * tasks */
     size_t apply_sub;
+    /* ended jobs, in the order they ended (since: their end, wall clock),
+     * that leave memory job_memory_s after it (sched_evict.c) */
+    struct lazy *ended;
+    size_t ended_head, n_ended, cap_ended;
+    double evict_next; /* when the next look at them is due (time_mono) */
+    size_t n_in_memory, n_evicted; /* job records held, and let go */
+    size_t evicted_by_state[JOB_CANCELLED + 1]; /* those let go, by state */
+    struct hmap gone_who; /* "owner\x1fsubmitted_by" -> index + 1 */
+    struct strv gone_owner, gone_by; /* by that index */
 };
 
 extern struct sched S;
@@ -185,6 +197,9 @@ void sched_touch(struct job *j);
 void sched_view(struct job *j); /* re-render only */
 /* Re-render and mark for a commit that may wait (see struct sched). */
 void sched_touch_lazy(struct job *j);
+/* A queue of n entries taken from the front up to *head: the taken ones
+ * dropped once they are most of it (or all of it). */
+void sched_lazy_compact(struct lazy *q, size_t *head, size_t *n);
 /* Show the job's current view in the next published table. */
 void sched_publish_view(struct job *j);
 int sched_pending_push(int64_t id);
@@ -307,6 +322,20 @@ void sched_acct_fini(void);
 /* The entry of array id's limit of limit tasks at once (its index + 1),
  * which its tasks count against; 0 when out of memory. */
 uint32_t sched_acct_array(int64_t id, long limit);
+
+/* sched_evict.c: ended jobs leave memory */
+/* j changed: an ended job is noted to leave memory job_memory_s after its
+ * end (called by sched_view with its flags). */
+void sched_evict_note(struct job *j);
+/* Let go of the ended jobs whose time in memory is over. */
+void sched_evict_tick(void);
+/* Did job id leave memory? 1 with its state and, when not NULL, its owner
+ * and submitter (borrowed until sched_evict_fini); 0 otherwise. */
+int sched_gone(int64_t id, enum job_state *st, const char **owner,
+               const char **submitted_by);
+void sched_evict_fini(void);
+/* sched_depend.c: job id leaves memory: what watched it is let go. */
+void sched_depend_forget(int64_t id);
 
 /* sched_array.c: job arrays */
 /* An array came into the table (submitted or loaded): its limit's entry. */

@@ -42,9 +42,7 @@ void api_acct_fini(void)
     pthread_mutex_unlock(&R.lock);
 }
 
-/* The reader's connection, locked: reader_put gives it back. NULL with
- * err (and unlocked) when the database cannot be reached. */
-static struct store *reader_get(struct loom_error *err)
+struct store *api_reader_get(struct loom_error *err)
 {
     pthread_mutex_lock(&R.lock);
     if (!R.st && R.conninfo)
@@ -56,7 +54,7 @@ static struct store *reader_get(struct loom_error *err)
     return R.st;
 }
 
-static void reader_put(void)
+void api_reader_put(void)
 {
     pthread_mutex_unlock(&R.lock);
 }
@@ -226,10 +224,10 @@ void api_accounting(struct http_req *rq, struct http_resp *rs,
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
         goto error;
     }
-    if (!(st = reader_get(&err)))
+    if (!(st = api_reader_get(&err)))
         goto error;
     rc = store_acct_list(st, &f, list_row, &l, &err);
-    reader_put();
+    api_reader_put();
     if (l.oom)
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
     if (rc < 0 || l.oom)
@@ -293,10 +291,10 @@ void api_usage(struct http_req *rq, struct http_resp *rs,
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
         goto error;
     }
-    if (!(st = reader_get(&err)))
+    if (!(st = api_reader_get(&err)))
         goto error;
     rc = store_acct_usage(st, &f, usage_row, &u, &err);
-    reader_put();
+    api_reader_put();
     if (u.oom)
         loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
     if (rc < 0 || u.oom)

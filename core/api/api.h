@@ -9,6 +9,9 @@
 #include "core/msgq.h"
 #include "core/snapshot.h"
 
+struct job;
+struct store;
+
 /* Answer one request (any libmicrohttpd thread). */
 void api_handle(struct http_req *rq, struct http_resp *rs,
                 const unsigned char *key, size_t key_len);
@@ -277,6 +280,34 @@ const char *api_openapi_text(void);
  * only its own in both. */
 int api_acct_init(const char *conninfo, struct loom_error *err);
 void api_acct_fini(void);
+/* That connection, locked: api_reader_put gives it back. NULL with err
+ * (and unlocked) when the database cannot be reached. Any handler. */
+struct store *api_reader_get(struct loom_error *err);
+void api_reader_put(void);
+
+/* Jobs that ended and left loomd's memory (job_memory_s), read from the
+ * database (stored.c). */
+/* The view of stored job id, built as the scheduler builds its views: 1
+ * with *v (a new reference), 0 when there is no such job, -1 with err. */
+int api_stored_view(int64_t id, struct jview **v, struct loom_error *err);
+/* The record of stored job id (a new job the caller destroys): 1, 0 when
+ * there is none, -1 with err. */
+int api_stored_job(int64_t id, struct job **j, struct loom_error *err);
+/* A submit's Idempotency-Key key, by submitter, already used by a stored
+ * job that left memory: 1 when answered (200 with that job for the same
+ * request, hash, or 409 naming it for another), 0 when not (the scheduler
+ * looks for it in memory), -1 with err. */
+int api_stored_idem(const char *submitter, const char *key, const char *hash,
+                    struct http_resp *rs, struct loom_error *err);
+/* A page of the stored ended jobs after id `after` (at most n rows), that
+ * f lets through (core/store_jobs_read.h), without those table t holds:
+ * their views (new references) into v (room for n), *n_v of them, and
+ * the last id read into *last. Returns the rows read (n: there may be
+ * more), or -1 with err. */
+struct store_ended_filter;
+long api_stored_page(const struct jobtab *t, int64_t after, long n,
+                     const struct store_ended_filter *f, struct jview **v,
+                     size_t *n_v, int64_t *last, struct loom_error *err);
 void api_accounting(struct http_req *rq, struct http_resp *rs,
                     const struct api_route_args *a);
 void api_usage(struct http_req *rq, struct http_resp *rs,

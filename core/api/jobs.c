@@ -96,6 +96,26 @@ static void audit_cancel(const struct http_req *rq, const struct http_resp *rs)
     json_decref(job);
 }
 
+/* A job that ended may have left the scheduler's memory by the time it
+ * gets op: the handler reads it from the database for the scheduler to
+ * answer from. 0, or -1 with err when the database cannot be read. */
+static int stored_for(struct sched_job_op *op, struct loom_error *err)
+{
+    struct snapshot *s;
+    struct jview *v;
+    int ended;
+
+    if (op->task >= 0)
+        return 0; /* an array's task: arrays stay in memory */
+    s = snapshot_get();
+    v = s ? jobtab_get(s->jobs, op->id) : NULL;
+    ended = s && op->id <= jobtab_max_id(s->jobs) &&
+            (!v || !strcmp(v->state, "completed") ||
+             !strcmp(v->state, "failed") || !strcmp(v->state, "cancelled"));
+    snapshot_put(s);
+    return ended && api_stored_job(op->id, &op->stored, err) < 0 ? -1 : 0;
+}
+
 /* DELETE /v1/jobs/{id} and POST /v1/jobs/{id}/{op}. */
 void api_jobs_op(struct http_req *rq, struct http_resp *rs,
                  const struct api_route_args *a)
@@ -131,6 +151,8 @@ void api_jobs_op(struct http_req *rq, struct http_resp *rs,
         if (start_body(rq, op, &err) < 0)
             goto error;
     }
+    if (stored_for(op, &err) < 0)
+        goto error;
     api_call(sched_queue(), SCHED_JOB_OP, op, sched_job_op_free, rs);
     if (!strcmp(name, "cancel"))
         audit_cancel(rq, rs);
@@ -158,7 +180,8 @@ void api_jobs_patch(struct http_req *rq, struct http_resp *rs,
         loom_error_set(&err, LOOM_ENOENT, "no job '%s'", a->seg[1]);
         goto error;
     }
-    if (!(op->body = jx_parse_object(rq->body, rq->len, &err)))
+    if (!(op->body = jx_parse_object(rq->body, rq->len, &err)) ||
+        stored_for(op, &err) < 0)
         goto error;
     api_call(sched_queue(), SCHED_JOB_OP, op, sched_job_op_free, rs);
     return;

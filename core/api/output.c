@@ -41,14 +41,23 @@ static int out_job_get(struct http_req *rq, const char *idstr,
                        struct loom_error *err)
 {
     struct snapshot *s = snapshot_get();
-    struct jview *v = NULL;
-    int64_t id;
+    struct jview *v = NULL, *stored = NULL;
+    int64_t id = 0;
 
     memset(j, 0, sizeof(*j));
     if (domain_id_parse(idstr, &id) == 0)
         v = s ? jobtab_get(s->jobs, id) : NULL;
+    /* ended and gone from memory: as it was stored */
+    if (!v && id > 0 && s && id <= jobtab_max_id(s->jobs) &&
+        api_stored_view(id, &stored, err) < 0) {
+        snapshot_put(s);
+        return -1;
+    }
+    if (!v)
+        v = stored;
     if (v && api_job_see(rq, v) == API_SEE_ALL)
         j->doc = json_loadb(v->json, v->len, 0, NULL);
+    jview_unref(stored);
     snapshot_put(s);
     if (!j->doc)
         return loom_error_set(err, LOOM_ENOENT, "no job '%s'", idstr);

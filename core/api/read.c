@@ -10,7 +10,11 @@
 #include "core/api/api.h"
 #include "core/domain.h"
 #include "core/limits.h"
+#include "core/store_jobs_read.h"
+#include "scheduler/job.h"
 #include "scheduler/sched.h"
+
+#define STORED_PAGE 256 /* ended jobs read from the database at a time */
 
 /* A growable output buffer for list bodies. */
 struct buf {
@@ -244,7 +248,7 @@ static void jobs_one(struct http_req *rq, struct http_resp *rs,
                      const char *idstr)
 {
     struct snapshot *s;
-    struct jview *v;
+    struct jview *v, *stored = NULL;
     enum api_see see;
     size_t len;
     int64_t id;
@@ -260,6 +264,16 @@ static void jobs_one(struct http_req *rq, struct http_resp *rs,
     }
     s = snapshot_get();
     v = s ? jobtab_get(s->jobs, id) : NULL;
+    if (!v && s && id <= jobtab_max_id(s->jobs)) {
+        /* ended and gone from memory: as it was stored */
+        struct loom_error err;
+        if (api_stored_view(id, &stored, &err) < 0) {
+            snapshot_put(s);
+            http_error(rs, &err);
+            return;
+        }
+        v = stored;
+    }
     see = v ? api_job_see(rq, v) : API_SEE_NOTHING;
     if (see == API_SEE_ALL) {
         rs->status = 200;
@@ -272,6 +286,7 @@ static void jobs_one(struct http_req *rq, struct http_resp *rs,
     } else { /* another's, to a user: as if there were none */
         not_found(rs, "job", idstr);
     }
+    jview_unref(stored);
     snapshot_put(s);
 }
 
@@ -359,12 +374,73 @@ static void next_page(struct buf *b, const struct api_route_args *a,
     json_decref(js);
 }
 
+/* v as an item of the list, when it is listed, f lets it through and the
+ * reader may see it: 1 when it was added. */
+static int list_one(struct http_req *rq, struct buf *b, int *first,
+                    const struct job_filter *f, const struct jview *v,
+                    const char *ff, uint64_t bits)
+{
+    enum api_see see;
+
+    if (v->unlisted || !job_matches(f, v))
+        return 0;
+    /* a filter narrows what the reader may see, never widens it */
+    see = api_job_see(rq, v);
+    if (see == API_SEE_NOTHING)
+        return 0;
+    if (ff) {
+        narrowed(b, first, v, see, bits);
+    } else if (see == API_SEE_ALL) {
+        item(b, first, v->json, v->len);
+    } else { /* the text around the private span */
+        item(b, first, v->json, v->priv_off);
+        put(b, v->json + v->priv_off + v->priv_len,
+            v->len - v->priv_off - v->priv_len);
+    }
+    return 1;
+}
+
+/* Does the list ask for ended jobs (any state, or an ended one among
+ * them)? 1 with what narrows them in the database in sf (states: a
+ * PostgreSQL array in buf, of 64 bytes), else 0. */
+static int ended_filter(const struct http_req *rq, const struct job_filter *f,
+                        char *buf, struct store_ended_filter *sf)
+{
+    static const enum job_state ended[] = {JOB_COMPLETED, JOB_FAILED,
+                                           JOB_CANCELLED};
+    size_t len = 0;
+
+    memset(sf, 0, sizeof(*sf));
+    if (f->states) {
+        buf[len++] = '{';
+        for (size_t i = 0; i < 3; i++)
+            if (f->states & (1u << ended[i]))
+                len += (size_t)snprintf(buf + len, 64 - len, "%s%s",
+                                        len > 1 ? "," : "",
+                                        job_state_name(ended[i]));
+        if (len == 1)
+            return 0;
+        snprintf(buf + len, 64 - len, "}");
+        sf->states = buf;
+    }
+    sf->owner = f->owner;
+    sf->account = f->account;
+    sf->name = f->name;
+    sf->cluster = f->cluster;
+    if (api_others_see(rq) == API_SEE_NOTHING)
+        sf->seen_by = rq->who.subject;
+    return 1;
+}
+
 void api_jobs_get(struct http_req *rq, struct http_resp *rs,
                   const struct api_route_args *a)
 {
     const char *al = api_param(a, "limit"), *aa = api_param(a, "after"),
                *fn = api_param(a, "nodelist"), *ff = api_param(a, "fields");
     int64_t limit = LOOM_LIST_LIMIT_DEFAULT, after = 0, last = 0, n = 0, max;
+    struct store_ended_filter sf;
+    struct jview **stored = NULL;
+    char states[64];
     struct job_filter f = {
         .cluster = api_param(a, "cluster"), .owner = api_param(a, "owner"),
         .account = api_param(a, "account"), .name = api_param(a, "name"),
@@ -400,27 +476,41 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
     s = snapshot_get();
     max = s ? jobtab_max_id(s->jobs) : 0;
     puts_(&b, "{\"items\":[");
-    for (int64_t id = after + 1; id <= max && n < limit; id++) {
-        struct jview *v = jobtab_get(s->jobs, id);
-        enum api_see see;
-        if (!v || v->unlisted || !job_matches(&f, v))
-            continue;
-        /* a filter narrows what the reader may see, never widens it */
-        see = api_job_see(rq, v);
-        if (see == API_SEE_NOTHING)
-            continue;
-        if (ff) {
-            narrowed(&b, &first, v, see, bits);
-        } else if (see == API_SEE_ALL) {
-            item(&b, &first, v->json, v->len);
-        } else { /* the text around the private span */
-            item(&b, &first, v->json, v->priv_off);
-            put(&b, v->json + v->priv_off + v->priv_len,
-                v->len - v->priv_off - v->priv_len);
+    if (ended_filter(rq, &f, states, &sf))
+        stored = calloc(STORED_PAGE, sizeof(*stored));
+    /* ended jobs that left memory come from the database, a page at a
+     * time, merged by id with the table's */
+    for (int64_t from = after; n < limit && from < max;) {
+        int64_t upto = max, pg_last = 0;
+        long want = limit - n < STORED_PAGE ? (long)(limit - n) : STORED_PAGE,
+             rows = 0;
+        size_t n_v = 0, k = 0;
+        if (stored && jobtab_count(s->jobs) < (size_t)max &&
+            (rows = api_stored_page(s->jobs, from, want, &sf, stored, &n_v,
+                                    &pg_last, &err)) < 0) {
+            free(stored);
+            free(b.p);
+            snapshot_put(s);
+            strv_fini(&f.nodes);
+            http_error(rs, &err);
+            return;
         }
-        last = id;
-        n++;
+        if (rows == want && pg_last < upto)
+            upto = pg_last;
+        for (int64_t id = from + 1; id <= upto && n < limit; id++) {
+            struct jview *v = jobtab_get(s->jobs, id);
+            if (!v && k < n_v && stored[k]->id == id)
+                v = stored[k++];
+            if (v && list_one(rq, &b, &first, &f, v, ff, bits)) {
+                last = id;
+                n++;
+            }
+        }
+        for (size_t i = 0; i < n_v; i++)
+            jview_unref(stored[i]);
+        from = upto;
     }
+    free(stored);
     puts_(&b, "]");
     if (n == limit && last < max)
         next_page(&b, a, last, limit);

@@ -258,6 +258,19 @@ void api_jobs_submit(struct http_req *rq, struct http_resp *rs,
     /* admins and operators may raise a priority past max_user_priority */
     j->staff = (rq->who.roles & (LOOM_ROLE_ADMIN | LOOM_ROLE_OPERATOR)) != 0;
     snprintf(account, sizeof(account), "%s", j->account);
+    if (key) { /* a job that left memory keeps its key */
+        int rc = api_stored_idem(j->submitted_by, key, hash, rs, &err);
+        if (rc < 0)
+            goto error;
+        if (rc > 0) {
+            job_destroy(j);
+            json_decref(body);
+            json_decref(f->named);
+            json_decref(warnings);
+            free(f);
+            return;
+        }
+    }
     json_decref(body);
     /* a 201 comes with its Location from the committer */
     api_call(sched_queue(), SCHED_SUBMIT, j, (void (*)(void *))job_destroy,

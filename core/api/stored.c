@@ -1,0 +1,147 @@
+/* stored.c - jobs that ended and left loomd's memory (the scheduler's
+ * job_memory_s), read from PostgreSQL through the history's connection:
+ * one job by id, and a submit's Idempotency-Key used before. */
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/api/api.h"
+#include "core/jsonx.h"
+#include "core/store_jobs_read.h"
+#include "scheduler/job.h"
+
+/* Job id's stored document (a new string): 1, 0 when none, -1. */
+static int doc_of(int64_t id, char **doc, struct loom_error *err)
+{
+    struct store *st = api_reader_get(err);
+    int rc;
+
+    if (!st)
+        return -1;
+    rc = store_job_doc(st, id, doc, err);
+    api_reader_put();
+    return rc;
+}
+
+int api_stored_view(int64_t id, struct jview **v, struct loom_error *err)
+{
+    char *doc = NULL;
+    int rc = doc_of(id, &doc, err);
+
+    if (rc <= 0)
+        return rc;
+    *v = job_view_from_doc(doc, err);
+    free(doc);
+    return *v ? 1 : -1;
+}
+
+int api_stored_job(int64_t id, struct job **j, struct loom_error *err)
+{
+    char *doc = NULL;
+    json_t *o;
+    int rc = doc_of(id, &doc, err);
+
+    if (rc <= 0)
+        return rc;
+    o = json_loads(doc, 0, NULL);
+    free(doc);
+    if (!o)
+        return loom_error_set(err, LOOM_EINTERNAL, "job %lld: its stored "
+                              "document is not JSON", (long long)id);
+    *j = job_from_doc(o, err);
+    json_decref(o);
+    return *j ? 1 : -1;
+}
+
+int api_stored_idem(const char *submitter, const char *key, const char *hash,
+                    struct http_resp *rs, struct loom_error *err)
+{
+    struct store *st = api_reader_get(err);
+    struct snapshot *s;
+    struct jview *v;
+    char *old_hash = NULL, *doc = NULL;
+    int64_t id = 0;
+    int rc;
+
+    if (!st)
+        return -1;
+    rc = store_job_by_idem(st, submitter, key, &id, &old_hash, &doc, err);
+    api_reader_put();
+    if (rc <= 0)
+        return rc;
+    if (strcmp(old_hash, hash) != 0) {
+        loom_error_field(err, LOOM_ECONFLICT, "Idempotency-Key",
+                         "Idempotency-Key '%s' was used for another request "
+                         "(job %lld)", key, (long long)id);
+        http_error(rs, err);
+        rc = 1;
+        goto out;
+    }
+    /* the job as it is now: from memory while it is there */
+    s = snapshot_get();
+    v = s ? jobtab_get(s->jobs, id) : NULL;
+    if (v) {
+        rs->view = jview_ref(v);
+        rs->status = 200;
+    }
+    snapshot_put(s);
+    if (!v && !(v = job_view_from_doc(doc, err))) {
+        rc = -1;
+        goto out;
+    }
+    if (!rs->view) {
+        rs->view = v;
+        rs->status = 200;
+    }
+out:
+    free(old_hash);
+    free(doc);
+    return rc;
+}
+
+struct page {
+    const struct jobtab *t;
+    struct jview **v;
+    size_t n_v;
+    int64_t last;
+    struct loom_error *err;
+    int failed;
+};
+
+static int page_row(void *arg, int64_t id, const char *doc)
+{
+    struct page *p = arg;
+
+    p->last = id;
+    if (jobtab_get(p->t, id)) /* still in memory: shown from there */
+        return 0;
+    if (!(p->v[p->n_v] = job_view_from_doc(doc, p->err))) {
+        p->failed = 1;
+        return 1;
+    }
+    p->n_v++;
+    return 0;
+}
+
+long api_stored_page(const struct jobtab *t, int64_t after, long n,
+                     const struct store_ended_filter *f, struct jview **v,
+                     size_t *n_v, int64_t *last, struct loom_error *err)
+{
+    struct page p = {t, v, 0, after, err, 0};
+    struct store *st = api_reader_get(err);
+    long rows;
+
+    if (!st)
+        return -1;
+    rows = store_jobs_ended(st, after, n, f, page_row, &p, err);
+    api_reader_put();
+    *n_v = p.n_v;
+    *last = p.last;
+    if (p.failed) {
+        while (p.n_v)
+            jview_unref(v[--p.n_v]);
+        *n_v = 0;
+        return -1;
+    }
+    return rows;
+}
