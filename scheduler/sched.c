@@ -122,12 +122,23 @@ void sched_view(struct job *j)
                                    j->cluster ? j->cluster : j->req.cluster,
                                    json, priv);
 
-    if (v && jview_set_match(v, j->name, j->nodes.v, j->nodes.n) < 0) {
+    /* ?id=ID_N finds task N in its array's item while N waits there */
+    char *tasks = rest ? array_spec_format(&j->array->spec, j->array->next,
+                                           j->array->ooo, j->array->n_ooo)
+                       : NULL;
+
+    if (v && ((rest && !tasks) ||
+              jview_set_match(v, j->name, j->req.queue, tasks, j->nodes.v,
+                              j->nodes.n) < 0)) {
         jview_unref(v);
         v = NULL;
     }
-    if (v)
+    free(tasks);
+    if (v) {
         v->unlisted = j->array && !rest;
+        v->array_id = j->array ? j->id : j->array_id;
+        v->array_task = j->array_id ? j->array_task : -1;
+    }
     flags_of(j);
     if (!v) {
         log_err("job=%lld: out of memory rendering the job", (long long)j->id);

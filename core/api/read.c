@@ -275,47 +275,6 @@ static void jobs_one(struct http_req *rq, struct http_resp *rs,
     snapshot_put(s);
 }
 
-/* The filters of GET /v1/jobs, checked by the route's table. */
-struct job_filter {
-    const char *cluster, *owner, *account, *name;
-    unsigned states; /* bits of the states asked for; 0: any */
-    struct strv nodes; /* ids, sorted; with nodelist */
-    int by_nodes;
-};
-
-/* The states of ?state= as bits (checked by the route's table); 0: any. */
-static unsigned states_of(const char *list)
-{
-    struct loom_error err;
-    unsigned bits = 0;
-
-    if (list && domain_list_parse(&domain_job_states, list, &bits, "state",
-                                  &err) < 0)
-        return 0;
-    return bits;
-}
-
-static int job_matches(const struct job_filter *f, const struct jview *v)
-{
-    int k;
-
-    /* v->cluster: where it runs or ran, else the one it asked for */
-    if (f->states && ((k = domain_find(&domain_job_states, v->state)) < 0 ||
-                      !(f->states & (1u << k))))
-        return 0;
-    if ((f->owner && strcmp(f->owner, v->owner) != 0) ||
-        (f->account && strcmp(f->account, v->account) != 0) ||
-        (f->name && (!v->name || strcmp(f->name, v->name) != 0)) ||
-        (f->cluster && (!v->cluster || strcmp(f->cluster, v->cluster) != 0)))
-        return 0;
-    if (!f->by_nodes)
-        return 1;
-    for (size_t i = 0; v->cluster && i < v->n_nodes; i++)
-        if (api_nodelist_has(&f->nodes, v->cluster, v->nodes[i]))
-            return 1;
-    return 0;
-}
-
 /* The members of v that fields (bits) names, as an object; without the
  * private span when see is not API_SEE_ALL. */
 static void narrowed(struct buf *b, int *first, const struct jview *v,
@@ -342,20 +301,30 @@ static void next_page(struct buf *b, const struct api_route_args *a,
 {
     static const char *const keys[] = {"cluster", "state", "owner",
                                        "account", "name", "nodelist",
-                                       "fields"};
-    char next[2048];
+                                       "fields", "id", "queue", "user"};
+    size_t size = 64;
+    char *next;
     json_t *js;
     char *enc;
 
-    snprintf(next, sizeof(next), "/v1/jobs?after=%lld&limit=%lld",
-             (long long)last, (long long)limit);
+    /* each value percent-encoded: at most three bytes a byte */
     for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++)
-        api_query_append(next, sizeof(next), keys[k], api_param(a, keys[k]));
+        if (api_param(a, keys[k]))
+            size += strlen(keys[k]) + 2 + 3 * strlen(api_param(a, keys[k]));
+    if (!(next = malloc(size))) {
+        b->oom = 1;
+        return;
+    }
+    snprintf(next, size, "/v1/jobs?after=%lld&limit=%lld", (long long)last,
+             (long long)limit);
+    for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++)
+        api_query_append(next, size, keys[k], api_param(a, keys[k]));
     js = json_string(next);
     enc = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
     puts_(b, ",\"next\":");
     puts_(b, enc ? enc : "null");
     free(enc);
+    free(next);
     json_decref(js);
 }
 
@@ -363,12 +332,9 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
                   const struct api_route_args *a)
 {
     const char *al = api_param(a, "limit"), *aa = api_param(a, "after"),
-               *fn = api_param(a, "nodelist"), *ff = api_param(a, "fields");
+               *ff = api_param(a, "fields");
     int64_t limit = LOOM_LIST_LIMIT_DEFAULT, after = 0, last = 0, n = 0, max;
-    struct job_filter f = {
-        .cluster = api_param(a, "cluster"), .owner = api_param(a, "owner"),
-        .account = api_param(a, "account"), .name = api_param(a, "name"),
-        .states = states_of(api_param(a, "state")), .by_nodes = fn != NULL};
+    struct api_job_filter f;
     struct loom_error err;
     struct snapshot *s;
     struct buf b = {0};
@@ -379,16 +345,10 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
         jobs_one(rq, rs, a->seg[1]);
         return;
     }
-    /* checked against the route's table; the nodes again, as they are
-     * now */
-    if (fn && api_nodelist_ids(fn, f.cluster, &f.nodes, &err) < 0) {
-        strv_fini(&f.nodes);
-        http_error(rs, &err);
-        return;
-    }
-    /* checked against the route's table too */
-    if (ff && api_fields_parse(ff, &bits, &err) < 0) {
-        strv_fini(&f.nodes);
+    /* checked against the route's table */
+    if (api_job_filter_init(&f, a, &err) < 0 ||
+        (ff && api_fields_parse(ff, &bits, &err) < 0)) {
+        api_job_filter_fini(&f);
         http_error(rs, &err);
         return;
     }
@@ -403,7 +363,7 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
     for (int64_t id = after + 1; id <= max && n < limit; id++) {
         struct jview *v = jobtab_get(s->jobs, id);
         enum api_see see;
-        if (!v || v->unlisted || !job_matches(&f, v))
+        if (!v || v->unlisted || !api_job_filter_matches(&f, v))
             continue;
         /* a filter narrows what the reader may see, never widens it */
         see = api_job_see(rq, v);
@@ -426,6 +386,6 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
         next_page(&b, a, last, limit);
     puts_(&b, "}");
     snapshot_put(s);
-    strv_fini(&f.nodes);
+    api_job_filter_fini(&f);
     finish(&b, rs);
 }
