@@ -315,6 +315,26 @@ static int wanted(const struct sacct *a, const json_t *j)
     return in_window(a, j);
 }
 
+/* -j as loomd selects the jobs: each item without its step ("12.batch"
+ * is job 12's); which step is the row's to tell. A new string, or NULL
+ * when out of memory. */
+static char *job_ids(const char *jobs)
+{
+    char *ids = malloc(strlen(jobs) + 1), *o = ids;
+
+    for (const char *p = jobs; ids && *p;) {
+        size_t len = strcspn(p, ","), id = strcspn(p, ".");
+        if (o > ids)
+            *o++ = ',';
+        memcpy(o, p, id < len ? id : len);
+        o += id < len ? id : len;
+        p += len + (p[len] == ',');
+    }
+    if (ids)
+        *o = '\0';
+    return ids;
+}
+
 static int options(struct sacct *a, int argc, char **argv)
 {
     static const struct option longs[] = {
@@ -399,7 +419,9 @@ static void print(const struct sacct *a, const struct sc_format *fmt,
 int sc_sacct(int argc, char **argv)
 {
     struct sacct a = {0};
+    struct sc_jobs_query jq = {0};
     struct sc_format fmt;
+    char *ids = NULL;
     struct loom_error err = {0};
     json_t *items = NULL, *out = NULL, *j, *st;
     struct tm tm;
@@ -428,7 +450,18 @@ int sc_sacct(int argc, char **argv)
                         fields, &fmt) < 0)
         return SC_USAGE;
     fmt.trail = a.trail && *a.trail; /* -p: a | after the last field */
-    if (sc_jobs(NULL, NULL, &items, &err) < 0) {
+    /* loomd selects by jobs, users and partitions; the rest is filtered
+     * here */
+    jq.users = a.users;
+    jq.queues = a.parts;
+    if (a.jobs && !(ids = job_ids(a.jobs))) {
+        sc_format_fini(&fmt);
+        return sc_fail("out of memory");
+    }
+    jq.ids = ids;
+    rc = sc_jobs(&jq, NULL, &items, &err);
+    free(ids);
+    if (rc < 0) {
         sc_format_fini(&fmt);
         return sc_fail("%s", err.message);
     }

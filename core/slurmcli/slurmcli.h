@@ -135,10 +135,11 @@ const char *sc_job_members(const struct sc_field *f);
     "id,name,owner,account,state,reason,request,cluster,array_job_id,"    \
     "array_tasks,array_tasks_state,loom_id"
 /* What GET /v1/jobs is to select (NULL: no filter): Loom's states, one
- * name, one cluster; each job narrowed to the members fields names
- * (NULL: all of them). */
+ * name, one cluster, jobs and tasks (-j), owners or accounts (-u),
+ * queues (-p), the lists comma-separated; each job narrowed to the
+ * members fields names (NULL: all of them). */
 struct sc_jobs_query {
-    const char *states, *name, *cluster, *fields;
+    const char *states, *name, *cluster, *fields, *ids, *users, *queues;
 };
 /* All jobs the caller may see that q selects (q NULL: every job),
  * following pages; or one job or task by id (id non-NULL). */

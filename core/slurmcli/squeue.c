@@ -219,9 +219,13 @@ int sc_squeue(int argc, char **argv)
         sc_format_fini(&fmt);
         return sc_fail("out of memory");
     }
-    /* loomd selects by one name or cluster; lists are filtered here */
+    /* loomd selects by jobs, users and queues, by one name or cluster;
+     * lists of names and clusters, and tasks (-r), are filtered here */
     jq.states = states;
     jq.fields = members;
+    jq.ids = q.jobs;
+    jq.users = q.users;
+    jq.queues = q.parts;
     jq.name = q.names && !strchr(q.names, ',') ? q.names : NULL;
     jq.cluster = q.clusters && !strchr(q.clusters, ',') ? q.clusters
                                                          : NULL;
