@@ -3,7 +3,7 @@
 # ask loomd for the jobs they select (GET /v1/jobs?id=, ?user=, ?queue=)
 # instead of fetching every job: the filters of the API, what they refuse,
 # the request each command sends, and its answer the same as the unfiltered
-# list filtered by hand.
+# list filtered by hand; sbatch -Q beside the real sbatch -Q.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
@@ -160,5 +160,19 @@ as_user "$BOB" scancel -u "$BOB" -p default
 wait_for '[ "$(job_state "$J2")" = cancelled ]' 30
 t_is "$(job_state "$J2")/$(job_state "$J1")" "cancelled/held" \
     "scancel -u -p: bob's job in that partition, and none of alice's"
+
+# ---- sbatch -Q as Slurm's: nothing on stdout -----------------------------------
+REAL=$(/usr/bin/sbatch -Q -H -J quiet --wrap true 2>&1)
+REALP=$(/usr/bin/sbatch -Q -H -J quiet --parsable --wrap true 2>&1)
+t_is "$REAL|$REALP|$(/usr/bin/squeue -h -n quiet -o %j | wc -l)" "||2" \
+    "(Slurm's sbatch -Q prints nothing, with --parsable too, and submits)"
+/usr/bin/scancel -n quiet >/dev/null 2>&1
+api GET "/v1/jobs?user=$ALICE&fields=id" >/dev/null
+N=$(py 'len(d["items"])' "$BODY")
+OUT=$(as_user "$ALICE" sbatch -Q -H -M local --wrap true 2>&1)
+OUTP=$(as_user "$ALICE" sbatch -Q -H --parsable -M local --wrap true 2>&1)
+t_is "$?/$OUT|$OUTP" "0/|" "sbatch -Q prints nothing either, with --parsable too"
+api GET "/v1/jobs?user=$ALICE&fields=id" >/dev/null
+t_is "$(py 'len(d["items"])' "$BODY")" $((N + 2)) "and submits the jobs"
 
 t_done
