@@ -257,7 +257,8 @@ static const struct sc_field fields[] = {
 struct sacct {
     const char *jobs, *users, *states, *format, *clusters, *parts, *names;
     time_t start, end;
-    int has_start, has_end, noheader, allocations, brief, all, json;
+    int has_start, has_end, noheader, allocations, brief, all;
+    enum sc_doc json; /* --json, --yaml */
     const char *sep, *trail;
 };
 
@@ -389,13 +390,13 @@ static int options(struct sacct *a, int argc, char **argv)
                                 "days])", c, optarg);
             *(c == 'S' ? &a->has_start : &a->has_end) = 1;
             break;
-        case 'J': a->json = 1; break;
-        case 'Y': return sc_yaml_refused("--yaml");
+        case 'J': a->json = SC_DOC_JSON; break;
+        case 'Y': a->json = SC_DOC_YAML; break;
         case 'q':
             return sc_unsupported("--qos", "Loom has no QOS");
         case 'h':
             printf("Usage: sacct [-j JOBS] [-u USERS] [-s STATES] [-S TIME] "
-                   "[-E TIME] [-X] [-n] [-P|-p] [-o FIELDS | --json]\n");
+                   "[-E TIME] [-X] [-n] [-P|-p] [-o FIELDS | --json | --yaml]\n");
             return SC_OK;
         default:
             return sc_opt_error(c, argv);
@@ -404,9 +405,9 @@ static int options(struct sacct *a, int argc, char **argv)
     if (optind < argc)
         return sc_usage("unexpected argument '%s'", argv[optind]);
     if (a->json && (a->format || a->sep || a->brief))
-        return sc_usage("--json writes every field Loom has; it takes no "
-                        "%s", a->format ? "--format" : a->brief ? "--brief"
-                                                   : "--parsable");
+        return sc_usage("%s writes every field Loom has; it takes no %s",
+                        sc_doc_option(a->json), a->format ? "--format"
+                        : a->brief ? "--brief" : "--parsable");
     return -1;
 }
 
@@ -498,6 +499,6 @@ int sc_sacct(int argc, char **argv)
         json_decref(out);
         return sc_fail("out of memory");
     }
-    return sc_json_print("openapi/dbv0.0.38", "Slurm OpenAPI DB v0.0.38",
-                         "jobs", out);
+    return sc_doc_print(a.json, "openapi/dbv0.0.38",
+                        "Slurm OpenAPI DB v0.0.38", "jobs", out);
 }
