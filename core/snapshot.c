@@ -66,6 +66,7 @@ struct jview *jview_create(int64_t id, const char *state, const char *source,
     }
     atomic_init(&v->refs, 1);
     v->id = id;
+    v->array_task = -1;
     strncpy(v->state, state, sizeof(v->state) - 1);
     strncpy(v->source, source ? source : "", sizeof(v->source) - 1);
     at = (char *)(v + 1);
@@ -97,8 +98,8 @@ void jview_unref(struct jview *v)
     free(v); /* and its short strings */
 }
 
-int jview_set_match(struct jview *v, const char *name, char *const *nodes,
-                    size_t n_nodes)
+int jview_set_match(struct jview *v, const char *name, const char *queue,
+                    const char *tasks, char *const *nodes, size_t n_nodes)
 {
     size_t size = n_nodes * sizeof(char *), n_name;
     void *block;
@@ -107,6 +108,8 @@ int jview_set_match(struct jview *v, const char *name, char *const *nodes,
     name = name ? name : "";
     n_name = strlen(name);
     size += n_name + 1;
+    size += queue ? strlen(queue) + 1 : 0;
+    size += tasks ? strlen(tasks) + 1 : 0;
     for (size_t i = 0; i < n_nodes; i++)
         size += strlen(nodes[i]) + 1;
     if (!(block = malloc(size)))
@@ -118,6 +121,8 @@ int jview_set_match(struct jview *v, const char *name, char *const *nodes,
     free(v->match);
     v->match = block;
     v->name = put(&at, name, n_name);
+    v->queue = queue ? put(&at, queue, strlen(queue)) : NULL;
+    v->tasks = tasks ? put(&at, tasks, strlen(tasks)) : NULL;
     v->nodes = n_nodes ? copy : NULL;
     v->n_nodes = n_nodes;
     return 0;

@@ -26,6 +26,10 @@ struct jview {
     char *cluster; /* where it runs or ran, else the one it asked for,
                       or NULL: what GET /v1/jobs?cluster= matches */
     char *name;    /* what ?name= matches */
+    char *queue;   /* the queue it asked for (request.queue), or NULL:
+                      what ?queue= matches */
+    char *tasks;   /* an array's tasks without records of their own
+                      ("8-10,12"), or NULL: what ?id=ID_N finds in it */
     char **nodes;  /* the names of the nodes of cluster it runs or ran on:
                       what ?nodelist= matches */
     size_t n_nodes;
@@ -39,6 +43,11 @@ struct jview {
     /* not an item of GET /v1/jobs: an array all of whose tasks have
      * records of their own (they are listed) */
     int unlisted;
+    /* what ?id= matches beyond id: the array's id (of an array, its own;
+     * of a task, its array's; 0 for other jobs) and a task's number in
+     * it (-1 for every job that is no task) */
+    int64_t array_id;
+    long array_task;
 };
 /* Takes json; copies the rest; priv: the private span (see above; NULL:
  * none). NULL on no memory (json freed). */
@@ -46,10 +55,11 @@ struct jview *jview_create(int64_t id, const char *state, const char *source,
                            const char *owner, const char *submitted_by,
                            const char *account, const char *cluster,
                            char *json_take, const size_t priv[2]);
-/* Give v the name and the n_nodes nodes (copied) its list filters match.
- * 0, or -1 when out of memory (v keeps none of them). */
-int jview_set_match(struct jview *v, const char *name,
-                    char *const *nodes, size_t n_nodes);
+/* Give v the name, queue, waiting tasks (each may be NULL) and the
+ * n_nodes nodes (copied) its list filters match. 0, or -1 when out of
+ * memory (v keeps none of them). */
+int jview_set_match(struct jview *v, const char *name, const char *queue,
+                    const char *tasks, char *const *nodes, size_t n_nodes);
 /* The view without its private span: a new string of *len bytes, or NULL
  * when out of memory. */
 char *jview_redacted(const struct jview *v, size_t *len);

@@ -77,6 +77,13 @@ int store_job_by_idem(struct store *st, const char *owner, const char *key,
     "AND ($7::text IS NULL OR coalesce(doc->>'cluster', "                  \
     "doc->'request'->>'cluster') = $7) "                                   \
     "AND ($8::text IS NULL OR owner = $8 OR doc->>'submitted_by' = $8) "   \
+    "AND ($9::jsonb IS NULL OR id IN "                                     \
+    "(SELECT jsonb_array_elements_text($9::jsonb)::bigint)) "              \
+    "AND ($10::jsonb IS NULL OR owner IN "                                 \
+    "(SELECT jsonb_array_elements_text($10::jsonb)) OR doc->>'account' IN " \
+    "(SELECT jsonb_array_elements_text($10::jsonb))) "                     \
+    "AND ($11::jsonb IS NULL OR doc->'request'->>'queue' IN "              \
+    "(SELECT jsonb_array_elements_text($11::jsonb))) "                     \
     "ORDER BY id LIMIT $2::bigint"
 
 int store_jobs_ended(struct store *st, int64_t after, long n,
@@ -86,13 +93,14 @@ int store_jobs_ended(struct store *st, int64_t after, long n,
 {
     char a[24], lim[24];
     const char *v[] = {a, lim, f->states, f->owner, f->account, f->name,
-                       f->cluster, f->seen_by};
+                       f->cluster, f->seen_by, f->ids, f->users,
+                       f->queues};
     PGresult *r;
     int rows;
 
     snprintf(a, sizeof(a), "%" PRId64, after);
     snprintf(lim, sizeof(lim), "%ld", n);
-    r = store_exec(st, "jobs: read ended", ENDED_SQL, 8, v, err);
+    r = store_exec(st, "jobs: read ended", ENDED_SQL, 11, v, err);
     if (!r)
         return -1;
     rows = PQntuples(r);

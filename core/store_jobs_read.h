@@ -29,6 +29,9 @@ struct store_ended_filter {
     const char *states;
     const char *owner, *account, *name, *cluster;
     const char *seen_by;
+    /* JSON arrays as text, owned by the caller: ids (numbers), users (an
+     * owner or an account among them), queues (the request's queue) */
+    char *ids, *users, *queues;
 };
 
 /* The ended jobs with ids after `after`, in id order, at most n, that f

@@ -14,6 +14,7 @@ struct jview *job_view_new(const struct job *j)
      * their own, in their state */
     int rest = j->array && j->array->n_split < j->array->spec.tasks;
     struct jview *v;
+    char *tasks;
 
     if (!json)
         return NULL;
@@ -21,12 +22,23 @@ struct jview *job_view_new(const struct job *j)
                                                 : j->state),
                      j->source, j->owner, j->submitted_by, j->account,
                      j->cluster ? j->cluster : j->req.cluster, json, priv);
-    if (v && jview_set_match(v, j->name, j->nodes.v, j->nodes.n) < 0) {
+    if (!v)
+        return NULL;
+    /* ?id=ID_N finds task N in its array's item while N waits there */
+    tasks = rest ? array_spec_format(&j->array->spec, j->array->next,
+                                     j->array->ooo, j->array->n_ooo)
+                 : NULL;
+    if ((rest && !tasks) ||
+        jview_set_match(v, j->name, j->req.queue, tasks, j->nodes.v,
+                        j->nodes.n) < 0) {
+        free(tasks);
         jview_unref(v);
         return NULL;
     }
-    if (v)
-        v->unlisted = j->array && !rest;
+    free(tasks);
+    v->unlisted = j->array && !rest;
+    v->array_id = j->array ? j->id : j->array_id;
+    v->array_task = j->array_id ? j->array_task : -1;
     return v;
 }
 

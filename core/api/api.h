@@ -107,6 +107,9 @@ enum api_qdom {
     API_Q_OFFSET,      /* a byte offset: 0 or more */
     API_Q_TIME,        /* RFC 3339 UTC, or seconds since the epoch */
     API_Q_JOB_FIELDS,  /* members of the job object, comma-separated */
+    API_Q_JOB_IDS,     /* jobs (123) and array tasks (123_7), comma-
+                          separated */
+    API_Q_NAMES,       /* names, comma-separated, none empty */
 };
 
 /* A query parameter a route takes (route.c has a table per route). */
@@ -114,7 +117,7 @@ struct api_param {
     const char *name;
     enum api_qdom dom;
 };
-#define API_PARAMS_MAX 12
+#define API_PARAMS_MAX 16
 
 /* Handlers: segs are the path's parts after "/v1/" (of /healthz and the
  * others outside /v1, all of them) (borrowed); the query parameters are
@@ -176,6 +179,40 @@ int api_nodelist_has(const struct strv *ids, const char *cluster,
  * none and every member there is. Any thread. */
 int api_fields_parse(const char *list, uint64_t *bits,
                      struct loom_error *err);
+/* The filters of GET /v1/jobs (jobfilter.c). */
+struct api_job_ref {
+    int64_t id;
+    long task; /* -1: the whole job */
+};
+struct api_job_filter {
+    const char *cluster, *owner, *account, *name; /* borrowed, or NULL */
+    unsigned states;             /* bits of the states asked for; 0: any */
+    struct strv nodes;           /* node ids, sorted (nodelist) */
+    struct strv users, queues;   /* sorted (user, queue) */
+    struct api_job_ref *ids;     /* (id) */
+    size_t n_ids;
+    int by_nodes, by_users, by_queues, by_ids;
+};
+/* The filters of a's checked query parameters into f, which then holds
+ * what it needs of a (borrowed) and is finished with
+ * api_job_filter_fini. 0, or -1 with the error of a node list that is
+ * not what it was when checked (or out of memory); f is then empty. */
+int api_job_filter_init(struct api_job_filter *f,
+                        const struct api_route_args *a,
+                        struct loom_error *err);
+void api_job_filter_fini(struct api_job_filter *f);
+/* Does the job v pass every filter of f? */
+int api_job_filter_matches(const struct api_job_filter *f,
+                           const struct jview *v);
+/* ?id=: the comma-separated jobs (123) and tasks (123_7) of list into
+ * *refs (a new array the caller frees), *n of them. 0, or -1 with a
+ * LOOM_EINVAL error on field "id" naming the item that is neither. */
+int api_job_ids_parse(const char *list, struct api_job_ref **refs,
+                      size_t *n, struct loom_error *err);
+/* A comma-separated list of names (?user=, ?queue=): -1 with a LOOM_EINVAL
+ * error on field name when an item is empty. */
+int api_list_check(const char *name, const char *list,
+                   struct loom_error *err);
 /* A span of text: a member "key":value of a job's JSON. */
 struct api_span {
     const char *p;

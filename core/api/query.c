@@ -335,6 +335,15 @@ static int check_value(struct api_route_args *a, int k,
         uint64_t bits;
         return api_fields_parse(v, &bits, err);
     }
+    case API_Q_JOB_IDS: {
+        struct api_job_ref *refs;
+        size_t n_refs;
+        int rc = api_job_ids_parse(v, &refs, &n_refs, err);
+        free(refs);
+        return rc;
+    }
+    case API_Q_NAMES:
+        return api_list_check(p->name, v, err);
     case API_Q_TIME:
         if (time_parse_when(v, &t) == 0)
             return 0;

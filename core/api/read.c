@@ -290,47 +290,6 @@ static void jobs_one(struct http_req *rq, struct http_resp *rs,
     snapshot_put(s);
 }
 
-/* The filters of GET /v1/jobs, checked by the route's table. */
-struct job_filter {
-    const char *cluster, *owner, *account, *name;
-    unsigned states; /* bits of the states asked for; 0: any */
-    struct strv nodes; /* ids, sorted; with nodelist */
-    int by_nodes;
-};
-
-/* The states of ?state= as bits (checked by the route's table); 0: any. */
-static unsigned states_of(const char *list)
-{
-    struct loom_error err;
-    unsigned bits = 0;
-
-    if (list && domain_list_parse(&domain_job_states, list, &bits, "state",
-                                  &err) < 0)
-        return 0;
-    return bits;
-}
-
-static int job_matches(const struct job_filter *f, const struct jview *v)
-{
-    int k;
-
-    /* v->cluster: where it runs or ran, else the one it asked for */
-    if (f->states && ((k = domain_find(&domain_job_states, v->state)) < 0 ||
-                      !(f->states & (1u << k))))
-        return 0;
-    if ((f->owner && strcmp(f->owner, v->owner) != 0) ||
-        (f->account && strcmp(f->account, v->account) != 0) ||
-        (f->name && (!v->name || strcmp(f->name, v->name) != 0)) ||
-        (f->cluster && (!v->cluster || strcmp(f->cluster, v->cluster) != 0)))
-        return 0;
-    if (!f->by_nodes)
-        return 1;
-    for (size_t i = 0; v->cluster && i < v->n_nodes; i++)
-        if (api_nodelist_has(&f->nodes, v->cluster, v->nodes[i]))
-            return 1;
-    return 0;
-}
-
 /* The members of v that fields (bits) names, as an object; without the
  * private span when see is not API_SEE_ALL. */
 static void narrowed(struct buf *b, int *first, const struct jview *v,
@@ -357,32 +316,42 @@ static void next_page(struct buf *b, const struct api_route_args *a,
 {
     static const char *const keys[] = {"cluster", "state", "owner",
                                        "account", "name", "nodelist",
-                                       "fields"};
-    char next[2048];
+                                       "fields", "id", "queue", "user"};
+    size_t size = 64;
+    char *next;
     json_t *js;
     char *enc;
 
-    snprintf(next, sizeof(next), "/v1/jobs?after=%lld&limit=%lld",
-             (long long)last, (long long)limit);
+    /* each value percent-encoded: at most three bytes a byte */
     for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++)
-        api_query_append(next, sizeof(next), keys[k], api_param(a, keys[k]));
+        if (api_param(a, keys[k]))
+            size += strlen(keys[k]) + 2 + 3 * strlen(api_param(a, keys[k]));
+    if (!(next = malloc(size))) {
+        b->oom = 1;
+        return;
+    }
+    snprintf(next, size, "/v1/jobs?after=%lld&limit=%lld", (long long)last,
+             (long long)limit);
+    for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++)
+        api_query_append(next, size, keys[k], api_param(a, keys[k]));
     js = json_string(next);
     enc = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
     puts_(b, ",\"next\":");
     puts_(b, enc ? enc : "null");
     free(enc);
+    free(next);
     json_decref(js);
 }
 
 /* v as an item of the list, when it is listed, f lets it through and the
  * reader may see it: 1 when it was added. */
 static int list_one(struct http_req *rq, struct buf *b, int *first,
-                    const struct job_filter *f, const struct jview *v,
+                    const struct api_job_filter *f, const struct jview *v,
                     const char *ff, uint64_t bits)
 {
     enum api_see see;
 
-    if (v->unlisted || !job_matches(f, v))
+    if (v->unlisted || !api_job_filter_matches(f, v))
         return 0;
     /* a filter narrows what the reader may see, never widens it */
     see = api_job_see(rq, v);
@@ -400,10 +369,35 @@ static int list_one(struct http_req *rq, struct buf *b, int *first,
     return 1;
 }
 
+/* names as a JSON array's text, or NULL when out of memory. */
+static char *names_json(const struct strv *names)
+{
+    json_t *a = json_array();
+    char *text;
+
+    for (size_t i = 0; a && i < names->n; i++)
+        if (json_array_append_new(a, json_string(names->v[i])) < 0) {
+            json_decref(a);
+            return NULL;
+        }
+    text = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
+    return text;
+}
+
+static void ended_filter_fini(struct store_ended_filter *sf)
+{
+    free(sf->ids);
+    free(sf->users);
+    free(sf->queues);
+    sf->ids = sf->users = sf->queues = NULL;
+}
+
 /* Does the list ask for ended jobs (any state, or an ended one among
  * them)? 1 with what narrows them in the database in sf (states: a
- * PostgreSQL array in buf, of 64 bytes), else 0. */
-static int ended_filter(const struct http_req *rq, const struct job_filter *f,
+ * PostgreSQL array in buf, of 64 bytes; finished with ended_filter_fini),
+ * else 0; -1 when out of memory. */
+static int ended_filter(const struct http_req *rq, const struct api_job_filter *f,
                         char *buf, struct store_ended_filter *sf)
 {
     static const enum job_state ended[] = {JOB_COMPLETED, JOB_FAILED,
@@ -429,6 +423,24 @@ static int ended_filter(const struct http_req *rq, const struct job_filter *f,
     sf->cluster = f->cluster;
     if (api_others_see(rq) == API_SEE_NOTHING)
         sf->seen_by = rq->who.subject;
+    /* jobs that left memory are neither arrays nor tasks: their ids are
+     * the numbers asked for; the table's match decides the rest */
+    if (f->by_ids) {
+        json_t *ids = json_array();
+        for (size_t i = 0; ids && i < f->n_ids; i++)
+            json_array_append_new(ids, json_integer(f->ids[i].id));
+        sf->ids = ids ? json_dumps(ids, JSON_COMPACT) : NULL;
+        json_decref(ids);
+    }
+    if (f->by_users)
+        sf->users = names_json(&f->users);
+    if (f->by_queues)
+        sf->queues = names_json(&f->queues);
+    if ((f->by_ids && !sf->ids) || (f->by_users && !sf->users) ||
+        (f->by_queues && !sf->queues)) {
+        ended_filter_fini(sf);
+        return -1;
+    }
     return 1;
 }
 
@@ -436,17 +448,15 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
                   const struct api_route_args *a)
 {
     const char *al = api_param(a, "limit"), *aa = api_param(a, "after"),
-               *fn = api_param(a, "nodelist"), *ff = api_param(a, "fields");
+               *ff = api_param(a, "fields");
     int64_t limit = LOOM_LIST_LIMIT_DEFAULT, after = 0, last = 0, n = 0, max;
     struct store_ended_filter sf;
     struct jview **stored = NULL;
     char states[64];
-    struct job_filter f = {
-        .cluster = api_param(a, "cluster"), .owner = api_param(a, "owner"),
-        .account = api_param(a, "account"), .name = api_param(a, "name"),
-        .states = states_of(api_param(a, "state")), .by_nodes = fn != NULL};
+    struct api_job_filter f;
     struct loom_error err;
     struct snapshot *s;
+    int rc;
     struct buf b = {0};
     uint64_t bits = 0;
     int first = 1;
@@ -455,16 +465,10 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
         jobs_one(rq, rs, a->seg[1]);
         return;
     }
-    /* checked against the route's table; the nodes again, as they are
-     * now */
-    if (fn && api_nodelist_ids(fn, f.cluster, &f.nodes, &err) < 0) {
-        strv_fini(&f.nodes);
-        http_error(rs, &err);
-        return;
-    }
-    /* checked against the route's table too */
-    if (ff && api_fields_parse(ff, &bits, &err) < 0) {
-        strv_fini(&f.nodes);
+    /* checked against the route's table */
+    if (api_job_filter_init(&f, a, &err) < 0 ||
+        (ff && api_fields_parse(ff, &bits, &err) < 0)) {
+        api_job_filter_fini(&f);
         http_error(rs, &err);
         return;
     }
@@ -476,8 +480,17 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
     s = snapshot_get();
     max = s ? jobtab_max_id(s->jobs) : 0;
     puts_(&b, "{\"items\":[");
-    if (ended_filter(rq, &f, states, &sf))
-        stored = calloc(STORED_PAGE, sizeof(*stored));
+    rc = ended_filter(rq, &f, states, &sf);
+    if (rc < 0 || (rc > 0 && !(stored = calloc(STORED_PAGE,
+                                               sizeof(*stored))))) {
+        ended_filter_fini(&sf);
+        free(b.p);
+        snapshot_put(s);
+        api_job_filter_fini(&f);
+        loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
+        http_error(rs, &err);
+        return;
+    }
     /* ended jobs that left memory come from the database, a page at a
      * time, merged by id with the table's */
     for (int64_t from = after; n < limit && from < max;) {
@@ -489,9 +502,10 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
             (rows = api_stored_page(s->jobs, from, want, &sf, stored, &n_v,
                                     &pg_last, &err)) < 0) {
             free(stored);
+            ended_filter_fini(&sf);
             free(b.p);
             snapshot_put(s);
-            strv_fini(&f.nodes);
+            api_job_filter_fini(&f);
             http_error(rs, &err);
             return;
         }
@@ -511,11 +525,12 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
         from = upto;
     }
     free(stored);
+    ended_filter_fini(&sf);
     puts_(&b, "]");
     if (n == limit && last < max)
         next_page(&b, a, last, limit);
     puts_(&b, "}");
     snapshot_put(s);
-    strv_fini(&f.nodes);
+    api_job_filter_fini(&f);
     finish(&b, rs);
 }

@@ -29,7 +29,8 @@ static const struct api_param q_jobs[] = {
     {"owner", API_Q_TEXT},      {"account", API_Q_TEXT},
     {"name", API_Q_TEXT},       {"nodelist", API_Q_NODELIST},
     {"limit", API_Q_LIMIT},     {"after", API_Q_AFTER},
-    {"fields", API_Q_JOB_FIELDS},
+    {"fields", API_Q_JOB_FIELDS}, {"id", API_Q_JOB_IDS},
+    {"queue", API_Q_NAMES},       {"user", API_Q_NAMES},
     {NULL, 0}};
 static const struct api_param q_accounting[] = {
     {"start", API_Q_TIME},      {"end", API_Q_TIME},

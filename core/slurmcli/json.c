@@ -263,29 +263,31 @@ json_t *sc_json_node(const json_t *n)
     return o;
 }
 
-int sc_json_print(const char *plugin, const char *name, const char *key,
-                  json_t *items)
+const char *sc_doc_option(enum sc_doc as)
+{
+    return as == SC_DOC_YAML ? "--yaml" : "--json";
+}
+
+int sc_doc_print(enum sc_doc as, const char *plugin, const char *name,
+                 const char *key, json_t *items)
 {
     json_t *doc;
-    char *text;
+    char *text = NULL;
+    int rc = -1;
 
     /* meta says whose format this is: Slurm 22.05's, written by Loom */
     doc = json_pack("{s:{s:{s:s, s:s}, s:{s:{s:i, s:i}, s:s}}, s:[], s:o}",
                     "meta", "plugin", "type", plugin, "name", name, "Slurm",
                     "version", "major", 22, "minor", 5, "release",
                     "22.05 (Loom)", "errors", key, items);
-    text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER)
-               : NULL;
+    if (doc && as == SC_DOC_YAML)
+        rc = sc_yaml_write(doc, stdout);
+    else if (doc && (text = json_dumps(doc, JSON_INDENT(2) |
+                                                JSON_PRESERVE_ORDER)))
+        rc = puts(text) < 0 ? -1 : 0;
     json_decref(doc);
-    if (!text)
-        return sc_fail("out of memory");
-    puts(text);
     free(text);
+    if (rc < 0)
+        return sc_fail("out of memory");
     return SC_OK;
-}
-
-int sc_yaml_refused(const char *opt)
-{
-    return sc_unsupported(opt, "Loom writes Slurm's documents as JSON "
-                          "only: give --json (the same document)");
 }

@@ -105,6 +105,8 @@ int sc_scancel(int argc, char **argv)
     if (!users && !names && !states && !parts)
         return sc_usage("No job identification provided");
     jq.states = states ? lstates : "pending,held,starting,running,suspended";
+    jq.users = users;
+    jq.queues = parts;
     if (sc_jobs(&jq, NULL, &items, &err) < 0)
         return sc_fail("%s", err.message);
     json_array_foreach(items, i, j) {

@@ -257,7 +257,8 @@ static const struct sc_field fields[] = {
 struct sacct {
     const char *jobs, *users, *states, *format, *clusters, *parts, *names;
     time_t start, end;
-    int has_start, has_end, noheader, allocations, brief, all, json;
+    int has_start, has_end, noheader, allocations, brief, all;
+    enum sc_doc json; /* --json, --yaml */
     const char *sep, *trail;
 };
 
@@ -315,6 +316,26 @@ static int wanted(const struct sacct *a, const json_t *j)
     return in_window(a, j);
 }
 
+/* -j as loomd selects the jobs: each item without its step ("12.batch"
+ * is job 12's); which step is the row's to tell. A new string, or NULL
+ * when out of memory. */
+static char *job_ids(const char *jobs)
+{
+    char *ids = malloc(strlen(jobs) + 1), *o = ids;
+
+    for (const char *p = jobs; ids && *p;) {
+        size_t len = strcspn(p, ","), id = strcspn(p, ".");
+        if (o > ids)
+            *o++ = ',';
+        memcpy(o, p, id < len ? id : len);
+        o += id < len ? id : len;
+        p += len + (p[len] == ',');
+    }
+    if (ids)
+        *o = '\0';
+    return ids;
+}
+
 static int options(struct sacct *a, int argc, char **argv)
 {
     static const struct option longs[] = {
@@ -369,13 +390,13 @@ static int options(struct sacct *a, int argc, char **argv)
                                 "days])", c, optarg);
             *(c == 'S' ? &a->has_start : &a->has_end) = 1;
             break;
-        case 'J': a->json = 1; break;
-        case 'Y': return sc_yaml_refused("--yaml");
+        case 'J': a->json = SC_DOC_JSON; break;
+        case 'Y': a->json = SC_DOC_YAML; break;
         case 'q':
             return sc_unsupported("--qos", "Loom has no QOS");
         case 'h':
             printf("Usage: sacct [-j JOBS] [-u USERS] [-s STATES] [-S TIME] "
-                   "[-E TIME] [-X] [-n] [-P|-p] [-o FIELDS | --json]\n");
+                   "[-E TIME] [-X] [-n] [-P|-p] [-o FIELDS | --json | --yaml]\n");
             return SC_OK;
         default:
             return sc_opt_error(c, argv);
@@ -384,9 +405,9 @@ static int options(struct sacct *a, int argc, char **argv)
     if (optind < argc)
         return sc_usage("unexpected argument '%s'", argv[optind]);
     if (a->json && (a->format || a->sep || a->brief))
-        return sc_usage("--json writes every field Loom has; it takes no "
-                        "%s", a->format ? "--format" : a->brief ? "--brief"
-                                                   : "--parsable");
+        return sc_usage("%s writes every field Loom has; it takes no %s",
+                        sc_doc_option(a->json), a->format ? "--format"
+                        : a->brief ? "--brief" : "--parsable");
     return -1;
 }
 
@@ -399,7 +420,9 @@ static void print(const struct sacct *a, const struct sc_format *fmt,
 int sc_sacct(int argc, char **argv)
 {
     struct sacct a = {0};
+    struct sc_jobs_query jq = {0};
     struct sc_format fmt;
+    char *ids = NULL;
     struct loom_error err = {0};
     json_t *items = NULL, *out = NULL, *j, *st;
     struct tm tm;
@@ -428,7 +451,18 @@ int sc_sacct(int argc, char **argv)
                         fields, &fmt) < 0)
         return SC_USAGE;
     fmt.trail = a.trail && *a.trail; /* -p: a | after the last field */
-    if (sc_jobs(NULL, NULL, &items, &err) < 0) {
+    /* loomd selects by jobs, users and partitions; the rest is filtered
+     * here */
+    jq.users = a.users;
+    jq.queues = a.parts;
+    if (a.jobs && !(ids = job_ids(a.jobs))) {
+        sc_format_fini(&fmt);
+        return sc_fail("out of memory");
+    }
+    jq.ids = ids;
+    rc = sc_jobs(&jq, NULL, &items, &err);
+    free(ids);
+    if (rc < 0) {
         sc_format_fini(&fmt);
         return sc_fail("%s", err.message);
     }
@@ -465,6 +499,6 @@ int sc_sacct(int argc, char **argv)
         json_decref(out);
         return sc_fail("out of memory");
     }
-    return sc_json_print("openapi/dbv0.0.38", "Slurm OpenAPI DB v0.0.38",
-                         "jobs", out);
+    return sc_doc_print(a.json, "openapi/dbv0.0.38",
+                        "Slurm OpenAPI DB v0.0.38", "jobs", out);
 }

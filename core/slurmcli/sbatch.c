@@ -419,10 +419,11 @@ static int send(const struct sbatch *s, json_t *job)
         }
     }
     id = json_string_value(json_object_get(reply, "id"));
-    if (s->parsable)
+    /* -Q prints nothing, as Slurm's: not even the job's id */
+    if (s->parsable && !s->quiet)
         printf("%s%s%s\n", id ? id : "?", s->cluster ? ";" : "",
                s->cluster ? s->cluster : "");
-    else
+    else if (!s->quiet)
         printf("Submitted batch job %s%s%s\n", id ? id : "?",
                s->cluster ? " on cluster " : "",
                s->cluster ? s->cluster : "");

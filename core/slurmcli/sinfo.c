@@ -126,7 +126,8 @@ static const struct sc_field fields[] = {
 
 struct sinfo {
     const char *format, *fields, *parts, *clusters, *states;
-    int noheader, by_node, summarize, json;
+    int noheader, by_node, summarize;
+    enum sc_doc json; /* --json, --yaml */
 };
 
 static int options(struct sinfo *s, int argc, char **argv)
@@ -163,11 +164,11 @@ static int options(struct sinfo *s, int argc, char **argv)
         case 't': s->states = optarg; break;
         case 's':
             return sc_unsupported("--summarize", "give -o with %C or %F");
-        case 'J': s->json = 1; break;
-        case 'Y': return sc_yaml_refused("--yaml");
+        case 'J': s->json = SC_DOC_JSON; break;
+        case 'Y': s->json = SC_DOC_YAML; break;
         case 'H':
             printf("Usage: sinfo [-p PARTITIONS] [-M CLUSTERS] [-t STATES] "
-                   "[-N] [-h] [-o FORMAT | -O FIELDS | --json]\n");
+                   "[-N] [-h] [-o FORMAT | -O FIELDS | --json | --yaml]\n");
             return SC_OK;
         default:
             return sc_opt_error(c, argv);
@@ -176,9 +177,9 @@ static int options(struct sinfo *s, int argc, char **argv)
     if (optind < argc)
         return sc_usage("unexpected argument '%s'", argv[optind]);
     if (s->json && (s->format || s->fields || s->by_node))
-        return sc_usage("--json writes every node with every field Loom "
-                        "has; it takes no %s", s->format ? "--format"
-                                               : s->fields ? "--Format"
+        return sc_usage("%s writes every node with every field Loom has; "
+                        "it takes no %s", sc_doc_option(s->json),
+                        s->format ? "--format" : s->fields ? "--Format"
                                                            : "--Node");
     return -1;
 }
@@ -294,8 +295,9 @@ int sc_sinfo(int argc, char **argv)
                 json_array_append_new(rows, sc_json_node(n));
         rc = json_array_size(rows) ==
                      json_object_size(shown)
-                 ? sc_json_print("openapi/v0.0.38", "Slurm OpenAPI v0.0.38",
-                                 "nodes", json_incref(rows))
+                 ? sc_doc_print(s.json, "openapi/v0.0.38",
+                                "Slurm OpenAPI v0.0.38", "nodes",
+                                json_incref(rows))
                  : sc_fail("out of memory");
     } else {
         if (!s.noheader)

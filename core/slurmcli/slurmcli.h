@@ -6,6 +6,7 @@
 #define LOOM_CORE_SLURMCLI_SLURMCLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <time.h>
 
 #include <jansson.h>
@@ -135,10 +136,11 @@ const char *sc_job_members(const struct sc_field *f);
     "id,name,owner,account,state,reason,request,cluster,array_job_id,"    \
     "array_tasks,array_tasks_state,loom_id"
 /* What GET /v1/jobs is to select (NULL: no filter): Loom's states, one
- * name, one cluster; each job narrowed to the members fields names
- * (NULL: all of them). */
+ * name, one cluster, jobs and tasks (-j), owners or accounts (-u),
+ * queues (-p), the lists comma-separated; each job narrowed to the
+ * members fields names (NULL: all of them). */
 struct sc_jobs_query {
-    const char *states, *name, *cluster, *fields;
+    const char *states, *name, *cluster, *fields, *ids, *users, *queues;
 };
 /* All jobs the caller may see that q selects (q NULL: every job),
  * following pages; or one job or task by id (id non-NULL). */
@@ -151,11 +153,19 @@ int sc_jobs(const struct sc_jobs_query *q, const char *id, json_t **items,
 json_t *sc_json_job(const json_t *job);
 json_t *sc_json_acct_job(const json_t *job);
 json_t *sc_json_node(const json_t *node);
+/* What --json and --yaml write: the one document, in either form. */
+enum sc_doc { SC_DOC_NONE, SC_DOC_JSON, SC_DOC_YAML };
+/* The option that asked for as: "--json" or "--yaml". */
+const char *sc_doc_option(enum sc_doc as);
 /* Print {"meta": ..., "errors": [], key: items} as Slurm 22.05 does, its
- * plugin type and name in meta; takes items. Returns an exit status. */
-int sc_json_print(const char *plugin, const char *name, const char *key,
-                  json_t *items);
-/* The refusal of --yaml. */
-int sc_yaml_refused(const char *opt);
+ * plugin type and name in meta, as JSON or YAML; takes items. Returns an
+ * exit status. */
+int sc_doc_print(enum sc_doc as, const char *plugin, const char *name,
+                 const char *key, json_t *items);
+/* doc as YAML in block style (yaml.c), as Slurm's serializer_yaml writes
+ * it: "---", then a mapping or sequence a line per scalar, strings quoted
+ * where a YAML reader would take them for something else. 0, or -1 when
+ * out of memory. */
+int sc_yaml_write(const json_t *doc, FILE *out);
 
 #endif

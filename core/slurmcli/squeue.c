@@ -21,7 +21,8 @@
 struct squeue {
     const char *jobs, *users, *states, *format, *fields, *parts, *clusters,
         *names;
-    int noheader, longer, tasks, json;
+    int noheader, longer, tasks;
+    enum sc_doc json; /* --json, --yaml */
 };
 
 /* Does -j name this job: its id, its array's id, its own number? */
@@ -158,8 +159,8 @@ static int options(struct squeue *q, int argc, char **argv)
         case 'l': q->longer = 1; break;
         case 'm': q->users = sc_user(); break;
         case 'c': break; /* Loom's sizes are never converted */
-        case 'J': q->json = 1; break;
-        case 'Y': return sc_yaml_refused("--yaml");
+        case 'J': q->json = SC_DOC_JSON; break;
+        case 'Y': q->json = SC_DOC_YAML; break;
         case 'r': q->tasks = 1; break;
         case 'i':
             return sc_unsupported("--iterate", "run squeue again");
@@ -168,7 +169,7 @@ static int options(struct squeue *q, int argc, char **argv)
         case 'H':
             printf("Usage: squeue [-j JOBS] [-u USERS] [-t STATES] [-r] [-p "
                    "PARTITIONS] [-M CLUSTERS] [-n NAMES] [-h] [-l] [-o "
-                   "FORMAT | -O FIELDS | --json]\n");
+                   "FORMAT | -O FIELDS | --json | --yaml]\n");
             return SC_OK;
         default:
             return sc_opt_error(c, argv);
@@ -179,9 +180,9 @@ static int options(struct squeue *q, int argc, char **argv)
     if (q->users && !*q->users)
         return sc_fail("cannot tell the calling user's name");
     if (q->json && (q->format || q->fields || q->longer))
-        return sc_usage("--json writes every field Loom has; it takes no "
-                        "%s", q->format ? "--format" : q->fields ? "--Format"
-                                                                  : "--long");
+        return sc_usage("%s writes every field Loom has; it takes no %s",
+                        sc_doc_option(q->json), q->format ? "--format"
+                        : q->fields ? "--Format" : "--long");
     return -1;
 }
 
@@ -200,8 +201,10 @@ int sc_squeue(int argc, char **argv)
     if ((rc = options(&q, argc, argv)) >= 0)
         return rc;
     if (q.tasks && q.json)
-        return sc_unsupported("--array with --json", "--json gives an "
-                              "array's waiting tasks as one job");
+        return sc_unsupported(q.json == SC_DOC_YAML ? "--array with --yaml"
+                                                    : "--array with --json",
+                              "the document gives an array's waiting tasks "
+                              "as one job");
     if (q.states && sc_state_filter(q.states, states, sizeof(states)) < 0)
         return sc_usage("--states: '%s' is not a list of job states (PENDING "
                         "RUNNING SUSPENDED COMPLETED CANCELLED FAILED TIMEOUT "
@@ -219,9 +222,13 @@ int sc_squeue(int argc, char **argv)
         sc_format_fini(&fmt);
         return sc_fail("out of memory");
     }
-    /* loomd selects by one name or cluster; lists are filtered here */
+    /* loomd selects by jobs, users and queues, by one name or cluster;
+     * lists of names and clusters, and tasks (-r), are filtered here */
     jq.states = states;
     jq.fields = members;
+    jq.ids = q.jobs;
+    jq.users = q.users;
+    jq.queues = q.parts;
     jq.name = q.names && !strchr(q.names, ',') ? q.names : NULL;
     jq.cluster = q.clusters && !strchr(q.clusters, ',') ? q.clusters
                                                          : NULL;
@@ -270,7 +277,7 @@ int sc_squeue(int argc, char **argv)
         return sc_fail("slurm_load_jobs error: Invalid job id specified");
     }
     if (q.json)
-        return sc_json_print("openapi/v0.0.38", "Slurm OpenAPI v0.0.38",
-                             "jobs", out);
+        return sc_doc_print(q.json, "openapi/v0.0.38",
+                            "Slurm OpenAPI v0.0.38", "jobs", out);
     return SC_OK;
 }

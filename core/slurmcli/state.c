@@ -327,6 +327,23 @@ const char *sc_nodelist(const json_t *nodes, char *buf, size_t size)
     return buf;
 }
 
+/* GET /v1/jobs with q's filters into p; ids too when with_ids. */
+static void jobs_path(struct client_path *p, const struct sc_jobs_query *q,
+                      int with_ids)
+{
+    client_path_init(p, "/v1/jobs");
+    if (!q)
+        return;
+    client_path_query(p, "state", q->states && *q->states ? q->states
+                                                           : NULL);
+    client_path_query(p, "name", q->name);
+    client_path_query(p, "cluster", q->cluster);
+    client_path_query(p, "fields", q->fields);
+    client_path_query(p, "id", with_ids ? q->ids : NULL);
+    client_path_query(p, "user", q->users);
+    client_path_query(p, "queue", q->queues);
+}
+
 int sc_jobs(const struct sc_jobs_query *q, const char *id, json_t **items,
             struct loom_error *err)
 {
@@ -338,8 +355,8 @@ int sc_jobs(const struct sc_jobs_query *q, const char *id, json_t **items,
     *items = NULL;
     if (!c)
         return loom_error_set(err, LOOM_EUNAVAIL, "no connection to Loom");
-    client_path_init(&p, "/v1/jobs");
     if (id) {
+        client_path_init(&p, "/v1/jobs");
         client_path_segment(&p, id);
         if (!(path = client_path_get(&p, err)) ||
             client_request(c, "GET", path, NULL, NULL, NULL, &one, err) < 0)
@@ -348,13 +365,11 @@ int sc_jobs(const struct sc_jobs_query *q, const char *id, json_t **items,
         json_array_append_new(*items, one);
         return 0;
     }
-    if (q) {
-        client_path_query(&p, "state", q->states && *q->states ? q->states
-                                                                : NULL);
-        client_path_query(&p, "name", q->name);
-        client_path_query(&p, "cluster", q->cluster);
-        client_path_query(&p, "fields", q->fields);
-    }
+    /* more jobs than a path holds (a scan of hundreds): every job, and
+     * the caller's filter picks them (it always checks the ids) */
+    jobs_path(&p, q, 1);
+    if (p.overflow && q && q->ids)
+        jobs_path(&p, q, 0);
     if (!(path = client_path_get(&p, err)))
         return -1;
     return client_get_all(c, path, items, err);

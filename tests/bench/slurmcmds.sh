@@ -3,8 +3,11 @@
 # sbatch's rate (jobs/s) from one loop and from four at once, Loom's
 # through the listen_peer socket as an unprivileged account into a sim
 # cluster, Slurm's against a real slurmctld (held jobs, so that nothing
-# runs); then squeue's latency with 10,000 jobs in each. On a shared
-# machine only the ratios mean something. Run from a build directory:
+# runs); then squeue's latency with 10,000 jobs in each: the queue, one
+# job (squeue -j ID) and ARC's scan of 100 (squeue -a -h -o %i:%T -t all
+# -j IDS). BENCH_BEFORE names another loom-slurm (an earlier build) timed
+# beside this one on the same loomd. On a shared machine only the ratios
+# mean something. Run from a build directory:
 #   make && LOOM_TOP_SRCDIR=../.. LOOM_TOP_BUILDDIR=$PWD bash ../../tests/bench/slurmcmds.sh
 # SPDX-License-Identifier: MIT
 set -u
@@ -17,9 +20,10 @@ set -u
 SUBMITS=${BENCH_SUBMITS:-200}  # per loop
 QUEUE=${BENCH_QUEUE:-10000}    # jobs squeue lists
 LISTS=${BENCH_LISTS:-10}       # squeue calls timed, each
+BEFORE=${BENCH_BEFORE:-}       # another loom-slurm, timed beside
 
 ROWS=()
-row() { ROWS+=("$(printf '%-34s %18s %18s' "$@")"); }
+row() { ROWS+=("$(printf '%-34s %18s %18s %18s' "$@")"); }
 
 # rate LOOPS CMD...: jobs/s of LOOPS loops of $SUBMITS runs of CMD.
 rate() {
@@ -84,7 +88,27 @@ LQ=$(as_user "$U" squeue -h -o %i | wc -l)
 SQ=$(/usr/bin/squeue -h -o %i | wc -l)
 LM=$(median_ms as_user "$U" squeue)
 SM=$(median_ms /usr/bin/squeue)
-row "squeue, ms (median of $LISTS)" "Loom ($LQ jobs)" "Slurm ($SQ jobs)"
-row "  default format" "$LM" "$SM"
+row "squeue, ms (median of $LISTS)" "Loom ($LQ jobs)" "Slurm ($SQ jobs)" \
+    "${BEFORE:+Loom before}"
+if [ -n "$BEFORE" ]; then # its commands, as $SC's are
+    SCB=$T/slurmbin-before
+    mkdir -p "$SCB" && chmod 0755 "$SCB" && cp "$BEFORE" "$SCB/loom-slurm" &&
+        chmod 0755 "$SCB/loom-slurm" && ln -sf loom-slurm "$SCB/squeue" ||
+        exit 1
+fi
+# before CMD...: CMD's median with the commands of $BEFORE, or nothing
+before() { [ -z "$BEFORE" ] || SC=$SCB median_ms "$@"; }
+row "  default format" "$LM" "$SM" "$(before as_user "$U" squeue)"
+LJ=$(as_user "$U" squeue -h -o %i | sed -n "$((QUEUE / 2))p")
+SJ=$(/usr/bin/squeue -h -o %i | sed -n "$((QUEUE / 2))p")
+row "  -j ID" "$(median_ms as_user "$U" squeue -j "$LJ")" \
+    "$(median_ms /usr/bin/squeue -j "$SJ")" \
+    "$(before as_user "$U" squeue -j "$LJ")"
+LS=$(as_user "$U" squeue -h -o %i | sed -n "$((QUEUE / 4)),+99p" | paste -sd,)
+SS=$(/usr/bin/squeue -h -o %i | sed -n "$((QUEUE / 4)),+99p" | paste -sd,)
+ARC=(-a -h -o %i:%T -t all -j)
+row "  ARC's scan of 100 (-j IDS)" "$(median_ms as_user "$U" squeue "${ARC[@]}" "$LS")" \
+    "$(median_ms /usr/bin/squeue "${ARC[@]}" "$SS")" \
+    "$(before as_user "$U" squeue "${ARC[@]}" "$LS")"
 
 printf '%s\n' "${ROWS[@]}"

@@ -210,7 +210,7 @@ api GET '/v1/jobs?state=%00' >/dev/null
 err_names 400 invalid_request "?state=%00" 'query parameter state has a control character' state
 api GET '/v1/jobs?stat=running' >/dev/null
 err_names 400 invalid_request "an unknown parameter ?stat=" \
-    "unknown query parameter 'stat': GET /v1/jobs takes cluster, state, owner, account, name, nodelist, limit, after and fields" stat
+    "unknown query parameter 'stat': GET /v1/jobs takes cluster, state, owner, account, name, nodelist, limit, after, fields, id, queue and user" stat
 api GET '/v1/jobs?fields=id,queue' >/dev/null
 err_names 400 invalid_request "?fields= with a name that is no member of a job" \
     "query parameter fields: no field 'queue'; the fields are id,name,comment,owner,.*,dependency,loom_id\$" fields

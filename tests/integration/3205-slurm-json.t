@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# 3205-slurm-json.t - squeue, sinfo and sacct --json over Loom beside
-# Slurm 22.05's own: the same top-level shape, and each object's keys a
+# 3205-slurm-json.t - squeue, sinfo and sacct --json (and --yaml) over Loom
+# beside Slurm 22.05's own: the same top-level shape, and each object's keys a
 # subset of what the real commands write for the same kinds of jobs and
 # nodes, with the same JSON types (sacct's against the dbv0.0.38 schema
 # that Slurm's own sacct --json follows: without slurmdbd the real sacct
@@ -17,16 +17,21 @@ ended() {
     return 1
 }
 
-# shape REAL LOOM LISTKEY: compares two documents (files): the top-level
-# keys, and each of LOOM's LISTKEY items against the keys and JSON types
-# REAL's items have (any of them). Prints "ok", or what differs.
+# shape REAL LOOM LISTKEY [yaml]: compares two documents (files): the
+# top-level keys, and each of LOOM's LISTKEY items against the keys and JSON
+# types REAL's items have (any of them); with yaml, documents read from
+# YAML, where Slurm writes an empty string as null: a string and a null
+# are one kind. Prints "ok", or what differs.
 shape() {
-    python3 - "$1" "$2" "$3" <<'EOF'
+    python3 - "$1" "$2" "$3" "${4:-}" <<'EOF'
 import json, sys
 real, loom = (json.load(open(f)) for f in sys.argv[1:3])
 key = sys.argv[3]
-kind = lambda v: {bool: "bool", int: "int", float: "float", str: "str",
-                  list: "list", dict: "dict", type(None): "null"}[type(v)]
+kinds = {bool: "bool", int: "int", float: "float", str: "str",
+         list: "list", dict: "dict", type(None): "null"}
+if sys.argv[4] == "yaml":
+    kinds[type(None)] = "str"
+kind = lambda v: kinds[type(v)]
 bad = []
 if list(real) != list(loom):
     bad.append("top level: %s, Slurm's %s" % (list(loom), list(real)))
@@ -86,6 +91,28 @@ print("; ".join(sorted(set(bad))) or "ok")
 EOF
 }
 
+# yaml2json YAML JSON: the YAML document in file YAML as JSON into file JSON
+# (PyYAML's safe reader: its strings, numbers, booleans and nulls).
+yaml2json() {
+    python3 -c 'import json, sys, yaml
+json.dump(yaml.safe_load(open(sys.argv[1])), open(sys.argv[2], "w"))' "$1" "$2"
+}
+
+# same JSON YAMLJSON: is the document in file YAMLJSON (read from YAML) the
+# one in file JSON, with its empty strings null (as Slurm's YAML writes
+# them)? "ok", or both.
+same() {
+    python3 -c 'import json, sys
+def nulled(v):
+    if isinstance(v, dict):
+        return {k: nulled(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [nulled(x) for x in v]
+    return None if v == "" else v
+a, b = nulled(json.load(open(sys.argv[1]))), json.load(open(sys.argv[2]))
+print("ok" if a == b else "%s\n%s" % (json.dumps(a), json.dumps(b)))' "$1" "$2"
+}
+
 # pyf EXPR FILE: py's expression over the document in FILE.
 pyf() {
     python3 -c 'import json, sys
@@ -124,6 +151,8 @@ wait_for '[ "$(/usr/bin/squeue -h -t R -o %i | wc -l)" -ge 3 ] &&
     t_diag "Slurm's jobs did not start"
 /usr/bin/squeue --json >"$T/real-squeue.json"
 /usr/bin/sinfo --json >"$T/real-sinfo.json"
+/usr/bin/squeue --yaml >"$T/real-squeue.yaml"
+/usr/bin/sinfo --yaml >"$T/real-sinfo.yaml"
 
 # ---- squeue --json -------------------------------------------------------------
 as_user "$ALICE" squeue --json -t all >"$T/squeue.json"
@@ -160,9 +189,32 @@ t_is "$?/$OUT" "1/squeue: error: slurm_load_jobs error: query parameter cluster:
 OUT=$(as_user "$ALICE" squeue --json -o %i 2>&1)
 t_is "$?/$OUT" "1/squeue: error: --json writes every field Loom has; it takes no --format" \
     "squeue --json -o is refused, not ignored"
-OUT=$(as_user "$ALICE" squeue --yaml 2>&1)
-t_is "$?/$OUT" "1/squeue: error: --yaml is not supported by Loom: Loom writes Slurm's documents as JSON only: give --json (the same document)" \
-    "squeue --yaml is refused, naming --json"
+
+# ---- squeue --yaml: the same document, as Slurm's serializer_yaml writes it ----
+yaml2json "$T/real-squeue.yaml" "$T/real-squeue.yaml.json"
+as_user "$ALICE" squeue --yaml -t all >"$T/squeue.yaml"
+yaml2json "$T/squeue.yaml" "$T/squeue.yaml.json"
+t_is "$?/$(shape "$T/real-squeue.yaml.json" "$T/squeue.yaml.json" jobs yaml)" 0/ok \
+    "squeue --yaml: meta, errors, jobs as Slurm's --yaml; each job's keys are Slurm's, with Slurm's types"
+# a name YAML must quote: a colon and blank, a hash, a quote, beyond ASCII
+JQ=$(as_user "$ALICE" sbatch --parsable -M local -H -t 10 -J "it's: #1, é" --wrap true)
+JQ=${JQ%%;*}
+as_user "$ALICE" squeue --json -t all -j "$J1,$J3,$JA,$JQ" >"$T/squeue-some.json"
+as_user "$ALICE" squeue --yaml -t all -j "$J1,$J3,$JA,$JQ" >"$T/squeue-some.yaml"
+yaml2json "$T/squeue-some.yaml" "$T/squeue-some.yaml.json"
+t_is "$(same "$T/squeue-some.json" "$T/squeue-some.yaml.json")/$(pyf '[j["name"] for j in d["jobs"]][-1]' "$T/squeue-some.yaml.json")" \
+    "ok/it's: #1, é" \
+    "squeue --yaml read back is the document --json writes, value for value (an empty string null, as Slurm's YAML has it)"
+as_user "$ALICE" scancel "$JQ"
+wait_for '[ "$(job_state "$JQ")" = cancelled ]' 30
+t_is "$(head -n 6 "$T/squeue.yaml")" "$(head -n 6 "$T/real-squeue.yaml")" \
+    "written as Slurm's: %YAML 1.1, block style, each node tagged (its first lines those of Slurm's)"
+t_is "$(grep -m1 -A2 '^!!str jobs: !!seq' "$T/squeue.yaml" | sed 's/: .*//')" \
+    "$(grep -m1 -A2 '^!!str jobs: !!seq' "$T/real-squeue.yaml" | sed 's/: .*//')" \
+    "a sequence in a mapping, and a mapping in a sequence, indented as Slurm's"
+OUT=$(as_user "$ALICE" squeue --yaml -o %i 2>&1)
+t_is "$?/$OUT" "1/squeue: error: --yaml writes every field Loom has; it takes no --format" \
+    "squeue --yaml -o is refused, not ignored"
 
 # ---- GET /v1/jobs?fields=: what squeue asks for -------------------------------
 api GET "/v1/jobs?fields=state,id&state=held&account=$ALICE" >/dev/null
@@ -186,8 +238,15 @@ t_is "$(pyf '[[n["name"], n["cpus"], n["real_memory"], n["partitions"]] for n in
     "sinfo --json: each node once, by its id, with its cpus, memory and partitions"
 t_is "$(py '[n["name"] for n in d["nodes"]]' "$(as_user "$ALICE" sinfo --json -p debug)")" \
     '["slurm/n1", "slurm/n2"]' "sinfo --json -p: the partition's nodes"
-OUT=$(as_user "$ALICE" sinfo --yaml 2>&1)
-t_like "$?/$OUT" "^1/sinfo: error: --yaml is not supported by Loom" "sinfo --yaml is refused"
+yaml2json "$T/real-sinfo.yaml" "$T/real-sinfo.yaml.json"
+as_user "$ALICE" sinfo --yaml >"$T/sinfo.yaml"
+yaml2json "$T/sinfo.yaml" "$T/sinfo.yaml.json"
+t_is "$?/$(shape "$T/real-sinfo.yaml.json" "$T/sinfo.yaml.json" nodes yaml)" 0/ok \
+    "sinfo --yaml: meta, errors, nodes as Slurm's --yaml; each node's keys are Slurm's, with Slurm's types"
+t_is "$(same "$T/sinfo.json" "$T/sinfo.yaml.json")" ok \
+    "sinfo --yaml read back is the document --json writes"
+t_is "$(head -n 6 "$T/sinfo.yaml")" "$(head -n 6 "$T/real-sinfo.yaml")" \
+    "sinfo --yaml begins as Slurm's"
 
 # ---- sacct --json --------------------------------------------------------------
 as_user "$ALICE" sacct --json -j "$J1,$J2,$JA" >"$T/sacct.json"
@@ -196,6 +255,11 @@ t_is "$?/$(schema "$DBV38" "$T/sacct.json")" 0/ok \
 t_is "$(pyf '{j["job_id"]: [j["state"]["current"], j["exit_code"], j["time"]["limit"], j["user"]] for j in d["jobs"]}['"$J1"']' "$T/sacct.json")" \
     "[\"FAILED\", {\"status\": \"FAILED\", \"return_code\": 3}, 5, \"$ALICE\"]" \
     "sacct --json: state, exit code as dbv0.0.38 has it, limit in minutes, user"
+as_user "$ALICE" sacct --json -j "$J1,$JA" >"$T/sacct-some.json"
+as_user "$ALICE" sacct --yaml -j "$J1,$JA" >"$T/sacct.yaml"
+yaml2json "$T/sacct.yaml" "$T/sacct.yaml.json"
+t_is "$?/$(same "$T/sacct-some.json" "$T/sacct.yaml.json")" 0/ok \
+    "sacct --yaml read back is the document sacct --json writes (no slurmdbd: no real sacct --yaml to compare)"
 OUT=$(as_user "$ALICE" sacct --json -P -j "$J1" 2>&1)
 t_is "$?/$OUT" "1/sacct: error: --json writes every field Loom has; it takes no --parsable" \
     "sacct --json -P is refused"
