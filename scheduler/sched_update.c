@@ -68,6 +68,14 @@ static void update_one(const char *cluster, const struct cl_job *c)
     } else if (job_state_final(st)) {
         sched_set_final(j, c, st);
     } else if (st != j->state) {
+        if (st == JOB_STARTING && j->state == JOB_RUNNING) {
+            /* the cluster queued it again by itself */
+            snprintf(how, sizeof(how), "requeued by cluster %s (job %s): "
+                     "%s", cluster, j->native_id ? j->native_id : "?",
+                     c->reason ? c->reason : "no reason given");
+            log_warn("job=%lld %s", (long long)j->id, how);
+            job_set_str(&j->reason, how);
+        }
         j->state = st;
         if (!j->start_time && st != JOB_STARTING)
             j->start_time = c->start_time ? c->start_time : time(NULL);

@@ -8,7 +8,8 @@
 # time, while Loom showed `starting`): Loom decides. The job with `requeue`
 # true is submitted again once (requeues 1, an event) and runs exactly
 # twice; the one with `requeue` false fails with Slurm's reason and ran
-# once.
+# once. Last, a job Slurm requeues by itself (scontrol requeue) shows
+# `starting` with a reason that says so.
 # Loom's polls are held off (poll_s = 3600, reloaded) from the end of the
 # job until slurmctld is back, so that Loom sees only what the restarted
 # Slurm says: the end it had before the kill is what Slurm forgot.
@@ -143,6 +144,25 @@ t_like "$(pg_sql "SELECT message FROM events WHERE kind = 'job' AND subject = 'j
     "the event log says why it was queued again"
 t_is "$(awk -v j="$J" '$1 == j && $2 == "start" { print $3 }' "$T_OUT/marks" | sort -u | wc -l)" 2 \
     "its two runs were two Slurm jobs"
+
+# A job Slurm queues again by itself (an admin's requeue: Loom's jobs are
+# --no-requeue, so the admin allows it first) shows starting, and why.
+submit '{"name": "by-slurm", "command": ["/bin/sleep", "300"],
+         "request": {"cluster": "slurm", "walltime_s": 600}}'
+L=$JOB
+wait_for '[ "$(field "$L" .state)" = running ]' 60
+t_is "$(field "$L" .state)" running "another job runs"
+NATL=$(field "$L" .native_id)
+scontrol update jobid="$NATL" requeue=1 >/dev/null 2>&1 &&
+    scontrol requeue "$NATL" >/dev/null 2>&1
+t_ok $? "an admin has Slurm requeue it (job $NATL)"
+wait_for '[ "$(field "$L" .state)" = starting ]' 60 0.5
+t_is "$(field "$L" .state)/$(field "$L" .requeues)" starting/0 \
+    "Loom shows it starting again, not a requeue of its own"
+t_like "$(field "$L" .reason)" "^requeued by cluster slurm \(job $NATL\): " \
+    "... and why"
+api DELETE "/v1/jobs/$L" >/dev/null
+wait_for 'ended "$L"' 60 0.5
 
 loomd_stop
 t_is $? 0 "loomd stops with status 0"
