@@ -81,6 +81,8 @@ struct cl_job {
     int exit_code;
     struct cl_usage usage; /* an ended job's */
     char *reason;
+    int node_failure;  /* a failed job the cluster ended because a node
+                          failed: Loom may requeue it, as a lost one */
     char *stdout_path, *stderr_path;
     /* What the job asked for, where the cluster says (0 = unknown): a
      * native job held for Loom is scheduled by it. */

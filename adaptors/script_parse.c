@@ -173,7 +173,7 @@ static int job_in(json_t *o, size_t i, struct cl_job *j,
 {
     char *loom = NULL;
     long long code = -1;
-    json_t *ec;
+    json_t *ec, *nf;
 
     if (!json_is_object(o))
         return bad(err, "items", i, "", "is not an object");
@@ -200,6 +200,10 @@ static int job_in(json_t *o, size_t i, struct cl_job *j,
         return bad(err, "items", i, "request", "is not an object of "
                    "non-negative integers (nodes, cpus_per_node, memory_mb, "
                    "gpus, walltime_s)");
+    nf = json_object_get(o, "node_failure");
+    if (nf && !json_is_boolean(nf) && !json_is_null(nf))
+        return bad(err, "items", i, "node_failure", "is not a boolean");
+    j->node_failure = json_is_true(nf) && !strcmp(j->state, "failed");
     ec = json_object_get(o, "exit_code");
     if (ec && !json_is_null(ec)) {
         if (!json_is_integer(ec))

@@ -330,6 +330,7 @@ int srest_job_from(json_t *o, size_t i, struct cl_job_list *out,
     if (hostlist_expand(nodes, LOOM_ETEMP, &j->nodes, err) < 0)
         return bad(err, "jobs", i, "nodes", err->message);
     j->state = strdup(job_state(st, reason, j->nodes.n > 0));
+    j->node_failure = !strcmp(st, "NODE_FAIL");
     if (!strncmp(comment, "loom:", 5) && comment[5] &&
         strspn(comment + 5, "0123456789") == strlen(comment + 5))
         j->loom_id = strtoll(comment + 5, NULL, 10);

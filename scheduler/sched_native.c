@@ -150,11 +150,27 @@ static void stamp_listed(const char *cluster, const struct cl_job_list *l)
     }
 }
 
+int sched_requeue_lost(struct job *j, const char *how)
+{
+    char subject[32], why[320];
+
+    if (j->no_requeue || j->requeues >= REQUEUE_MAX)
+        return 0;
+    j->requeues++;
+    snprintf(subject, sizeof(subject), "job %lld", (long long)j->id);
+    snprintf(why, sizeof(why), "requeued: cluster %s %s", j->cluster, how);
+    sched_event("warn", "job", subject, "%s", why);
+    job_set_str(&j->native_id, NULL);
+    sched_to_pending(j, why);
+    return 1;
+}
+
 /* A complete list lacks j, which the cluster had acknowledged. */
 static void forgotten(struct job *j)
 {
-    char why[256];
+    char how[256];
 
+    snprintf(how, sizeof(how), "no longer knows job %s", j->native_id);
     if (!strcmp(j->source, "cluster")) {
         job_set_str(&j->reason, "no longer listed by the cluster; its exit "
                     "status is unknown");
@@ -163,16 +179,7 @@ static void forgotten(struct job *j)
         job_set_str(&j->reason, "lost: the cluster no longer knows the job, "
                     "which is not to be requeued (requeue false)");
         sched_set_final(j, NULL, JOB_FAILED);
-    } else if (j->requeues < REQUEUE_MAX) {
-        /* The cluster lost it (e.g. its controller restarted without the
-         * state it had acknowledged): submit it again, once. */
-        j->requeues++;
-        snprintf(why, sizeof(why), "requeued: cluster %s no longer knows "
-                 "job %s", j->cluster, j->native_id);
-        log_warn("job=%lld %s", (long long)j->id, why);
-        job_set_str(&j->native_id, NULL);
-        sched_to_pending(j, why);
-    } else {
+    } else if (!sched_requeue_lost(j, how)) {
         job_set_str(&j->reason, "lost: the cluster no longer knows the job, "
                     "and it was requeued once already");
         sched_set_final(j, NULL, JOB_FAILED);

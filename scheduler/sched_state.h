@@ -263,6 +263,11 @@ void sched_forget(struct job *j);
 void sched_finish_now(struct job *j, enum job_state st, const char *why);
 /* sched_native.c: a job the cluster reports that Loom did not submit. */
 void sched_native_job(const char *cluster, const struct cl_job *c);
+/* Loom's job j, which its cluster lost (how: "no longer knows job 42"):
+ * back to the queue, counted in requeues, logged and an event, unless its
+ * requeue is false or it was requeued REQUEUE_MAX times: 1 when requeued,
+ * 0 when the caller is to end it. */
+int sched_requeue_lost(struct job *j, const char *how);
 /* A complete list lacks these: native jobs end, Loom's are requeued once. */
 void sched_missing_jobs(const char *cluster, const struct cl_job_list *l);
 /* sched_update.c */

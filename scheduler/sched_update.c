@@ -1,5 +1,6 @@
 /* sched_update.c - what clusters report, start results, the cycle, reload. */
 /* SPDX-License-Identifier: MIT */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,21 +41,41 @@ static void update_one(const char *cluster, const struct cl_job *c)
 {
     struct job *j = sched_job(c->loom_id);
     enum job_state st;
+    char how[320];
 
     if (!j || !j->cluster || strcmp(j->cluster, cluster) != 0 ||
         job_state_final(j->state) || job_state_parse(c->state, &st) < 0)
         return;
     if (st == JOB_PENDING)
         st = JOB_STARTING; /* queued in the cluster: starting for Loom */
+    if (j->requeues && c->native_id &&
+        (j->native_id ? strcmp(j->native_id, c->native_id) != 0
+                      : job_state_final(st)))
+        return; /* the ended submission before a requeue, still listed;
+                   the start in flight gives the new one's id */
     if (!j->native_id && c->native_id)
         job_set_str(&j->native_id, c->native_id);
     if (!j->stdout_path && c->stdout_path)
         job_set_str(&j->stdout_path, c->stdout_path);
     if (!j->stderr_path && c->stderr_path)
         job_set_str(&j->stderr_path, c->stderr_path);
-    if (job_state_final(st)) {
+    if (st == JOB_FAILED && c->node_failure) {
+        snprintf(how, sizeof(how), "ended job %s by a node failure (%s)",
+                 j->native_id ? j->native_id : "?",
+                 c->reason ? c->reason : "no reason given");
+        if (!sched_requeue_lost(j, how))
+            sched_set_final(j, c, st);
+    } else if (job_state_final(st)) {
         sched_set_final(j, c, st);
     } else if (st != j->state) {
+        if (st == JOB_STARTING && j->state == JOB_RUNNING) {
+            /* the cluster queued it again by itself */
+            snprintf(how, sizeof(how), "requeued by cluster %s (job %s): "
+                     "%s", cluster, j->native_id ? j->native_id : "?",
+                     c->reason ? c->reason : "no reason given");
+            log_warn("job=%lld %s", (long long)j->id, how);
+            job_set_str(&j->reason, how);
+        }
         j->state = st;
         if (!j->start_time && st != JOB_STARTING)
             j->start_time = c->start_time ? c->start_time : time(NULL);

@@ -303,6 +303,14 @@ static void check_scan_bad(void)
        !strcmp(l.v[0].state, "pending") && !strcmp(l.v[0].name, "a\"b"),
        "escapes in a field Loom reads are decoded (%s)", err.message);
     cl_job_list_fini(&l);
+    esc = "{\"jobs\": [{\"job_id\": 5, \"job_state\": \"NODE_FAIL\"}, "
+          "{\"job_id\": 6, \"job_state\": \"FAILED\"}]}";
+    ok(srest_scan_jobs(esc, strlen(esc), &l, &m, &err) == 0 && l.n == 2 &&
+       !strcmp(l.v[0].state, "failed") && l.v[0].node_failure == 1 &&
+       !strcmp(l.v[1].state, "failed") && l.v[1].node_failure == 0,
+       "NODE_FAIL is failed with node_failure; FAILED without (%s)",
+       err.message);
+    cl_job_list_fini(&l);
     /* as slurmrestd writes paths, and one past the decoder's stack buffer */
     esc = "{\"jobs\": [{\"job_id\": 4, \"job_state\": \"COMPLETED\", "
           "\"standard_output\": \"\\/tmp\\/a\\tb.out\", "

@@ -269,9 +269,13 @@ t_is "$(codes 'PD@Priority@' 'PD@JobHeldAdmin@' 'R@None@n1' 'CG@None@n1' 'CF@Non
     "pending held running running running suspended suspended completed failed failed failed failed failed failed cancelled pending held held running pending" \
     "jobs: the state table over squeue's codes"
 t_is "$(printf '\0361\037NF\037None\037u\037n1\0371\0372\0373\0371\0371\037100M\037UNLIMITED\037loom:7\037x\n\0362\037NF\037NodeDown\037u\037n1\0371\0372\0373\0371\0371\037100M\037UNLIMITED\037(null)\037y\n' |
-    run jobs | python3 -c 'import json, sys; print([(i["state"], i["reason"]) for i in json.load(sys.stdin)["items"]])')" \
-    "[('failed', 'node failure: Slurm ended the job (NODE_FAIL)'), ('failed', 'NodeDown')]" \
-    "jobs: NODE_FAIL without a reason from squeue says node failure; a reason squeue gives is kept"
+    run jobs | python3 -c 'import json, sys; print([(i["state"], i["reason"], i.get("node_failure")) for i in json.load(sys.stdin)["items"]])')" \
+    "[('failed', 'node failure: Slurm ended the job (NODE_FAIL)', True), ('failed', 'NodeDown', True)]" \
+    "jobs: NODE_FAIL is node_failure true; without a reason from squeue it says node failure; a reason squeue gives is kept"
+t_is "$(codes_nf() { printf '\0361\037%s\037None\037u\037n1\0371\0372\0373\0371\0371\037100M\037UNLIMITED\037loom:7\037x\n' "$@" |
+    run jobs | python3 -c 'import json, sys; print([i.get("node_failure") for i in json.load(sys.stdin)["items"]])'; }
+    codes_nf F TO CA CD R)" "[None, None, None, None, None]" \
+    "jobs: no other state carries node_failure"
 
 # ---- the nodes, jobs and start ops, on stand-ins for the Slurm commands -----------------
 count() { python3 -c 'import json, sys; print(len(json.load(sys.stdin)["items"]))'; }

@@ -44,6 +44,7 @@
 # "code:signal": 128+signal when a signal ended it, else code; null for a
 # cancelled job that has neither (it never ran). loom_id: the comment
 # "loom:<id>" that `start` gives; null for jobs submitted to Slurm directly.
+# NF adds "node_failure": true: Loom requeues such a job as a lost one.
 
 BEGIN {
     FS = "\037"
@@ -153,7 +154,7 @@ function seconds(s,    d, k, p, n, t) {
 rec != "" { rec = rec "\n" $0 }
 
 function job(r,    f, n, i, name, st, state, nodes, nn, ec, loom, start, end,
-             req, use, why) {
+             req, use, why, nf) {
     n = split(r, f, "\037")
     if (n < 14)
         return
@@ -195,13 +196,14 @@ function job(r,    f, n, i, name, st, state, nodes, nn, ec, loom, start, end,
     why = f[3] == "None" || HOLD ? "" : f[3]
     if (st == "NF" && !HOLD && why == "") # squeue gives no reason for it
         why = "node failure: Slurm ended the job (NODE_FAIL)"
+    nf = st == "NF" && !HOLD ? ", \"node_failure\": true" : ""
     OUTL[++nout] = sprintf("{\"native_id\": %s, \"loom_id\": %s, \"name\": %s, " \
         "\"owner\": %s, \"state\": \"%s\", \"nodes\": %s, \"submit_time\": %s, " \
         "\"start_time\": %s, \"end_time\": %s, \"exit_code\": %s, " \
-        "\"reason\": %s, \"stdout\": null, \"stderr\": null, \"usage\": %s%s}", \
+        "\"reason\": %s%s, \"stdout\": null, \"stderr\": null, \"usage\": %s%s}", \
         jstr(f[1]), loom, jstr(name), jstr_null(f[4]), state, jarr(nodes, nn), \
         jint_null(f[6]), start, end, ec, \
-        jstr_null(why), use, req)
+        jstr_null(why), nf, use, req)
     split("", nodes)
 }
 
