@@ -56,6 +56,10 @@ struct lacct {
     long long rec;     /* its record id */
     int final;         /* listed as ended */
     char account[LOOM_ACCOUNT_MAX + 1];
+    /* the marker it was last listed with and the id it stands for (0:
+     * none): a poll verifies a marker once, not every time */
+    char marker[LPEER_MARKER_MAX];
+    long long loom_id;
 };
 
 /* What a request came to. */
