@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "core/timeutil.h"
@@ -15,6 +16,10 @@
 #define MAX_HOST_CONNECTIONS 8
 /* Connections kept open for reuse, all hosts together. */
 #define MAX_CACHED_CONNECTIONS 32
+/* The largest answer buffer kept for the next transfer: a poll's answer is
+ * about the size of the last one, which a new buffer would reach again by
+ * doubling from 16 KiB, a reallocation at each step. */
+#define SPARE_MAX (8 << 20)
 
 struct xfer {
     struct xfer *prev, *next; /* the loop's transfers */
@@ -26,6 +31,7 @@ struct xfer {
     int retries;
     double t0;
     double spent;      /* libcurl's time of the tries before this one */
+    char etag[80];     /* the answer's ETag, or "" */
     char errbuf[CURL_ERROR_SIZE];
     void (*done_cb)(void *arg, const struct fetch_result *r);
     void *arg;
@@ -44,6 +50,8 @@ struct curlloop {
     size_t active;
     struct xfer *all;
     struct failed *failed, **failed_tail;
+    char *spare;       /* an answer buffer of spare_cap bytes, or NULL */
+    size_t spare_cap;
 };
 
 struct curlloop *curlloop_create(struct loom_error *err)
@@ -75,6 +83,18 @@ static void xfer_free(struct xfer *x)
     free(x);
 }
 
+/* x ended: its buffer becomes the loop's spare when it is the larger. */
+static void xfer_end(struct curlloop *l, struct xfer *x)
+{
+    if (x->buf && x->cap > l->spare_cap && x->cap <= SPARE_MAX) {
+        free(l->spare);
+        l->spare = x->buf;
+        l->spare_cap = x->cap;
+        x->buf = NULL;
+    }
+    xfer_free(x);
+}
+
 void curlloop_destroy(struct curlloop *l)
 {
     if (!l)
@@ -91,6 +111,7 @@ void curlloop_destroy(struct curlloop *l)
         xfer_free(x);
     }
     curl_multi_cleanup(l->m);
+    free(l->spare);
     free(l);
 }
 
@@ -128,6 +149,25 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
     x->len += add;
     x->buf[x->len] = '\0';
     return add;
+}
+
+/* An ETag header of the answer, kept (the last one: after a redirect or a
+ * 100 Continue, the final answer's). */
+static size_t on_header(char *p, size_t size, size_t n, void *arg)
+{
+    struct xfer *x = arg;
+    size_t len = size * n, v;
+
+    if (len > 5 && !strncasecmp(p, "ETag:", 5)) {
+        v = 5 + strspn(p + 5, " \t");
+        while (len > v && strchr(" \t\r\n", p[len - 1]))
+            len--;
+        if (len - v < sizeof(x->etag)) {
+            memcpy(x->etag, p + v, len - v);
+            x->etag[len - v] = '\0';
+        }
+    }
+    return size * n;
 }
 
 /* Every socket close-on-exec: libcurl's are not, and a connection kept
@@ -171,6 +211,8 @@ static int setup(struct xfer *x, const struct fetch_req *r)
     rc |= curl_easy_setopt(x->e, CURLOPT_HTTPHEADER, x->headers);
     rc |= curl_easy_setopt(x->e, CURLOPT_WRITEFUNCTION, on_data);
     rc |= curl_easy_setopt(x->e, CURLOPT_WRITEDATA, x);
+    rc |= curl_easy_setopt(x->e, CURLOPT_HEADERFUNCTION, on_header);
+    rc |= curl_easy_setopt(x->e, CURLOPT_HEADERDATA, x);
     rc |= curl_easy_setopt(x->e, CURLOPT_PRIVATE, x);
     rc |= curl_easy_setopt(x->e, CURLOPT_ERRORBUFFER, x->errbuf);
     if (r->ca_file)
@@ -200,6 +242,12 @@ int curlloop_fetch(struct curlloop *l, const struct fetch_req *r,
                               "request (out of memory)", r->method, r->url);
     }
     x->max = r->max_bytes;
+    x->buf = l->spare;
+    x->cap = l->spare_cap;
+    if (x->buf)
+        x->buf[0] = '\0'; /* no answer yet: "" */
+    l->spare = NULL;
+    l->spare_cap = 0;
     x->retries = r->retries;
     x->done_cb = r->done_cb;
     x->arg = r->arg;
@@ -259,6 +307,9 @@ static void finish(struct curlloop *l, struct xfer *x, CURLcode rc)
         x->spent += curl_time(x);
         x->retries--;
         x->len = 0;
+        if (x->buf)
+            x->buf[0] = '\0';
+        x->etag[0] = '\0';
         x->errbuf[0] = '\0';
         if (curl_multi_add_handle(l->m, x->e) == CURLM_OK)
             return;
@@ -283,9 +334,10 @@ static void finish(struct curlloop *l, struct xfer *x, CURLcode rc)
         r.error = why;
     } else {
         curl_easy_getinfo(x->e, CURLINFO_RESPONSE_CODE, &r.status);
+        r.etag = x->etag[0] ? x->etag : NULL;
     }
     x->done_cb(x->arg, &r);
-    xfer_free(x);
+    xfer_end(l, x);
 }
 
 /* Carry the transfers on; finish those that ended. How many did. */

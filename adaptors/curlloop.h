@@ -32,6 +32,7 @@ struct fetch_result {
      * included: what the far side and the network took, where seconds
      * also counts the loop's turns around it. 0 when it was never sent. */
     double transfer_s;
+    const char *etag;   /* the answer's ETag header as sent, or NULL */
 };
 
 struct fetch_req {

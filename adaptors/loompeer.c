@@ -17,9 +17,11 @@
 
 #define DEFAULT_TIMEOUT_S 10.0
 #define DEFAULT_MAX_BYTES (64L << 20)
-/* An operator sees each job's script (up to 1 MiB): a page of the inner
- * loomd's default 10,000 jobs could pass max_answer_bytes. */
-#define DEFAULT_PAGE 200
+/* A job narrowed to what a poll reads is well under 1 KiB but for its
+ * environment (up to LOOM_JOB_ENV_MAX variables): 2,000 of them keep
+ * within max_answer_bytes, and one page holds the jobs of most polls (a
+ * list of one page is asked for again with its ETag). */
+#define DEFAULT_PAGE 2000
 
 static void lpeer_destroy(void *self)
 {

@@ -40,6 +40,11 @@ struct lpeer {
     struct curlloop *loop;
     long long after;   /* jobs below it were listed in a final state */
     long page;         /* jobs a page (jobs_page) */
+    /* the last list of jobs, when it came in one page: its path and its
+     * ETag (asked for again with If-None-Match: a 304 says nothing in it
+     * changed), or "" */
+    char jobs_path[1024];
+    char jobs_etag[80];
     struct hmap account; /* inner job id -> struct lacct */
     struct lop *ops;   /* operations under way */
     char via[64];
@@ -51,6 +56,10 @@ struct lacct {
     long long rec;     /* its record id */
     int final;         /* listed as ended */
     char account[LOOM_ACCOUNT_MAX + 1];
+    /* the marker it was last listed with and the id it stands for (0:
+     * none): a poll verifies a marker once, not every time */
+    char marker[LPEER_MARKER_MAX];
+    long long loom_id;
 };
 
 /* What a request came to. */
@@ -60,6 +69,7 @@ struct lanswer {
     const char *error; /* no answer: why */
     int timed_out;
     const char *text;  /* the body as sent */
+    const char *etag;  /* its ETag, or NULL */
 };
 
 /* One operation under way: one or more requests in turn. */
@@ -80,6 +90,8 @@ struct lop {
     char *native;       /* start: the inner job's id */
     int priority;       /* start: the priority submitted */
     long long low, high; /* jobs: lowest unfinished id, highest id */
+    int pages;          /* jobs: pages answered before this one */
+    const char *inm;    /* an If-None-Match to send, or NULL */
     void (*then)(struct lop *o, const struct lanswer *a);
 };
 

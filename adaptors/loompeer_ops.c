@@ -41,20 +41,35 @@ static void queues_then(struct lop *o, const struct lanswer *a)
     lpeer_done(o, 0);
 }
 
+/* The members of an inner job that lpeer_parse_jobs reads: the others
+ * (its script, up to 1 MiB, among them) are neither sent nor parsed. */
+#define JOB_FIELDS "id,name,account,state,reason,stdout,stderr,nodes," \
+                   "submit_time,start_time,end_time,exit_code,request,env," \
+                   "loom_id,usage"
+
 /* A page of jobs; the next is asked for while the answer names one. The
  * list is complete from p->after on: every job below it was listed in a
  * final state before, which this loomd took (a job missing from it would
- * be one the inner loomd lost). */
+ * be one the inner loomd lost). A list that came in one page is asked for
+ * again with its ETag: 304, nothing in it changed, is an empty list that
+ * is not complete (nothing to say), parsed from nothing. */
 static void jobs_then(struct lop *o, const struct lanswer *a)
 {
     struct lpeer *p = o->p;
     const char *next;
 
+    if (a->status == 304 && o->inm) {
+        o->k->complete = 0;
+        lpeer_done(o, 0);
+        return;
+    }
     if (a->status != 200) {
+        p->jobs_etag[0] = '\0';
         cl_job_list_fini(&o->k->jobs);
         lpeer_done(o, lpeer_fail_answer(o, a));
         return;
     }
+    p->jobs_etag[0] = '\0';
     if (lpeer_parse_jobs(p, a->doc, &o->k->jobs, &o->low, &o->high,
                          &o->k->err) < 0) {
         cl_job_list_fini(&o->k->jobs);
@@ -66,8 +81,14 @@ static void jobs_then(struct lop *o, const struct lanswer *a)
     if (next && !strncmp(next, "/v1/jobs?", 9) &&
         strlen(next) < sizeof(o->path)) {
         snprintf(o->path, sizeof(o->path), "%s", next);
+        o->inm = NULL;
+        o->pages++;
         lpeer_send(o);
         return;
+    }
+    if (!o->pages && a->etag && strlen(a->etag) < sizeof(p->jobs_etag)) {
+        snprintf(p->jobs_path, sizeof(p->jobs_path), "%s", o->path);
+        snprintf(p->jobs_etag, sizeof(p->jobs_etag), "%s", a->etag);
     }
     o->k->complete = 1;
     if (o->low)
@@ -183,7 +204,10 @@ int lpeer_call(void *self, struct adaptor_call *k)
         break;
     case LOOM_OP_JOBS:
         snprintf(o->path, sizeof(o->path), "/v1/jobs?cluster=%s&after=%lld"
-                 "&limit=%ld", p->inner, p->after, p->page);
+                 "&limit=%ld&fields=" JOB_FIELDS, p->inner, p->after,
+                 p->page);
+        if (p->jobs_etag[0] && !strcmp(o->path, p->jobs_path))
+            o->inm = p->jobs_etag;
         o->then = jobs_then;
         break;
     case LOOM_OP_START:

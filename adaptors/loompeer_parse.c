@@ -187,6 +187,7 @@ static int job_in(struct lpeer *p, json_t *o, size_t i, long long rec,
     const char *marker = jx_str(env, LPEER_ID_VAR, NULL);
     const char *acc = jx_str(o, "account", NULL);
     json_t *ec = json_object_get(o, "exit_code");
+    struct lacct *known;
     struct cl_job *j;
 
     if (!id || !lpeer_is_job_id(id))
@@ -195,7 +196,10 @@ static int job_in(struct lpeer *p, json_t *o, size_t i, long long rec,
         return bad(err, "jobs", i, "state", "missing");
     if (!(j = cl_job_list_add(out)))
         goto oom;
-    if (marker)
+    known = hmap_get(&p->account, id);
+    if (marker && known && !strcmp(known->marker, marker))
+        j->loom_id = known->loom_id; /* verified when it was listed first */
+    else if (marker)
         j->loom_id = lpeer_marker_id(p, marker);
     if (!(j->native_id = strdup(id)) ||
         !(j->state = strdup(job_state(st, j->loom_id > 0))) ||
@@ -207,6 +211,11 @@ static int job_in(struct lpeer *p, json_t *o, size_t i, long long rec,
         jx_strv(json_object_get(o, "nodes"), &j->nodes) < 0 ||
         (acc && lpeer_note_account(p, id, rec, acc, final_state(st)) < 0))
         goto oom;
+    if (acc && marker && strlen(marker) < sizeof(known->marker) &&
+        (known = hmap_get(&p->account, id))) {
+        snprintf(known->marker, sizeof(known->marker), "%s", marker);
+        known->loom_id = j->loom_id;
+    }
     j->submit_time = jx_time(o, "submit_time");
     j->start_time = jx_time(o, "start_time");
     j->end_time = jx_time(o, "end_time");

@@ -147,8 +147,8 @@ static char *token_of(struct lop *o)
 void lpeer_send(struct lop *o)
 {
     struct lpeer *p = o->p;
-    char url[1200], auth[16500], idem[300];
-    const char *hdr[4] = {NULL};
+    char url[1200], auth[16500], idem[300], inm[120];
+    const char *hdr[5] = {NULL};
     struct fetch_req f = {
         .method = o->method, .url = url, .unix_socket = p->socket,
         .ca_file = p->ca_file, .cert_file = p->cert_file,
@@ -175,6 +175,10 @@ void lpeer_send(struct lop *o)
         snprintf(idem, sizeof(idem), "Idempotency-Key: %s", o->idem);
         hdr[n++] = idem;
     }
+    if (o->inm) {
+        snprintf(inm, sizeof(inm), "If-None-Match: %s", o->inm);
+        hdr[n++] = inm;
+    }
     if (curlloop_fetch(p->loop, &f, &err) < 0) {
         loom_error_set(&o->k->err, LOOM_ETEMP, "cluster %s: %s", p->cluster,
                        err.message);
@@ -187,7 +191,8 @@ static void fetched(void *arg, const struct fetch_result *r)
 {
     struct lop *o = arg;
     struct lanswer a = {.status = r->status, .error = r->error,
-                        .timed_out = r->timed_out, .text = r->body};
+                        .timed_out = r->timed_out, .text = r->body,
+                        .etag = r->etag};
 
     if (o->local) { /* -1: k->err says why */
         lpeer_done(o, o->local_rc);

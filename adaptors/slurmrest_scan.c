@@ -304,15 +304,16 @@ static const char *wanted_key(const char *k, size_t n)
     return NULL;
 }
 
-/* One job object: its wanted fields into a new object (*out). */
-static int job_fields(struct scan *s, json_t **out)
+/* One job object: its wanted fields into o, emptied first. One object
+ * serves every job of a list: emptied, it keeps its hash table, which a
+ * new one would grow again for the 18 fields. */
+static int job_fields(struct scan *s, json_t *o)
 {
-    json_t *o = json_object();
     int raw;
 
-    *out = o;
-    if (!o || expect(s, '{') < 0)
-        return o ? -1 : loom_error_set(s->err, LOOM_EINTERNAL, "no memory");
+    json_object_clear(o);
+    if (expect(s, '{') < 0)
+        return -1;
     ws(s);
     if (s->p < s->end && *s->p == '}') {
         s->p++;
@@ -352,11 +353,16 @@ int srest_scan_jobs(const char *text, size_t len, struct cl_job_list *out,
                     unsigned long *max_id, struct loom_error *err)
 {
     struct scan s = {text, text + len, text, 0, err};
+    json_t *o = json_object();
     int raw, found = 0;
     size_t i = 0;
 
     pthread_once(&cls_once, cls_init);
     loom_error_clear(err);
+    if (!o) {
+        loom_error_set(err, LOOM_EINTERNAL, "no memory");
+        goto error;
+    }
     if (expect(&s, '{') < 0)
         goto error;
     for (;;) {
@@ -378,11 +384,9 @@ int srest_scan_jobs(const char *text, size_t len, struct cl_job_list *out,
                 s.p++;
             else
                 for (;; i++) {
-                    json_t *o = NULL;
-                    int rc = job_fields(&s, &o);
+                    int rc = job_fields(&s, o);
                     if (rc == 0)
                         rc = srest_job_from(o, i, out, max_id, err);
-                    json_decref(o);
                     if (rc < 0)
                         goto error;
                     ws(&s);
@@ -415,8 +419,10 @@ int srest_scan_jobs(const char *text, size_t len, struct cl_job_list *out,
         loom_error_set(err, LOOM_ETEMP, "slurmrestd's answer: jobs: missing");
         goto error;
     }
+    json_decref(o);
     return 0;
 error:
+    json_decref(o);
     cl_job_list_fini(out);
     return -1;
 }

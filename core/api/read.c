@@ -9,6 +9,7 @@
 #include "core/accounts.h"
 #include "core/api/api.h"
 #include "core/domain.h"
+#include "core/hmap.h"
 #include "core/limits.h"
 #include "core/store_jobs_read.h"
 #include "scheduler/job.h"
@@ -70,6 +71,37 @@ static void finish(struct buf *b, struct http_resp *rs)
     }
     rs->status = 200;
     rs->body = b->p;
+}
+
+/* The ETag of a list: a hash of its body as this reader gets it, so that a
+ * client polling one list learns from a 304 without a body that nothing in
+ * it changed. Written here, sent by http.c on this thread right after the
+ * handler returns. */
+static _Thread_local char list_etag[24];
+
+/* finish, with the body's ETag; 304 and no body when If-None-Match names
+ * it. */
+static void finish_tagged(struct buf *b, struct http_req *rq,
+                          struct http_resp *rs)
+{
+    const char *inm = http_header(rq, "If-None-Match");
+    int i;
+
+    if (b->oom) {
+        finish(b, rs);
+        return;
+    }
+    snprintf(list_etag, sizeof(list_etag), "\"%016llx\"",
+             (unsigned long long)hmap_hash(b->p, b->len));
+    for (i = 0; i < HTTP_HEADERS_MAX - 1 && rs->header[i].name; i++)
+        ;
+    rs->header[i] = (struct http_header){"ETag", list_etag};
+    if (inm && strstr(inm, list_etag)) {
+        free(b->p);
+        rs->status = 304;
+        return;
+    }
+    finish(b, rs);
 }
 
 static void not_found(struct http_resp *rs, const char *what, const char *id)
@@ -532,5 +564,5 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
     puts_(&b, "}");
     snapshot_put(s);
     api_job_filter_fini(&f);
-    finish(&b, rs);
+    finish_tagged(&b, rq, rs);
 }

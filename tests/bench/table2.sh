@@ -16,7 +16,9 @@
 #           cluster of loomd B (adaptor = loom, over HTTP on loopback), B
 #           federates the Slurm by the slurmrestd adaptor as above
 #           (tests/lib/innerloom.sh); A's mean per operation, as for the
-#           rows above, uncached (A asks B for every list in full). What A
+#           rows above, uncached (A asks B for every list, its jobs with
+#           If-None-Match: B polls the Slurm only at its start, so A's
+#           polls of jobs after its first are B's 304s). What A
 #           times is B's answer: its lists from its own state, its start
 #           taken (the job submitted held, then started: 202), not B's own
 #           call to Slurm
@@ -26,7 +28,9 @@
 # as Loom's), the loom adaptor's over the row it stacks on (B's
 # slurmrestd adaptor), the slurmrest
 # adaptor's sustained operations a second against one slurmrestd, and its
-# start rate for 1,000 jobs beside sbatch in a loop. A figure that could
+# start rate for 1,000 jobs beside sbatch in a loop, and what reading a
+# list of 100 and of 1,000 jobs costs the loom adaptor and the slurmrest
+# adaptor, stage by stage (tests/bench/poll_cost). A figure that could
 # not be measured is n/a, with a line under the table saying why. Last,
 # Loom's own time in the calls of its API adaptors (slurmrest, JWT, and
 # the loom adaptor), which the end-to-end rows cannot show on a loaded
@@ -65,7 +69,10 @@ export LOOM_SCRIPTS_DIR=${LOOM_SCRIPTS_DIR:-$LOOM_TOP_SRCDIR/adaptors/scripts}
 PACK=$LOOM_SCRIPTS_DIR/slurm
 . "$PACK/lib/formats.sh"
 RATE=$LOOM_TOP_BUILDDIR/tests/bench/srest_rate
-[ -x "$RATE" ] || { echo "table2.sh: run make bench first ($RATE)" >&2; exit 1; }
+POLL_COST=$LOOM_TOP_BUILDDIR/tests/bench/poll_cost
+for x in "$RATE" "$POLL_COST"; do
+    [ -x "$x" ] || { echo "table2.sh: run make bench first ($x)" >&2; exit 1; }
+done
 command -v wrk >/dev/null || { echo "table2.sh: wrk is needed" >&2; exit 1; }
 
 export LOOM_SLURM_JWT=1
@@ -571,5 +578,10 @@ echo "Starting $NSTART jobs:"
 echo "  adaptor: $r_start_8  (K=8)"
 echo "  adaptor: $r_start_1  (K=1)"
 echo "  sbatch in a loop: $NSTART in $(awk -v us=$((t1 - t0)) 'BEGIN { printf "%.2f", us / 1e6 }') s: $sb_rate/s"
+echo
+echo "Reading a list of jobs, per stage, without the network (tests/bench/poll_cost:"
+echo "medians of 50; a 304 of the inner loomd is read from nothing):"
+"$POLL_COST" "$LOOM_TOP_SRCDIR/tests/fixtures/slurmrest/v0.0.38-jobs.json" \
+    100 1000 2>&1 | sed 's/^/  /'
 t_ok 0 "benchmark ran"
 t_done

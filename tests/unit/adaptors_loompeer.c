@@ -242,6 +242,28 @@ static void check_parse(struct curlloop *loop)
     lpeer_prune_accounts(p);
     ok(!hmap_get(&p->account, "3") && hmap_get(&p->account, "4"),
        "below the lowest unfinished job the ended ones are forgotten");
+    acc = hmap_get(&p->account, "4");
+    ok(acc && !strcmp(acc->marker, m) && acc->loom_id == 9,
+       "job 4's marker is kept, verified: 9");
+    json_decref(doc);
+    cl_job_list_fini(&jl);
+    jl = (struct cl_job_list){0};
+    doc = json_loads("{\"items\":[{\"id\":\"4\",\"state\":\"held\","
+                     "\"account\":\"bob\",\"env\":{\"LOOM_OUTER_JOB_ID\":"
+                     "\"9.000000000000000000000000\"}}]}", 0, NULL);
+    ok(lpeer_parse_jobs(p, doc, &jl, &low, &high, &err) == 0 && jl.n == 1 &&
+       jl.v[0].loom_id == 0, "job 4 listed again with another marker, a "
+       "forged one: no job of this loomd's (the kept one does not vouch)");
+    json_decref(doc);
+    cl_job_list_fini(&jl);
+    jl = (struct cl_job_list){0};
+    lpeer_marker(p, 10, m);
+    snprintf(doc_text, sizeof(doc_text), "{\"items\":[{\"id\":\"4\","
+             "\"state\":\"held\",\"account\":\"bob\",\"env\":{"
+             "\"LOOM_OUTER_JOB_ID\":\"%s\"}}]}", m);
+    doc = json_loads(doc_text, 0, NULL);
+    ok(lpeer_parse_jobs(p, doc, &jl, &low, &high, &err) == 0 && jl.n == 1 &&
+       jl.v[0].loom_id == 10, "... and with job 10's marker: job 10");
     json_decref(doc);
     cl_job_list_fini(&jl);
     jl = (struct cl_job_list){0};
