@@ -518,7 +518,10 @@ static void *sched_main(void *arg)
         else if (cycles && S.need_cycle &&
             S.next_cycle - S.conf.interval_s + gap - now < wait)
             wait = S.next_cycle - S.conf.interval_s + gap - now;
-        if (!S.n_inflight && work_left() && S.db_retry_at - now < wait)
+        /* a retry after a failed turn; work that waits for a timer of
+         * its own (a lazy change) does not make the loop spin */
+        if (!S.n_inflight && work_left() && S.db_retry_at > now &&
+            S.db_retry_at - now < wait)
             wait = S.db_retry_at - now;
         if (S.lazy_head < S.n_lazy &&
             S.lazy[S.lazy_head].since + LAZY_S - now < wait)
