@@ -30,8 +30,9 @@ static void start_then(struct srv_call *sc)
                     : "start failed: ",
              st->ok ? "" : st->err.message);
     server_poll_soon(c);
-    msgq_post(sched_queue(), msg_create(SCHED_STARTED, st,
-                                        sched_started_free, NULL));
+    /* the start decision is committed, the result may wait a little */
+    msgq_post_quiet(sched_queue(), msg_create(SCHED_STARTED, st,
+                                              sched_started_free, NULL));
 }
 
 static void do_start(struct srv_cluster *c, struct msg *m)

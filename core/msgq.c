@@ -146,7 +146,19 @@ struct msgq {
     size_t n;
     void (*wake_cb)(void *arg); /* set before any post; then read only */
     void *wake_arg;
+    double quiet_s;    /* msgq_set_quiet's */
+    int quiet_now;
+    int waiting;       /* the owner waits, until wait_until (monotonic s) */
+    double wait_until;
 };
+
+void msgq_set_quiet(struct msgq *q, double quiet_s, int now)
+{
+    pthread_mutex_lock(&q->sync.lock);
+    q->quiet_s = quiet_s;
+    q->quiet_now = now;
+    pthread_mutex_unlock(&q->sync.lock);
+}
 
 void msgq_set_waker(struct msgq *q, void (*wake_cb)(void *arg), void *arg)
 {
@@ -206,10 +218,19 @@ void msg_destroy(struct msg *m)
     free(m);
 }
 
-void msgq_post(struct msgq *q, struct msg *m)
+static double mono_now(void)
 {
-    void (*wake)(void *);
-    void *arg;
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void post(struct msgq *q, struct msg *m, int quiet)
+{
+    void (*wake)(void *) = NULL;
+    void *arg = NULL;
+    int loud;
 
     if (!m)
         return;
@@ -221,12 +242,28 @@ void msgq_post(struct msgq *q, struct msg *m)
         q->head = m;
     q->tail = m;
     q->n++;
-    pthread_cond_signal(&q->sync.cond);
-    wake = q->wake_cb;
-    arg = q->wake_arg;
+    /* quiet: only when the owner waits for it, or would sleep past the
+     * latest it may be taken */
+    loud = !quiet || q->quiet_s <= 0 || q->quiet_now ||
+           (q->waiting && q->wait_until > mono_now() + q->quiet_s);
+    if (loud) {
+        pthread_cond_signal(&q->sync.cond);
+        wake = q->wake_cb;
+        arg = q->wake_arg;
+    }
     pthread_mutex_unlock(&q->sync.lock);
     if (wake)
         wake(arg);
+}
+
+void msgq_post(struct msgq *q, struct msg *m)
+{
+    post(q, m, 0);
+}
+
+void msgq_post_quiet(struct msgq *q, struct msg *m)
+{
+    post(q, m, 1);
 }
 
 /* now: take what is queued and never wait (for msgq_take_now). */
@@ -241,11 +278,14 @@ static struct msg *take(struct msgq *q, double timeout_s, size_t max,
     if (timeout_s >= 0 && !now)
         deadline(&ts, timeout_s);
     pthread_mutex_lock(&q->sync.lock);
+    q->wait_until = timeout_s < 0 ? 1e300 : mono_now() + timeout_s;
     while (!now && !q->head && rc != ETIMEDOUT) {
+        q->waiting = 1;
         if (timeout_s < 0)
             pthread_cond_wait(&q->sync.cond, &q->sync.lock);
         else
             rc = pthread_cond_timedwait(&q->sync.cond, &q->sync.lock, &ts);
+        q->waiting = 0;
     }
     first = q->head;
     if (first) {

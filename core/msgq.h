@@ -58,6 +58,18 @@ struct msg *msg_create(int type, void *data, void (*data_free)(void *),
 void msg_destroy(struct msg *m); /* NULL-safe; unrefs the reply */
 /* Append (takes m). Thread-safe. */
 void msgq_post(struct msgq *q, struct msg *m);
+/* Append (takes m) without waking the owner at once: for news the owner
+ * need not act on at once (a commit that answers no one of its own, a
+ * start's result). The owner takes it with whatever wakes it next (a
+ * msgq_post, the end of its wait), at the latest quiet_s (msgq_set_quiet)
+ * after the post: a post that finds the owner asleep until later wakes
+ * it, as does any post while the owner asks for it (msgq_set_quiet's
+ * now). Thread-safe. */
+void msgq_post_quiet(struct msgq *q, struct msg *m);
+/* Owner: how late quiet posts may be taken (0, the default: a quiet post
+ * is a post), and whether they are wanted now (the owner waits for
+ * one). */
+void msgq_set_quiet(struct msgq *q, double quiet_s, int now);
 /* Wait up to timeout_s (<0: forever) for messages and take all queued ones
  * (at most max) as a list in order. NULL on time-out. */
 struct msg *msgq_take(struct msgq *q, double timeout_s, size_t max);

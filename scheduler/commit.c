@@ -139,11 +139,17 @@ static void drain_locked(void)
         }
         C.done[i] = NULL;
         C.next_out++;
-        if (d->ok) /* shown, then answered: no hop through the scheduler */
+        if (d->ok) { /* shown, then answered: no hop through the scheduler */
             answer_submits(d);
-        else
+            if (d->written)
+                d->written(d);
+        } else {
             C.held = 1;
-        msgq_post(C.done_q, msg_create(C.done_type, d, NULL, NULL));
+        }
+        if (d->ok && d->quiet)
+            msgq_post_quiet(C.done_q, msg_create(C.done_type, d, NULL, NULL));
+        else
+            msgq_post(C.done_q, msg_create(C.done_type, d, NULL, NULL));
         i = 0; /* the next one may be anywhere */
     }
 }

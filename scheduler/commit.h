@@ -42,6 +42,13 @@ struct commit_batch {
                                store_events_append takes it), or NULL */
     int ok;
     struct loom_error err;
+    int quiet;              /* its return need not wake the scheduler at
+                               once (it answers no one of the scheduler's):
+                               handed back with msgq_post_quiet */
+    void (*written)(struct commit_batch *b); /* or NULL: called on a
+                               committer thread once b is written and its
+                               submits answered, before it is handed back,
+                               in the order the batches were handed over */
     unsigned long long seq; /* the committer's: the order handed over */
     void *after;            /* the scheduler's own: answers, starts */
 };

@@ -472,6 +472,24 @@ static void publish_views(void)
     }
 }
 
+/* Work that waits for a turn in flight to come back (a free connection,
+ * or the end of the changes being written). */
+static int work_unsent(void)
+{
+    return S.n_dirty || S.n_acks || S.n_to_start || S.n_ins ||
+           S.n_resv_dirty || json_array_size(S.events);
+}
+
+/* News that needs no answer at once is posted quietly (a commit of new
+ * jobs, a start's result): the loop takes it with the next message, or
+ * at the latest gather_s after it came; at once while work waits for a
+ * turn in flight to come back. */
+static void gather_set(void)
+{
+    msgq_set_quiet(S.q, S.conf.gather_s,
+                   S.stopping || (S.n_inflight && work_unsent()));
+}
+
 static int work_left(void)
 {
     return S.n_inflight || S.n_dirty || S.n_acks || S.n_to_start || S.n_ins ||
@@ -511,7 +529,10 @@ static void *sched_main(void *arg)
         else if (cycles && S.need_cycle &&
             S.next_cycle - S.conf.interval_s + gap - now < wait)
             wait = S.next_cycle - S.conf.interval_s + gap - now;
-        if (!S.n_inflight && work_left() && S.db_retry_at - now < wait)
+        /* a retry after a failed turn; work that waits for a timer of
+         * its own (a lazy change) does not make the loop spin */
+        if (!S.n_inflight && work_left() && S.db_retry_at > now &&
+            S.db_retry_at - now < wait)
             wait = S.db_retry_at - now;
         if (S.lazy_head < S.n_lazy &&
             S.lazy[S.lazy_head].since + LAZY_S - now < wait)
@@ -522,6 +543,10 @@ static void *sched_main(void *arg)
             wait = 0.1;
         if (S.partial || S.apply.m)
             wait = 0;
+        /* a turn in flight comes back quietly: within gather_s */
+        if (S.n_inflight && S.conf.gather_s > 0 && S.conf.gather_s < wait)
+            wait = S.conf.gather_s;
+        gather_set();
         m = msgq_take(S.q, wait < 0 ? 0 : wait, BATCH_MAX);
         for (; m; m = next) {
             next = m->next;

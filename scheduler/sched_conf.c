@@ -96,6 +96,7 @@ int sched_conf_read(struct conf *c, struct sched_conf *out,
     struct prio_weights *w = &out->weights;
     int policy, backfill;
     long depth = 1000, width = 32, max_prio = 0;
+    double gather_ms = 5;
 
     memset(out, 0, sizeof(*out));
     prio_weights_default(w);
@@ -111,6 +112,8 @@ int sched_conf_read(struct conf *c, struct sched_conf *out,
          conf_get_long(sec, "search_width", 32, 0, 10000000, &width,
                        err) < 0 ||
          conf_get_double(sec, "interval_s", 5, 0.01, 3600, &out->interval_s,
+                         err) < 0 ||
+         conf_get_double(sec, "gather_ms", 5, 0, 1000, &gather_ms,
                          err) < 0 ||
          conf_get_double(sec, "overdue_s", 60, 1, 86400,
                          &out->plan.overdue_s, err) < 0 ||
@@ -138,6 +141,7 @@ int sched_conf_read(struct conf *c, struct sched_conf *out,
     out->plan.depth = (size_t)depth;
     out->plan.width = (size_t)width;
     out->max_user_priority = (int)max_prio;
+    out->gather_s = gather_ms / 1000;
     return limits_all(c, out, err);
 }
 

@@ -27,6 +27,10 @@ struct sched_conf {
     struct plan_config plan;
     struct prio_weights weights;
     double interval_s; /* the periodic cycle */
+    double gather_s;   /* news that needs no answer at once (a commit of
+                          new jobs, a start's result) waits at most this
+                          for the scheduler thread to wake for it; what
+                          comes together in it is taken in one wake */
     int max_user_priority; /* without admin or operator, a job's priority
                               is at most this (default 0) */
     int kill_invalid_depend; /* a dependency that can never be met ends

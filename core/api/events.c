@@ -1,7 +1,8 @@
 /* events.c - GET /v1/events: a stream of Server-Sent Events that say what
  * changed in the snapshot, so that a dashboard fetches only that. One
  * thread watches the snapshot's publications and, while streams are open,
- * renders at most once a second what every stream sends: each cluster's
+ * renders at most once a second what every stream sends (with none open,
+ * publications do not wake it: it waits for a stream): each cluster's
  * state, last poll, error and a version of its nodes, and versions of the
  * jobs, reservations, maintenance requests and mismatches; how many jobs
  * there are and the highest id only to a reader that sees every job (the
@@ -38,6 +39,7 @@ struct estream {
 
 static struct {
     pthread_mutex_t lock;
+    pthread_cond_t opened; /* with lock: fresh was set */
     pthread_t thread;
     int running;
     atomic_int stopping;
@@ -51,7 +53,8 @@ static struct {
     uint64_t *nodes_v; /* per cluster of prev */
     size_t n_nodes_v;
     uint64_t jobs_v, text_v[SNAP_N_TEXTS];
-} E = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} E = {.lock = PTHREAD_MUTEX_INITIALIZER,
+       .opened = PTHREAD_COND_INITIALIZER};
 
 /* The event's data for snapshot s with the nodes' versions nv; with all,
  * the jobs' count and highest id too. NULL when out of memory. */
@@ -145,6 +148,22 @@ static void nap(double s)
     nanosleep(&ts, NULL);
 }
 
+/* With no stream open, wait up to s for one to open instead of for the
+ * next publication: the scheduler publishes after each of its turns, up
+ * to thousands of times a second, and the thread has nothing to do with
+ * them until a stream opens. */
+static void wait_opened(double s)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)s;
+    pthread_mutex_lock(&E.lock);
+    if (!atomic_load(&E.fresh) && !atomic_load(&E.stopping))
+        pthread_cond_timedwait(&E.opened, &E.lock, &ts);
+    pthread_mutex_unlock(&E.lock);
+}
+
 static void *watch(void *arg)
 {
     uint64_t seen = 0, g;
@@ -154,7 +173,12 @@ static void *watch(void *arg)
     (void)arg;
     log_thread_name("events");
     while (!atomic_load(&E.stopping)) {
-        g = snapshot_wait(seen, 1.0);
+        if (http_streams() == 0 && !atomic_load(&E.fresh)) {
+            wait_opened(1.0);
+            g = seen;
+        } else {
+            g = snapshot_wait(seen, 1.0);
+        }
         now = time_mono();
         wake = 0;
         fresh = atomic_exchange(&E.fresh, 0);
@@ -313,7 +337,10 @@ void api_events(struct http_req *rq, struct http_resp *rs,
     es->seq = E.seq; /* what it sends first is rendered for it */
     es->ping = E.ping;
     pthread_mutex_unlock(&E.lock);
+    pthread_mutex_lock(&E.lock);
     atomic_store(&E.fresh, 1);
+    pthread_cond_signal(&E.opened);
+    pthread_mutex_unlock(&E.lock);
     rs->status = 200;
     rs->ctype = "text/event-stream";
     rs->header[0] = (struct http_header){"Cache-Control", "no-cache"};

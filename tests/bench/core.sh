@@ -117,6 +117,18 @@ row "GET /v1/nodes, 1,000 nodes (1 client)" "$n_rps req/s" "p50 $n_p50" "p99 $n_
 fi
 
 # ---- write path ---------------------------------------------------------------
+# wakes [NAME]: the times loomd's threads named NAME (all of them without
+# NAME) have gone to sleep so far (their voluntary context switches, each
+# one a wake later): a wake on a loaded machine waits for a CPU.
+wakes() {
+    local f n sum=0
+    for f in /proc/"$LOOMD_PID"/task/*; do
+        [ -z "${1:-}" ] || [ "$(cat "$f/comm" 2>/dev/null)" = "$1" ] || continue
+        n=$(awk '/^voluntary_ctxt_switches/ { print $2 }' "$f/status" 2>/dev/null)
+        sum=$((sum + ${n:-0}))
+    done
+    echo "$sum"
+}
 # write_run RUNTIME_S: durable submits of sim jobs that run RUNTIME_S
 # seconds, in ROUNDS rounds, each pgbench's one-row transactions for
 # WRITE_S / ROUNDS seconds and then Loom's submits as long; the table's
@@ -128,7 +140,7 @@ fi
 # W_P99 (their largest p99).
 write_run() {
     local before after w_rps w_p50 w_p99 w_bad pg r s=$((WRITE_S / ROUNDS))
-    local sum_w=0 sum_pg=0 bad=0 p50s=() p99=0
+    local sum_w=0 sum_pg=0 bad=0 p50s=() p99=0 w0 s0 wk=0 sk=0
     cat >"$T/post.lua" <<EOF2
 wrk.method = "POST"
 wrk.body = '{"command":["true"],"request":{"cluster":"sim1000"},"env":{"LOOM_SIM_RUNTIME_S":"$1"}}'
@@ -137,7 +149,9 @@ EOF2
     before=$(pg_sql "select count(*) from jobs")
     for ((r = 1; r <= ROUNDS; r++)); do
         pg=$(pgbench_run "$T/one.sql" "$s")
+        w0=$(wakes) s0=$(wakes loom-sched)
         read -r w_rps w_p50 w_p99 w_bad < <(wrk_run -t2 -c$CLIENTS -d${s}s -H "$AUTH" -s "$T/post.lua" "$LOOM_URL/v1/jobs")
+        wk=$((wk + $(wakes) - w0)) sk=$((sk + $(wakes loom-sched) - s0))
         row "  round $r: POST /v1/jobs | pgbench 1-row (${s} s each)" \
             "$w_rps | $pg" "p50 $w_p50" "p99 $w_p99"
         sum_w=$((sum_w + w_rps))
@@ -154,6 +168,9 @@ EOF2
     row "POST /v1/jobs durable, $1 s jobs (8 clients, ${WRITE_S} s)" "$W_RPS jobs/s" "p50 $W_P50" "p99 $W_P99"
     row "  pgbench 1-row, in the same rounds" "$W_PG tx/s" "Loom / it" "$(ratio "$W_RPS" "$W_PG")"
     row "  rows committed / non-2xx answers" "$((after - before))" "$bad" ""
+    row "  wakes per submit: loom-sched / all of loomd" \
+        "$(ratio "$sk" "$((after - before))")" \
+        "$(ratio "$wk" "$((after - before))")" ""
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 write_run 1
