@@ -301,6 +301,11 @@ void jobs_committed_set(int64_t upto)
         ;
 }
 
+int64_t jobs_committed_upto(void)
+{
+    return atomic_load(&committed_upto);
+}
+
 struct jview *jobtab_get(const struct jobtab *t, int64_t id)
 {
     size_t ci;

@@ -67,6 +67,8 @@ struct jview *jview_ref(struct jview *v);
 /* Every job up to this id is committed (the committer says so, after each
  * batch); jobtab_get shows no job above it. Any thread. */
 void jobs_committed_set(int64_t upto);
+/* The id every job up to which is committed and shown. Any thread. */
+int64_t jobs_committed_upto(void);
 void jview_unref(struct jview *v); /* NULL-safe */
 
 /* The table of jobs by id: chunks shared copy-on-write between the

@@ -2,25 +2,44 @@
  * job_memory_s), read from PostgreSQL through the history's connection:
  * one job by id, and a submit's Idempotency-Key used before. */
 /* SPDX-License-Identifier: MIT */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/api/api.h"
 #include "core/jsonx.h"
+#include "core/log.h"
 #include "core/store_jobs_read.h"
 #include "scheduler/job.h"
 
-/* Job id's stored document (a new string): 1, 0 when none, -1. */
+/* Job id's stored document (a new string): 1, 0 when none, -1. A job
+ * not yet shown (committed while a smaller id is not) is none yet, as in
+ * the job table. */
 static int doc_of(int64_t id, char **doc, struct loom_error *err)
 {
-    struct store *st = api_reader_get(err);
+    struct store *st;
     int rc;
 
-    if (!st)
+    *doc = NULL;
+    if (id > jobs_committed_upto())
+        return 0;
+    if (!(st = api_reader_get(err)))
         return -1;
     rc = store_job_doc(st, id, doc, err);
     api_reader_put();
     return rc;
+}
+
+/* A stored row that is not a job loomd wrote: an internal error, not the
+ * asker's. -1. */
+static int unreadable(int64_t id, struct loom_error *err)
+{
+    char why[sizeof(err->message)];
+
+    snprintf(why, sizeof(why), "%s", err->message);
+    return loom_error_set(err, LOOM_EINTERNAL, "job %lld: its stored row is "
+                          "not a job Loom can read (%.200s)", (long long)id,
+                          why);
 }
 
 int api_stored_view(int64_t id, struct jview **v, struct loom_error *err)
@@ -32,6 +51,8 @@ int api_stored_view(int64_t id, struct jview **v, struct loom_error *err)
         return rc;
     *v = job_view_from_doc(doc, err);
     free(doc);
+    if (!*v && err->kind == LOOM_EINVAL) /* not the asker's fault */
+        return unreadable(id, err);
     return *v ? 1 : -1;
 }
 
@@ -50,6 +71,8 @@ int api_stored_job(int64_t id, struct job **j, struct loom_error *err)
                               "document is not JSON", (long long)id);
     *j = job_from_doc(o, err);
     json_decref(o);
+    if (!*j && err->kind == LOOM_EINVAL)
+        return unreadable(id, err);
     return *j ? 1 : -1;
 }
 
@@ -111,11 +134,20 @@ struct page {
 static int page_row(void *arg, int64_t id, const char *doc)
 {
     struct page *p = arg;
+    struct loom_error e;
 
     p->last = id;
-    if (jobtab_get(p->t, id)) /* still in memory: shown from there */
+    /* still in memory: shown from there; not shown yet: not listed */
+    if (id > jobs_committed_upto() || jobtab_get(p->t, id))
         return 0;
-    if (!(p->v[p->n_v] = job_view_from_doc(doc, p->err))) {
+    if (!(p->v[p->n_v] = job_view_from_doc(doc, &e))) {
+        /* a row loomd did not write as a job: not one, and said so */
+        if (e.kind == LOOM_EINVAL) {
+            log_warn("job %lld: its stored row is not a job Loom can read "
+                     "(%s); not listed", (long long)id, e.message);
+            return 0;
+        }
+        *p->err = e;
         p->failed = 1;
         return 1;
     }
