@@ -6,6 +6,8 @@
 #include <inttypes.h>
 #include <libpq-fe.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* One statement in its own transaction (a statement is one already). */
 int store_goal_put(struct store *st, const char *items, struct loom_error *err)
@@ -164,4 +166,51 @@ int store_pause_load(struct store *st, store_row_cb cb, void *arg,
     return load(st, "pause: load",
                 "SELECT node, doc FROM node_pauses ORDER BY node", cb, arg,
                 err);
+}
+
+int store_maint_doc(struct store *st, int64_t id, char **state, char **doc,
+                    struct loom_error *err)
+{
+    char ids[24];
+    const char *v[1] = {ids};
+    PGresult *r;
+    int found;
+
+    *state = *doc = NULL;
+    snprintf(ids, sizeof(ids), "%" PRId64, id);
+    if (!(r = store_exec(st, "maintenance: read one",
+                         "SELECT state, doc::text FROM maintenance "
+                         "WHERE id = $1::bigint", 1, v, err)))
+        return -1;
+    found = PQntuples(r) > 0;
+    if (found && (!(*state = strdup(PQgetvalue(r, 0, 0))) ||
+                  !(*doc = strdup(PQgetvalue(r, 0, 1))))) {
+        free(*state);
+        *state = NULL;
+        PQclear(r);
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    }
+    PQclear(r);
+    return found;
+}
+
+int store_maint_ended(struct store *st, const char *but, store_row_cb cb,
+                      void *arg, struct loom_error *err)
+{
+    const char *v[1] = {but};
+    PGresult *r;
+    int rc = 0;
+
+    if (!(r = store_exec(st, "maintenance: read the ended",
+                         "SELECT id, doc::text FROM maintenance "
+                         "WHERE state IN ('done', 'failed', 'cancelled') "
+                         "AND NOT id = ANY($1::bigint[]) ORDER BY id",
+                         1, v, err)))
+        return -1;
+    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
+        const char *cols[2] = {PQgetvalue(r, i, 0), PQgetvalue(r, i, 1)};
+        rc = cb(arg, 2, cols);
+    }
+    PQclear(r);
+    return rc < 0 ? loom_error_set(err, LOOM_EINTERNAL, "out of memory") : 0;
 }

@@ -48,6 +48,15 @@ int store_mismatch_load(struct store *st, store_row_cb cb, void *arg,
 /* maintenance: id, state, doc, in id order. */
 int store_maint_load(struct store *st, store_row_cb cb, void *arg,
                      struct loom_error *err);
+/* Maintenance request id's state and document (new strings): 1, 0 when
+ * there is none, or -1. */
+int store_maint_doc(struct store *st, int64_t id, char **state, char **doc,
+                    struct loom_error *err);
+/* The ended requests (done, failed, cancelled) but those whose ids are in
+ * but (a PostgreSQL array, "{1,2}"): id, doc, in id order. cb returns 0 to
+ * go on, -1 (out of memory) to stop. 0 or -1. */
+int store_maint_ended(struct store *st, const char *but, store_row_cb cb,
+                      void *arg, struct loom_error *err);
 /* node_pauses: node, doc. */
 int store_pause_load(struct store *st, store_row_cb cb, void *arg,
                      struct loom_error *err);

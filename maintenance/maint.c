@@ -55,8 +55,9 @@ static void status(struct reply *r)
 
     for (size_t i = 0; i < M.n_req; i++)
         open += mstate_open(M.req[i]->state);
-    o = json_pack("{s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I}",
-                  "requests", (json_int_t)M.n_req, "open", (json_int_t)open,
+    o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I}",
+                  "requests", (json_int_t)(M.n_req + M.n_gone),
+                  "in_memory", (json_int_t)M.n_req, "open", (json_int_t)open,
                   "mismatches", (json_int_t)M.mism.n,
                   "nodes", (json_int_t)M.nodes.n,
                   "compare_ms_last", M.compare_ms_last,
@@ -113,6 +114,7 @@ static void tick(void)
         rules_apply(now);
         mreq_tick(now);
     }
+    mreq_evict(now);
     pause_tick();
     if (mism_flush() == 0 && M.diff_changed)
         diff_publish();

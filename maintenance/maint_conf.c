@@ -166,12 +166,16 @@ int maint_conf_read(struct conf *c, const char *listen, struct maint_conf *out,
     out->actual_ttl_s = 600;
     out->compare_s = 30;
     out->verify_s = 300;
+    out->request_memory_s = 300;
     if (sec && (conf_get_double(sec, "actual_ttl_s", 600, 1, 366.0 * 86400,
                                 &out->actual_ttl_s, err) < 0 ||
                 conf_get_double(sec, "compare_s", 30, 0.1, 86400,
                                 &out->compare_s, err) < 0 ||
                 conf_get_double(sec, "verify_s", 300, 1, 86400,
                                 &out->verify_s, err) < 0 ||
+                conf_get_double(sec, "request_memory_s", 300, 0,
+                                366.0 * 86400, &out->request_memory_s,
+                                err) < 0 ||
                 conf_check_unused(sec, err) < 0))
         return -1;
     if (!strncmp(listen, "unix:", 5))

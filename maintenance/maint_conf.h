@@ -30,6 +30,7 @@ struct maint_rule {
 
 struct maint_conf {
     double actual_ttl_s, compare_s, verify_s;
+    double request_memory_s; /* an ended request leaves memory then */
     struct maint_action *actions;
     size_t n_actions;
     struct maint_rule *rules;

@@ -42,8 +42,11 @@ struct maint {
     struct maint_conf conf;
     struct hmap nodes; /* id -> struct gnode * */
     struct hmap mism;  /* "node\x1fattr" -> struct mism * */
-    struct mreq **req; /* by id order, every request ever made */
+    struct mreq **req; /* by id order, those in memory (mevict.c) */
     size_t n_req, cap_req;
+    size_t n_gone; /* the ended ones let go, or not loaded */
+    size_t gone_by_state[MS_CANCELLED + 1];
+    double next_evict;
     struct mreq **open; /* the open ones, rebuilt when open_stale */
     size_t n_open, cap_open;
     int open_stale;
@@ -135,6 +138,10 @@ int mreq_load(struct loom_error *err);
  * or NULL. */
 struct mreq *mreq_open_on(const char *node, const char *action);
 size_t mreq_nodes_open(const char *cluster); /* in open requests */
+
+/* mevict.c: the ended requests past [maintenance] request_memory_s let
+ * go (at most once a second). */
+void mreq_evict(double now);
 
 /* action.c: run an action in a worker thread; MAINT_ACTION_DONE comes
  * back with struct action_done. */

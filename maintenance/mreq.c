@@ -215,7 +215,7 @@ static int time_of(json_t *o, const char *key, time_t *out)
 struct mreq *mreq_from_doc(json_t *doc, struct loom_error *err)
 {
     struct mreq *r = calloc(1, sizeof(*r));
-    json_t *w = json_object_get(doc, "window"), *v;
+    json_t *w = json_object_get(doc, "window"), *v, *h;
     const char *st = jx_str(doc, "state", "");
     size_t i;
     int bad = !r, k;
@@ -253,7 +253,13 @@ struct mreq *mreq_from_doc(json_t *doc, struct loom_error *err)
     r->state = k >= 0 ? (enum mstate)k : MS_FAILED;
     r->history = json_object_get(doc, "history");
     r->history = r->history ? json_deep_copy(r->history) : json_array();
-    r->since = time(NULL);
+    /* an ended one's end: the last entry of its history (request_memory_s
+     * and the rules' back-off count from it); an open one's steps wait
+     * from the restart */
+    h = json_array_get(r->history, json_array_size(r->history) - 1);
+    if (mstate_open(r->state) || !h || time_of(h, "time", &r->since) < 0 ||
+        !r->since)
+        r->since = time(NULL);
     if (bad || !r->history || r->duration_s <= 0) {
         mreq_destroy(r);
         loom_error_set(err, LOOM_EINVAL, "stored maintenance request is "

@@ -204,6 +204,27 @@ void mreq_fail(struct mreq *r, time_t now, const char *why)
                 "node(s) stay out of service", (long long)r->id, why);
 }
 
+/* DELETE of a request not in memory: an ended one left it (mevict.c), and
+ * is read from PostgreSQL. */
+static void not_in_memory(struct reply *reply, int64_t id)
+{
+    struct loom_error err;
+    char *state = NULL, *doc = NULL;
+    int rc = store_maint_doc(M.st, id, &state, &doc, &err);
+
+    if (rc == 0)
+        loom_error_set(&err, LOOM_ENOENT, "there is no maintenance request "
+                       "%lld", (long long)id);
+    else if (rc > 0)
+        loom_error_set(&err, LOOM_ECONFLICT, "maintenance request %lld is "
+                       "%s", (long long)id, state);
+    else
+        loom_error_prefix(&err, "maintenance request");
+    free(state);
+    free(doc);
+    reply_send_error(reply, &err);
+}
+
 void mreq_cancel(struct msg *m)
 {
     struct maint_op *op = m->data;
@@ -212,9 +233,7 @@ void mreq_cancel(struct msg *m)
     enum mstate was;
 
     if (!r) {
-        loom_error_set(&err, LOOM_ENOENT, "there is no maintenance request "
-                       "%lld", (long long)op->id);
-        reply_send_error(m->reply, &err);
+        not_in_memory(m->reply, op->id);
         return;
     }
     was = r->state;
@@ -252,6 +271,8 @@ static void count_states(void)
 
     for (size_t i = 0; i < M.n_req; i++)
         n[M.req[i]->state]++;
+    for (size_t s = 0; s < DOMAIN_MAINT_STATES_N; s++)
+        n[s] += (double)M.gone_by_state[s];
     metrics_replace(METRICS_MAINT_REQUESTS, domain_maint_states.names, n,
                     DOMAIN_MAINT_STATES_N);
 }
@@ -348,8 +369,10 @@ int mreq_load(struct loom_error *err)
         store_resv_load(M.st, resv_row, NULL, err) < 0)
         return -1;
     wait_marked();
+    mreq_evict(time_real());
     for (size_t i = 0; i < M.n_req; i++)
         open += mstate_open(M.req[i]->state);
-    log_info("maintenance: %zu request(s), %zu open", M.n_req, open);
+    log_info("maintenance: %zu request(s), %zu open, %zu in memory",
+             M.n_req + M.n_gone, open, M.n_req);
     return 0;
 }

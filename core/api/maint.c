@@ -3,6 +3,7 @@
  * maintenance thread. */
 /* SPDX-License-Identifier: MIT */
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "core/domain.h"
 #include "core/jsonx.h"
 #include "core/snapshot.h"
+#include "core/store_maint.h"
 #include "core/token.h"
 #include "maintenance/maint.h"
 
@@ -74,73 +76,103 @@ static void no_such(struct http_resp *rs, const char *what, const char *id)
     http_error(rs, &err);
 }
 
-/* A list published whole (SNAP_*): every item, or those whose fields
- * equal the query's filters, or (id non-NULL) the one with that id. Items
- * are looked at in their text first, and only the likely ones parsed. */
-void api_list_text(const struct api_route_args *a, struct http_resp *rs,
-                   enum snap_text which, const char *id, const char *what)
+/* Rows read from PostgreSQL beside a list's (the ended maintenance
+ * requests that left memory), in id order. */
+struct stored {
+    size_t n, cap;
+    int64_t *id;
+    char **doc;
+};
+
+static void stored_fini(struct stored *x)
 {
-    api_list_text_of(a, rs, which, id, what, NULL);
+    for (size_t i = 0; i < x->n; i++)
+        free(x->doc[i]);
+    free(x->id);
+    free(x->doc);
 }
 
-void api_list_text_of(const struct api_route_args *a, struct http_resp *rs,
-                      enum snap_text which, const char *id, const char *what,
-                      const char *owner)
+/* The id of an item as a list holds it ({"id":"N",...}), or 0. */
+static int64_t row_id(const char *row)
 {
-    struct snapshot *s = snapshot_get();
+    return strncmp(row, "{\"id\":\"", 7) ? 0 : strtoll(row + 7, NULL, 10);
+}
+
+/* Append row (n bytes) to out, with a comma before all but the first. */
+static int emit(char **out, size_t *len, size_t *cap, int *found,
+                const char *row, size_t n, int one)
+{
+    char *grown;
+
+    if (*len + n + 4 > *cap) {
+        *cap = (*len + n + 4) * 2;
+        if (!(grown = realloc(*out, *cap)))
+            return -1;
+        *out = grown;
+    }
+    if ((*found)++ && !one)
+        (*out)[(*len)++] = ',';
+    memcpy(*out + *len, row, n);
+    *len += n;
+    return 0;
+}
+
+/* A list published whole (SNAP_*): every item, or those whose fields
+ * equal the query's filters, or (id non-NULL) the one with that id; with
+ * x, its rows too, merged by id. Items are looked at in their text first,
+ * and only the likely ones parsed. */
+static void list_text(const struct api_route_args *a, struct http_resp *rs,
+                      struct snapshot *s, enum snap_text which,
+                      const char *id, const char *what, const char *owner,
+                      const struct stored *x)
+{
     struct stext *t = s ? s->text[which] : NULL;
     struct loom_error err;
     struct want w = {0};
-    size_t cap = 64, len = 0;
+    size_t cap = 64, len = 0, k = 0;
     char *out = NULL;
     int64_t n_id;
     int found = 0, bad = id && want_add(&w, "id", id) < 0;
 
     if (id && domain_id_parse(id, &n_id) < 0) { /* "013" is not 13 */
-        snapshot_put(s);
         want_fini(&w);
         no_such(rs, what, id);
         return;
     }
-    for (int k = 0; !id && a->params[k].name; k++)
-        if (a->value[k])
-            bad |= want_add(&w, a->params[k].name, a->value[k]) < 0;
+    for (int p = 0; !id && a->params[p].name; p++)
+        if (a->value[p])
+            bad |= want_add(&w, a->params[p].name, a->value[p]) < 0;
     /* the reader's own only: added to (never replacing) its filters */
     if (owner)
         bad |= want_add(&w, "owner", owner) < 0;
     if (bad)
         goto nomem;
-    if (!w.n) { /* the common case: the text as it is */
+    if (!w.n && !(x && x->n)) { /* the common case: the text as it is */
         size_t n = t ? t->len : 2;
         if ((rs->body = malloc(n + 12))) {
             snprintf(rs->body, n + 12, "{\"items\":%s}", t ? t->text : "[]");
             rs->status = 200;
         }
-        snapshot_put(s);
         return;
     }
     if (!(out = malloc(cap)))
         goto nomem;
     len = (size_t)snprintf(out, cap, "%s", id ? "" : "{\"items\":[");
-    for (size_t i = 0; t && t->row && i < t->n_rows && !(id && found); i++) {
-        const char *row = t->text + t->row[i];
-        size_t n = t->row[i + 1] - 1 - t->row[i];
-        char *grown;
-        if (!wanted(&w, row, n))
-            continue;
-        if (len + n + 4 > cap) {
-            cap = (len + n + 4) * 2;
-            if (!(grown = realloc(out, cap)))
+    for (size_t i = 0; i <= (t && t->row ? t->n_rows : 0) && !(id && found);
+         i++) {
+        int in_t = t && t->row && i < t->n_rows;
+        const char *row = in_t ? t->text + t->row[i] : NULL;
+        size_t n = in_t ? t->row[i + 1] - 1 - t->row[i] : 0;
+        int64_t rid = in_t ? row_id(row) : INT64_MAX;
+        for (; x && k < x->n && x->id[k] < rid && !(id && found); k++)
+            if (wanted(&w, x->doc[k], strlen(x->doc[k])) &&
+                emit(&out, &len, &cap, &found, x->doc[k], strlen(x->doc[k]),
+                     !!id) < 0)
                 goto nomem;
-            out = grown;
-        }
-        if (found++ && !id)
-            out[len++] = ',';
-        memcpy(out + len, row, n);
-        len += n;
+        if (in_t && !(id && found) && wanted(&w, row, n) &&
+            emit(&out, &len, &cap, &found, row, n, !!id) < 0)
+            goto nomem;
     }
-    snapshot_put(s);
-    s = NULL;
     want_fini(&w);
     if (id && !found) {
         free(out);
@@ -156,18 +188,119 @@ void api_list_text_of(const struct api_route_args *a, struct http_resp *rs,
     rs->body = out;
     return;
 nomem:
-    snapshot_put(s);
     want_fini(&w);
     free(out);
     loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
     http_error(rs, &err);
 }
 
+void api_list_text(const struct api_route_args *a, struct http_resp *rs,
+                   enum snap_text which, const char *id, const char *what)
+{
+    api_list_text_of(a, rs, which, id, what, NULL);
+}
+
+void api_list_text_of(const struct api_route_args *a, struct http_resp *rs,
+                      enum snap_text which, const char *id, const char *what,
+                      const char *owner)
+{
+    struct snapshot *s = snapshot_get();
+
+    list_text(a, rs, s, which, id, what, owner, NULL);
+    snapshot_put(s);
+}
+
+static int stored_row(void *arg, int n, const char *const *cols)
+{
+    struct stored *x = arg;
+
+    if (n < 2)
+        return 0;
+    if (x->n == x->cap) {
+        size_t cap = x->cap ? x->cap * 2 : 64;
+        int64_t *id = realloc(x->id, cap * sizeof(*id));
+        char **doc;
+        if (!id)
+            return -1;
+        x->id = id;
+        if (!(doc = realloc(x->doc, cap * sizeof(*doc))))
+            return -1;
+        x->doc = doc;
+        x->cap = cap;
+    }
+    if (!(x->doc[x->n] = strdup(cols[1])))
+        return -1;
+    x->id[x->n++] = strtoll(cols[0], NULL, 10);
+    return 0;
+}
+
+/* The ended requests that left the maintenance thread's memory (those
+ * not in t), or the one with that id. 0, or -1 with err. */
+static int stored_read(const struct stext *t, const char *id,
+                       struct stored *x, struct loom_error *err)
+{
+    struct store *st = api_reader_get(err);
+    char *but, *state = NULL, *doc = NULL;
+    size_t len = 0, n = t && t->row ? t->n_rows : 0;
+    int rc;
+
+    if (!st)
+        return -1;
+    if (id) {
+        rc = store_maint_doc(st, strtoll(id, NULL, 10), &state, &doc, err);
+        api_reader_put();
+        if (rc > 0 && stored_row(x, 2, (const char *const[]){id, doc}) < 0)
+            rc = loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        free(state);
+        free(doc);
+        return rc < 0 ? -1 : 0;
+    }
+    if (!(but = malloc(24 * (n + 1) + 2))) {
+        api_reader_put();
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    }
+    but[len++] = '{';
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(but + len, 24, "%s%lld", i ? "," : "",
+                                (long long)row_id(t->text + t->row[i]));
+    memcpy(but + len, "}", 2);
+    rc = store_maint_ended(st, but, stored_row, x, err);
+    api_reader_put();
+    free(but);
+    return rc;
+}
+
+/* GET /v1/maintenance[/{id}]: the requests in the snapshot, and the ended
+ * ones that left memory ([maintenance] request_memory_s) read from
+ * PostgreSQL after it was taken: one that left it since is in the
+ * snapshot, and not read. */
 void api_maint_get(struct http_req *rq, struct http_resp *rs,
                    const struct api_route_args *a)
 {
-    api_list_text(a, rs, SNAP_MAINT, a->n == 2 ? a->seg[1] : NULL,
-                  "maintenance request");
+    struct snapshot *s = snapshot_get();
+    const char *id = a->n == 2 ? a->seg[1] : NULL;
+    struct stored x = {0};
+    struct loom_error err;
+    int64_t n_id;
+
+    (void)rq;
+    if (id) {
+        list_text(a, rs, s, SNAP_MAINT, id, "maintenance request", NULL,
+                  NULL);
+        if (rs->status != 404 || domain_id_parse(id, &n_id) < 0) {
+            snapshot_put(s);
+            return;
+        }
+        free(rs->body);
+        rs->body = NULL;
+        rs->status = 0;
+    }
+    if (stored_read(s ? s->text[SNAP_MAINT] : NULL, id, &x, &err) < 0)
+        http_error(rs, &err);
+    else
+        list_text(a, rs, s, SNAP_MAINT, id, "maintenance request", NULL, &x);
+    stored_fini(&x);
+    snapshot_put(s);
 }
 
 /* The thread's op for this request: node "c/n" from seg[from], seg[from+1]

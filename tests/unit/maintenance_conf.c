@@ -28,6 +28,7 @@ static void t_defaults(void)
     ok(read_conf("[loomd]\n", &mc, &err) == 0, "no section: defaults");
     ok(mc.actual_ttl_s == 600 && mc.compare_s == 30 && mc.verify_s == 300,
        "ttl 600, compare 30, verify 300");
+    ok(mc.request_memory_s == 300, "request_memory_s 300");
     is_str(mc.url, "http://127.0.0.1:8470", "LOOM_URL from listen");
     is_int(mc.n_rules, 0, "no rules");
     maint_conf_fini(&mc);
@@ -40,7 +41,7 @@ static void t_full(void)
     const struct maint_action *a;
 
     ok(read_conf("[maintenance]\nactual_ttl_s = 60\nverify_s = 20\n"
-                 "[action reinstall]\n"
+                 "request_memory_s = 0\n[action reinstall]\n"
                  "command = /usr/sbin/re 'a b' \"c \\\"d\\\"\" %n\n"
                  "timeout_s = 900\nduration_s = 1800\nfixes = kernel, os\n"
                  "[rule kernel]\nattribute = kernel\naction = reinstall\n"
@@ -58,6 +59,7 @@ static void t_full(void)
         is_int(a->duration_s, 1800, "duration_s");
     }
     is_int(mc.n_rules, 2, "two rules");
+    ok(mc.request_memory_s == 0, "request_memory_s 0: ended requests stay");
     is_int(mc.rules[0].when, WHEN_ANY, "when = any");
     is_int(mc.rules[0].max_nodes, 2, "max_nodes");
     is_str(mc.rules[1].cluster, "slurm", "a rule for one cluster");
