@@ -306,6 +306,21 @@ int64_t jobs_committed_upto(void)
     return atomic_load(&committed_upto);
 }
 
+static atomic_llong evicted_max;
+
+void jobs_evicted_note(int64_t id)
+{
+    long long cur = atomic_load(&evicted_max);
+
+    while (id > cur && !atomic_compare_exchange_weak(&evicted_max, &cur, id))
+        ;
+}
+
+int64_t jobs_evicted_max(void)
+{
+    return atomic_load(&evicted_max);
+}
+
 struct jview *jobtab_get(const struct jobtab *t, int64_t id)
 {
     size_t ci;

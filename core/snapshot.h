@@ -69,6 +69,11 @@ struct jview *jview_ref(struct jview *v);
 void jobs_committed_set(int64_t upto);
 /* The id every job up to which is committed and shown. Any thread. */
 int64_t jobs_committed_upto(void);
+/* Job id has left memory (set before its view leaves the table), and the
+ * highest such id: no job above it is read back from the database, so
+ * that reads need the database only once a job has left. Any thread. */
+void jobs_evicted_note(int64_t id);
+int64_t jobs_evicted_max(void);
 void jview_unref(struct jview *v); /* NULL-safe */
 
 /* The table of jobs by id: chunks shared copy-on-write between the

@@ -103,6 +103,7 @@ static void evict(struct job *j)
     /* A native job's entry in S.native stays: its cluster may list it,
      * ended, for a while yet, and it must not come back as a new job. */
     S.gone[id - 1] = who << GONE_STATE_BITS | (uint32_t)j->state;
+    jobs_evicted_note(id);
     sched_depend_forget(id);
     S.jobs[id - 1] = NULL;
     S.jf[id - 1] = 0;

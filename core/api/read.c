@@ -530,7 +530,10 @@ void api_jobs_get(struct http_req *rq, struct http_resp *rs,
         long want = limit - n < STORED_PAGE ? (long)(limit - n) : STORED_PAGE,
              rows = 0;
         size_t n_v = 0, k = 0;
+        /* the database only where jobs left memory: a list of the jobs
+         * in memory needs none, and works while it is down */
         if (stored && jobtab_count(s->jobs) < (size_t)max &&
+            from < jobs_evicted_max() &&
             (rows = api_stored_page(s->jobs, from, want, &sf, stored, &n_v,
                                     &pg_last, &err)) < 0) {
             free(stored);

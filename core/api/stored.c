@@ -14,14 +14,14 @@
 
 /* Job id's stored document (a new string): 1, 0 when none, -1. A job
  * not yet shown (committed while a smaller id is not) is none yet, as in
- * the job table. */
+ * the job table; one above every id that left memory was never there. */
 static int doc_of(int64_t id, char **doc, struct loom_error *err)
 {
     struct store *st;
     int rc;
 
     *doc = NULL;
-    if (id > jobs_committed_upto())
+    if (id > jobs_committed_upto() || id > jobs_evicted_max())
         return 0;
     if (!(st = api_reader_get(err)))
         return -1;
