@@ -321,6 +321,18 @@ int64_t jobs_evicted_max(void)
     return atomic_load(&evicted_max);
 }
 
+static atomic_int maint_evicted;
+
+void maint_evicted_note(void)
+{
+    atomic_store(&maint_evicted, 1);
+}
+
+int maint_evicted_any(void)
+{
+    return atomic_load(&maint_evicted);
+}
+
 struct jview *jobtab_get(const struct jobtab *t, int64_t id)
 {
     size_t ci;

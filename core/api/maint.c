@@ -295,7 +295,10 @@ void api_maint_get(struct http_req *rq, struct http_resp *rs,
         rs->body = NULL;
         rs->status = 0;
     }
-    if (stored_read(s ? s->text[SNAP_MAINT] : NULL, id, &x, &err) < 0)
+    /* the database only once a request has left memory: until then the
+     * snapshot is the whole answer, and works while it is down */
+    if (maint_evicted_any() &&
+        stored_read(s ? s->text[SNAP_MAINT] : NULL, id, &x, &err) < 0)
         http_error(rs, &err);
     else
         list_text(a, rs, s, SNAP_MAINT, id, "maintenance request", NULL, &x);

@@ -54,6 +54,8 @@ t_is "$(py 'sorted(j["id"] for j in d["items"])' "$BODY")" "[\"$FIRST\", \"$ACRO
     "the list holds the acknowledged jobs only, not the refused ones"
 api GET /v1/nodes >/dev/null
 t_is "$STATUS/$(jlen "$BODY" .items)" 200/2 "GET /v1/nodes while down: 200"
+api GET /v1/maintenance >/dev/null
+t_is "$STATUS" 200 "GET /v1/maintenance while down: 200 from the snapshot"
 api GET "/v1/jobs/$FIRST" >/dev/null
 t_is "$STATUS/$(jget "$BODY" .state)" 200/completed "GET /v1/jobs/ID while down"
 TOKEN_SAVED=$TOKEN
