@@ -86,8 +86,9 @@ t_is "$(field "$NOOUT" .state)/$(field "$NOOUT" .reason)" \
 t_ok "$([ ! -e "$T/closed/x.out" ]; echo $?)" "... and nothing was created"
 
 # ---- output names and patterns ---------------------------------------------------
-submit '{"name": "pat", "output": "out/%x-%j-%u-%N-%A-%a-%%.txt", "error": "%j.err", "command": ["/bin/sh", "-c", "echo to-out; echo to-err >&2"]}'
+# the directory is alice's before the job can start
 mkdir -m 0755 "$AH/out" && chown "$ALICE:" "$AH/out"
+submit '{"name": "pat", "output": "out/%x-%j-%u-%N-%A-%a-%%.txt", "error": "%j.err", "command": ["/bin/sh", "-c", "echo to-out; echo to-err >&2"]}'
 PAT=$JOB
 wait_for 'ended "$PAT"' 30
 job "$PAT"
