@@ -212,10 +212,10 @@ IN2=$(runtime 's["jobs_in_memory"]')
 RSS2=$(rss_kb)
 t_ok "$([ "$IN2" -lt 100 ]; echo $?)" "job_memory_s = 3: then they leave it ($IN1 -> $IN2 jobs)"
 # AddressSanitizer keeps freed memory in its quarantine: the RSS says
-# something only of a build without it
+# something only of a build without it (tests/bench/soak.sh measures it)
 if grep -q asan "/proc/$LOOMD_PID/maps"; then
-    t_skip "loomd's RSS falls with them" \
-        "a sanitizer build keeps freed memory (KB: $RSS0, $RSS1, $RSS2)"
+    t_diag "RSS not judged in a sanitizer build, which keeps freed memory" \
+        "(KB: $RSS0, $RSS1, $RSS2)"
 else
     t_ok "$([ $((RSS1 - RSS2)) -gt $(((RSS1 - RSS0) / 2)) ]; echo $?)" \
         "loomd's RSS falls with them (KB: $RSS0 before, $RSS1 with them, $RSS2 after)"
