@@ -126,6 +126,40 @@ double plan_search(struct plan *p, size_t c, size_t n, size_t want,
     }
 }
 
+/* Does every node of cluster c match j (no features, no queue, and no
+ * more per node than the smallest node has)? */
+static int matches_every_node(const struct pcl *pc, const struct plan_job *j)
+{
+    return !j->n_features && !j->queue &&
+           j->per_node.cpus <= pc->min_cpus &&
+           j->per_node.gpus <= pc->min_gpus &&
+           j->per_node.memory_mb <= pc->min_memory_mb;
+}
+
+/* The width of a search of want nodes on c in the order the nodes are
+ * free for ever (at least 2 x want), the order built; 0 when that order is
+ * not taken: no width, one that takes every node, or out of memory. */
+static size_t ff_width(struct plan *p, size_t c, size_t width, size_t want)
+{
+    if (width && width < 2 * want)
+        width = 2 * want;
+    if (!width || width >= p->cl[c].def->n_nodes || plan_ff_build(p, c) < 0)
+        return 0;
+    return width;
+}
+
+/* The time the want-th node in the order of c's nodes free for ever is
+ * free from (the order built); PLAN_FOREVER when there are fewer. */
+static double ff_nth(const struct pcl *pc, size_t want)
+{
+    for (size_t b = 0; b < pc->n_ffb; b++) {
+        if (pc->ffb[b]->n >= want)
+            return pc->ffb[b]->e[want - 1].ff;
+        want -= pc->ffb[b]->n;
+    }
+    return PLAN_FOREVER;
+}
+
 /* Fill p->cand with the nodes of c that match j; their count. With a
  * width, only the first that many (and at least 2 x the nodes it asks
  * for), in the order they are free for ever (*by_ff set, the time of the
@@ -139,26 +173,21 @@ static size_t candidates(struct plan *p, size_t c, const struct plan_job *j,
     struct pcl *pc = &p->cl[c];
     const struct plan_cluster *cl = pc->def;
     size_t n = 0, want = j->nodes > 0 ? (size_t)j->nodes : 1;
-    int all = !j->n_features && !j->queue &&
-              j->per_node.cpus <= pc->min_cpus &&
-              j->per_node.gpus <= pc->min_gpus &&
-              j->per_node.memory_mb <= pc->min_memory_mb;
+    int all = matches_every_node(pc, j);
 
     *by_ff = 0;
-    if (width && width < 2 * want)
-        width = 2 * want;
-    if (!width || width >= cl->n_nodes || plan_ff_build(p, c) < 0) {
+    if (!(width = ff_width(p, c, width, want))) {
         for (size_t i = 0; i < cl->n_nodes; i++)
             if (cl->nodes[i].usable && plan_node_matches(&cl->nodes[i], j))
                 p->cand[n++] = i;
         return n;
     }
+    if (all) /* want <= width / 2: the want-th is among the candidates */
+        p->sel[want - 1] = ff_nth(pc, want);
     for (size_t b = 0; b < pc->n_ffb && n < width; b++) {
         const struct ffblock *fb = pc->ffb[b];
         size_t m = fb->n < width - n ? fb->n : width - n;
         if (all) {
-            if (n < want && want <= n + m)
-                p->sel[want - 1] = fb->e[want - 1 - n].ff;
             for (size_t k = 0; k < m; k++)
                 p->cand[n + k] = fb->e[k].node;
             n += m;
@@ -261,20 +290,9 @@ static double cluster_bound(struct plan *p, size_t c,
                             const struct plan_job *j, size_t want,
                             size_t width)
 {
-    const struct pcl *pc = &p->cl[c];
-
-    if (width && width < 2 * want)
-        width = 2 * want;
-    if (!width || width >= pc->def->n_nodes || j->n_features || j->queue ||
-        j->per_node.cpus > pc->min_cpus || j->per_node.gpus > pc->min_gpus ||
-        j->per_node.memory_mb > pc->min_memory_mb || plan_ff_build(p, c) < 0)
+    if (!matches_every_node(&p->cl[c], j) || !ff_width(p, c, width, want))
         return PLAN_FOREVER;
-    for (size_t b = 0; b < pc->n_ffb; b++) {
-        if (pc->ffb[b]->n >= want)
-            return pc->ffb[b]->e[want - 1].ff;
-        want -= pc->ffb[b]->n;
-    }
-    return PLAN_FOREVER;
+    return ff_nth(&p->cl[c], want);
 }
 
 /* The clusters in the order a search of a future start takes them, into
@@ -282,15 +300,18 @@ static double cluster_bound(struct plan *p, size_t c,
  * order), so that the start found first is early and bounds the searches
  * of the others, which then drop most candidates at a glance. The start
  * chosen does not depend on the order (the earliest; of equal ones, the
- * better cluster), only the work. */
+ * better cluster), only the work. The clusters that cannot take j are not
+ * searched: they are given no bound (which would cost their order of the
+ * nodes free for ever); nor is a single cluster. */
 static void cluster_order(struct plan *p, const struct plan_job *j,
                           size_t want, size_t width)
 {
-    int moved = 0;
+    int moved = 0, plain = p->index_order || p->n_cl < 2;
 
     for (size_t c = 0; c < p->n_cl; c++) {
-        double b = p->index_order ? PLAN_FOREVER
-                                  : cluster_bound(p, c, j, want, width);
+        double b = plain || !plan_cluster_matches(p, c, j)
+                       ? PLAN_FOREVER
+                       : cluster_bound(p, c, j, want, width);
         size_t k = c;
         for (; k > 0 && p->order_key[k - 1] > b; k--) {
             p->order_key[k] = p->order_key[k - 1];

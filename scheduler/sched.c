@@ -70,8 +70,7 @@ int sched_job_add(struct job *j)
         S.next_id = j->id + 1;
     if (j->idem_key) {
         char key[1024];
-        snprintf(key, sizeof(key), "%s\x1f%s",
-                 j->submitted_by ? j->submitted_by : j->owner, j->idem_key);
+        sched_idem_key(j, key, sizeof(key));
         if (hmap_put(&S.idem, key, (void *)(intptr_t)j->id) < 0)
             return -1;
     }
@@ -83,6 +82,21 @@ int sched_job_add(struct job *j)
     }
     sched_view(j);
     return 0;
+}
+
+void sched_job_drop(struct job *j)
+{
+    int64_t id = j->id;
+
+    S.jobs[id - 1] = NULL;
+    S.jf[id - 1] = 0;
+    S.n_in_memory--;
+    jview_unref(S.views[id - 1]);
+    S.views[id - 1] = NULL;
+    jobtab_builder_clear(&S.tab, id);
+    /* published before a later id is committed, which would show it */
+    S.views_changed = 1;
+    job_destroy(j);
 }
 
 /* Keep the job's flags: what a cycle reads instead of the record. */
@@ -511,6 +525,7 @@ static void settle(void)
 static void *sched_main(void *arg)
 {
     double stop_by = 0;
+    int took = 0; /* the last take returned messages */
 
     log_thread_name("sched");
     while (!S.stopping || (work_left() && time_mono() < stop_by)) {
@@ -543,11 +558,16 @@ static void *sched_main(void *arg)
             wait = 0.1;
         if (S.partial || S.apply.m)
             wait = 0;
-        /* a turn in flight comes back quietly: within gather_s */
-        if (S.n_inflight && S.conf.gather_s > 0 && S.conf.gather_s < wait)
+        /* a turn in flight comes back quietly: within gather_s while
+         * news comes; when none came, a quiet post is loud to a loop
+         * asleep past gather_s (msgq), so a stalled commit does not make
+         * the loop spin */
+        if (S.n_inflight && took && S.conf.gather_s > 0 &&
+            S.conf.gather_s < wait)
             wait = S.conf.gather_s;
         gather_set();
         m = msgq_take(S.q, wait < 0 ? 0 : wait, BATCH_MAX);
+        took = m != NULL;
         for (; m; m = next) {
             next = m->next;
             if (m->type == 0) { /* stop: flush for at most 10 s */

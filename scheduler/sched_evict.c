@@ -16,13 +16,19 @@
 
 #define EVICT_EVERY_S 1.0 /* how often the ended jobs are looked at */
 #define GONE_STATE_BITS 3 /* enum job_state fits in 3 bits */
-#define TRIM_AFTER 256 /* jobs let go at once that give memory back */
+#define TRIM_AFTER 256 /* jobs let go that give memory back */
+#define TRIM_EVERY_S 60.0 /* and at most this often */
 
 _Static_assert(JOB_CANCELLED < (1 << GONE_STATE_BITS),
                "a job state does not fit its bits in S.gone");
 
 void sched_evict_note(struct job *j)
 {
+    /* A native job's end is its cluster's clock: one ahead of ours would
+     * hold up every later end behind it at the head of the list. */
+    time_t now = time(NULL),
+           since = j->end_time && j->end_time < now ? j->end_time : now;
+
     /* An array and its tasks stay: its record counts them. Noted under
      * job_memory_s = 0 too, for a reload that sets it. */
     if (j->array || j->array_id)
@@ -35,8 +41,7 @@ void sched_evict_note(struct job *j)
         return;
     }
     S.jf[j->id - 1] |= JF_ENDED;
-    S.ended[S.n_ended++] = (struct lazy){
-        j->id, (double)(j->end_time ? j->end_time : time(NULL))};
+    S.ended[S.n_ended++] = (struct lazy){j->id, (double)since};
 }
 
 /* The index + 1 of j's owner and submitter among those of the jobs let
@@ -95,8 +100,7 @@ static void evict(struct job *j)
     if (!who)
         return; /* out of memory: it stays */
     if (j->idem_key) {
-        snprintf(key, sizeof(key), "%s\x1f%s",
-                 j->submitted_by ? j->submitted_by : j->owner, j->idem_key);
+        sched_idem_key(j, key, sizeof(key));
         if ((int64_t)(intptr_t)hmap_get(&S.idem, key) == id)
             hmap_del(&S.idem, key);
     }
@@ -105,22 +109,15 @@ static void evict(struct job *j)
     S.gone[id - 1] = who << GONE_STATE_BITS | (uint32_t)j->state;
     jobs_evicted_note(id);
     sched_depend_forget(id);
-    S.jobs[id - 1] = NULL;
-    S.jf[id - 1] = 0;
-    jview_unref(S.views[id - 1]);
-    S.views[id - 1] = NULL;
-    jobtab_builder_clear(&S.tab, id);
-    S.views_changed = 1;
-    S.n_in_memory--;
     S.n_evicted++;
     S.evicted_by_state[j->state]++;
-    job_destroy(j);
+    sched_job_drop(j);
 }
 
 void sched_evict_tick(void)
 {
     double now = time_mono(), wall = (double)time(NULL);
-    size_t n = S.n_ended, gone = S.n_evicted;
+    size_t n = S.n_ended;
 
     /* nothing goes while a turn or an answer may still name it */
     if (now < S.evict_next || S.n_inflight || S.n_acks || S.n_ins ||
@@ -152,10 +149,14 @@ void sched_evict_tick(void)
     }
     sched_lazy_compact(S.ended, &S.ended_head, &S.n_ended);
 #ifdef __GLIBC__
-    /* many at once (a wave of ends, a restart): their pages go back to
-     * the system rather than wait in malloc's free lists */
-    if (S.n_evicted - gone >= TRIM_AFTER)
+    /* many let go (a wave of ends, a restart): their pages go back to
+     * the system rather than wait in malloc's free lists; not more often
+     * than TRIM_EVERY_S, as a trim walks the whole heap */
+    if (S.n_evicted - S.trim_from >= TRIM_AFTER && now >= S.trim_next) {
         malloc_trim(0);
+        S.trim_from = S.n_evicted;
+        S.trim_next = now + TRIM_EVERY_S;
+    }
 #endif
 }
 

@@ -136,17 +136,21 @@ void sched_native_job(const char *cluster, const struct cl_job *c)
 
 /* Stamp the jobs the list names: Loom's own by the Loom id they carry (a
  * CMS that forgot its jobs may give their ids to others), native ones by
- * their cluster id. */
+ * their cluster id. The ended submission before a requeue, which carries
+ * the same Loom id, does not stamp the job: the new one may be lost. */
 static void stamp_listed(const char *cluster, const struct cl_job_list *l)
 {
     S.list_gen++;
     for (size_t i = 0; i < l->n; i++) {
-        struct job *j = l->v[i].loom_id > 0 ? sched_job(l->v[i].loom_id)
-                                             : native_find(cluster,
-                                                           l->v[i].native_id,
-                                                           NULL);
-        if (j && (l->v[i].loom_id > 0) == !!strcmp(j->source, "cluster"))
-            j->seen = S.list_gen;
+        const struct cl_job *c = &l->v[i];
+        struct job *j = c->loom_id > 0
+                            ? sched_job(c->loom_id)
+                            : native_find(cluster, c->native_id, NULL);
+        if (!j || (c->loom_id > 0) != !!strcmp(j->source, "cluster"))
+            continue;
+        if (c->loom_id > 0 && sched_old_submission(j, c))
+            continue;
+        j->seen = S.list_gen;
     }
 }
 

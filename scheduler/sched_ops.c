@@ -9,9 +9,7 @@
 #include "core/token.h"
 #include "scheduler/sched_state.h"
 
-/* An Idempotency-Key is its submitter's (a gateway's for all it submits
- * for others). */
-static void idem_key_of(const struct job *j, char *key, size_t n)
+void sched_idem_key(const struct job *j, char *key, size_t n)
 {
     snprintf(key, n, "%s\x1f%s", j->submitted_by ? j->submitted_by : j->owner,
              j->idem_key);
@@ -27,7 +25,7 @@ static int idem_replay(struct msg *m, struct job *j)
 
     if (!j->idem_key)
         return 0;
-    idem_key_of(j, key, sizeof(key));
+    sched_idem_key(j, key, sizeof(key));
     old = sched_job((int64_t)(intptr_t)hmap_get(&S.idem, key));
     if (!old)
         return 0;
@@ -100,7 +98,7 @@ void sched_forget(struct job *j)
     char key[1024];
 
     if (j->idem_key) {
-        idem_key_of(j, key, sizeof(key));
+        sched_idem_key(j, key, sizeof(key));
         hmap_del(&S.idem, key);
     }
     if (!strcmp(j->source, "cluster") && j->cluster && j->native_id) {
@@ -112,15 +110,7 @@ void sched_forget(struct job *j)
     if (j->array_id) /* a task: its array stands for it again */
         sched_array_unsplit(j);
     sched_acct_forget(j);
-    S.jobs[j->id - 1] = NULL;
-    S.n_in_memory--;
-    S.jf[j->id - 1] = 0; /* never queued: it was not committed */
-    jview_unref(S.views[j->id - 1]);
-    S.views[j->id - 1] = NULL;
-    jobtab_builder_clear(&S.tab, j->id);
-    /* published before a later id is committed, which would show it */
-    S.views_changed = 1;
-    job_destroy(j);
+    sched_job_drop(j); /* never queued: it was not committed */
 }
 
 void sched_insert_done(struct ins *in, int ok, const struct loom_error *cerr)

@@ -181,6 +181,8 @@ struct sched {
     struct lazy *ended;
     size_t ended_head, n_ended, cap_ended;
     double evict_next; /* when the next look at them is due (time_mono) */
+    double trim_next; /* when memory may next go back (time_mono) */
+    size_t trim_from; /* n_evicted when it last went back */
     size_t n_in_memory, n_evicted; /* job records held, and let go */
     size_t evicted_by_state[JOB_CANCELLED + 1]; /* those let go, by state */
     struct hmap gone_who; /* "owner\x1fsubmitted_by" -> index + 1 */
@@ -192,6 +194,12 @@ extern struct sched S;
 struct job *sched_job(int64_t id);
 /* Put a job in the table (taken). 0, or -1 when out of memory. */
 int sched_job_add(struct job *j);
+/* The record leaves the table and the view (published with the next
+ * views), and is destroyed. What else names it is the caller's to drop. */
+void sched_job_drop(struct job *j);
+/* j's Idempotency-Key as S.idem holds it, into key (n bytes): its
+ * submitter's (a gateway's for all it submits for others). */
+void sched_idem_key(const struct job *j, char *key, size_t n);
 /* Re-render the job's view and mark it for the next commit. */
 void sched_touch(struct job *j);
 void sched_view(struct job *j); /* re-render only */
@@ -271,6 +279,10 @@ int sched_requeue_lost(struct job *j, const char *how);
 /* A complete list lacks these: native jobs end, Loom's are requeued once. */
 void sched_missing_jobs(const char *cluster, const struct cl_job_list *l);
 /* sched_update.c */
+/* Is c, listed under Loom job j's id, the ended submission before j's
+ * requeue (the cluster lists it still)? 1 when it is: its news are not
+ * j's, and it does not tell that the cluster knows j. 0 otherwise. */
+int sched_old_submission(const struct job *j, const struct cl_job *c);
 /* Apply at most max more entries of a cluster's job list; 1 when all are
  * applied. A complete list first settles the jobs it no longer names. */
 int sched_cluster_jobs(struct sched_cluster_jobs *cj, size_t max);

@@ -36,6 +36,17 @@ void sched_set_final(struct job *j, const struct cl_job *c,
              j->reason ? j->reason : "");
 }
 
+int sched_old_submission(const struct job *j, const struct cl_job *c)
+{
+    enum job_state st;
+
+    if (!j->requeues || !c->native_id)
+        return 0;
+    if (j->native_id)
+        return strcmp(j->native_id, c->native_id) != 0;
+    return job_state_parse(c->state, &st) == 0 && job_state_final(st);
+}
+
 /* Fold one reported Loom job into the record. */
 static void update_one(const char *cluster, const struct cl_job *c)
 {
@@ -48,11 +59,8 @@ static void update_one(const char *cluster, const struct cl_job *c)
         return;
     if (st == JOB_PENDING)
         st = JOB_STARTING; /* queued in the cluster: starting for Loom */
-    if (j->requeues && c->native_id &&
-        (j->native_id ? strcmp(j->native_id, c->native_id) != 0
-                      : job_state_final(st)))
-        return; /* the ended submission before a requeue, still listed;
-                   the start in flight gives the new one's id */
+    if (sched_old_submission(j, c))
+        return; /* the start in flight gives the new one's id */
     if (!j->native_id && c->native_id)
         job_set_str(&j->native_id, c->native_id);
     if (!j->stdout_path && c->stdout_path)
