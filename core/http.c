@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <time.h>
 #include <microhttpd.h>
 #include <netdb.h>
@@ -86,6 +87,56 @@ const char *http_query(const struct http_req *rq, const char *name)
 const char *http_header(const struct http_req *rq, const char *name)
 {
     return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
+}
+
+int http_header_add(struct http_resp *rs, const char *name,
+                    const char *value)
+{
+    for (int i = 0; i < HTTP_HEADERS_MAX; i++)
+        if (!rs->header[i].name) {
+            rs->header[i] = (struct http_header){name, value};
+            return 0;
+        }
+    return -1;
+}
+
+/* A hash of n bytes at p, 8 bytes a step (a multiply and an xorshift
+ * each, bijective in the word), the length in its seed. */
+static uint64_t etag_hash(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+
+    for (; n >= 8; b += 8, n -= 8) {
+        memcpy(&w, b, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    w = 0;
+    if (n)
+        memcpy(&w, b, n); /* the last n < 8 bytes */
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 33);
+}
+
+void http_etag_of(const void *p, size_t n, char etag[HTTP_ETAG_SIZE])
+{
+    snprintf(etag, HTTP_ETAG_SIZE, "\"%016llx\"",
+             (unsigned long long)etag_hash(p, n));
+}
+
+int http_etag_answer(const struct http_req *rq, struct http_resp *rs,
+                     const char *etag)
+{
+    const char *inm = http_header(rq, "If-None-Match");
+
+    http_header_add(rs, "ETag", etag);
+    if (!inm || !strstr(inm, etag))
+        return 0;
+    rs->status = 304;
+    return 1;
 }
 
 void http_error(struct http_resp *rs, const struct loom_error *err)

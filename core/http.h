@@ -124,6 +124,18 @@ void http_target_fini(struct http_target *t);
 const char *http_query(const struct http_req *rq, const char *name);
 /* A request header, or NULL. Borrowed. */
 const char *http_header(const struct http_req *rq, const char *name);
+/* Add the header name: value (both borrowed until the answer is sent) in
+ * rs's first free slot. 0, or -1 when all HTTP_HEADERS_MAX are taken. */
+int http_header_add(struct http_resp *rs, const char *name,
+                    const char *value);
+/* The ETag of n bytes at p (a quoted hash, "\"%016llx\"") into etag. */
+#define HTTP_ETAG_SIZE 24
+void http_etag_of(const void *p, size_t n, char etag[HTTP_ETAG_SIZE]);
+/* Send etag (borrowed until the answer is sent) as rs's ETag: 1 when rq's
+ * If-None-Match names it (rs is then a 304, to send without a body), else
+ * 0. */
+int http_etag_answer(const struct http_req *rq, struct http_resp *rs,
+                     const char *etag);
 /* Fill rs with the API error body for err. */
 void http_error(struct http_resp *rs, const struct loom_error *err);
 

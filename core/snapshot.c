@@ -321,16 +321,20 @@ int64_t jobs_evicted_max(void)
     return atomic_load(&evicted_max);
 }
 
-static atomic_int maint_evicted;
+static atomic_llong maint_evicted_upto;
 
-void maint_evicted_note(void)
+void maint_evicted_note(int64_t id)
 {
-    atomic_store(&maint_evicted, 1);
+    long long cur = atomic_load(&maint_evicted_upto);
+
+    while (id > cur &&
+           !atomic_compare_exchange_weak(&maint_evicted_upto, &cur, id))
+        ;
 }
 
-int maint_evicted_any(void)
+int64_t maint_evicted_max(void)
 {
-    return atomic_load(&maint_evicted);
+    return atomic_load(&maint_evicted_upto);
 }
 
 struct jview *jobtab_get(const struct jobtab *t, int64_t id)

@@ -34,17 +34,20 @@ int store_job_doc(struct store *st, int64_t id, char **doc,
 }
 
 int store_job_by_idem(struct store *st, const char *owner, const char *key,
-                      int64_t *id, char **hash, char **doc,
+                      int64_t upto, int64_t *id, char **hash, char **doc,
                       struct loom_error *err)
 {
-    const char *v[] = {owner, key};
+    char u[24];
+    const char *v[] = {owner, key, u};
     PGresult *r;
 
     *hash = *doc = NULL;
+    snprintf(u, sizeof(u), "%" PRId64, upto);
     r = store_exec(st, "jobs: read by idempotency key",
                    "SELECT id, coalesce(idem_hash, ''), doc::text FROM jobs "
-                   "WHERE idem_owner = $1 AND idem_key = $2",
-                   2, v, err);
+                   "WHERE idem_owner = $1 AND idem_key = $2 "
+                   "AND id <= $3::bigint",
+                   3, v, err);
     if (!r)
         return -1;
     if (PQntuples(r) == 0) {
@@ -84,23 +87,25 @@ int store_job_by_idem(struct store *st, const char *owner, const char *key,
     "(SELECT jsonb_array_elements_text($10::jsonb))) "                     \
     "AND ($11::jsonb IS NULL OR doc->'request'->>'queue' IN "              \
     "(SELECT jsonb_array_elements_text($11::jsonb))) "                     \
+    "AND id <= $12::bigint "                                               \
     "ORDER BY id LIMIT $2::bigint"
 
-int store_jobs_ended(struct store *st, int64_t after, long n,
+int store_jobs_ended(struct store *st, int64_t after, long n, int64_t upto,
                      const struct store_ended_filter *f,
                      int (*cb)(void *arg, int64_t id, const char *doc),
                      void *arg, struct loom_error *err)
 {
-    char a[24], lim[24];
+    char a[24], lim[24], u[24];
     const char *v[] = {a, lim, f->states, f->owner, f->account, f->name,
                        f->cluster, f->seen_by, f->ids, f->users,
-                       f->queues};
+                       f->queues, u};
     PGresult *r;
     int rows;
 
     snprintf(a, sizeof(a), "%" PRId64, after);
     snprintf(lim, sizeof(lim), "%ld", n);
-    r = store_exec(st, "jobs: read ended", ENDED_SQL, 11, v, err);
+    snprintf(u, sizeof(u), "%" PRId64, upto);
+    r = store_exec(st, "jobs: read ended", ENDED_SQL, 12, v, err);
     if (!r)
         return -1;
     rows = PQntuples(r);

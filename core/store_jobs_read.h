@@ -14,11 +14,12 @@
 int store_job_doc(struct store *st, int64_t id, char **doc,
                   struct loom_error *err);
 
-/* The job submitted by owner (or the gateway) with Idempotency-Key key: 1
- * with its id, the hash of its request (a new string, "" when none) and
- * its document (a new string), 0 when there is none, -1 with err. */
+/* The job submitted by owner (or the gateway) with Idempotency-Key key,
+ * among the ids up to upto: 1 with its id, the hash of its request (a new
+ * string, "" when none) and its document (a new string), 0 when there is
+ * none, -1 with err. */
 int store_job_by_idem(struct store *st, const char *owner, const char *key,
-                      int64_t *id, char **hash, char **doc,
+                      int64_t upto, int64_t *id, char **hash, char **doc,
                       struct loom_error *err);
 
 /* What a page of ended jobs is narrowed to; a NULL member narrows nothing.
@@ -34,10 +35,11 @@ struct store_ended_filter {
     char *ids, *users, *queues;
 };
 
-/* The ended jobs with ids after `after`, in id order, at most n, that f
- * lets through: cb(arg, id, doc) for each (doc borrowed for the call; cb
- * returns 0 to go on). Returns the number of rows, or -1 with err. */
-int store_jobs_ended(struct store *st, int64_t after, long n,
+/* The ended jobs with ids after `after` and up to upto, in id order, at
+ * most n, that f lets through: cb(arg, id, doc) for each (doc borrowed for
+ * the call; cb returns 0 to go on). Returns the number of rows, or -1 with
+ * err. */
+int store_jobs_ended(struct store *st, int64_t after, long n, int64_t upto,
                      const struct store_ended_filter *f,
                      int (*cb)(void *arg, int64_t id, const char *doc),
                      void *arg, struct loom_error *err);

@@ -106,10 +106,13 @@ int store_pause_del(struct store *st, const char *node,
                      "DELETE FROM node_pauses WHERE node = $1", 1, v, err);
 }
 
-static int load(struct store *st, const char *what, const char *sql,
-                store_row_cb cb, void *arg, struct loom_error *err)
+/* Run sql with its n parameters v, and cb(arg, columns) for each row
+ * (up to 8 columns) until one returns non-zero. 0, or -1 with err. */
+static int load(struct store *st, const char *what, const char *sql, int n_v,
+                const char *const *v, store_row_cb cb, void *arg,
+                struct loom_error *err)
 {
-    PGresult *r = (PGresult *)store_exec(st, what, sql, 0, NULL, err);
+    PGresult *r = (PGresult *)store_exec(st, what, sql, n_v, v, err);
     const char *cols[8];
     int rc = 0;
 
@@ -132,7 +135,7 @@ int store_goal_load(struct store *st, store_row_cb cb, void *arg,
 {
     return load(st, "goal: load",
                 "SELECT node, attrs, extract(epoch FROM updated_at)::bigint "
-                "FROM goal_nodes", cb, arg, err);
+                "FROM goal_nodes", 0, NULL, cb, arg, err);
 }
 
 int store_actual_load(struct store *st, store_row_cb cb, void *arg,
@@ -141,7 +144,7 @@ int store_actual_load(struct store *st, store_row_cb cb, void *arg,
     return load(st, "actual: load",
                 "SELECT node, attribute, value, "
                 "extract(epoch FROM time)::bigint FROM actual_reports",
-                cb, arg, err);
+                0, NULL, cb, arg, err);
 }
 
 int store_mismatch_load(struct store *st, store_row_cb cb, void *arg,
@@ -149,7 +152,7 @@ int store_mismatch_load(struct store *st, store_row_cb cb, void *arg,
 {
     return load(st, "mismatches: load",
                 "SELECT node, attribute, extract(epoch FROM since)::bigint "
-                "FROM mismatches", cb, arg, err);
+                "FROM mismatches", 0, NULL, cb, arg, err);
 }
 
 int store_maint_load(struct store *st, store_row_cb cb, void *arg,
@@ -157,15 +160,15 @@ int store_maint_load(struct store *st, store_row_cb cb, void *arg,
 {
     return load(st, "maintenance: load",
                 "SELECT id, state, doc FROM maintenance ORDER BY id",
-                cb, arg, err);
+                0, NULL, cb, arg, err);
 }
 
 int store_pause_load(struct store *st, store_row_cb cb, void *arg,
                      struct loom_error *err)
 {
     return load(st, "pause: load",
-                "SELECT node, doc FROM node_pauses ORDER BY node", cb, arg,
-                err);
+                "SELECT node, doc FROM node_pauses ORDER BY node", 0, NULL,
+                cb, arg, err);
 }
 
 int store_maint_doc(struct store *st, int64_t id, char **state, char **doc,
@@ -198,19 +201,10 @@ int store_maint_ended(struct store *st, const char *but, store_row_cb cb,
                       void *arg, struct loom_error *err)
 {
     const char *v[1] = {but};
-    PGresult *r;
-    int rc = 0;
 
-    if (!(r = store_exec(st, "maintenance: read the ended",
-                         "SELECT id, doc::text FROM maintenance "
-                         "WHERE state IN ('done', 'failed', 'cancelled') "
-                         "AND NOT id = ANY($1::bigint[]) ORDER BY id",
-                         1, v, err)))
-        return -1;
-    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
-        const char *cols[2] = {PQgetvalue(r, i, 0), PQgetvalue(r, i, 1)};
-        rc = cb(arg, 2, cols);
-    }
-    PQclear(r);
-    return rc < 0 ? loom_error_set(err, LOOM_EINTERNAL, "out of memory") : 0;
+    return load(st, "maintenance: read the ended",
+                "SELECT id, doc::text FROM maintenance "
+                "WHERE state IN ('done', 'failed', 'cancelled') "
+                "AND NOT id = ANY($1::bigint[]) ORDER BY id",
+                1, v, cb, arg, err);
 }

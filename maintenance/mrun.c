@@ -205,12 +205,15 @@ void mreq_fail(struct mreq *r, time_t now, const char *why)
 }
 
 /* DELETE of a request not in memory: an ended one left it (mevict.c), and
- * is read from PostgreSQL. */
+ * is read from PostgreSQL. An id above the highest that left (any id
+ * while none has, and every id not given yet) was never there: no query. */
 static void not_in_memory(struct reply *reply, int64_t id)
 {
     struct loom_error err;
     char *state = NULL, *doc = NULL;
-    int rc = store_maint_doc(M.st, id, &state, &doc, &err);
+    int rc = id > maint_evicted_max()
+                 ? 0
+                 : store_maint_doc(M.st, id, &state, &doc, &err);
 
     if (rc == 0)
         loom_error_set(&err, LOOM_ENOENT, "there is no maintenance request "

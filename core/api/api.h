@@ -191,7 +191,7 @@ struct api_job_filter {
     struct strv users, queues;   /* sorted (user, queue) */
     struct api_job_ref *ids;     /* (id) */
     size_t n_ids;
-    int by_nodes, by_users, by_queues, by_ids;
+    int by_nodes;                /* (nodelist); the others by their counts */
 };
 /* The filters of a's checked query parameters into f, which then holds
  * what it needs of a (borrowed) and is finished with
@@ -213,6 +213,10 @@ int api_job_ids_parse(const char *list, struct api_job_ref **refs,
  * error on field name when an item is empty. */
 int api_list_check(const char *name, const char *list,
                    struct loom_error *err);
+/* Sort s's strings (strcmp order), for api_strv_has (query.c). */
+void api_strv_sort(struct strv *s);
+/* Is name (NULL: no) among the strings of s, sorted by api_strv_sort? */
+int api_strv_has(const struct strv *s, const char *name);
 /* A span of text: a member "key":value of a job's JSON. */
 struct api_span {
     const char *p;
@@ -333,7 +337,8 @@ int api_stored_job(int64_t id, struct job **j, struct loom_error *err);
 /* A submit's Idempotency-Key key, by submitter, already used by a stored
  * job that left memory: 1 when answered (200 with that job for the same
  * request, hash, or 409 naming it for another), 0 when not (the scheduler
- * looks for it in memory), -1 with err. */
+ * looks for it in memory), -1 with err. Only jobs up to the highest id
+ * that left memory are looked for: until one has, no database is asked. */
 int api_stored_idem(const char *submitter, const char *key, const char *hash,
                     struct http_resp *rs, struct loom_error *err);
 /* A page of the stored ended jobs after id `after` (at most n rows), that

@@ -336,14 +336,12 @@ void api_events(struct http_req *rq, struct http_resp *rs,
     pthread_mutex_lock(&E.lock);
     es->seq = E.seq; /* what it sends first is rendered for it */
     es->ping = E.ping;
-    pthread_mutex_unlock(&E.lock);
-    pthread_mutex_lock(&E.lock);
     atomic_store(&E.fresh, 1);
     pthread_cond_signal(&E.opened);
     pthread_mutex_unlock(&E.lock);
     rs->status = 200;
     rs->ctype = "text/event-stream";
-    rs->header[0] = (struct http_header){"Cache-Control", "no-cache"};
-    rs->header[1] = (struct http_header){"X-Accel-Buffering", "no"};
+    http_header_add(rs, "Cache-Control", "no-cache");
+    http_header_add(rs, "X-Accel-Buffering", "no");
     rs->stream = (struct http_stream){stream_next, stream_done, es};
 }

@@ -39,7 +39,6 @@ int api_fresh_nodes(struct http_req *rq, struct http_resp *rs,
     struct loom_error err;
     json_t *t;
     double all, cms, own;
-    int i;
 
     if (!no_cache(rq))
         return 1;
@@ -67,8 +66,6 @@ int api_fresh_nodes(struct http_req *rq, struct http_resp *rs,
     else
         snprintf(timing, sizeof(timing), "adaptor;dur=%.3f", all * 1000);
     json_decref(t);
-    for (i = 0; i < HTTP_HEADERS_MAX - 1 && rs->header[i].name; i++)
-        ;
-    rs->header[i] = (struct http_header){"Server-Timing", timing};
+    http_header_add(rs, "Server-Timing", timing);
     return 0;
 }

@@ -21,19 +21,17 @@ static const char *item_next(const char *p, char *one, size_t size,
 int api_list_check(const char *name, const char *list,
                    struct loom_error *err)
 {
-    const char *p = list;
-    char one[8];
-    size_t len;
-
-    do {
-        p = item_next(p, one, sizeof(one), &len);
+    for (const char *p = list;; p++) {
+        size_t len = strcspn(p, ",");
         if (!len)
             return loom_error_field(err, LOOM_EINVAL, name, "query "
                                     "parameter %s: '%.100s' has an empty "
                                     "item; it is a comma-separated list of "
                                     "names", name, list);
-    } while (p);
-    return 0;
+        p += len;
+        if (!*p)
+            return 0;
+    }
 }
 
 /* One item of ?id=: ID or ID_N. */
@@ -82,34 +80,27 @@ int api_job_ids_parse(const char *list, struct api_job_ref **refs,
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The items of list, sorted, into names. */
+/* The items of list (NULL: none), sorted, into names. */
 static int names_of(const char *list, struct strv *names,
                     struct loom_error *err)
 {
-    for (const char *p = list; p;) {
-        size_t len = strcspn(p, ",");
-        char *one = strndup(p, len);
-        if (!one || strv_push(names, one) < 0) {
-            free(one);
+    char *items = list ? strdup(list) : NULL;
+
+    if (list && !items)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    for (char *p = items; p;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (strv_push(names, p) < 0) {
+            free(items);
             return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
         }
-        free(one);
-        p = p[len] ? p + len + 1 : NULL;
+        p = comma ? comma + 1 : NULL;
     }
-    if (names->n)
-        qsort(names->v, names->n, sizeof(*names->v), cmp_str);
+    free(items);
+    api_strv_sort(names);
     return 0;
-}
-
-static int named(const struct strv *names, const char *name)
-{
-    return name && bsearch(&name, names->v, names->n, sizeof(*names->v),
-                           cmp_str) != NULL;
 }
 
 int api_job_filter_init(struct api_job_filter *f,
@@ -125,9 +116,6 @@ int api_job_filter_init(struct api_job_filter *f,
     f->account = api_param(a, "account");
     f->name = api_param(a, "name");
     f->by_nodes = fn != NULL;
-    f->by_users = api_param(a, "user") != NULL;
-    f->by_queues = api_param(a, "queue") != NULL;
-    f->by_ids = ids != NULL;
     /* each checked against the route's table; the nodes again, as they
      * are now */
     if ((states && domain_list_parse(&domain_job_states, states, &f->states,
@@ -196,10 +184,10 @@ int api_job_filter_matches(const struct api_job_filter *f,
         (f->name && (!v->name || strcmp(f->name, v->name) != 0)) ||
         (f->cluster && (!v->cluster || strcmp(f->cluster, v->cluster) != 0)))
         return 0;
-    if ((f->by_users && !named(&f->users, v->owner) &&
-         !named(&f->users, v->account)) ||
-        (f->by_queues && !named(&f->queues, v->queue)) ||
-        (f->by_ids && !id_matches(f, v)))
+    if ((f->users.n && !api_strv_has(&f->users, v->owner) &&
+         !api_strv_has(&f->users, v->account)) ||
+        (f->queues.n && !api_strv_has(&f->queues, v->queue)) ||
+        (f->n_ids && !id_matches(f, v)))
         return 0;
     if (!f->by_nodes)
         return 1;

@@ -270,24 +270,39 @@ static int stored_read(const struct stext *t, const char *id,
     return rc;
 }
 
+/* Does ?state= (NULL: any) ask for a state requests end in, the only ones
+ * that leave memory? */
+static int asks_ended(const char *state)
+{
+    static const char *const ended[] = {"done", "failed", "cancelled"};
+
+    for (size_t i = 0; state && i < sizeof(ended) / sizeof(*ended); i++)
+        if (!strcmp(state, ended[i]))
+            return 1;
+    return !state;
+}
+
 /* GET /v1/maintenance[/{id}]: the requests in the snapshot, and the ended
  * ones that left memory ([maintenance] request_memory_s) read from
  * PostgreSQL after it was taken: one that left it since is in the
- * snapshot, and not read. */
+ * snapshot, and not read. The database only for ids up to the highest
+ * that left memory: until one has, the snapshot is the whole answer, and
+ * works while it is down. */
 void api_maint_get(struct http_req *rq, struct http_resp *rs,
                    const struct api_route_args *a)
 {
     struct snapshot *s = snapshot_get();
     const char *id = a->n == 2 ? a->seg[1] : NULL;
+    int64_t upto = maint_evicted_max(), n_id;
     struct stored x = {0};
     struct loom_error err;
-    int64_t n_id;
 
     (void)rq;
     if (id) {
         list_text(a, rs, s, SNAP_MAINT, id, "maintenance request", NULL,
                   NULL);
-        if (rs->status != 404 || domain_id_parse(id, &n_id) < 0) {
+        if (rs->status != 404 || domain_id_parse(id, &n_id) < 0 ||
+            n_id > upto) {
             snapshot_put(s);
             return;
         }
@@ -295,9 +310,7 @@ void api_maint_get(struct http_req *rq, struct http_resp *rs,
         rs->body = NULL;
         rs->status = 0;
     }
-    /* the database only once a request has left memory: until then the
-     * snapshot is the whole answer, and works while it is down */
-    if (maint_evicted_any() &&
+    if ((id || (upto > 0 && asks_ended(api_param(a, "state")))) &&
         stored_read(s ? s->text[SNAP_MAINT] : NULL, id, &x, &err) < 0)
         http_error(rs, &err);
     else

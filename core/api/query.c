@@ -190,6 +190,18 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+void api_strv_sort(struct strv *s)
+{
+    if (s->n)
+        qsort(s->v, s->n, sizeof(*s->v), cmp_str);
+}
+
+int api_strv_has(const struct strv *s, const char *name)
+{
+    return name && s->n &&
+           bsearch(&name, s->v, s->n, sizeof(*s->v), cmp_str) != NULL;
+}
+
 /* One item of a node list, an id or a bare name, as ids into ids. */
 static int node_ids(const struct snapshot *s, const char *item,
                     const char *cluster, struct strv *ids,
@@ -248,19 +260,18 @@ int api_nodelist_ids(const char *list, const char *cluster, struct strv *ids,
         rc = node_ids(s, items.v[i], cluster, ids, err);
     snapshot_put(s);
     strv_fini(&items);
-    if (rc == 0 && ids->n)
-        qsort(ids->v, ids->n, sizeof(*ids->v), cmp_str);
+    if (rc == 0)
+        api_strv_sort(ids);
     return rc;
 }
 
 int api_nodelist_has(const struct strv *ids, const char *cluster,
                      const char *name)
 {
-    char id[600], *key = id;
+    char id[600];
 
     snprintf(id, sizeof(id), "%s/%s", cluster, name);
-    return ids->n && bsearch(&key, ids->v, ids->n, sizeof(*ids->v),
-                             cmp_str) != NULL;
+    return api_strv_has(ids, id);
 }
 
 static const struct domain *named(enum api_qdom dom)

@@ -9,7 +9,6 @@
 #include "core/accounts.h"
 #include "core/api/api.h"
 #include "core/domain.h"
-#include "core/hmap.h"
 #include "core/limits.h"
 #include "core/store_jobs_read.h"
 #include "scheduler/job.h"
@@ -77,28 +76,20 @@ static void finish(struct buf *b, struct http_resp *rs)
  * client polling one list learns from a 304 without a body that nothing in
  * it changed. Written here, sent by http.c on this thread right after the
  * handler returns. */
-static _Thread_local char list_etag[24];
+static _Thread_local char list_etag[HTTP_ETAG_SIZE];
 
 /* finish, with the body's ETag; 304 and no body when If-None-Match names
  * it. */
 static void finish_tagged(struct buf *b, struct http_req *rq,
                           struct http_resp *rs)
 {
-    const char *inm = http_header(rq, "If-None-Match");
-    int i;
-
     if (b->oom) {
         finish(b, rs);
         return;
     }
-    snprintf(list_etag, sizeof(list_etag), "\"%016llx\"",
-             (unsigned long long)hmap_hash(b->p, b->len));
-    for (i = 0; i < HTTP_HEADERS_MAX - 1 && rs->header[i].name; i++)
-        ;
-    rs->header[i] = (struct http_header){"ETag", list_etag};
-    if (inm && strstr(inm, list_etag)) {
+    http_etag_of(b->p, b->len, list_etag);
+    if (http_etag_answer(rq, rs, list_etag)) {
         free(b->p);
-        rs->status = 304;
         return;
     }
     finish(b, rs);
@@ -457,19 +448,19 @@ static int ended_filter(const struct http_req *rq, const struct api_job_filter *
         sf->seen_by = rq->who.subject;
     /* jobs that left memory are neither arrays nor tasks: their ids are
      * the numbers asked for; the table's match decides the rest */
-    if (f->by_ids) {
+    if (f->n_ids) {
         json_t *ids = json_array();
         for (size_t i = 0; ids && i < f->n_ids; i++)
             json_array_append_new(ids, json_integer(f->ids[i].id));
         sf->ids = ids ? json_dumps(ids, JSON_COMPACT) : NULL;
         json_decref(ids);
     }
-    if (f->by_users)
+    if (f->users.n)
         sf->users = names_json(&f->users);
-    if (f->by_queues)
+    if (f->queues.n)
         sf->queues = names_json(&f->queues);
-    if ((f->by_ids && !sf->ids) || (f->by_users && !sf->users) ||
-        (f->by_queues && !sf->queues)) {
+    if ((f->n_ids && !sf->ids) || (f->users.n && !sf->users) ||
+        (f->queues.n && !sf->queues)) {
         ended_filter_fini(sf);
         return -1;
     }

@@ -12,6 +12,15 @@
 #include "core/store_jobs_read.h"
 #include "scheduler/job.h"
 
+/* The highest id a read of the database looks at: one that left memory
+ * and is shown; those above are the table's (or not shown yet). */
+static int64_t stored_upto(void)
+{
+    int64_t gone = jobs_evicted_max(), shown = jobs_committed_upto();
+
+    return gone < shown ? gone : shown;
+}
+
 /* Job id's stored document (a new string): 1, 0 when none, -1. A job
  * not yet shown (committed while a smaller id is not) is none yet, as in
  * the job table; one above every id that left memory was never there. */
@@ -21,7 +30,7 @@ static int doc_of(int64_t id, char **doc, struct loom_error *err)
     int rc;
 
     *doc = NULL;
-    if (id > jobs_committed_upto() || id > jobs_evicted_max())
+    if (id > stored_upto())
         return 0;
     if (!(st = api_reader_get(err)))
         return -1;
@@ -79,16 +88,21 @@ int api_stored_job(int64_t id, struct job **j, struct loom_error *err)
 int api_stored_idem(const char *submitter, const char *key, const char *hash,
                     struct http_resp *rs, struct loom_error *err)
 {
-    struct store *st = api_reader_get(err);
+    int64_t upto = stored_upto(), id = 0;
+    struct store *st;
     struct snapshot *s;
     struct jview *v;
     char *old_hash = NULL, *doc = NULL;
-    int64_t id = 0;
     int rc;
 
-    if (!st)
+    /* no job left memory (or none that did is shown): the scheduler
+     * answers from its own, while the database is down too */
+    if (upto <= 0)
+        return 0;
+    if (!(st = api_reader_get(err)))
         return -1;
-    rc = store_job_by_idem(st, submitter, key, &id, &old_hash, &doc, err);
+    rc = store_job_by_idem(st, submitter, key, upto, &id, &old_hash, &doc,
+                           err);
     api_reader_put();
     if (rc <= 0)
         return rc;
@@ -122,36 +136,57 @@ out:
     return rc;
 }
 
+/* A row of a page read, kept as text until the reader is given back. */
+struct row {
+    int64_t id;
+    char *doc;
+};
+
 struct page {
     const struct jobtab *t;
-    struct jview **v;
-    size_t n_v;
+    struct row *row;
+    size_t n_row;
     int64_t last;
-    struct loom_error *err;
-    int failed;
+    int oom;
 };
 
 static int page_row(void *arg, int64_t id, const char *doc)
 {
     struct page *p = arg;
-    struct loom_error e;
 
     p->last = id;
     /* still in memory: shown from there; not shown yet: not listed */
     if (id > jobs_committed_upto() || jobtab_get(p->t, id))
         return 0;
-    if (!(p->v[p->n_v] = job_view_from_doc(doc, &e))) {
-        /* a row loomd did not write as a job: not one, and said so */
-        if (e.kind == LOOM_EINVAL) {
-            log_warn("job %lld: its stored row is not a job Loom can read "
-                     "(%s); not listed", (long long)id, e.message);
-            return 0;
-        }
-        *p->err = e;
-        p->failed = 1;
+    if (!(p->row[p->n_row].doc = strdup(doc))) {
+        p->oom = 1;
         return 1;
     }
-    p->n_v++;
+    p->row[p->n_row++].id = id;
+    return 0;
+}
+
+/* The views of p's rows into v, *n_v of them: 0, or -1 with err (none
+ * kept). A row loomd did not write as a job is not one, and said so. */
+static int page_views(const struct page *p, struct jview **v, size_t *n_v,
+                      struct loom_error *err)
+{
+    struct loom_error e;
+
+    for (size_t i = 0; i < p->n_row; i++) {
+        if ((v[*n_v] = job_view_from_doc(p->row[i].doc, &e))) {
+            (*n_v)++;
+            continue;
+        }
+        if (e.kind != LOOM_EINVAL) {
+            while (*n_v)
+                jview_unref(v[--*n_v]);
+            *err = e;
+            return -1;
+        }
+        log_warn("job %lld: its stored row is not a job Loom can read "
+                 "(%s); not listed", (long long)p->row[i].id, e.message);
+    }
     return 0;
 }
 
@@ -159,21 +194,28 @@ long api_stored_page(const struct jobtab *t, int64_t after, long n,
                      const struct store_ended_filter *f, struct jview **v,
                      size_t *n_v, int64_t *last, struct loom_error *err)
 {
-    struct page p = {t, v, 0, after, err, 0};
-    struct store *st = api_reader_get(err);
+    struct page p = {t, calloc((size_t)n, sizeof(*p.row)), 0, after, 0};
+    struct store *st;
     long rows;
 
-    if (!st)
-        return -1;
-    rows = store_jobs_ended(st, after, n, f, page_row, &p, err);
-    api_reader_put();
-    *n_v = p.n_v;
-    *last = p.last;
-    if (p.failed) {
-        while (p.n_v)
-            jview_unref(v[--p.n_v]);
-        *n_v = 0;
+    *n_v = 0;
+    *last = after;
+    if (!p.row)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    if (!(st = api_reader_get(err))) {
+        free(p.row);
         return -1;
     }
+    rows = store_jobs_ended(st, after, n, stored_upto(), f, page_row, &p,
+                            err);
+    api_reader_put();
+    if (rows >= 0 && p.oom)
+        rows = loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    if (rows >= 0 && page_views(&p, v, n_v, err) < 0)
+        rows = -1;
+    for (size_t i = 0; i < p.n_row; i++)
+        free(p.row[i].doc);
+    free(p.row);
+    *last = p.last;
     return rows;
 }

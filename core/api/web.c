@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 
 #include "core/api/api.h"
-#include "core/hmap.h"
 #include "core/log.h"
 
 #define WEB_FILES_MAX 64
@@ -24,7 +23,7 @@ struct wfile {
     char *data;
     size_t len;
     const char *ctype;
-    char etag[24];
+    char etag[HTTP_ETAG_SIZE];
 };
 
 static struct {
@@ -89,8 +88,7 @@ static int read_file(const char *path, struct wfile *f)
         f->data = NULL;
         return -1;
     }
-    snprintf(f->etag, sizeof(f->etag), "\"%016llx\"",
-             (unsigned long long)hmap_hash(f->data, f->len));
+    http_etag_of(f->data, f->len, f->etag);
     return 0;
 }
 
@@ -142,10 +140,9 @@ void api_web(struct http_req *rq, struct http_resp *rs,
              const struct api_route_args *a)
 {
     const struct wfile *f;
-    const char *inm, *name = !strcmp(rq->path, "/") ? "index.html"
+    const char *name = !strcmp(rq->path, "/") ? "index.html"
                                                      : rq->path + 4;
     struct loom_error err;
-    int i = 0;
 
     if (strcmp(rq->method, "GET") != 0 && strcmp(rq->method, "HEAD") != 0) {
         loom_error_set(&err, LOOM_EINVAL, "%s is not allowed on %s (GET or "
@@ -162,20 +159,14 @@ void api_web(struct http_req *rq, struct http_resp *rs,
                            rq->path);
         goto error;
     }
-    rs->header[i++] = (struct http_header){"ETag", f->etag};
-    rs->header[i++] = (struct http_header){"Cache-Control", "no-cache"};
-    rs->header[i++] = (struct http_header){"X-Content-Type-Options",
-                                           "nosniff"};
+    http_header_add(rs, "Cache-Control", "no-cache");
+    http_header_add(rs, "X-Content-Type-Options", "nosniff");
     if (!strcmp(f->ctype, types[0].ctype)) {
-        rs->header[i++] = (struct http_header){"Content-Security-Policy", CSP};
-        rs->header[i++] = (struct http_header){"Referrer-Policy",
-                                               "no-referrer"};
+        http_header_add(rs, "Content-Security-Policy", CSP);
+        http_header_add(rs, "Referrer-Policy", "no-referrer");
     }
-    inm = http_header(rq, "If-None-Match");
-    if (inm && strstr(inm, f->etag)) {
-        rs->status = 304;
+    if (http_etag_answer(rq, rs, f->etag))
         return;
-    }
     rs->status = 200;
     rs->ctype = f->ctype;
     rs->data = f->data;
