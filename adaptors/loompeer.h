@@ -20,6 +20,13 @@
 #define LPEER_MAC_LEN 12
 #define LPEER_MARKER_MAX (20 + 1 + 2 * LPEER_MAC_LEN + 1)
 
+/* The members of an inner job that lpeer_parse_jobs reads, as GET /v1/jobs
+ * ?fields= takes them: the others (its script, up to 1 MiB, among them)
+ * are neither sent nor parsed. */
+#define LPEER_JOB_FIELDS "id,name,account,state,reason,stdout,stderr,nodes," \
+                         "submit_time,start_time,end_time,exit_code," \
+                         "request,env,loom_id,usage"
+
 struct lop;
 
 /* One inner cluster of another loomd. Only the server thread touches it
@@ -139,11 +146,13 @@ int lpeer_parse_queues(json_t *doc, struct cl_queue_list *out,
  * loomd's (loom_id) when its marker is p's. */
 int lpeer_parse_jobs(struct lpeer *p, json_t *doc, struct cl_job_list *out,
                      long long *low, long long *high, struct loom_error *err);
-/* Remember the account of inner job id (record rec, ended or not): 0, or
- * -1 when out of memory. Forget those that ended below p->after (after a
- * complete list: listed as ended, and taken). */
-int lpeer_note_account(struct lpeer *p, const char *id, long long rec,
-                       const char *account, int final);
+/* Remember the account of inner job id (record rec, ended or not): its
+ * entry (borrowed: p->account owns it; its marker and loom_id as they
+ * were), or NULL when out of memory. Forget those that ended below
+ * p->after (after a complete list: listed as ended, and taken). */
+struct lacct *lpeer_note_account(struct lpeer *p, const char *id,
+                                 long long rec, const char *account,
+                                 int final);
 void lpeer_prune_accounts(struct lpeer *p);
 /* A cluster or node name of the inner loomd (letters, digits, . _ -, at
  * most 255), safe in a path as it is. */

@@ -41,12 +41,6 @@ static void queues_then(struct lop *o, const struct lanswer *a)
     lpeer_done(o, 0);
 }
 
-/* The members of an inner job that lpeer_parse_jobs reads: the others
- * (its script, up to 1 MiB, among them) are neither sent nor parsed. */
-#define JOB_FIELDS "id,name,account,state,reason,stdout,stderr,nodes," \
-                   "submit_time,start_time,end_time,exit_code,request,env," \
-                   "loom_id,usage"
-
 /* A page of jobs; the next is asked for while the answer names one. The
  * list is complete from p->after on: every job below it was listed in a
  * final state before, which this loomd took (a job missing from it would
@@ -204,7 +198,7 @@ int lpeer_call(void *self, struct adaptor_call *k)
         break;
     case LOOM_OP_JOBS:
         snprintf(o->path, sizeof(o->path), "/v1/jobs?cluster=%s&after=%lld"
-                 "&limit=%ld&fields=" JOB_FIELDS, p->inner, p->after,
+                 "&limit=%ld&fields=" LPEER_JOB_FIELDS, p->inner, p->after,
                  p->page);
         if (p->jobs_etag[0] && !strcmp(o->path, p->jobs_path))
             o->inm = p->jobs_etag;

@@ -144,24 +144,25 @@ static const char *job_state(const char *s, int own)
     return s;
 }
 
-int lpeer_note_account(struct lpeer *p, const char *id, long long rec,
-                       const char *account, int final)
+struct lacct *lpeer_note_account(struct lpeer *p, const char *id,
+                                 long long rec, const char *account,
+                                 int final)
 {
     struct lacct *a = hmap_get(&p->account, id);
 
     if (!a) {
         if (!(a = calloc(1, sizeof(*a))))
-            return -1;
+            return NULL;
         snprintf(a->id, sizeof(a->id), "%s", id);
         if (hmap_put(&p->account, id, a) < 0) {
             free(a);
-            return -1;
+            return NULL;
         }
     }
     a->rec = rec;
     a->final = final;
     snprintf(a->account, sizeof(a->account), "%s", account);
-    return 0;
+    return a;
 }
 
 void lpeer_prune_accounts(struct lpeer *p)
@@ -196,7 +197,13 @@ static int job_in(struct lpeer *p, json_t *o, size_t i, long long rec,
         return bad(err, "jobs", i, "state", "missing");
     if (!(j = cl_job_list_add(out)))
         goto oom;
-    known = hmap_get(&p->account, id);
+    /* one look-up: the entry noted (with the marker and id of the last
+     * poll; a new one has none), or the one there when it names no
+     * account */
+    known = acc ? lpeer_note_account(p, id, rec, acc, final_state(st))
+                : hmap_get(&p->account, id);
+    if (acc && !known)
+        goto oom;
     if (marker && known && !strcmp(known->marker, marker))
         j->loom_id = known->loom_id; /* verified when it was listed first */
     else if (marker)
@@ -208,11 +215,9 @@ static int job_in(struct lpeer *p, json_t *o, size_t i, long long rec,
         dup_str(&j->reason, o, "reason") < 0 ||
         dup_str(&j->stdout_path, o, "stdout") < 0 ||
         dup_str(&j->stderr_path, o, "stderr") < 0 ||
-        jx_strv(json_object_get(o, "nodes"), &j->nodes) < 0 ||
-        (acc && lpeer_note_account(p, id, rec, acc, final_state(st)) < 0))
+        jx_strv(json_object_get(o, "nodes"), &j->nodes) < 0)
         goto oom;
-    if (acc && marker && strlen(marker) < sizeof(known->marker) &&
-        (known = hmap_get(&p->account, id))) {
+    if (acc && marker && strlen(marker) < sizeof(known->marker)) {
         snprintf(known->marker, sizeof(known->marker), "%s", marker);
         known->loom_id = j->loom_id;
     }

@@ -221,7 +221,7 @@ static void submitted(struct lop *o, const struct lanswer *a)
         return;
     }
     if (!hmap_get(&o->p->account, id) &&
-        lpeer_note_account(o->p, id, strtoll(id, NULL, 10), acc, 0) < 0) {
+        !lpeer_note_account(o->p, id, strtoll(id, NULL, 10), acc, 0)) {
         lpeer_done(o, lpeer_fail(o, LOOM_EINTERNAL, "out of memory"));
         return;
     }

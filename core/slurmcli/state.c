@@ -327,9 +327,10 @@ const char *sc_nodelist(const json_t *nodes, char *buf, size_t size)
     return buf;
 }
 
-/* GET /v1/jobs with q's filters into p; ids too when with_ids. */
+/* GET /v1/jobs with q's filters into p; its lists (ids, users, queues)
+ * too when with_lists. */
 static void jobs_path(struct client_path *p, const struct sc_jobs_query *q,
-                      int with_ids)
+                      int with_lists)
 {
     client_path_init(p, "/v1/jobs");
     if (!q)
@@ -339,9 +340,9 @@ static void jobs_path(struct client_path *p, const struct sc_jobs_query *q,
     client_path_query(p, "name", q->name);
     client_path_query(p, "cluster", q->cluster);
     client_path_query(p, "fields", q->fields);
-    client_path_query(p, "id", with_ids ? q->ids : NULL);
-    client_path_query(p, "user", q->users);
-    client_path_query(p, "queue", q->queues);
+    client_path_query(p, "id", with_lists ? q->ids : NULL);
+    client_path_query(p, "user", with_lists ? q->users : NULL);
+    client_path_query(p, "queue", with_lists ? q->queues : NULL);
 }
 
 int sc_jobs(const struct sc_jobs_query *q, const char *id, json_t **items,
@@ -365,10 +366,11 @@ int sc_jobs(const struct sc_jobs_query *q, const char *id, json_t **items,
         json_array_append_new(*items, one);
         return 0;
     }
-    /* more jobs than a path holds (a scan of hundreds): every job, and
-     * the caller's filter picks them (it always checks the ids) */
+    /* more jobs, users or queues than a path holds (a scan of hundreds):
+     * every job, and the caller's filter picks them (it always checks the
+     * ids, users and queues itself) */
     jobs_path(&p, q, 1);
-    if (p.overflow && q && q->ids)
+    if (p.overflow && q && (q->ids || q->users || q->queues))
         jobs_path(&p, q, 0);
     if (!(path = client_path_get(&p, err)))
         return -1;

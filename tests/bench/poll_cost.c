@@ -61,22 +61,23 @@ static json_t *inner_job(struct lpeer *p, long id)
     return j;
 }
 
-/* {"items":[N jobs]}: whole, or narrowed to the loom adaptor's fields. */
+/* {"items":[N jobs]}: whole, or narrowed to the members the loom adaptor
+ * asks for (LPEER_JOB_FIELDS, as GET /v1/jobs?fields= answers them). */
 static char *inner_answer(struct lpeer *p, long n, int narrow)
 {
-    static const char *const keep[] = {
-        "id", "name", "account", "state", "request", "env", "nodes",
-        "submit_time", "start_time", "end_time", "exit_code", "reason",
-        "stdout", "stderr", "loom_id", NULL};
     json_t *items = json_array(), *doc;
-    char *text;
+    char *text, name[32];
 
     for (long i = 0; i < n; i++) {
         json_t *j = inner_job(p, 1000 + i), *o = j;
         if (narrow) {
             o = json_object();
-            for (int k = 0; keep[k]; k++)
-                json_object_set(o, keep[k], json_object_get(j, keep[k]));
+            for (const char *f = LPEER_JOB_FIELDS; *f;) {
+                size_t len = strcspn(f, ",");
+                snprintf(name, sizeof(name), "%.*s", (int)len, f);
+                json_object_set(o, name, json_object_get(j, name));
+                f += len + (f[len] == ',');
+            }
             json_decref(j);
         }
         json_array_append_new(items, o);

@@ -124,6 +124,15 @@ t_like "$(asked "$SC/scancel" -u alice -p debug)" "&user=alice&queue=debug\$" \
 MANY=$(seq -s, 100000 100400)
 t_like "$(asked "$SC/squeue" -h -j "$MANY")" '^/v1/jobs\?fields=[^&]*$' \
     "squeue -j of more ids than a request's path holds: every job, picked by squeue"
+MANYU="$(seq -f 'nobody%g' -s, 1 300),$ALICE"
+t_like "$(asked "$SC/squeue" -h -u "$MANYU")" \
+    '^/v1/jobs\?state=pending%2Cheld%2Cstarting%2Crunning%2Csuspended&fields=[^&]*$' \
+    "squeue -u of more names than a request's path holds: the queue, picked by squeue"
+t_like "$(asked "$SC/scancel" -u "$MANYU" -p debug)" \
+    '^/v1/jobs\?state=[^&]*&fields=[^&]*$' \
+    "scancel -u -p of more names than a path holds: no ?user= nor ?queue="
+t_like "$(asked "$SC/sacct" -j "$J1" -u "$MANYU")" '^/v1/jobs$' \
+    "sacct -j -u of more names than a path holds: no ?id= nor ?user="
 
 # ---- the same answers as the unfiltered list, filtered by hand ----------------
 FMT='%i %u %P %T'
@@ -140,6 +149,8 @@ t_is "$(as_user "$ALICE" squeue -h -r -j "${JA}_3" -o "$FMT")" \
     "$(pick "\$1 == \"${JA}_3\"" "$ALLR")" "squeue -r -j ARRAY_N: the waiting task, a line of its own"
 t_is "$(as_user "$ALICE" squeue -h -t all -u "$ALICE" -o "$FMT")" \
     "$(pick "\$2 == \"$ALICE\"")" "squeue -u: the user's lines"
+t_is "$(as_user "$ALICE" squeue -h -t all -u "$MANYU" -o "$FMT")" \
+    "$(pick "\$2 == \"$ALICE\"")" "squeue -u of more names than a path holds: the same lines"
 t_is "$(as_user "$ALICE" squeue -h -t all -p debug -o "$FMT")" \
     "$(pick '$3 == "debug"')" "squeue -p: the partition's lines"
 t_is "$(as_user "$ALICE" squeue -h -t all -p debug -o "$FMT" | wc -l)" 1 \

@@ -25,11 +25,7 @@ t_account ACC usage
 pg_start || t_bail "no PostgreSQL"
 map_account "$ACC" "$ACC"
 loomd_conf <<EOF
-[cluster slurm]
-adaptor = script
-pack = slurm
-env.SLURM_CONF = $SLURM_CONF
-poll_s = 0.5
+$(slurm_pack_section)
 EOF
 loomd_start || t_bail "loomd did not start"
 admin_token

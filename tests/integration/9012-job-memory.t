@@ -40,14 +40,6 @@ ended() {
     case $(job_state "$1") in completed | failed | cancelled) return 0 ;; esac
     return 1
 }
-# runtime EXPR: EXPR over GET /v1/runtime's scheduler object (s).
-runtime() {
-    local t=$TOKEN
-    TOKEN=$ADMIN
-    api GET /v1/runtime >/dev/null
-    TOKEN=$t
-    py "$(printf '(lambda s: %s)(d["scheduler"])' "$1")" "$BODY"
-}
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$LOOMD_PID/status"; }
 # pick IDS: the items of the last list answer whose id is one of IDS.
 pick() {
@@ -142,20 +134,20 @@ deps before >"$T/deps.before"
 t_is "$(grep -c '' "$T/deps.before")" 8 "eight dependent jobs ended"
 t_like "$(cat "$T/deps.before")" "afternotok:$C cancelled dependency never satisfied: job $C completed" \
     "afternotok on a completed job is never met"
-IN_BEFORE=$(runtime 's["jobs_in_memory"]')
-t_is "$(runtime 's["jobs_evicted"]')" 0 "no job has left memory yet"
+IN_BEFORE=$(runtime_counter .scheduler.jobs_in_memory)
+t_is "$(runtime_counter .scheduler.jobs_evicted)" 0 "no job has left memory yet"
 
 # ---- the ended jobs leave memory: 3 s after they ended --------------------
 sed -i 's/^job_memory_s = 0$/job_memory_s = 3/' "$T/loom.conf"
 TOKEN=$ADMIN
 api POST /v1/runtime/reload '{}' >/dev/null
 t_is "$STATUS" 200 "job_memory_s = 3 by a reload" || t_diag "$BODY"
-wait_for '[ "$(runtime "s[\"jobs_evicted\"]")" -ge 13 ]' 30
-t_ok "$([ "$(runtime 's["jobs_evicted"]')" -ge 13 ]; echo $?)" \
-    "the ended jobs left memory ($(runtime 's["jobs_evicted"]') of them)"
-t_ok "$([ "$(runtime 's["jobs_in_memory"]')" -lt "$IN_BEFORE" ]; echo $?)" \
-    "the jobs in memory fell ($IN_BEFORE -> $(runtime 's["jobs_in_memory"]'))"
-t_ok "$([ "$(runtime 's["jobs_in_memory"]')" -ge 1 ]; echo $?)" \
+wait_for '[ "$(runtime_counter .scheduler.jobs_evicted)" -ge 13 ]' 30
+t_ok "$([ "$(runtime_counter .scheduler.jobs_evicted)" -ge 13 ]; echo $?)" \
+    "the ended jobs left memory ($(runtime_counter .scheduler.jobs_evicted) of them)"
+t_ok "$([ "$(runtime_counter .scheduler.jobs_in_memory)" -lt "$IN_BEFORE" ]; echo $?)" \
+    "the jobs in memory fell ($IN_BEFORE -> $(runtime_counter .scheduler.jobs_in_memory))"
+t_ok "$([ "$(runtime_counter .scheduler.jobs_in_memory)" -ge 1 ]; echo $?)" \
     "the array with a task still running stays"
 
 answers >"$T/after"
@@ -203,12 +195,12 @@ PY
 t_is "$?" 0 "3000 held jobs submitted and cancelled" || t_diag "$(cat "$T/bulk")"
 read -r FIRST LAST <"$T/bulk"
 RSS1=$(rss_kb)
-IN1=$(runtime 's["jobs_in_memory"]')
+IN1=$(runtime_counter .scheduler.jobs_in_memory)
 t_ok "$([ "$IN1" -ge 3000 ]; echo $?)" "under job_memory_s = 0 they stay in memory ($IN1)"
 sed -i 's/^job_memory_s = 0$/job_memory_s = 3/' "$T/loom.conf"
 api POST /v1/runtime/reload '{}' >/dev/null
-wait_for '[ "$(runtime "s[\"jobs_in_memory\"]")" -lt 100 ]' 60
-IN2=$(runtime 's["jobs_in_memory"]')
+wait_for '[ "$(runtime_counter .scheduler.jobs_in_memory)" -lt 100 ]' 60
+IN2=$(runtime_counter .scheduler.jobs_in_memory)
 RSS2=$(rss_kb)
 t_ok "$([ "$IN2" -lt 100 ]; echo $?)" "job_memory_s = 3: then they leave it ($IN1 -> $IN2 jobs)"
 # AddressSanitizer keeps freed memory in its quarantine: the RSS says
@@ -230,8 +222,8 @@ t_is "$(py 'd["items"][0]["id"] + " " + d["items"][-1]["id"]' "$BODY")" \
 # ---- a restart: ended jobs are read, then let go ---------------------------
 loomd_stop
 loomd_start || t_bail "loomd did not start again"
-wait_for '[ "$(runtime "s[\"jobs_in_memory\"]")" -lt 100 ]' 60
-t_ok "$([ "$(runtime 's["jobs_in_memory"]')" -lt 100 ]; echo $?)" \
+wait_for '[ "$(runtime_counter .scheduler.jobs_in_memory)" -lt 100 ]' 60
+t_ok "$([ "$(runtime_counter .scheduler.jobs_in_memory)" -lt 100 ]; echo $?)" \
     "after a restart the old ended jobs leave memory again"
 answers >"$T/restarted"
 t_is "$(cat "$T/restarted")" "$(cat "$T/final")" \

@@ -17,14 +17,7 @@
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
-
-[ -x /usr/bin/python3 ] && python3() { /usr/bin/python3 "$@"; }
-
-# marks ID KIND: how many KIND (start|end) marks job ID left.
-marks() {
-    awk -v id="$1" -v k="$2" '$1 == id && $2 == k { n++ } END { print n + 0 }' \
-        "$T_OUT/marks" 2>/dev/null
-}
+. "$LOOM_TOP_SRCDIR/tests/lib/marks.sh"
 
 # conf POLL_S: loom.conf with the Slurm cluster polled every POLL_S.
 conf() {

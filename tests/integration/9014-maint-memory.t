@@ -41,11 +41,6 @@ mstate() {
     api GET "/v1/maintenance/$1" >/dev/null
     jget "$BODY" .state 2>/dev/null
 }
-# maint EXPR: EXPR over GET /v1/runtime's maintenance object (m).
-maint() {
-    api GET /v1/runtime >/dev/null
-    py "$(printf '(lambda m: %s)(d["maintenance"])' "$1")" "$BODY"
-}
 # answers: every answer about the requests, one a line.
 answers() {
     local id q
@@ -77,10 +72,10 @@ wait_for '[ "$(mstate "$DONE")/$(mstate "$FAILED")" = done/failed ]' 60
 t_is "$(mstate "$DONE")/$(mstate "$FAILED")/$(mstate "$CANCELLED")" \
     done/failed/cancelled "three requests ended: done, failed, cancelled"
 answers >"$T/before"
-t_is "$(maint 'm["requests"]')" 3 "GET /v1/runtime counts 3 requests"
+t_is "$(runtime_counter .maintenance.requests)" 3 "GET /v1/runtime counts 3 requests"
 
-wait_for '[ "$(maint "m[\"in_memory\"]")" = 1 ]' 30
-t_is "$(maint 'm["in_memory"]')/$(maint 'm["requests"]')" 1/3 \
+wait_for '[ "$(runtime_counter .maintenance.in_memory)" = 1 ]' 30
+t_is "$(runtime_counter .maintenance.in_memory)/$(runtime_counter .maintenance.requests)" 1/3 \
     "the done and the cancelled left memory; the failed stays (back-off)"
 answers >"$T/after"
 t_is "$(cat "$T/after")" "$(cat "$T/before")" \
@@ -96,8 +91,8 @@ api POST /v1/runtime/reload '{}' >/dev/null
 t_is "$STATUS" 200 "the action bad succeeds from a reload on" || t_diag "$BODY"
 mreq n2 bad
 wait_for '[ "$(mstate "$MR")" = done ]' 60
-wait_for '[ "$(maint "m[\"in_memory\"]")" = 0 ]' 30
-t_is "$(maint 'm["in_memory"]')/$(maint 'm["requests"]')" 0/4 \
+wait_for '[ "$(runtime_counter .maintenance.in_memory)" = 0 ]' 30
+t_is "$(runtime_counter .maintenance.in_memory)/$(runtime_counter .maintenance.requests)" 0/4 \
     "once its action was done on its node, the failed one leaves memory too"
 api GET "/v1/maintenance/$FAILED" >/dev/null
 t_is "$STATUS/$(jget "$BODY" .state)" 200/failed \
@@ -106,7 +101,7 @@ answers >"$T/final"
 
 loomd_stop
 loomd_start || t_bail "loomd did not start again"
-t_is "$(maint 'm["in_memory"]')/$(maint 'm["requests"]')" 0/4 \
+t_is "$(runtime_counter .maintenance.in_memory)/$(runtime_counter .maintenance.requests)" 0/4 \
     "after a restart the ended requests are not held in memory"
 answers >"$T/restarted"
 t_is "$(cat "$T/restarted")" "$(cat "$T/final")" \

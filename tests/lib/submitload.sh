@@ -4,7 +4,8 @@
 # test reads afterwards of Loom's jobs and of the marks.
 # SPDX-License-Identifier: MIT
 #
-# Sourced after harness.sh, once loomd runs and TOKEN is set:
+# Sourced after harness.sh, once loomd runs and TOKEN is set (it sources
+# marks.sh):
 #
 # load_start CLUSTER IDVAR  start the two clients on cluster CLUSTER. Each
 #               job (one cpu, 600 s walltime) appends "<loom id> start|end
@@ -18,14 +19,10 @@
 # table         "id state native_id requeues" of every job, one a line.
 # native N      at least N jobs have a native id (sets TABLE).
 # ended N       the N jobs have all ended (sets TABLE).
-# marks ID KIND how many KIND (start|end) marks job ID left.
+# marks ID KIND how many KIND (start|end) marks job ID left (marks.sh).
 # starts ID     how many times loomd's log says it started job ID.
 
-# marks ID KIND: how many KIND (start|end) marks job ID left.
-marks() {
-    awk -v id="$1" -v k="$2" '$1 == id && $2 == k { n++ } END { print n + 0 }' \
-        "$T_OUT/marks" 2>/dev/null
-}
+. "$LOOM_TOP_SRCDIR/tests/lib/marks.sh"
 
 # starts ID: how many times loomd's log says it started job ID.
 starts() {
