@@ -290,15 +290,20 @@ error:
  * batches, each with the ids accepted since the last, in the order they
  * were handed over); a job above the mark is published but not yet
  * committed, and not shown. */
-static atomic_llong committed_upto;
+static atomic_llong committed_upto, evicted_max, maint_evicted_upto;
+
+/* Raise *v to x if x is higher (never lowers it). */
+static void raise_to(atomic_llong *v, int64_t x)
+{
+    long long cur = atomic_load(v);
+
+    while (x > cur && !atomic_compare_exchange_weak(v, &cur, x))
+        ;
+}
 
 void jobs_committed_set(int64_t upto)
 {
-    long long cur = atomic_load(&committed_upto);
-
-    while (upto > cur &&
-           !atomic_compare_exchange_weak(&committed_upto, &cur, upto))
-        ;
+    raise_to(&committed_upto, upto);
 }
 
 int64_t jobs_committed_upto(void)
@@ -306,14 +311,9 @@ int64_t jobs_committed_upto(void)
     return atomic_load(&committed_upto);
 }
 
-static atomic_llong evicted_max;
-
 void jobs_evicted_note(int64_t id)
 {
-    long long cur = atomic_load(&evicted_max);
-
-    while (id > cur && !atomic_compare_exchange_weak(&evicted_max, &cur, id))
-        ;
+    raise_to(&evicted_max, id);
 }
 
 int64_t jobs_evicted_max(void)
@@ -321,15 +321,9 @@ int64_t jobs_evicted_max(void)
     return atomic_load(&evicted_max);
 }
 
-static atomic_llong maint_evicted_upto;
-
 void maint_evicted_note(int64_t id)
 {
-    long long cur = atomic_load(&maint_evicted_upto);
-
-    while (id > cur &&
-           !atomic_compare_exchange_weak(&maint_evicted_upto, &cur, id))
-        ;
+    raise_to(&maint_evicted_upto, id);
 }
 
 int64_t maint_evicted_max(void)
