@@ -133,7 +133,8 @@ int http_etag_answer(const struct http_req *rq, struct http_resp *rs,
     const char *inm = http_header(rq, "If-None-Match");
 
     http_header_add(rs, "ETag", etag);
-    if (!inm || !strstr(inm, etag))
+    /* "*": any current form of the resource (RFC 9110, 13.1.2) */
+    if (!inm || (strcmp(inm, "*") && !strstr(inm, etag)))
         return 0;
     rs->status = 304;
     return 1;

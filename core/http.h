@@ -132,8 +132,8 @@ int http_header_add(struct http_resp *rs, const char *name,
 #define HTTP_ETAG_SIZE 24
 void http_etag_of(const void *p, size_t n, char etag[HTTP_ETAG_SIZE]);
 /* Send etag (borrowed until the answer is sent) as rs's ETag: 1 when rq's
- * If-None-Match names it (rs is then a 304, to send without a body), else
- * 0. */
+ * If-None-Match names it or is "*" (rs is then a 304, to send without a
+ * body), else 0. */
 int http_etag_answer(const struct http_req *rq, struct http_resp *rs,
                      const char *etag);
 /* Fill rs with the API error body for err. */

@@ -72,6 +72,8 @@ etag_get "/v1/jobs?cluster=slurm&fields=id" -H "If-None-Match: $E1"
 t_is "$STATUS" 200 "another page (other fields) does not match that ETag"
 BTOK=$B_TOKEN etag_get "$LIST" -H "If-None-Match: $E1"
 t_is "$STATUS" 304 "the same page as its owner gets it: the same ETag"
+etag_get "$LIST" -H "If-None-Match: *"
+t_is "$STATUS/${#BODY}/$ETAG" "304/0/$E1" "If-None-Match: * (any form of the page): 304"
 bapi POST "/v1/jobs/$BJ/release" >/dev/null
 wait_for '[ "$(TOKEN=$B_ADMIN LOOM_URL=$B_URL field "$BJ" .state)" = completed ]' 60
 etag_get "$LIST" -H "If-None-Match: $E1"
