@@ -31,6 +31,7 @@ static void lpeer_destroy(void *self)
         return;
     lpeer_ops_drop(p);
     hmap_fini_values(&p->account, free);
+    free(p->jobs_pages);
     token_key_free(p->key, p->key_len);
     free(p->cluster);
     free(p->inner);

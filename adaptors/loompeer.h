@@ -29,6 +29,12 @@
 
 struct lop;
 
+/* A page of a list of jobs: its path and its ETag. */
+struct lpage {
+    char path[1024];
+    char etag[80];
+};
+
 /* One inner cluster of another loomd. Only the server thread touches it
  * after create(). */
 struct lpeer {
@@ -47,11 +53,11 @@ struct lpeer {
     struct curlloop *loop;
     long long after;   /* jobs below it were listed in a final state */
     long page;         /* jobs a page (jobs_page) */
-    /* the last list of jobs, when it came in one page: its path and its
-     * ETag (asked for again with If-None-Match: a 304 says nothing in it
-     * changed), or "" */
-    char jobs_path[1024];
-    char jobs_etag[80];
+    /* the pages of the last complete list of jobs, each asked for again
+     * with its ETag (If-None-Match: a 304 says nothing in it changed);
+     * none when a page had no ETag */
+    struct lpage *jobs_pages;
+    size_t n_jobs_pages, cap_jobs_pages;
     struct hmap account; /* inner job id -> struct lacct */
     struct lop *ops;   /* operations under way */
     char via[64];
@@ -98,6 +104,8 @@ struct lop {
     int priority;       /* start: the priority submitted */
     long long low, high; /* jobs: lowest unfinished id, highest id */
     int pages;          /* jobs: pages answered before this one */
+    size_t quiet;       /* jobs: pages answered 304 before this one */
+    int no_etag;        /* jobs: a page of this list had no ETag */
     const char *inm;    /* an If-None-Match to send, or NULL */
     void (*then)(struct lop *o, const struct lanswer *a);
 };

@@ -41,36 +41,86 @@ static void queues_then(struct lop *o, const struct lanswer *a)
     lpeer_done(o, 0);
 }
 
+/* Ask for page i of the last complete list again, with its ETag. */
+static void ask_again(struct lop *o, size_t i)
+{
+    snprintf(o->path, sizeof(o->path), "%s", o->p->jobs_pages[i].path);
+    o->inm = o->p->jobs_pages[i].etag;
+    lpeer_send(o);
+}
+
+/* Note the page at o->path with its ETag among those of the list read. */
+static void note_page(struct lop *o, const char *etag)
+{
+    struct lpeer *p = o->p;
+    struct lpage *v;
+
+    if (!etag || strlen(etag) >= sizeof(v->etag)) {
+        o->no_etag = 1;
+        return;
+    }
+    if (p->n_jobs_pages == p->cap_jobs_pages) {
+        size_t cap = p->cap_jobs_pages ? 2 * p->cap_jobs_pages : 4;
+        if (!(v = realloc(p->jobs_pages, cap * sizeof(*v)))) {
+            o->no_etag = 1; /* the list is read whole next time */
+            return;
+        }
+        p->jobs_pages = v;
+        p->cap_jobs_pages = cap;
+    }
+    v = &p->jobs_pages[p->n_jobs_pages++];
+    snprintf(v->path, sizeof(v->path), "%s", o->path);
+    snprintf(v->etag, sizeof(v->etag), "%s", etag);
+}
+
 /* A page of jobs; the next is asked for while the answer names one. The
  * list is complete from p->after on: every job below it was listed in a
  * final state before, which this loomd took (a job missing from it would
- * be one the inner loomd lost). A list that came in one page is asked for
- * again with its ETag: 304, nothing in it changed, is an empty list that
- * is not complete (nothing to say), parsed from nothing. */
+ * be one the inner loomd lost). The pages of the last complete list are
+ * asked for again, in order, with their ETags: a 304 says nothing in that
+ * page changed; when every page is a 304 nothing did, which is an empty
+ * list that is not complete (nothing to say), parsed from nothing. A page
+ * that changed after pages that did not: those were not read, and the
+ * list is read whole from its first page. */
 static void jobs_then(struct lop *o, const struct lanswer *a)
 {
     struct lpeer *p = o->p;
     const char *next;
 
     if (a->status == 304 && o->inm) {
+        if (++o->quiet < p->n_jobs_pages) {
+            ask_again(o, o->quiet);
+            return;
+        }
         o->k->complete = 0;
         lpeer_done(o, 0);
         return;
     }
     if (a->status != 200) {
-        p->jobs_etag[0] = '\0';
+        p->n_jobs_pages = 0;
         cl_job_list_fini(&o->k->jobs);
         lpeer_done(o, lpeer_fail_answer(o, a));
         return;
     }
-    p->jobs_etag[0] = '\0';
+    if (o->quiet) {
+        o->quiet = 0;
+        snprintf(o->path, sizeof(o->path), "%s", p->jobs_pages[0].path);
+        p->n_jobs_pages = 0;
+        o->inm = NULL;
+        lpeer_send(o);
+        return;
+    }
+    if (!o->pages)
+        p->n_jobs_pages = 0; /* this list's pages replace the last one's */
     if (lpeer_parse_jobs(p, a->doc, &o->k->jobs, &o->low, &o->high,
                          &o->k->err) < 0) {
+        p->n_jobs_pages = 0;
         cl_job_list_fini(&o->k->jobs);
         loom_error_prefix(&o->k->err, "cluster %s: GET jobs", p->cluster);
         lpeer_done(o, -1);
         return;
     }
+    note_page(o, a->etag);
     next = jx_str(a->doc, "next", NULL);
     if (next && !strncmp(next, "/v1/jobs?", 9) &&
         strlen(next) < sizeof(o->path)) {
@@ -80,10 +130,8 @@ static void jobs_then(struct lop *o, const struct lanswer *a)
         lpeer_send(o);
         return;
     }
-    if (!o->pages && a->etag && strlen(a->etag) < sizeof(p->jobs_etag)) {
-        snprintf(p->jobs_path, sizeof(p->jobs_path), "%s", o->path);
-        snprintf(p->jobs_etag, sizeof(p->jobs_etag), "%s", a->etag);
-    }
+    if (o->no_etag)
+        p->n_jobs_pages = 0;
     o->k->complete = 1;
     if (o->low)
         p->after = o->low - 1;
@@ -200,8 +248,8 @@ int lpeer_call(void *self, struct adaptor_call *k)
         snprintf(o->path, sizeof(o->path), "/v1/jobs?cluster=%s&after=%lld"
                  "&limit=%ld&fields=" LPEER_JOB_FIELDS, p->inner, p->after,
                  p->page);
-        if (p->jobs_etag[0] && !strcmp(o->path, p->jobs_path))
-            o->inm = p->jobs_etag;
+        if (p->n_jobs_pages && !strcmp(o->path, p->jobs_pages[0].path))
+            o->inm = p->jobs_pages[0].etag;
         o->then = jobs_then;
         break;
     case LOOM_OP_START:

@@ -4,10 +4,11 @@
 # /v1/jobs has an ETag (a hash of the body as the token gets it), asked
 # for again with If-None-Match it is a 304 without a body while nothing
 # changed, and a 200 with a new ETag once a job changed; an ETag that is
-# not the page's is no error. loomd A federates B (adaptor loom): it asks
-# for the members it reads only (?fields=), and while nothing changes in
-# B its polls are B's 304s; a job of A still runs in the Slurm, as its
-# account, and its exit code, a hold and a cancel come back through them.
+# not the page's is no error. loomd A federates B (adaptor loom) a job a
+# page: it asks for the members it reads only (?fields=), and while
+# nothing changes in B its polls are B's 304s, one for each page; a job
+# of A still runs in the Slurm, as its account, and its exit code and a
+# cancel come back through them, a cancel on the second page too.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
@@ -90,6 +91,7 @@ cluster = slurm
 token_file = $T/a-control.token
 token_dir = $A_TOKENS
 poll_s = 0.3
+jobs_page = 1
 EOF
 loomd_start || t_bail "loomd A did not start"
 admin_token || t_bail "no token of A"
@@ -118,19 +120,39 @@ t_ok "$([ "$N1" -ge $((N0 + 5)) ] && echo 0 || echo 1)" \
 cluster_state fed
 t_is "$STATE/$ERR" "up/" "and its cluster fed stays up, with no error"
 
-# a change after the 304s: a job of A that waits, held there, then cancelled
+# a change after the 304s: two jobs of A that wait, a page each (and the
+# empty last page): polls of nothing changed are 304s for every page; a
+# cancel of the second job changes its page after a page that did not
 submit '{"name":"long","command":["sleep","300"],"request":{"cluster":"fed"}}' ||
     t_bail "A took no second job"
 LJ=$JOB
-wait_for '[ "$(field "$LJ" .state)" = running ]' 60
-t_is "$(field "$LJ" .state)" running "a second job of A runs in the Slurm"
+submit '{"name":"long2","command":["sleep","300"],"request":{"cluster":"fed"}}' ||
+    t_bail "A took no third job"
+LJ2=$JOB
+wait_for '[ "$(field "$LJ" .state)/$(field "$LJ2" .state)" = running/running ]' 60
+t_is "$(field "$LJ" .state)/$(field "$LJ2" .state)" running/running \
+    "two more jobs of A run in the Slurm"
+bapi GET "/v1/jobs?cluster=slurm&state=running&limit=1&fields=id" >/dev/null
+t_like "$(jget "$BODY" .next)" '^/v1/jobs\?' "B lists them a page each, as A asks"
+N0=$(b_304s)
+wait_for '[ "$(b_304s)" -ge $((N0 + 9)) ]' 30
+N1=$(b_304s)
+t_ok "$([ "$N1" -ge $((N0 + 9)) ] && echo 0 || echo 1)" \
+    "with nothing changed in B, A's polls of three pages are 304s ($N0, then $N1)"
+api DELETE "/v1/jobs/$LJ2" >/dev/null
+wait_for '[ "$(field "$LJ2" .state)" = cancelled ]' 60
+t_is "$(field "$LJ2" .state)/$(field "$LJ" .state)" cancelled/running \
+    "a cancel on the second page, after a page of nothing changed, comes back"
 api DELETE "/v1/jobs/$LJ" >/dev/null
 wait_for '[ "$(field "$LJ" .state)" = cancelled ]' 60
 t_is "$(field "$LJ" .state)" cancelled \
-    "its cancel, after polls of nothing changed, comes back as cancelled"
+    "a cancel on the first page comes back as cancelled"
 bapi GET "/v1/jobs?cluster=slurm&state=cancelled&fields=native_id" >/dev/null
-NATIVE=$(jget "$BODY" .items.0.native_id)
-t_like "$(scontrol show job -o "$NATIVE" 2>/dev/null)" "JobState=CANCELLED" \
-    "and Slurm has the job cancelled"
+t_is "$(jlen "$BODY" .items)" 2 "B has both cancelled"
+for i in 0 1; do
+    NATIVE=$(jget "$BODY" .items.$i.native_id)
+    t_like "$(scontrol show job -o "$NATIVE" 2>/dev/null)" "JobState=CANCELLED" \
+        "and Slurm has job $NATIVE cancelled"
+done
 
 t_done
