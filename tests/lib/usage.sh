@@ -1,6 +1,6 @@
 # usage.sh - a job whose usage is known in advance, and reading what Loom
 # says it used, for the tests of usage measured by cluster systems (3209,
-# 3210).
+# 3210, 3211).
 # SPDX-License-Identifier: MIT
 #
 # Sourced after harness.sh:
@@ -22,6 +22,7 @@
 # usage_sacct ID FIELDS  Loom's sacct -X -n -P -j ID -o FIELDS, output and
 #                    errors.
 # usage_cpu MS       MS as sacct writes a cpu time under an hour (MM:SS.mmm).
+# usage_ms_of TIME   sacct's cpu time ("00:02.079", "01:02:03") in ms.
 # usage_bounds WHO U S R  three assertions: the usage is what such a job
 #                    burned and held (below).
 
@@ -73,6 +74,11 @@ usage_sacct() {
     LOOM_URL=$LOOM_URL LOOM_TOKEN_FILE=$T/usage.token \
         LOOM_SLURM_CONF=$T/loom-slurm.conf "$LOOM_TOP_BUILDDIR/loom-slurm" \
         sacct -X -n -P -j "$1" -o "$2" 2>&1
+}
+
+usage_ms_of() {
+    awk -v s="$1" 'BEGIN { n = split(s, p, ":")
+        printf "%d", ((n == 3 ? p[1] * 3600 + p[2] * 60 + p[3] : p[1] * 60 + p[2]) * 1000) + 0.5 }'
 }
 
 usage_cpu() {
