@@ -40,19 +40,7 @@ t_is "$(jget "$BODY" .state)/$(jget "$BODY" .operations.jobs)" \
 
 # ---- 3 s of user time, 64 MiB -------------------------------------------------
 usage_run slurm "$USER_TOKEN" "$ACC" "Slurm through slurmrestd"
-N=$(field "$J" .native_id)
-IFS='|' read -r SU SS <<<"$(sacct -n -P -j "$N" -o JobIDRaw,UserCPU,SystemCPU |
-    awk -F '|' -v j="$N" -v OFS='|' '$1 == j { print $2, $3 }')"
-SR=$(sacct -n -P -j "$N.batch" -o MaxRSS)
-t_diag "sacct -j $N: UserCPU $SU SystemCPU $SS; $N.batch MaxRSS $SR"
-read -r U S R <<<"$(usage_of "$J")"
-usage_bounds "Slurm (slurmrestd)" "$U" "$S" "$R"
-t_is "$U/$S" "$(usage_ms_of "$SU")/$(usage_ms_of "$SS")" \
-    "user and system cpu are sacct's UserCPU and SystemCPU ($SU, $SS)"
-t_is "${R}K" "$SR" "it is the batch step's MaxRSS in sacct"
-t_is "$(usage_sacct "$J" UserCPU,SystemCPU,TotalCPU,MaxRSS)" \
-    "$(usage_cpu "$U")|$(usage_cpu "$S")|$(usage_cpu $((U + S)))|${R}K" \
-    "Loom's sacct prints those numbers: UserCPU, SystemCPU, TotalCPU, MaxRSS"
+usage_is_sacct "Slurm (slurmrestd)"
 
 # ---- slurmrestd without openapi/dbv0.0.38: no usage, no waiting ---------------
 slurm_restd_stop
