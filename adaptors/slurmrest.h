@@ -103,6 +103,9 @@ void srest_send(struct sop *o);
  * the loop, as any op ends, never inside call(). */
 void srest_end_unsent(struct sop *o);
 void srest_done(struct sop *o, int rc);
+/* A 404 of a path slurmrestd lacks: the OpenAPI plugin that serves it is
+ * not loaded. */
+int srest_no_path(long status, const char *body);
 /* Unlink and free o without a callback. */
 void srest_sop_free(struct sop *o);
 int srest_fail(struct sop *o, int kind, const char *fmt, ...)

@@ -235,11 +235,10 @@ void srest_send(struct sop *o)
     free(own);
 }
 
-/* A 404 of a path slurmrestd lacks: its OpenAPI plugin is not loaded. */
-static int no_such_version(const struct fetch_result *r)
+int srest_no_path(long status, const char *body)
 {
-    return r->status == 404 &&
-           !strncmp(r->body, "Unable find requested URL", 25);
+    return status == 404 && body &&
+           !strncmp(body, "Unable find requested URL", 25);
 }
 
 static void fetched(void *arg, const struct fetch_result *r)
@@ -255,7 +254,7 @@ static void fetched(void *arg, const struct fetch_result *r)
     }
     o->k->cms_requests++;
     o->k->cms_s += r->transfer_s;
-    if (!r->error && !o->db && no_such_version(r)) {
+    if (!r->error && !o->db && srest_no_path(r->status, r->body)) {
         if (!s->fixed && s->vi + 1 < SREST_N_VERSIONS) {
             s->vi++; /* the newest it offers is older: try the next */
             s->settled = 0;

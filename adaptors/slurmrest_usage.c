@@ -143,14 +143,6 @@ int srest_parse_usage(const json_t *doc, const char *id, struct cl_usage *u)
     return 0;
 }
 
-/* A 404 of the path itself: slurmrestd runs without openapi/dbv0.0.38
- * (it loads it only where slurmdbd is). */
-static int no_plugin(const struct answer *a)
-{
-    return a->status == 404 && a->text &&
-           !strncmp(a->text, "Unable find requested URL", 25);
-}
-
 void srest_usage_then(struct sop *o, const struct answer *a)
 {
     struct srest *s = o->s;
@@ -162,7 +154,9 @@ void srest_usage_then(struct sop *o, const struct answer *a)
         o->local = 0;
         o->k->err = (struct loom_error){0};
     }
-    if (no_plugin(a)) {
+    /* no path: slurmrestd runs without openapi/dbv0.0.38 (it loads it
+     * only where slurmdbd is) */
+    if (srest_no_path(a->status, a->text)) {
         s->noacct_at = time(NULL);
         log_info("thread=server cluster=%s slurmrestd has no accounting "
                  "(no /slurmdb/v0.0.38/: openapi/dbv0.0.38 is not loaded): "
