@@ -162,6 +162,30 @@ static int make_pack(struct srest *s, struct conf_section *sec,
     return rc < 0 ? loom_error_prefix(err, "fallback_pack") : 0;
 }
 
+/* How long an ended job waits for slurmdbd's record: the slurm pack's
+ * env.LOOM_SLURM_ACCT_GRACE_S, so that one key says it for both. */
+static int acct_grace(struct srest *s, struct conf_section *sec,
+                      struct loom_error *err)
+{
+    static const char key[] = "LOOM_SLURM_ACCT_GRACE_S=";
+    char *end;
+
+    s->acct_grace_s = 30;
+    for (size_t i = 0; i < s->env.n; i++) {
+        const char *v = s->env.v[i] + sizeof(key) - 1;
+        if (strncmp(s->env.v[i], key, sizeof(key) - 1) != 0)
+            continue;
+        s->acct_grace_s = strtod(v, &end);
+        if (end == v || *end || !(s->acct_grace_s >= 0) ||
+            s->acct_grace_s > 3600)
+            return loom_error_set(err, LOOM_EINVAL, "%s:%d: [cluster %s] "
+                                  "env.LOOM_SLURM_ACCT_GRACE_S: '%s' is not "
+                                  "a number of seconds from 0 to 3600",
+                                  sec->file, sec->line, sec->name, v);
+    }
+    return 0;
+}
+
 static void srest_destroy(void *self)
 {
     struct srest *s = self;
@@ -169,6 +193,7 @@ static void srest_destroy(void *self)
     if (!s)
         return;
     srest_ops_drop(s);
+    srest_usage_drop(s);
     if (s->pack)
         s->pack_type->destroy(s->pack);
     if (s->key)
@@ -204,6 +229,7 @@ static int srest_create(struct conf_section *sec,
     if (!s)
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     hmap_init(&s->tried);
+    hmap_init(&s->usage);
     s->loop = env->loop;
     if (!(s->cluster = strdup(env->cluster)))
         goto oom;
@@ -226,6 +252,8 @@ static int srest_create(struct conf_section *sec,
         goto error;
     }
     s->max_bytes = (size_t)max;
+    if (acct_grace(s, sec, err) < 0)
+        goto error;
     if (curlloop_url_parse(sec, url, 0, &s->url, &s->socket, err) < 0 ||
         set_version(s, sec, ver, err) < 0 ||
         set_auth(s, sec, err) < 0)

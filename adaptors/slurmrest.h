@@ -48,6 +48,12 @@ struct srest {
     struct cl_node_list nodes;   /* the last full answers */
     struct cl_queue_list parts;
     unsigned long max_job_id;    /* the highest job id seen */
+    /* Ended jobs' usage (slurmrest_usage.c): native id -> what is known */
+    struct hmap usage;
+    unsigned long usage_gen;     /* lists applied so far */
+    size_t usage_waiting;        /* jobs shown as before their end */
+    time_t noacct_at;            /* when slurmrestd had no accounting */
+    double acct_grace_s;         /* env.LOOM_SLURM_ACCT_GRACE_S (30) */
     struct hmap tried;           /* Loom ids whose start was sent */
     struct sop *ops;             /* operations under way */
     char via[64], via_pack[80];
@@ -74,6 +80,9 @@ struct sop {
     const char *as_user; /* X-SLURM-USER-NAME of a submit, or NULL */
     int local;         /* it failed before it was sent (k->err says why) */
     int raw;           /* a 200's body is left unparsed (a->doc NULL) */
+    int db;            /* path is after /slurmdb/v0.0.38/, not /slurm/V/ */
+    struct strv ask;   /* the jobs whose usage is asked for, in turn */
+    size_t ask_i;
     time_t asked;
     char *native;
     void (*then)(struct sop *o, const struct answer *a);
@@ -94,6 +103,9 @@ void srest_send(struct sop *o);
  * the loop, as any op ends, never inside call(). */
 void srest_end_unsent(struct sop *o);
 void srest_done(struct sop *o, int rc);
+/* A 404 of a path slurmrestd lacks: the OpenAPI plugin that serves it is
+ * not loaded. */
+int srest_no_path(long status, const char *body);
 /* Unlink and free o without a callback. */
 void srest_sop_free(struct sop *o);
 int srest_fail(struct sop *o, int kind, const char *fmt, ...)
@@ -101,6 +113,26 @@ int srest_fail(struct sop *o, int kind, const char *fmt, ...)
 int srest_fail_answer(struct sop *o, const struct answer *a);
 /* Free the operations under way (at the end; no callback). */
 void srest_ops_drop(struct srest *s);
+
+/*
+ * slurmrest_usage.c: what ended jobs used, from slurmdbd's records through
+ * openapi/dbv0.0.38 (GET /slurmdb/v0.0.38/job/ID), the figures the slurm
+ * pack reads from sacct. After a full GET jobs into o->k->jobs,
+ * srest_usage_ask sends the requests for the jobs that ended and whose
+ * record Loom lacks, one after the other on the loop, and returns 1: its
+ * callback (srest_usage_then) ends the op. 0 when none is needed (none
+ * ended, or slurmrestd had no accounting in the last 10 minutes): the
+ * caller calls srest_usage_apply and ends the op. srest_usage_apply gives
+ * each ended job its usage where known; one whose record slurmdbd does
+ * not have yet is shown as it was before it ended (running, or pending)
+ * for at most acct_grace_s, so that Loom takes its end and its usage
+ * together. A failed request never fails the op: the job waits.
+ */
+int srest_usage_ask(struct sop *o);
+void srest_usage_then(struct sop *o, const struct answer *a);
+void srest_usage_apply(struct sop *o);
+/* Free what is known (at the end). */
+void srest_usage_drop(struct srest *s);
 
 /* slurmrest_start.c: LOOM_OP_START; 0 when started, 1 when handed back
  * (o is then the caller's to free). */
@@ -143,6 +175,14 @@ int srest_job_from(json_t *o, size_t i, struct cl_job_list *out,
 /* GET /partitions: only those in only (a comma list), or all. */
 int srest_parse_partitions(json_t *doc, const char *only,
                            struct cl_queue_list *out, struct loom_error *err);
+/* GET /slurmdb/v0.0.38/job/ID (openapi/dbv0.0.38): job id's ended record
+ * into *u, the figures sacct shows: its steps' summed user and system cpu
+ * (UserCPU, SystemCPU of the job's line; ms, truncated as sacct does) and
+ * the largest "mem" of the steps' tres.requested.max (MaxRSS; bytes into
+ * KiB, rounded). 1, or 0 when slurmdbd has none yet: not listed ("Nothing
+ * found"), still active in its record, or cpu times that are not pairs of
+ * non-negative integers. */
+int srest_parse_usage(const json_t *doc, const char *id, struct cl_usage *u);
 /* POST /job/submit: the new job's id (a new string). */
 int srest_parse_submit(json_t *doc, char **job_id, struct loom_error *err);
 /* The first of the answer's errors[] as "what (code)" into out, and its

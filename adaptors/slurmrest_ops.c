@@ -175,6 +175,9 @@ static void jobs_then(struct sop *o, const struct answer *a)
     }
     o->k->complete = 1;
     s->jobs_at = o->asked;
+    if (srest_usage_ask(o))
+        return; /* the usage's last answer ends the op */
+    srest_usage_apply(o);
     srest_done(o, 0);
 }
 
@@ -233,7 +236,8 @@ int srest_call(void *self, struct adaptor_call *k)
         o->then = parts_then;
         break;
     case LOOM_OP_JOBS:
-        list_path(o, "jobs", s->jobs_at);
+        /* in full while a job waits for its usage: its end is news */
+        list_path(o, "jobs", s->usage_waiting ? 0 : s->jobs_at);
         o->then = jobs_then;
         o->raw = 1; /* srest_scan_jobs reads the text */
         break;

@@ -16,6 +16,7 @@
 
 static void sop_free(struct sop *o)
 {
+    strv_fini(&o->ask);
     free(o->body);
     free(o->native);
     free(o);
@@ -191,8 +192,9 @@ void srest_send(struct sop *o)
     char *own = NULL;
     int n = 0, rc = 0;
 
-    snprintf(url, sizeof(url), "%s/slurm/%s/%s", s->url,
-             srest_versions[s->vi], o->path);
+    snprintf(url, sizeof(url), "%s/%s/%s/%s", s->url,
+             o->db ? "slurmdb" : "slurm",
+             o->db ? "v0.0.38" : srest_versions[s->vi], o->path);
     if (strcmp(o->method, "GET") && strcmp(o->method, "DELETE") && !o->body)
         rc = loom_error_set(&err, LOOM_EINTERNAL, "out of memory");
     else if (s->auth == SREST_KEY)
@@ -233,11 +235,10 @@ void srest_send(struct sop *o)
     free(own);
 }
 
-/* A 404 of a path slurmrestd lacks: its OpenAPI plugin is not loaded. */
-static int no_such_version(const struct fetch_result *r)
+int srest_no_path(long status, const char *body)
 {
-    return r->status == 404 &&
-           !strncmp(r->body, "Unable find requested URL", 25);
+    return status == 404 && body &&
+           !strncmp(body, "Unable find requested URL", 25);
 }
 
 static void fetched(void *arg, const struct fetch_result *r)
@@ -247,13 +248,13 @@ static void fetched(void *arg, const struct fetch_result *r)
     struct answer a = {.status = r->status, .error = r->error,
                        .timed_out = r->timed_out, .text = r->body};
 
-    if (o->local) { /* k->err says why */
+    if (o->local && !o->db) { /* k->err says why */
         srest_done(o, -1);
         return;
     }
     o->k->cms_requests++;
     o->k->cms_s += r->transfer_s;
-    if (!r->error && no_such_version(r)) {
+    if (!r->error && !o->db && srest_no_path(r->status, r->body)) {
         if (!s->fixed && s->vi + 1 < SREST_N_VERSIONS) {
             s->vi++; /* the newest it offers is older: try the next */
             s->settled = 0;
@@ -268,7 +269,7 @@ static void fetched(void *arg, const struct fetch_result *r)
         srest_done(o, -1);
         return;
     }
-    if (!r->error)
+    if (!r->error && !o->db)
         s->settled = 1;
     if (r->len && !r->error && !(o->raw && r->status == 200))
         a.doc = json_loadb(r->body, r->len, 0, NULL);

@@ -129,8 +129,9 @@ static const char pause_more[] =
 
 static const char jobs_more[] =
     "--state takes job states, comma-separated (default: pending,held,"
-    "starting,\nrunning,suspended); --owner is --user; LIST is a node "
-    "list such as n[1-4].\n"
+    "starting,\nrunning,suspended; every state with --jobs); --owner is "
+    "--user; LIST is a node\nlist such as n[1-4]; --jobs takes job ids and "
+    "array tasks (123,124_7), --queue\nqueue names, comma-separated.\n"
     "FIELDS (jobs): jobid,name,owner,account,state,cluster,nodes,time,"
     "nodelist,\n  priority,submit,start,end,exitcode,reason (default: "
     "jobid,name,owner,state,\n  cluster,nodes,time,nodelist,reason)\n";
@@ -153,7 +154,8 @@ static const struct command commands[] = {
       "cancel a reservation", NULL },
     { "jobs", cmd_jobs,
       "jobs [--all] [--cluster C] [-t|--state S,...] [-u|--user U] "
-      "[-n|--name N] [-w|--nodelist LIST] [-o|--format FIELDS]",
+      "[-n|--name N] [-w|--nodelist LIST] [-j|--jobs ID,...] "
+      "[-p|--queue Q,...] [-o|--format FIELDS]",
       "list the waiting and running jobs (--all: the ended ones too), "
       "like squeue", jobs_more },
     { "summary", cmd_summary, "summary [--cluster C]",

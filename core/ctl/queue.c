@@ -38,8 +38,12 @@ static const struct ctl_field job_fields[] = {
 /* The filters of jobs and cancel. */
 struct filter {
     const char *cluster, *states, *owner, *name, *nodelist, *format;
+    const char *ids, *queues;
     int all;
 };
+
+/* The option code of --json: -j is --jobs here, as in squeue. */
+#define OPT_JSON 0x100
 
 /* Each of a comma-separated list of states is a job state: -1, or the
  * usage error's status. */
@@ -53,8 +57,40 @@ static int check_states(const char *cmd, const char *list)
     return ctl_usage(cmd, "--state: %s", err.message);
 }
 
-/* The options of jobs (cancel: cancel's, which take no --all, --nodelist
- * or --format) into f. Returns -1 to go on, or an exit status. */
+/* A comma-separated list of what (--jobs: job ids and array tasks, as
+ * loomd's ?id= takes them; --queue: names), none empty: -1, or the usage
+ * error's status. */
+static int check_list(const char *cmd, const char *what, const char *list)
+{
+    int jobs = !strcmp(what, "--jobs"), rc;
+
+    if ((rc = ctl_check_text(cmd, what, list)) >= 0)
+        return rc;
+    for (const char *p = list; p;) {
+        size_t len = strcspn(p, ",");
+        char one[48];
+        int64_t id;
+        long task;
+
+        snprintf(one, sizeof(one), "%.*s", (int)len, p);
+        if (!len)
+            return ctl_usage(cmd, "%s: '%s' has an empty item; give %s, "
+                             "comma-separated", what, list, jobs
+                             ? "job ids (123) and array tasks (123_7)"
+                             : "queue names");
+        if (jobs && (len >= sizeof(one) ||
+                     domain_job_ref_parse(one, &id, &task) < 0))
+            return ctl_usage(cmd, "%s: '%.*s' is not a job: give job ids "
+                             "(123, without leading zeros) and array tasks "
+                             "(123_7), comma-separated", what, (int)len, p);
+        p = p[len] ? p + len + 1 : NULL;
+    }
+    return -1;
+}
+
+/* The options of jobs (cancel: cancel's, which take no --all, --nodelist,
+ * --format, --jobs or --queue) into f. Returns -1 to go on, or an exit
+ * status. */
 static int filter_options(struct ctl *ctl, int argc, char **argv, int cancel,
                           struct filter *f)
 {
@@ -67,19 +103,31 @@ static int filter_options(struct ctl *ctl, int argc, char **argv, int cancel,
         {"nodelist", required_argument, NULL, 'w'},
         {"format", required_argument, NULL, 'o'},
         {"all", no_argument, NULL, 'a'},
-        {"json", no_argument, NULL, 'j'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"queue", required_argument, NULL, 'p'},
+        {"json", no_argument, NULL, OPT_JSON},
         {NULL, 0, NULL, 0},
     };
+    static const struct {
+        int c;
+        const char *name;
+    } cancel_not[] = {
+        {'w', "nodelist"}, {'o', "format"}, {'a', "all"},
+        {'j', "jobs (the ids are its arguments)"}, {'p', "queue"},
+    };
+    const size_t n_not = sizeof(cancel_not) / sizeof(*cancel_not);
     const char *cmd = argv[0];
     int c, rc = -1;
 
-    while ((c = getopt_long(argc, argv, cancel ? ":u:t:n:" : ":u:t:n:w:o:a",
-                            longs, NULL)) != -1) {
-        if (cancel && c != 'j' && strchr("woa", c))
-            return ctl_usage(cmd, "cancel takes no --%s", c == 'w'
-                             ? "nodelist" : c == 'o' ? "format" : "all");
+    while ((c = getopt_long(argc, argv,
+                            cancel ? ":u:t:n:" : ":u:t:n:w:o:aj:p:", longs,
+                            NULL)) != -1) {
+        for (size_t i = 0; cancel && i < n_not; i++)
+            if (c == cancel_not[i].c)
+                return ctl_usage(cmd, "cancel takes no --%s",
+                                 cancel_not[i].name);
         switch (c) {
-        case 'j': ctl->json = 1; continue;
+        case OPT_JSON: ctl->json = 1; continue;
         case 'a': f->all = 1; continue;
         case 'o': f->format = optarg; continue;
         case 't': rc = check_states(cmd, optarg); f->states = optarg; break;
@@ -100,6 +148,14 @@ static int filter_options(struct ctl *ctl, int argc, char **argv, int cancel,
             rc = ctl_check_text(cmd, "--nodelist", optarg);
             f->nodelist = optarg;
             break;
+        case 'j':
+            rc = check_list(cmd, "--jobs", optarg);
+            f->ids = optarg;
+            break;
+        case 'p':
+            rc = check_list(cmd, "--queue", optarg);
+            f->queues = optarg;
+            break;
         default:
             return ctl_opt_error(cmd, c, argv);
         }
@@ -109,7 +165,9 @@ static int filter_options(struct ctl *ctl, int argc, char **argv, int cancel,
     return -1;
 }
 
-/* GET /v1/jobs with the filters f: every page into *items. */
+/* GET /v1/jobs with the filters f: every page into *items. Jobs named by
+ * id are shown in any state unless --state says otherwise, as squeue -j
+ * shows them. */
 static int get_jobs(struct ctl *ctl, const struct filter *f, json_t **items)
 {
     struct loom_error err = {0};
@@ -119,12 +177,14 @@ static int get_jobs(struct ctl *ctl, const struct filter *f, json_t **items)
 
     client_path_init(&p, "/v1/jobs");
     client_path_query(&p, "cluster", f->cluster);
-    client_path_query(&p, "state", f->states ? f->states
-                                   : f->all  ? NULL
-                                             : ACTIVE_STATES);
+    client_path_query(&p, "state", f->states          ? f->states
+                                   : f->all || f->ids ? NULL
+                                                      : ACTIVE_STATES);
     client_path_query(&p, "owner", f->owner);
     client_path_query(&p, "name", f->name);
     client_path_query(&p, "nodelist", f->nodelist);
+    client_path_query(&p, "id", f->ids);
+    client_path_query(&p, "queue", f->queues);
     if (!(path = client_path_get(&p, &err)))
         return ctl_fail("%s", err.message);
     if (!(c = ctl_client(ctl)))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # 0018-loomctl-queue.t - the queue as Slurm's users read it, against a real
 # loomd with a local and a sim cluster and jobs of two users: loomctl jobs
-# (active by default, --all, -u, -t, -n, -w with a host list, --format),
+# (active by default, --all, -u, -t, -n, -w with a host list, -j and -p,
+# --format),
 # GET /v1/jobs's filters behind it, cancel by filter, summary.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
@@ -103,7 +104,8 @@ as alice
 submit "{\"name\": \"waiter\", $SLEEP}}" || t_bail "alice's waiting job"
 WAITER=$JOB
 as bob
-submit "{\"name\": \"bheld\", \"hold\": true, $SLEEP}}" || t_bail "bob's held job"
+submit "{\"name\": \"bheld\", \"hold\": true, $SLEEP, \"queue\": \"default\"}}" ||
+    t_bail "bob's held job"
 BHELD=$JOB
 TOKEN=$ADMIN
 wait_for '[ "$(job_state "$WAITER") $(job_state "$BHELD")" = "pending held" ]' 30
@@ -179,6 +181,44 @@ t_like "$ERR" "there is no node 'n99'" "... naming the node"
 ctl jobs -t bogus
 t_is "$RC" 2 "jobs -t bogus: a usage error"
 t_like "$ERR" "'bogus' is not a job state" "... naming it"
+
+# -j and -p: ?id= and ?queue= of GET /v1/jobs
+ctl jobs -j "$WIDE,$BHELD"
+t_is "$RC/$(ids)" "0/$(sorted "$WIDE" "$BHELD")" "jobs -j WIDE,BHELD: those two" ||
+    ctl_diag
+ctl jobs --jobs "$DONE1"
+t_is "$RC/$(ids)" "0/$DONE1" \
+    "jobs --jobs DONE1: a job named by its id shows in any state, ended too"
+ctl jobs -j "$DONE1,$WIDE,$BSLEEP" -t completed,held
+t_is "$(ids)" "$DONE1" "jobs -j ... -t completed,held: -t still picks the states"
+ctl jobs -p default
+t_is "$RC/$(ids)" "0/$BHELD" \
+    "jobs -p default: only bheld asked for the queue default" || ctl_diag
+ctl jobs --queue nope,default --user alice
+t_is "$RC/$(ids)" "0/" "jobs --queue nope,default --user alice: none of hers did"
+ctl jobs -j "$BSLEEP" -p default
+t_is "$RC/$(ids)" "0/" "jobs -j BSLEEP -p default: both filters (bsleep asked for none)"
+ctl jobs -j 12x
+t_is "$RC/$OUT" "2/" "jobs -j 12x: a usage error, nothing asked"
+t_like "$ERR" "^loomctl: --jobs: '12x' is not a job: give job ids \\(123, without leading zeros\\) and array tasks \\(123_7\\), comma-separated" \
+    "... naming it and what an id is"
+ctl jobs -j "$WIDE,007"
+t_like "$RC/$ERR" "^2/.*'007' is not a job" "jobs -j WIDE,007: the bad item named"
+ctl jobs -j "$WIDE,"
+t_like "$RC/$ERR" "^2/.*--jobs: '$WIDE,' has an empty item" "jobs -j 'WIDE,': an empty item"
+ctl jobs -p 'a,,b'
+t_like "$RC/$ERR" "^2/.*--queue: 'a,,b' has an empty item; give queue names, comma-separated" \
+    "jobs -p 'a,,b': an empty item"
+ctl jobs --queue=
+t_like "$RC/$ERR" "^2/.*--queue needs a value" "jobs --queue= : refused"
+ctl cancel --queue default
+t_like "$RC/$ERR" "^2/.*cancel takes no --queue" "cancel --queue: refused"
+ctl cancel --jobs "$WIDE"
+t_like "$RC/$ERR" "^2/.*cancel takes no --jobs \\(the ids are its arguments\\)" \
+    "cancel --jobs: refused, saying where the ids go"
+ctl jobs -j "$WIDE" --json
+t_is "$RC/$(py '" ".join(i["id"] for i in d["items"])' "$OUT" 2>/dev/null)" "0/$WIDE" \
+    "jobs -j WIDE --json: still --json (-j is --jobs)"
 
 # the node column: a host list
 read -r A B <<<"$WIDE_NODES"

@@ -10,12 +10,6 @@
 . "$LOOM_TOP_SRCDIR/tests/lib/slurm.sh"
 . "$LOOM_TOP_SRCDIR/tests/lib/usage.sh"
 
-# ms_of "00:02.079" / "01:02:03": sacct's cpu time in ms.
-ms_of() {
-    awk -v s="$1" 'BEGIN { n = split(s, p, ":")
-        printf "%d", ((n == 3 ? p[1] * 3600 + p[2] * 60 + p[3] : p[1] * 60 + p[2]) * 1000) + 0.5 }'
-}
-
 slurm_available || t_bail "no Slurm: $SLURM_WHY"
 slurm_acct_available || t_bail "no Slurm accounting: $SLURM_WHY"
 LOOM_SLURM_ACCT=1 slurm_start 1 || t_bail "Slurm with accounting did not start"
@@ -34,20 +28,6 @@ usage_sacct_setup "$USER_TOKEN" || t_bail "cannot write the user's token"
 
 # ---- 3 s of user time, 64 MiB -------------------------------------------------
 usage_run slurm "$USER_TOKEN" "$ACC" "Slurm"
-N=$(field "$J" .native_id)
-# the job's line without -X: its steps' sum (with -X, the allocation's 0)
-IFS='|' read -r SU SS <<<"$(sacct -n -P -j "$N" -o JobIDRaw,UserCPU,SystemCPU |
-    awk -F '|' -v j="$N" -v OFS='|' '$1 == j { print $2, $3 }')"
-SR=$(sacct -n -P -j "$N.batch" -o MaxRSS)
-t_diag "sacct -j $N: UserCPU $SU SystemCPU $SS; $N.batch MaxRSS $SR"
-read -r U S R <<<"$(usage_of "$J")"
-usage_bounds Slurm "$U" "$S" "$R"
-t_is "$U/$S" "$(ms_of "$SU")/$(ms_of "$SS")" \
-    "user and system cpu are sacct's UserCPU and SystemCPU ($SU, $SS)"
-t_is "${R}K" "$SR" "it is the batch step's MaxRSS in sacct"
-
-t_is "$(usage_sacct "$J" UserCPU,SystemCPU,TotalCPU,MaxRSS)" \
-    "$(usage_cpu "$U")|$(usage_cpu "$S")|$(usage_cpu $((U + S)))|${R}K" \
-    "Loom's sacct prints those numbers: UserCPU, SystemCPU, TotalCPU, MaxRSS"
+usage_is_sacct Slurm
 
 t_done

@@ -101,6 +101,22 @@ t_is "$(counts "$L")" "3 2 0 0 0" "array 1-5%2: 2 run, 3 wait (a node is free)"
 job "$L"
 t_is "$(jget "$BODY" .reason)" "array $L runs 2 tasks, as many as its limit (%2) allows" \
     "... and the array says why"
+# loomctl jobs -j (?id=): the array is its running tasks and its item
+ctl jobs -j "$L" --format jobid,state
+t_is "$RC/$(awk 'NR > 1 { print $2 }' <<<"$OUT" | sort | tr '\n' ' ')" \
+    "0/pending running running " \
+    "loomctl jobs -j $L: its two running tasks and the item of the 3 waiting" ||
+    t_diag "$OUT$ERR"
+RUN1=$(awk 'NR > 1 && $2 == "running" { print $1; exit }' <<<"$OUT")
+WAITING=$(awk 'NR > 1 && $2 == "pending" { print $1 }' <<<"$OUT")
+ctl jobs -j "$RUN1" --format jobid,state
+t_is "$(awk 'NR > 1 { print $1, $2 }' <<<"$OUT")" "$RUN1 running" \
+    "loomctl jobs -j $RUN1: that task alone"
+api GET "/v1/jobs/$L" >/dev/null
+T3=$(py 'd["array_tasks"].replace("-", ",").split(",")[0]' "$BODY") # its first waiting task
+ctl jobs --jobs "${L}_$T3,${L}_999" --format jobid,state
+t_is "$(awk 'NR > 1 { print $1, $2 }' <<<"$OUT")" "$WAITING pending" \
+    "loomctl jobs --jobs ${L}_$T3 (a waiting task): the item it waits in"
 
 # ---- cancel a whole array, hold and release one task ------------------------------
 submit "{\"name\": \"whole\", \"array\": \"1-20\", \"command\": [\"/bin/sh\", \"-c\", \"$(gate "$T/go3")\"]}"

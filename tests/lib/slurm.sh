@@ -48,6 +48,8 @@
 #                    socket $SLURM_RESTD_SOCKET and rest_auth/jwt on
 #                    $SLURM_RESTD_URL (127.0.0.1, a free port); waits until
 #                    both answer a ping. The JWT key is $SLURM_JWT_KEY.
+#                    With LOOM_SLURM_ACCT=1 both load openapi/dbv0.0.38
+#                    too (/slurmdb/v0.0.38/: slurmdbd's records).
 # slurm_restd_stop / slurm_restd_kill: SIGTERM / SIGKILL both, by PID.
 # slurm_jwt USER [SECS]: a token for USER from scontrol token (a string).
 # slurm_acct_available  0 when slurmdbd and MariaDB are installed; else 1
@@ -69,7 +71,8 @@
 # rest; slurm.conf gets accounting_storage/slurmdbd and
 # jobacct_gather/linux, so that sacct has every job's cpu times and
 # MaxRSS; the cluster is registered with sacctmgr before slurmctld
-# starts).
+# starts; with LOOM_SLURM_JWT=1 slurmdbd takes the JWT too, for
+# slurmrestd's openapi/dbv0.0.38).
 #
 # Why it is built this way (see the measurements in the Slurm recipe):
 # - proctrack/pgid and tini: PID 1 here reaps orphans only every ~2 s and
@@ -419,6 +422,12 @@ StorageUser=slurm
 StoragePass=$pw
 StorageLoc=slurm_acct_db
 EOF
+        # slurmrestd's dbv0.0.38 speaks to slurmdbd with the JWT it took
+        [ "${LOOM_SLURM_JWT:-0}" = 1 ] &&
+            printf '%s\n' "AuthAltTypes=auth/jwt" \
+                "AuthAltParameters=jwt_key=$d/state/jwt.key" \
+                >>"$d/etc/slurmdbd.conf"
+        true
     ) || return 1
     chown "$LOOM_SERVICE_USER:" "$d/etc/slurmdbd.conf" || return 1
     slurm_bg slurmdbd slurmdbd -D
@@ -454,7 +463,8 @@ slurm_restd_available() {
 }
 
 # The OpenAPI plugins slurmrestd loads: the dbv0.0.x ones are fatal
-# without slurmdbd.
+# without slurmdbd, so dbv0.0.38 (/slurmdb/v0.0.38/) only with
+# LOOM_SLURM_ACCT=1.
 SLURM_RESTD_PLUGINS=openapi/v0.0.36,openapi/v0.0.37,openapi/v0.0.38
 
 # slurm_restd_ping URL [CURL ARGS...]: slurmrestd answers its ping.
@@ -465,7 +475,7 @@ slurm_restd_ping() {
 }
 
 slurm_restd_start() {
-    local d=$SLURM_DIR p end tok
+    local d=$SLURM_DIR p end tok plugins
     slurm_restd_available || return 1
     [ -n "$SLURM_JWT_KEY" ] || {
         t_diag "slurm.sh: slurm_restd_start needs LOOM_SLURM_JWT=1 before slurm_start"
@@ -483,11 +493,13 @@ slurm_restd_start() {
         SLURM_RESTD_URL=http://127.0.0.1:$p
     fi
     rm -f "$SLURM_RESTD_SOCKET"
+    plugins=$SLURM_RESTD_PLUGINS
+    [ "${LOOM_SLURM_ACCT:-0}" = 1 ] && plugins=$plugins,openapi/dbv0.0.38
     slurm_bg restd-local slurmrestd -f "$SLURM_CONF" -a rest_auth/local \
-        -s "$SLURM_RESTD_PLUGINS" -u "$SLURM_RESTD_USER" \
+        -s "$plugins" -u "$SLURM_RESTD_USER" \
         "unix:$SLURM_RESTD_SOCKET"
     slurm_bg restd-jwt env SLURM_JWT=daemon slurmrestd -f "$SLURM_CONF" \
-        -a rest_auth/jwt -s "$SLURM_RESTD_PLUGINS" -u "$SLURM_RESTD_USER" \
+        -a rest_auth/jwt -s "$plugins" -u "$SLURM_RESTD_USER" \
         "${SLURM_RESTD_URL#http://}"
     tok=$(slurm_jwt root 600) || return 1
     end=$(($(slurm_now_ms) + 30000))

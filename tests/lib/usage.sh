@@ -1,6 +1,6 @@
 # usage.sh - a job whose usage is known in advance, and reading what Loom
 # says it used, for the tests of usage measured by cluster systems (3209,
-# 3210).
+# 3210, 3211).
 # SPDX-License-Identifier: MIT
 #
 # Sourced after harness.sh:
@@ -22,6 +22,12 @@
 # usage_sacct ID FIELDS  Loom's sacct -X -n -P -j ID -o FIELDS, output and
 #                    errors.
 # usage_cpu MS       MS as sacct writes a cpu time under an hour (MM:SS.mmm).
+# usage_ms_of TIME   sacct's cpu time ("00:02.079", "01:02:03") in ms.
+# usage_is_sacct WHO after usage_run on a Slurm with accounting (and
+#                    usage_sacct_setup): job $J's usage is what the real
+#                    sacct shows, in six assertions: usage_bounds, its
+#                    UserCPU and SystemCPU (the job's line), the batch
+#                    step's MaxRSS, and Loom's sacct printing the same.
 # usage_bounds WHO U S R  three assertions: the usage is what such a job
 #                    burned and held (below).
 
@@ -73,6 +79,29 @@ usage_sacct() {
     LOOM_URL=$LOOM_URL LOOM_TOKEN_FILE=$T/usage.token \
         LOOM_SLURM_CONF=$T/loom-slurm.conf "$LOOM_TOP_BUILDDIR/loom-slurm" \
         sacct -X -n -P -j "$1" -o "$2" 2>&1
+}
+
+usage_ms_of() {
+    awk -v s="$1" 'BEGIN { n = split(s, p, ":")
+        printf "%d", ((n == 3 ? p[1] * 3600 + p[2] * 60 + p[3] : p[1] * 60 + p[2]) * 1000) + 0.5 }'
+}
+
+usage_is_sacct() {
+    local n su ss sr u s r
+    n=$(field "$J" .native_id)
+    # the job's line without -X: its steps' sum (with -X, the allocation's 0)
+    IFS='|' read -r su ss <<<"$(sacct -n -P -j "$n" -o JobIDRaw,UserCPU,SystemCPU |
+        awk -F '|' -v j="$n" -v OFS='|' '$1 == j { print $2, $3 }')"
+    sr=$(sacct -n -P -j "$n.batch" -o MaxRSS)
+    t_diag "sacct -j $n: UserCPU $su SystemCPU $ss; $n.batch MaxRSS $sr"
+    read -r u s r <<<"$(usage_of "$J")"
+    usage_bounds "$1" "$u" "$s" "$r"
+    t_is "$u/$s" "$(usage_ms_of "$su")/$(usage_ms_of "$ss")" \
+        "user and system cpu are sacct's UserCPU and SystemCPU ($su, $ss)"
+    t_is "${r}K" "$sr" "it is the batch step's MaxRSS in sacct"
+    t_is "$(usage_sacct "$J" UserCPU,SystemCPU,TotalCPU,MaxRSS)" \
+        "$(usage_cpu "$u")|$(usage_cpu "$s")|$(usage_cpu $((u + s)))|${r}K" \
+        "Loom's sacct prints those numbers: UserCPU, SystemCPU, TotalCPU, MaxRSS"
 }
 
 usage_cpu() {

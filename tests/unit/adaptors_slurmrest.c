@@ -377,6 +377,49 @@ static void check_answers(void)
     json_decref(d);
 }
 
+/* slurmdbd's record through openapi/dbv0.0.38, recorded from a Slurm with
+ * accounting (LOOM_SLURM_ACCT=1) where sacct showed, for job 1,
+ * 1|COMPLETED|00:00.746|00:00.086| and 1.batch MaxRSS 21256K; -none is
+ * the answer while the job ran ("Nothing found", 9003). */
+static void check_usage(void)
+{
+    json_t *d = load("v0.0.38-db-job.json"), *step, *t;
+    struct cl_usage u = {0};
+
+    is_int(srest_parse_usage(d, "1", &u), 1, "job 1's record has its usage");
+    ok(u.known && u.user_cpu_ms == 746 && u.system_cpu_ms == 86 &&
+       u.max_rss_kb == 21256, "... sacct's 00:00.746, 00:00.086, 21256K "
+       "(%lld, %lld, %lld)", u.user_cpu_ms, u.system_cpu_ms, u.max_rss_kb);
+    is_int(srest_parse_usage(d, "2", &u), 0, "job 2 is not in it");
+    /* a second step: the cpu times add up (microseconds carried), the
+     * largest mem is the max */
+    step = json_deep_copy(json_array_get(json_object_get(json_array_get(
+        json_object_get(d, "jobs"), 0), "steps"), 0));
+    t = json_object_get(json_object_get(step, "time"), "user");
+    json_object_set_new(t, "seconds", json_integer(1));
+    json_object_set_new(t, "microseconds", json_integer(400000));
+    json_array_append_new(json_object_get(json_array_get(
+        json_object_get(d, "jobs"), 0), "steps"), step);
+    is_int(srest_parse_usage(d, "1", &u), 1, "two steps");
+    ok(u.user_cpu_ms == 2146 && u.system_cpu_ms == 172 &&
+       u.max_rss_kb == 21256, "... user 746108 + 1400000 us is 2146 ms, "
+       "system twice 86136 us is 172 ms (%lld, %lld)", u.user_cpu_ms,
+       u.system_cpu_ms);
+    json_object_set_new(t, "seconds", json_string("1"));
+    is_int(srest_parse_usage(d, "1", &u), 0,
+           "a cpu time that is not a number: no usage yet");
+    json_object_set_new(t, "seconds", json_integer(1));
+    json_object_set_new(json_object_get(json_array_get(json_object_get(
+        d, "jobs"), 0), "state"), "current", json_string("RUNNING"));
+    is_int(srest_parse_usage(d, "1", &u), 0,
+           "a record still RUNNING: none yet");
+    json_decref(d);
+    d = load("v0.0.38-db-job-none.json");
+    ok(d && srest_parse_usage(d, "1", &u) == 0,
+       "'Nothing found' while the job runs: none yet");
+    json_decref(d);
+}
+
 static void check_bad(void)
 {
     struct cl_job_list jl = {0};
@@ -533,6 +576,12 @@ static void check_conf_and_call(const char *dir)
        strstr(err.message, "fallback_pack"),
        "rest_auth/local without a pack to start jobs as their accounts is "
        "refused: %s", err.message);
+    ok(create("[cluster sr]\nadaptor = slurmrest\nurl = unix:/x\n"
+              "env.LOOM_SLURM_ACCT_GRACE_S = 30s\n", &inst, &env, &err) < 0 &&
+       strstr(err.message, "env.LOOM_SLURM_ACCT_GRACE_S: '30s' is not a "
+              "number of seconds from 0 to 3600"),
+       "a grace time for slurmdbd's record that is no number: %s",
+       err.message);
     snprintf(tok, sizeof(tok), "%s/token", dir);
     if ((f = fopen(tok, "w"))) {
         fputs("eyJhbGciOiJIUzI1NiJ9.eyJzdW4iOiJzbHVybSJ9.x\n", f);
@@ -788,6 +837,7 @@ int main(void)
     check_partitions("v0.0.37-partitions.json");
     check_partitions("v0.0.36-partitions.json");
     check_answers();
+    check_usage();
     check_bad();
     check_hostlist();
     check_jwt();
