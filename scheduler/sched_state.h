@@ -30,6 +30,10 @@ struct ins {
     struct msg *m; /* the submit to answer, or NULL */
 };
 
+/* A job's turn (struct job) while an insert or an answer that waits for
+ * the next turn names it: later than any turn. */
+#define TURN_QUEUED UINT64_MAX
+
 /* What a cycle asks of every job, a byte per job by id - 1, kept by
  * sched_view: a pass over these stays in the caches, one over the job
  * records does not. */
@@ -108,6 +112,9 @@ struct sched {
     double next_cycle;
     double db_retry_at;
     size_t n_inflight;    /* turns being written (at most COMMIT_CONNS) */
+    /* turns numbered as they are handed over, and the last one back (they
+     * come back in that order): a job named by a later one stays */
+    uint64_t turn_sent, turn_done;
     int changes_inflight; /* one of them writes changes, not only new jobs */
     int release_commits;  /* one failed: commit_release once published */
     /* a cluster's job list applied a slice per turn, so that a large one
@@ -223,6 +230,9 @@ void sched_send_turn(void);
 void sched_turn_done(struct commit_batch *b);
 /* Queue an answer to send after the next successful commit. */
 void sched_ack_later(struct reply *r, int64_t id, int status);
+/* Job id (0: none) is named by an insert or an answer waiting for the
+ * next turn: it stays in memory until that turn is back. */
+void sched_turn_queued(int64_t id);
 /* Queue a start for after the next commit (the decision is taken). */
 void sched_start_later(struct job *j, int adopt);
 /* A job leaves its nodes (final state, or back to pending). */
