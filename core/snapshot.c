@@ -306,31 +306,35 @@ int64_t jobs_committed_upto(void)
     return atomic_load(&committed_upto);
 }
 
-static atomic_llong evicted_max;
+/* The highest ids that left memory: of jobs and maintenance requests. */
+static atomic_llong evicted_max[2];
+
+static void evicted_note(atomic_llong *max, int64_t id)
+{
+    long long cur = atomic_load(max);
+
+    while (id > cur && !atomic_compare_exchange_weak(max, &cur, id))
+        ;
+}
 
 void jobs_evicted_note(int64_t id)
 {
-    long long cur = atomic_load(&evicted_max);
-
-    while (id > cur && !atomic_compare_exchange_weak(&evicted_max, &cur, id))
-        ;
+    evicted_note(&evicted_max[0], id);
 }
 
 int64_t jobs_evicted_max(void)
 {
-    return atomic_load(&evicted_max);
+    return atomic_load(&evicted_max[0]);
 }
 
-static atomic_int maint_evicted;
-
-void maint_evicted_note(void)
+void maint_evicted_note(int64_t id)
 {
-    atomic_store(&maint_evicted, 1);
+    evicted_note(&evicted_max[1], id);
 }
 
-int maint_evicted_any(void)
+int64_t maint_evicted_max(void)
 {
-    return atomic_load(&maint_evicted);
+    return atomic_load(&evicted_max[1]);
 }
 
 struct jview *jobtab_get(const struct jobtab *t, int64_t id)

@@ -74,11 +74,11 @@ int64_t jobs_committed_upto(void);
  * that reads need the database only once a job has left. Any thread. */
 void jobs_evicted_note(int64_t id);
 int64_t jobs_evicted_max(void);
-/* An ended maintenance request has left memory (set before the list
- * without it is published), and whether one ever has: reads need the
- * database only then. Any thread. */
-void maint_evicted_note(void);
-int maint_evicted_any(void);
+/* The same for maintenance requests: one has left memory (noted before
+ * the list without it is published), and the highest such id (0: none).
+ * Any thread. */
+void maint_evicted_note(int64_t id);
+int64_t maint_evicted_max(void);
 void jview_unref(struct jview *v); /* NULL-safe */
 
 /* The table of jobs by id: chunks shared copy-on-write between the

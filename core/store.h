@@ -97,6 +97,9 @@ struct pg_result; /* PGresult of libpq-fe.h */
  * transaction left open by an earlier failed call is rolled back first. */
 struct pg_conn *store_conn(struct store *st, struct loom_error *err);
 
+/* Loads: cb gets each row's columns as text (valid during the call) and
+ * returns 0 to go on. */
+typedef int (*store_row_cb)(void *arg, int n, const char *const *cols);
 /* Run one parameterised statement (text parameters, text results; values[i]
  * may be NULL for SQL NULL). Returns the result, which the caller frees
  * with PQclear, or NULL with err: LOOM_EUNAVAIL when the connection is lost

@@ -194,18 +194,21 @@ int store_maint_doc(struct store *st, int64_t id, char **state, char **doc,
     return found;
 }
 
-int store_maint_ended(struct store *st, const char *but, store_row_cb cb,
-                      void *arg, struct loom_error *err)
+int store_maint_ended(struct store *st, const char *but, int64_t upto,
+                      store_row_cb cb, void *arg, struct loom_error *err)
 {
-    const char *v[1] = {but};
+    char ups[24];
+    const char *v[2] = {but, ups};
     PGresult *r;
     int rc = 0;
 
+    snprintf(ups, sizeof(ups), "%" PRId64, upto);
     if (!(r = store_exec(st, "maintenance: read the ended",
                          "SELECT id, doc::text FROM maintenance "
                          "WHERE state IN ('done', 'failed', 'cancelled') "
+                         "AND id <= $2::bigint "
                          "AND NOT id = ANY($1::bigint[]) ORDER BY id",
-                         1, v, err)))
+                         2, v, err)))
         return -1;
     for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
         const char *cols[2] = {PQgetvalue(r, i, 0), PQgetvalue(r, i, 1)};

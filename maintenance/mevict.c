@@ -88,7 +88,7 @@ void mreq_evict(double now)
             continue;
         }
         M.n_gone++;
-        maint_evicted_note();
+        maint_evicted_note(r->id);
         M.gone_by_state[r->state]++;
         mreq_destroy(r);
         M.req_changed = 1;
