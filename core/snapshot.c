@@ -306,8 +306,9 @@ int64_t jobs_committed_upto(void)
     return atomic_load(&committed_upto);
 }
 
-/* The highest ids that left memory: of jobs and maintenance requests. */
-static atomic_llong evicted_max[2];
+/* The highest ids that left memory: of jobs, maintenance requests and
+ * reservations. */
+static atomic_llong evicted_max[3];
 
 static void evicted_note(atomic_llong *max, int64_t id)
 {
@@ -335,6 +336,16 @@ void maint_evicted_note(int64_t id)
 int64_t maint_evicted_max(void)
 {
     return atomic_load(&evicted_max[1]);
+}
+
+void resv_evicted_note(int64_t id)
+{
+    evicted_note(&evicted_max[2], id);
+}
+
+int64_t resv_evicted_max(void)
+{
+    return atomic_load(&evicted_max[2]);
 }
 
 struct jview *jobtab_get(const struct jobtab *t, int64_t id)

@@ -141,6 +141,12 @@ struct sched {
     struct strv resv_polls; /* clusters whose nodes show a reservation that
                                changed: shown again once the list is out */
     size_t n_resv_open; /* planned or active */
+    /* of a reservation that left memory (sched_resv_evict.c), by id - 1:
+     * its state and purpose; 0 for any other */
+    uint8_t *resv_gone;
+    size_t cap_resv_gone;
+    size_t n_resv_evicted; /* those let go */
+    double resv_evict_next; /* when the next look is due (time_mono) */
     unsigned resv_gen; /* bumped by every reservation change */
     /* the estimates jobs show are from a cycle under the present settings,
      * with the reservations of resv_gen estimates_gen: an event's cycle
@@ -447,6 +453,14 @@ void sched_resv_native_sync(struct resv *r);
 void sched_resv_native_tick(void);
 /* A SERVER_RESV's answer. */
 void sched_resv_native_done(struct sched_resv_native *n);
+
+/* sched_resv_evict.c: ended reservations leave memory */
+/* Let go of the ended reservations whose time in memory is over. */
+void sched_resv_evict_tick(void);
+/* Did reservation id leave memory? 1 with its state and whether it is a
+ * maintenance one; 0 otherwise. */
+int sched_resv_gone(int64_t id, enum resv_state *st, int *maint);
+void sched_resv_evict_fini(void);
 
 /* sched_resv.c */
 void sched_resv_create(struct msg *m);

@@ -237,8 +237,8 @@ static void keep_waiting(struct after *a)
     S.n_to_start = n;
 }
 
-/* The jobs turn seq names (a new one, a change, an answer) stay in memory
- * until it is back. */
+/* The jobs turn seq names (a new one, a change, an answer) and the
+ * reservations it writes stay in memory until it is back. */
 static void turn_stamp(const struct commit_batch *b, const struct after *a,
                        uint64_t seq)
 {
@@ -253,6 +253,11 @@ static void turn_stamp(const struct commit_batch *b, const struct after *a,
     for (size_t i = 0; i < a->n_acks; i++)
         if (a->acks[i].id && (j = sched_job(a->acks[i].id)))
             j->turn = seq;
+    for (size_t i = 0; i < b->n_resv; i++) {
+        struct resv *r = sched_resv_find(b->resv[i].id);
+        if (r)
+            r->turn = seq;
+    }
 }
 
 /* On a committer thread, once b is written (in the order the batches were
