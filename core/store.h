@@ -117,6 +117,20 @@ int store_run(struct store *st, const char *what, const char *sql,
               int n_params, const char *const *values,
               struct loom_error *err);
 
+/* An item that may have left loomd's memory, read back: sql takes its id
+ * ($1) and gives its state and document. 1 with *state and *doc (new
+ * strings), 0 when there is none, or -1 with err. */
+int store_doc_read(struct store *st, const char *what, const char *sql,
+                   int64_t id, char **state, char **doc,
+                   struct loom_error *err);
+/* The ended items read back: sql takes a PostgreSQL array of ids to leave
+ * out ($1, "{1,2}") and the highest id to read ($2), and gives id, doc in
+ * id order. cb returns 0 to go on, -1 (out of memory) to stop. 0 or -1
+ * with err. */
+int store_docs_read(struct store *st, const char *what, const char *sql,
+                    const char *but, int64_t upto, store_row_cb cb,
+                    void *arg, struct loom_error *err);
+
 /* A statement that PostgreSQL parses and plans once per connection rather
  * than at every call: a turn of the scheduler's loop runs the same one some
  * thousand times a second. name and sql are constants; name is unique in

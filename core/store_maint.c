@@ -171,49 +171,18 @@ int store_pause_load(struct store *st, store_row_cb cb, void *arg,
 int store_maint_doc(struct store *st, int64_t id, char **state, char **doc,
                     struct loom_error *err)
 {
-    char ids[24];
-    const char *v[1] = {ids};
-    PGresult *r;
-    int found;
-
-    *state = *doc = NULL;
-    snprintf(ids, sizeof(ids), "%" PRId64, id);
-    if (!(r = store_exec(st, "maintenance: read one",
-                         "SELECT state, doc::text FROM maintenance "
-                         "WHERE id = $1::bigint", 1, v, err)))
-        return -1;
-    found = PQntuples(r) > 0;
-    if (found && (!(*state = strdup(PQgetvalue(r, 0, 0))) ||
-                  !(*doc = strdup(PQgetvalue(r, 0, 1))))) {
-        free(*state);
-        *state = NULL;
-        PQclear(r);
-        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    }
-    PQclear(r);
-    return found;
+    return store_doc_read(st, "maintenance: read one",
+                          "SELECT state, doc::text FROM maintenance "
+                          "WHERE id = $1::bigint", id, state, doc, err);
 }
 
 int store_maint_ended(struct store *st, const char *but, int64_t upto,
                       store_row_cb cb, void *arg, struct loom_error *err)
 {
-    char ups[24];
-    const char *v[2] = {but, ups};
-    PGresult *r;
-    int rc = 0;
-
-    snprintf(ups, sizeof(ups), "%" PRId64, upto);
-    if (!(r = store_exec(st, "maintenance: read the ended",
-                         "SELECT id, doc::text FROM maintenance "
-                         "WHERE state IN ('done', 'failed', 'cancelled') "
-                         "AND id <= $2::bigint "
-                         "AND NOT id = ANY($1::bigint[]) ORDER BY id",
-                         2, v, err)))
-        return -1;
-    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
-        const char *cols[2] = {PQgetvalue(r, i, 0), PQgetvalue(r, i, 1)};
-        rc = cb(arg, 2, cols);
-    }
-    PQclear(r);
-    return rc < 0 ? loom_error_set(err, LOOM_EINTERNAL, "out of memory") : 0;
+    return store_docs_read(st, "maintenance: read the ended",
+                           "SELECT id, doc::text FROM maintenance "
+                           "WHERE state IN ('done', 'failed', 'cancelled') "
+                           "AND id <= $2::bigint "
+                           "AND NOT id = ANY($1::bigint[]) ORDER BY id",
+                           but, upto, cb, arg, err);
 }
