@@ -347,20 +347,27 @@ static struct resv *find_for(const struct sched_resv_op *op)
     return r;
 }
 
-/* Answer an operation on reservation id, gone from memory and not read
- * by the API (asked by the maintenance thread): a maintenance one only
- * (maint_only) or any, from what stays of it (its state: a cancelled
- * one's record is not kept, and the maintenance thread takes the 409 as
- * the 200 it had in memory: ended already). 1 when answered. */
-static int answer_gone(struct msg *m, int64_t id, int maint_only)
+/* Answer an operation on reservation op->id, gone from memory and not
+ * read by the API, from what stays of it: asked by the maintenance thread
+ * (a maintenance one only when maint_only), its state (a cancelled one's
+ * record is not kept: that thread takes the 409 as the 200 it had from
+ * memory, ended already); asked through the API, which read it just
+ * before it left, to ask again (the owner and roles are not kept). 1 when
+ * answered. */
+static int answer_gone(struct msg *m, const struct sched_resv_op *op,
+                       int maint_only)
 {
     struct loom_error err;
     enum resv_state st;
+    int64_t id = op->id;
     int maint;
 
     if (!sched_resv_gone(id, &st, &maint))
         return 0;
-    if (maint_only && !maint)
+    if (op->roles)
+        loom_error_set(&err, LOOM_EUNAVAIL, "reservation %lld left memory "
+                       "as it was asked for; ask again", (long long)id);
+    else if (maint_only && !maint)
         loom_error_set(&err, LOOM_ENOENT, "there is no maintenance "
                        "reservation %lld", (long long)id);
     else
@@ -376,7 +383,7 @@ void sched_resv_adjust(struct msg *m)
     struct resv *r = find_for(op);
     struct loom_error err;
 
-    if (!r && answer_gone(m, op->id, 1))
+    if (!r && answer_gone(m, op, 1))
         return;
     if (!r || strcmp(r->purpose, "maintenance")) {
         loom_error_set(&err, LOOM_ENOENT, "there is no maintenance "
@@ -439,7 +446,7 @@ void sched_resv_cancel(struct msg *m)
     struct resv *r = find_for(op);
     struct loom_error err;
 
-    if (!r && answer_gone(m, op->id, 0))
+    if (!r && answer_gone(m, op, 0))
         return;
     if (!r) {
         loom_error_set(&err, LOOM_ENOENT, "there is no reservation %lld",

@@ -51,9 +51,14 @@ static int stored_for(struct sched_resv_op *op, struct loom_error *err)
         return -1;
     rc = store_resv_doc(st, op->id, &state, &doc, err);
     api_reader_put();
-    if (rc > 0 && (o = json_loads(doc, 0, NULL))) {
-        op->stored = resv_from_doc(o, err);
+    if (rc > 0) {
+        o = json_loads(doc, 0, NULL);
+        op->stored = o ? resv_from_doc(o, err) : NULL;
         json_decref(o);
+        if (!op->stored)
+            rc = loom_error_set(err, LOOM_EINTERNAL, "reservation %lld: "
+                                "its stored record is unreadable",
+                                (long long)op->id);
     }
     free(state);
     free(doc);
