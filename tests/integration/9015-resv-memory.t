@@ -8,7 +8,8 @@
 # a cancelled one, 403 to another's scheduler), a submit into an ended one and
 # the maintenance requests that name them answer the same before and
 # after, and after a restart; GET /v1/runtime counts those in memory.
-# Then, under a steady load of submits, ended jobs still leave memory.
+# Then, under a steady load of submits with slow writes (a turn always
+# under way), ended jobs still leave memory.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -148,8 +149,14 @@ t_is "$(cat "$T/restarted")" "$(cat "$T/final")" \
     "the answers are the same after a restart"
 
 # ---- ended jobs leave memory under a steady load of submits -----------------
-# Four clients submit and cancel held jobs without a pause for 20 s: there
-# is nearly always a turn, an insert or an answer under way.
+# Eight clients submit and cancel held jobs without a pause for 20 s, and
+# every write of jobs takes 20 ms longer (a slow disk): there is always a
+# turn under way, and never a moment when none names any job.
+pg_sql "CREATE FUNCTION slow_write() RETURNS trigger LANGUAGE plpgsql AS
+    \$\$ BEGIN PERFORM pg_sleep(0.02); RETURN NULL; END \$\$;
+    CREATE TRIGGER slow_write AFTER INSERT OR UPDATE ON jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION slow_write()" ||
+    t_bail "the slow trigger was not made"
 E0=$(runtime 's["jobs_evicted"]')
 python3 - "$LOOM_URL" "$ADMIN" 20 "$T/evicted" >"$T/load" 2>&1 <<'PY'
 import http.client, json, sys, threading, time, urllib.parse
@@ -183,7 +190,7 @@ def evicted():
     c.request("GET", "/v1/runtime", headers=h)
     return json.loads(c.getresponse().read())["scheduler"]["jobs_evicted"]
 
-ts = [threading.Thread(target=client) for _ in range(4)]
+ts = [threading.Thread(target=client) for _ in range(8)]
 for t in ts:
     t.start()
 time.sleep(secs / 2)
@@ -198,12 +205,12 @@ with open(out, "w") as f:
 if errors:
     sys.exit(errors[0])
 PY
-t_is "$?" 0 "four clients submitted and cancelled jobs for 20 s" || t_diag "$(cat "$T/load")"
+t_is "$?" 0 "eight clients submitted and cancelled jobs for 20 s" || t_diag "$(cat "$T/load")"
 read -r MID LAST N <"$T/evicted"
 t_diag "jobs submitted and cancelled: $N; let go: $E0 before, $MID halfway, $LAST near the end"
 t_ok "$([ "${N:-0}" -ge 100 ]; echo $?)" "the load was steady (${N:-0} jobs)"
 t_ok "$([ "${MID:-0}" -gt "$E0" ] && [ "${LAST:-0}" -gt "${MID:-0}" ]; echo $?)" \
     "ended jobs left memory during the load, in its first and its second half"
-t_ok "$([ $((${LAST:-0} - E0)) -ge $((${N:-0} / 4)) ]; echo $?)" \
-    "a good part of them left while the load lasted ($((${LAST:-0} - E0)) of ${N:-0})"
+t_ok "$([ $((${LAST:-0} - E0)) -ge $((${N:-0} / 2)) ]; echo $?)" \
+    "most of them left while the load lasted ($((${LAST:-0} - E0)) of ${N:-0})"
 t_done
