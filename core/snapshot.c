@@ -290,7 +290,10 @@ error:
  * batches, each with the ids accepted since the last, in the order they
  * were handed over); a job above the mark is published but not yet
  * committed, and not shown. */
-static atomic_llong committed_upto, evicted_max, maint_evicted_upto;
+static atomic_llong committed_upto;
+/* The highest ids that left memory: of jobs, maintenance requests and
+ * reservations. */
+static atomic_llong evicted_max[3];
 
 /* Raise *v to x if x is higher (never lowers it). */
 static void raise_to(atomic_llong *v, int64_t x)
@@ -313,22 +316,32 @@ int64_t jobs_committed_upto(void)
 
 void jobs_evicted_note(int64_t id)
 {
-    raise_to(&evicted_max, id);
+    raise_to(&evicted_max[0], id);
 }
 
 int64_t jobs_evicted_max(void)
 {
-    return atomic_load(&evicted_max);
+    return atomic_load(&evicted_max[0]);
 }
 
 void maint_evicted_note(int64_t id)
 {
-    raise_to(&maint_evicted_upto, id);
+    raise_to(&evicted_max[1], id);
 }
 
 int64_t maint_evicted_max(void)
 {
-    return atomic_load(&maint_evicted_upto);
+    return atomic_load(&evicted_max[1]);
+}
+
+void resv_evicted_note(int64_t id)
+{
+    raise_to(&evicted_max[2], id);
+}
+
+int64_t resv_evicted_max(void)
+{
+    return atomic_load(&evicted_max[2]);
 }
 
 struct jview *jobtab_get(const struct jobtab *t, int64_t id)

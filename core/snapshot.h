@@ -74,12 +74,13 @@ int64_t jobs_committed_upto(void);
  * that reads need the database only once a job has left. Any thread. */
 void jobs_evicted_note(int64_t id);
 int64_t jobs_evicted_max(void);
-/* Maintenance request id, ended, has left memory (set before the list
- * without it is published), and the highest such id: no request above it
- * is read from the database, so that reads need it only once a request
- * has left. Any thread. */
+/* The same for maintenance requests and reservations: one has left
+ * memory (noted before the list without it is published), and the
+ * highest such id (0: none). Any thread. */
 void maint_evicted_note(int64_t id);
 int64_t maint_evicted_max(void);
+void resv_evicted_note(int64_t id);
+int64_t resv_evicted_max(void);
 void jview_unref(struct jview *v); /* NULL-safe */
 
 /* The table of jobs by id: chunks shared copy-on-write between the

@@ -454,6 +454,51 @@ int store_run(struct store *st, const char *what, const char *sql,
     return 0;
 }
 
+int store_doc_read(struct store *st, const char *what, const char *sql,
+                   int64_t id, char **state, char **doc,
+                   struct loom_error *err)
+{
+    char ids[24];
+    const char *v[1] = {ids};
+    PGresult *r;
+    int found;
+
+    *state = *doc = NULL;
+    snprintf(ids, sizeof(ids), "%" PRId64, id);
+    if (!(r = store_exec(st, what, sql, 1, v, err)))
+        return -1;
+    found = PQntuples(r) > 0;
+    if (found && (!(*state = strdup(PQgetvalue(r, 0, 0))) ||
+                  !(*doc = strdup(PQgetvalue(r, 0, 1))))) {
+        free(*state);
+        *state = NULL;
+        PQclear(r);
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    }
+    PQclear(r);
+    return found;
+}
+
+int store_docs_read(struct store *st, const char *what, const char *sql,
+                    const char *but, int64_t upto, store_row_cb cb,
+                    void *arg, struct loom_error *err)
+{
+    char ups[24];
+    const char *v[2] = {but, ups};
+    PGresult *r;
+    int rc = 0;
+
+    snprintf(ups, sizeof(ups), "%" PRId64, upto);
+    if (!(r = store_exec(st, what, sql, 2, v, err)))
+        return -1;
+    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
+        const char *cols[2] = {PQgetvalue(r, i, 0), PQgetvalue(r, i, 1)};
+        rc = cb(arg, 2, cols);
+    }
+    PQclear(r);
+    return rc < 0 ? loom_error_set(err, LOOM_EINTERNAL, "out of memory") : 0;
+}
+
 int store_run_prepared(struct store *st, const char *what,
                        const struct store_stmt *stmt,
                        const char *const *values, struct loom_error *err)

@@ -97,6 +97,9 @@ struct pg_result; /* PGresult of libpq-fe.h */
  * transaction left open by an earlier failed call is rolled back first. */
 struct pg_conn *store_conn(struct store *st, struct loom_error *err);
 
+/* Loads: cb gets each row's columns as text (valid during the call) and
+ * returns 0 to go on. */
+typedef int (*store_row_cb)(void *arg, int n, const char *const *cols);
 /* Run one parameterised statement (text parameters, text results; values[i]
  * may be NULL for SQL NULL). Returns the result, which the caller frees
  * with PQclear, or NULL with err: LOOM_EUNAVAIL when the connection is lost
@@ -113,6 +116,20 @@ struct pg_result *store_exec(struct store *st, const char *what,
 int store_run(struct store *st, const char *what, const char *sql,
               int n_params, const char *const *values,
               struct loom_error *err);
+
+/* An item that may have left loomd's memory, read back: sql takes its id
+ * ($1) and gives its state and document. 1 with *state and *doc (new
+ * strings), 0 when there is none, or -1 with err. */
+int store_doc_read(struct store *st, const char *what, const char *sql,
+                   int64_t id, char **state, char **doc,
+                   struct loom_error *err);
+/* The ended items read back: sql takes a PostgreSQL array of ids to leave
+ * out ($1, "{1,2}") and the highest id to read ($2), and gives id, doc in
+ * id order. cb returns 0 to go on, -1 (out of memory) to stop. 0 or -1
+ * with err. */
+int store_docs_read(struct store *st, const char *what, const char *sql,
+                    const char *but, int64_t upto, store_row_cb cb,
+                    void *arg, struct loom_error *err);
 
 /* A statement that PostgreSQL parses and plans once per connection rather
  * than at every call: a turn of the scheduler's loop runs the same one some

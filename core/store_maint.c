@@ -106,13 +106,10 @@ int store_pause_del(struct store *st, const char *node,
                      "DELETE FROM node_pauses WHERE node = $1", 1, v, err);
 }
 
-/* Run sql with its n parameters v, and cb(arg, columns) for each row
- * (up to 8 columns) until one returns non-zero. 0, or -1 with err. */
-static int load(struct store *st, const char *what, const char *sql, int n_v,
-                const char *const *v, store_row_cb cb, void *arg,
-                struct loom_error *err)
+static int load(struct store *st, const char *what, const char *sql,
+                store_row_cb cb, void *arg, struct loom_error *err)
 {
-    PGresult *r = (PGresult *)store_exec(st, what, sql, n_v, v, err);
+    PGresult *r = (PGresult *)store_exec(st, what, sql, 0, NULL, err);
     const char *cols[8];
     int rc = 0;
 
@@ -135,7 +132,7 @@ int store_goal_load(struct store *st, store_row_cb cb, void *arg,
 {
     return load(st, "goal: load",
                 "SELECT node, attrs, extract(epoch FROM updated_at)::bigint "
-                "FROM goal_nodes", 0, NULL, cb, arg, err);
+                "FROM goal_nodes", cb, arg, err);
 }
 
 int store_actual_load(struct store *st, store_row_cb cb, void *arg,
@@ -144,7 +141,7 @@ int store_actual_load(struct store *st, store_row_cb cb, void *arg,
     return load(st, "actual: load",
                 "SELECT node, attribute, value, "
                 "extract(epoch FROM time)::bigint FROM actual_reports",
-                0, NULL, cb, arg, err);
+                cb, arg, err);
 }
 
 int store_mismatch_load(struct store *st, store_row_cb cb, void *arg,
@@ -152,7 +149,7 @@ int store_mismatch_load(struct store *st, store_row_cb cb, void *arg,
 {
     return load(st, "mismatches: load",
                 "SELECT node, attribute, extract(epoch FROM since)::bigint "
-                "FROM mismatches", 0, NULL, cb, arg, err);
+                "FROM mismatches", cb, arg, err);
 }
 
 int store_maint_load(struct store *st, store_row_cb cb, void *arg,
@@ -160,51 +157,32 @@ int store_maint_load(struct store *st, store_row_cb cb, void *arg,
 {
     return load(st, "maintenance: load",
                 "SELECT id, state, doc FROM maintenance ORDER BY id",
-                0, NULL, cb, arg, err);
+                cb, arg, err);
 }
 
 int store_pause_load(struct store *st, store_row_cb cb, void *arg,
                      struct loom_error *err)
 {
     return load(st, "pause: load",
-                "SELECT node, doc FROM node_pauses ORDER BY node", 0, NULL,
-                cb, arg, err);
+                "SELECT node, doc FROM node_pauses ORDER BY node", cb, arg,
+                err);
 }
 
 int store_maint_doc(struct store *st, int64_t id, char **state, char **doc,
                     struct loom_error *err)
 {
-    char ids[24];
-    const char *v[1] = {ids};
-    PGresult *r;
-    int found;
-
-    *state = *doc = NULL;
-    snprintf(ids, sizeof(ids), "%" PRId64, id);
-    if (!(r = store_exec(st, "maintenance: read one",
-                         "SELECT state, doc::text FROM maintenance "
-                         "WHERE id = $1::bigint", 1, v, err)))
-        return -1;
-    found = PQntuples(r) > 0;
-    if (found && (!(*state = strdup(PQgetvalue(r, 0, 0))) ||
-                  !(*doc = strdup(PQgetvalue(r, 0, 1))))) {
-        free(*state);
-        *state = NULL;
-        PQclear(r);
-        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
-    }
-    PQclear(r);
-    return found;
+    return store_doc_read(st, "maintenance: read one",
+                          "SELECT state, doc::text FROM maintenance "
+                          "WHERE id = $1::bigint", id, state, doc, err);
 }
 
-int store_maint_ended(struct store *st, const char *but, store_row_cb cb,
-                      void *arg, struct loom_error *err)
+int store_maint_ended(struct store *st, const char *but, int64_t upto,
+                      store_row_cb cb, void *arg, struct loom_error *err)
 {
-    const char *v[1] = {but};
-
-    return load(st, "maintenance: read the ended",
-                "SELECT id, doc::text FROM maintenance "
-                "WHERE state IN ('done', 'failed', 'cancelled') "
-                "AND NOT id = ANY($1::bigint[]) ORDER BY id",
-                1, v, cb, arg, err);
+    return store_docs_read(st, "maintenance: read the ended",
+                           "SELECT id, doc::text FROM maintenance "
+                           "WHERE state IN ('done', 'failed', 'cancelled') "
+                           "AND id <= $2::bigint "
+                           "AND NOT id = ANY($1::bigint[]) ORDER BY id",
+                           but, upto, cb, arg, err);
 }

@@ -33,9 +33,6 @@ int store_pause_put(struct store *st, const char *node, const char *doc,
 int store_pause_del(struct store *st, const char *node,
                     struct loom_error *err);
 
-/* Loads: cb gets each row's columns as text (valid during the call) and
- * returns 0 to go on. */
-typedef int (*store_row_cb)(void *arg, int n, const char *const *cols);
 /* goal_nodes: node, attrs. */
 int store_goal_load(struct store *st, store_row_cb cb, void *arg,
                     struct loom_error *err);
@@ -52,11 +49,11 @@ int store_maint_load(struct store *st, store_row_cb cb, void *arg,
  * there is none, or -1. */
 int store_maint_doc(struct store *st, int64_t id, char **state, char **doc,
                     struct loom_error *err);
-/* The ended requests (done, failed, cancelled) but those whose ids are in
- * but (a PostgreSQL array, "{1,2}"): id, doc, in id order. cb returns 0 to
- * go on, -1 (out of memory) to stop. 0 or -1. */
-int store_maint_ended(struct store *st, const char *but, store_row_cb cb,
-                      void *arg, struct loom_error *err);
+/* The ended requests (done, failed, cancelled) with ids up to upto but
+ * those in but (a PostgreSQL array, "{1,2}"): id, doc, in id order. cb
+ * returns 0 to go on, -1 (out of memory) to stop. 0 or -1. */
+int store_maint_ended(struct store *st, const char *but, int64_t upto,
+                      store_row_cb cb, void *arg, struct loom_error *err);
 /* node_pauses: node, doc. */
 int store_pause_load(struct store *st, store_row_cb cb, void *arg,
                      struct loom_error *err);

@@ -48,3 +48,22 @@ int store_resv_load(struct store *st,
     PQclear(r);
     return rc;
 }
+
+int store_resv_doc(struct store *st, int64_t id, char **state, char **doc,
+                   struct loom_error *err)
+{
+    return store_doc_read(st, "reservations: read one",
+                          "SELECT state, doc::text FROM reservations "
+                          "WHERE id = $1::bigint", id, state, doc, err);
+}
+
+int store_resv_ended(struct store *st, const char *but, int64_t upto,
+                     store_row_cb cb, void *arg, struct loom_error *err)
+{
+    return store_docs_read(st, "reservations: read the ended",
+                           "SELECT id, doc::text FROM reservations "
+                           "WHERE state IN ('done', 'cancelled') "
+                           "AND id <= $2::bigint "
+                           "AND NOT id = ANY($1::bigint[]) ORDER BY id",
+                           but, upto, cb, arg, err);
+}

@@ -27,4 +27,14 @@ int store_resv_load(struct store *st,
                     int (*cb)(void *arg, const struct store_resv_row *row),
                     void *arg, struct loom_error *err);
 
+/* Reservation id's state and document (new strings): 1, 0 when there is
+ * none, or -1 with err. */
+int store_resv_doc(struct store *st, int64_t id, char **state, char **doc,
+                   struct loom_error *err);
+/* The ended reservations (done, cancelled) with ids up to upto but those
+ * in but (a PostgreSQL array, "{1,2}"): cb(id, doc) in id order; cb
+ * returns 0 to go on, -1 (out of memory) to stop. 0 or -1 with err. */
+int store_resv_ended(struct store *st, const char *but, int64_t upto,
+                     store_row_cb cb, void *arg, struct loom_error *err);
+
 #endif

@@ -140,6 +140,11 @@ struct job {
                         not 65 bytes in every job of the table */
     /* Scheduler-thread bookkeeping, not part of the record. */
     int dirty;
+    /* The last turn (sched_turn.c) that names it (its change, its insert
+     * or an answer about it), or TURN_QUEUED while an insert or an
+     * answer that waits for a turn does: it leaves memory only once that
+     * turn is back (sched_evict.c). */
+    uint64_t turn;
     int cancel_requested;
     int own_reason; /* Loom cancelled it for a reason of its own (a forced
                        maintenance window): the reason stays when the

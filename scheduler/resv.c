@@ -37,6 +37,11 @@ const char *resv_state_name(enum resv_state s)
     return domain_resv_states.names[s];
 }
 
+int resv_state_final(enum resv_state s)
+{
+    return s == RESV_DONE || s == RESV_CANCELLED;
+}
+
 static int time_field(json_t *body, const char *key, time_t *out,
                       struct loom_error *err)
 {

@@ -38,6 +38,11 @@ struct resv {
     time_t native_asked;
     time_t native_retry;
     int stored;
+    /* Not stored either: when it ended (done or cancelled; 0 while it
+     * has not), from which it stays resv_memory_s in memory; the last turn
+     * that writes it (sched_turn.c), which must be back before it goes. */
+    time_t ended;
+    uint64_t turn;
 };
 
 /* POST /v1/reservations, checked: nodes by id ("cluster/name") or a count
@@ -79,6 +84,8 @@ int resv_req_parse(json_t *body, time_t now, struct resv_req *rq,
 void resv_req_fini(struct resv_req *rq);
 
 const char *resv_state_name(enum resv_state s);
+/* Done or cancelled: nothing changes it any more. */
+int resv_state_final(enum resv_state s);
 /* The reservation as the API shows it (new string), or NULL (OOM). */
 char *resv_render(const struct resv *r);
 /* From its stored document; NULL with err when unreadable. */

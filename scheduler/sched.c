@@ -353,11 +353,14 @@ static void status_reply(struct reply *r)
     for (int s = 0; s <= JOB_CANCELLED; s++)
         json_object_set_new(states, job_state_name(s),
                             json_integer((json_int_t)count[s]));
-    o = json_pack("{s:b, s:s, s:o, s:I, s:I, s:b, s:{s:I, s:f, s:f, s:f, "
-                  "s:{s:f, s:f, s:f}}}", "enabled", S.enabled, "policy",
-                  sched_policy_name(&S.conf), "jobs", states,
+    o = json_pack("{s:b, s:s, s:o, s:I, s:I, s:I, s:I, s:b, s:{s:I, s:f, "
+                  "s:f, s:f, s:{s:f, s:f, s:f}}}", "enabled", S.enabled,
+                  "policy", sched_policy_name(&S.conf), "jobs", states,
                   "jobs_in_memory", (json_int_t)S.n_in_memory,
-                  "jobs_evicted", (json_int_t)S.n_evicted, "database_ok",
+                  "jobs_evicted", (json_int_t)S.n_evicted,
+                  "reservations_in_memory", (json_int_t)S.n_resv,
+                  "reservations_evicted", (json_int_t)S.n_resv_evicted,
+                  "database_ok",
                   S.n_dirty == 0, "cycles", "count", (json_int_t)S.cycles,
                   "last_ms", S.cycle_last_ms, "max_ms", S.cycle_max_ms,
                   "mean_ms", S.cycles ? S.cycle_sum_ms / (double)S.cycles : 0.0,
@@ -607,6 +610,7 @@ static void *sched_main(void *arg)
             S.next_cycle = now + S.conf.interval_s;
         }
         sched_resv_native_tick();
+        sched_resv_evict_tick();
         sched_resv_publish();
         sched_evict_tick();
         publish_views();
@@ -697,6 +701,7 @@ void sched_stop(void)
         resv_destroy(S.resv[i]);
     free(S.resv);
     free(S.resv_dirty);
+    sched_resv_evict_fini();
     strv_fini(&S.resv_polls);
     json_decref(S.events);
     prio_usage_destroy(S.fs);

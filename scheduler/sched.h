@@ -37,6 +37,10 @@ struct sched_resv_op {
     char *subject;
     unsigned roles; /* of who asks (LOOM_ROLE_*); 0: Loom itself */
     int start_now, end_now;
+    /* Reservation id as the database holds it, read by the API when it
+     * may have left memory (resv_memory_s), or NULL: the answer to an
+     * ended one that left is this one's. Owned by the op. */
+    struct resv *stored;
 };
 void sched_resv_op_free(void *op);
 

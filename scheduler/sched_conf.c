@@ -104,6 +104,7 @@ int sched_conf_read(struct conf *c, struct sched_conf *out,
     out->plan.overdue_s = 60;
     out->kill_invalid_depend = 1;
     out->job_memory_s = 300;
+    out->resv_memory_s = 300;
     if (pick(sec, "policy", "fifo", policies, 2, &policy, err) < 0 ||
         pick(sec, "backfill", "easy", backfills, 3, &backfill, err) < 0)
         return -1;
@@ -134,6 +135,8 @@ int sched_conf_read(struct conf *c, struct sched_conf *out,
                        &out->kill_invalid_depend, err) < 0 ||
          conf_get_double(sec, "job_memory_s", 300, 0, 1e9,
                          &out->job_memory_s, err) < 0 ||
+         conf_get_double(sec, "resv_memory_s", 300, 0, 1e9,
+                         &out->resv_memory_s, err) < 0 ||
          conf_check_unused(sec, err) < 0))
         return -1;
     out->policy = (enum sched_policy)policy;

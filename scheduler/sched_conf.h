@@ -37,6 +37,7 @@ struct sched_conf {
                                 its job (default), or leaves it pending */
     double job_memory_s; /* an ended job stays in memory this long, then
                             is read from the database; 0: for ever */
+    double resv_memory_s; /* the same for an ended reservation */
     struct sched_limits limits; /* every account's, from [limits] */
     struct {
         char name[LOOM_LIMITS_NAME_MAX + 1]; /* ACCOUNT, vo=GROUP or

@@ -84,10 +84,12 @@ int sched_gone(int64_t id, enum job_state *st, const char **owner,
 }
 
 /* May j leave memory now: ended, written, and named by nothing under way
- * (a queue entry, a change or an answer waiting for a commit)? */
+ * (a queue entry; a change, an insert or an answer waiting for a turn, or
+ * in a turn not back yet)? */
 static int may_go(const struct job *j)
 {
     return job_state_final(j->state) && !j->dirty &&
+           j->turn <= S.turn_done &&
            !(S.jf[j->id - 1] & JF_QUEUED) && !j->array && !j->array_id;
 }
 
@@ -119,9 +121,9 @@ void sched_evict_tick(void)
     double now = time_mono(), wall = (double)time(NULL);
     size_t n = S.n_ended;
 
-    /* nothing goes while a turn or an answer may still name it */
-    if (now < S.evict_next || S.n_inflight || S.n_acks || S.n_ins ||
-        S.conf.job_memory_s <= 0)
+    /* what a turn or an answer may still name stays (may_go): the others
+     * go while turns come and go, as they do under a steady load */
+    if (now < S.evict_next || S.conf.job_memory_s <= 0)
         return;
     S.evict_next = now + EVICT_EVERY_S;
     while (S.ended_head < n &&

@@ -89,6 +89,7 @@ int sched_insert_later(int64_t id, struct msg *m)
                    sizeof(*S.ins)) < 0)
         return -1;
     S.ins[S.n_ins++] = (struct ins){id, m};
+    sched_turn_queued(id);
     return 0;
 }
 

@@ -20,6 +20,7 @@ void sched_resv_op_free(void *p)
     if (!op)
         return;
     resv_req_fini(&op->rq);
+    resv_destroy(op->stored);
     free(op->subject);
     free(op);
 }
@@ -53,13 +54,21 @@ static void poll_later(const char *cluster)
                 "change at the next poll", cluster);
 }
 
+/* When r ended: its end, or now when it ends before it (cancelled). */
+static time_t ended_at(const struct resv *r, time_t now)
+{
+    return r->end < now ? r->end : now;
+}
+
 /* Write it with the next turn, show it, and plan around it. */
 void sched_resv_touch(int64_t id)
 {
-    const struct resv *r = sched_resv_find(id);
+    struct resv *r = sched_resv_find(id);
 
     if (r)
         poll_later(r->cluster);
+    if (r && resv_state_final(r->state) && !r->ended)
+        r->ended = ended_at(r, time(NULL));
     for (size_t i = 0; i < S.n_resv_dirty; i++)
         if (S.resv_dirty[i] == id)
             return;
@@ -324,12 +333,58 @@ out:
     return rc;
 }
 
+/* Reservation op->id: in memory, or (ended, and gone from memory) as the
+ * database holds it when the API read it; NULL otherwise. */
+static struct resv *find_for(const struct sched_resv_op *op)
+{
+    struct resv *r = sched_resv_find(op->id);
+    enum resv_state st;
+    int maint;
+
+    if (!r && op->stored && op->stored->id == op->id &&
+        sched_resv_gone(op->id, &st, &maint))
+        r = op->stored;
+    return r;
+}
+
+/* Answer an operation on reservation op->id, gone from memory and not
+ * read by the API, from what stays of it: asked by the maintenance thread
+ * (a maintenance one only when maint_only), its state (a cancelled one's
+ * record is not kept: that thread takes the 409 as the 200 it had from
+ * memory, ended already); asked through the API, which read it just
+ * before it left, to ask again (the owner and roles are not kept). 1 when
+ * answered. */
+static int answer_gone(struct msg *m, const struct sched_resv_op *op,
+                       int maint_only)
+{
+    struct loom_error err;
+    enum resv_state st;
+    int64_t id = op->id;
+    int maint;
+
+    if (!sched_resv_gone(id, &st, &maint))
+        return 0;
+    if (op->roles)
+        loom_error_set(&err, LOOM_EUNAVAIL, "reservation %lld left memory "
+                       "as it was asked for; ask again", (long long)id);
+    else if (maint_only && !maint)
+        loom_error_set(&err, LOOM_ENOENT, "there is no maintenance "
+                       "reservation %lld", (long long)id);
+    else
+        loom_error_set(&err, LOOM_ECONFLICT, "reservation %lld is %s",
+                       (long long)id, resv_state_name(st));
+    reply_send_error(m->reply, &err);
+    return 1;
+}
+
 void sched_resv_adjust(struct msg *m)
 {
     struct sched_resv_op *op = m->data;
-    struct resv *r = sched_resv_find(op->id);
+    struct resv *r = find_for(op);
     struct loom_error err;
 
+    if (!r && answer_gone(m, op, 1))
+        return;
     if (!r || strcmp(r->purpose, "maintenance")) {
         loom_error_set(&err, LOOM_ENOENT, "there is no maintenance "
                        "reservation %lld", (long long)op->id);
@@ -388,9 +443,11 @@ static int may_cancel(const struct resv *r, const struct sched_resv_op *op,
 void sched_resv_cancel(struct msg *m)
 {
     struct sched_resv_op *op = m->data;
-    struct resv *r = sched_resv_find(op->id);
+    struct resv *r = find_for(op);
     struct loom_error err;
 
+    if (!r && answer_gone(m, op, 0))
+        return;
     if (!r) {
         loom_error_set(&err, LOOM_ENOENT, "there is no reservation %lld",
                        (long long)op->id);
@@ -468,6 +525,8 @@ static int load_row(void *arg, const struct store_resv_row *row)
         return 0;
     }
     r->stored = 1;
+    if (resv_state_final(r->state))
+        r->ended = ended_at(r, time(NULL));
     return resv_add(r);
 }
 

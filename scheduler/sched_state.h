@@ -30,6 +30,10 @@ struct ins {
     struct msg *m; /* the submit to answer, or NULL */
 };
 
+/* A job's turn (struct job) while an insert or an answer that waits for
+ * the next turn names it: later than any turn. */
+#define TURN_QUEUED UINT64_MAX
+
 /* What a cycle asks of every job, a byte per job by id - 1, kept by
  * sched_view: a pass over these stays in the caches, one over the job
  * records does not. */
@@ -108,6 +112,9 @@ struct sched {
     double next_cycle;
     double db_retry_at;
     size_t n_inflight;    /* turns being written (at most COMMIT_CONNS) */
+    /* turns numbered as they are handed over, and the last one back (they
+     * come back in that order): a job named by a later one stays */
+    uint64_t turn_sent, turn_done;
     int changes_inflight; /* one of them writes changes, not only new jobs */
     int release_commits;  /* one failed: commit_release once published */
     /* a cluster's job list applied a slice per turn, so that a large one
@@ -134,6 +141,12 @@ struct sched {
     struct strv resv_polls; /* clusters whose nodes show a reservation that
                                changed: shown again once the list is out */
     size_t n_resv_open; /* planned or active */
+    /* of a reservation that left memory (sched_resv_evict.c), by id - 1:
+     * its state and purpose; 0 for any other */
+    uint8_t *resv_gone;
+    size_t cap_resv_gone;
+    size_t n_resv_evicted; /* those let go */
+    double resv_evict_next; /* when the next look is due (time_mono) */
     unsigned resv_gen; /* bumped by every reservation change */
     /* the estimates jobs show are from a cycle under the present settings,
      * with the reservations of resv_gen estimates_gen: an event's cycle
@@ -223,6 +236,9 @@ void sched_send_turn(void);
 void sched_turn_done(struct commit_batch *b);
 /* Queue an answer to send after the next successful commit. */
 void sched_ack_later(struct reply *r, int64_t id, int status);
+/* Job id (0: none) is named by an insert or an answer waiting for the
+ * next turn: it stays in memory until that turn is back. */
+void sched_turn_queued(int64_t id);
 /* Queue a start for after the next commit (the decision is taken). */
 void sched_start_later(struct job *j, int adopt);
 /* A job leaves its nodes (final state, or back to pending). */
@@ -437,6 +453,14 @@ void sched_resv_native_sync(struct resv *r);
 void sched_resv_native_tick(void);
 /* A SERVER_RESV's answer. */
 void sched_resv_native_done(struct sched_resv_native *n);
+
+/* sched_resv_evict.c: ended reservations leave memory */
+/* Let go of the ended reservations whose time in memory is over. */
+void sched_resv_evict_tick(void);
+/* Did reservation id leave memory? 1 with its state and whether it is a
+ * maintenance one; 0 otherwise. */
+int sched_resv_gone(int64_t id, enum resv_state *st, int *maint);
+void sched_resv_evict_fini(void);
 
 /* sched_resv.c */
 void sched_resv_create(struct msg *m);

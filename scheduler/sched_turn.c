@@ -29,6 +29,15 @@ void sched_ack_later(struct reply *r, int64_t id, int status)
         return;
     }
     S.acks[S.n_acks++] = (struct ack){reply_ref(r), id, status, NULL};
+    sched_turn_queued(id);
+}
+
+void sched_turn_queued(int64_t id)
+{
+    struct job *j = id ? sched_job(id) : NULL;
+
+    if (j)
+        j->turn = TURN_QUEUED;
 }
 
 void sched_ack_body_later(struct reply *r, int status, char *body)
@@ -88,6 +97,7 @@ struct after {
     struct server_start **starts;
     size_t n_starts;
     int changes; /* the batch writes changes, not only new jobs */
+    uint64_t seq; /* the turn's number */
 };
 
 static int copy_one(struct commit_ins *c, const struct job *j)
@@ -227,6 +237,29 @@ static void keep_waiting(struct after *a)
     S.n_to_start = n;
 }
 
+/* The jobs turn seq names (a new one, a change, an answer) and the
+ * reservations it writes stay in memory until it is back. */
+static void turn_stamp(const struct commit_batch *b, const struct after *a,
+                       uint64_t seq)
+{
+    struct job *j;
+
+    for (size_t i = 0; i < b->n_upd; i++)
+        if ((j = sched_job(b->upd[i].view->id)))
+            j->turn = seq;
+    for (size_t i = 0; i < a->n_subs; i++)
+        if ((j = sched_job(a->subs[i].id)))
+            j->turn = seq;
+    for (size_t i = 0; i < a->n_acks; i++)
+        if (a->acks[i].id && (j = sched_job(a->acks[i].id)))
+            j->turn = seq;
+    for (size_t i = 0; i < b->n_resv; i++) {
+        struct resv *r = sched_resv_find(b->resv[i].id);
+        if (r)
+            r->turn = seq;
+    }
+}
+
 /* On a committer thread, once b is written (in the order the batches were
  * handed over): its starts go to the server thread now, not after a hop
  * through the scheduler thread, which then need not wake for the batch
@@ -281,6 +314,8 @@ void sched_send_turn(void)
     lazy_mark(n_lazy, 0);
     S.lazy_head += n_lazy;
     keep_waiting(a);
+    a->seq = ++S.turn_sent;
+    turn_stamp(b, a, a->seq);
     a->changes = b->n_upd || b->n_resv || b->events;
     b->after = a;
     b->written = turn_written;
@@ -339,6 +374,7 @@ void sched_turn_done(struct commit_batch *b)
     struct after *a = b->after;
 
     S.n_inflight--;
+    S.turn_done = a->seq;
     if (a->changes)
         S.changes_inflight = 0;
     for (size_t i = 0; i < a->n_subs; i++) {

@@ -8,6 +8,7 @@
 #include "core/http.h"
 #include "core/msgq.h"
 #include "core/snapshot.h"
+#include "core/store.h"
 
 struct job;
 struct store;
@@ -290,6 +291,29 @@ void api_list_text(const struct api_route_args *a, struct http_resp *rs,
 void api_list_text_of(const struct api_route_args *a, struct http_resp *rs,
                       enum snap_text which, const char *id, const char *what,
                       const char *owner);
+/* A list the snapshot holds whole whose ended items leave memory, read
+ * back from PostgreSQL (list.c). */
+struct api_stored_src {
+    enum snap_text which;
+    const char *what; /* the kind of item, for a 404 */
+    int64_t (*evicted_max)(void); /* the highest id that left memory */
+    /* id's state and document (new strings): 1, 0 when none, or -1 */
+    int (*doc)(struct store *st, int64_t id, char **state, char **doc,
+               struct loom_error *err);
+    /* the ended items up to upto but those in but ("{1,2}"), in id
+     * order: cb(id, doc). 0 or -1 */
+    int (*ended)(struct store *st, const char *but, int64_t upto,
+                 store_row_cb cb, void *arg, struct loom_error *err);
+    /* the states items leave memory in (NULL-terminated): a list whose
+     * ?state= names another is the snapshot's alone */
+    const char *const *gone_states;
+};
+/* As api_list_text_of (a->n == 2: the item a->seg[1]), with the items of
+ * src that left memory read from the database, merged by id. The database
+ * is read only up to the highest id that left memory (none before one
+ * has); an error when it cannot be read then. */
+void api_list_stored(const struct api_route_args *a, struct http_resp *rs,
+                     const struct api_stored_src *src, const char *owner);
 void api_maint_get(struct http_req *rq, struct http_resp *rs,
                    const struct api_route_args *a);
 void api_maint_post(struct http_req *rq, struct http_resp *rs,

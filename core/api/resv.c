@@ -1,5 +1,6 @@
-/* resv.c - /v1/reservations: list and get from the snapshot; create
- * and cancel through the scheduler thread. */
+/* resv.c - /v1/reservations: list and get from the snapshot (and the
+ * ended ones that left memory from PostgreSQL); create and cancel through
+ * the scheduler thread. */
 /* SPDX-License-Identifier: MIT */
 #include <jansson.h>
 #include <stdlib.h>
@@ -11,10 +12,19 @@
 #include "core/domain.h"
 #include "core/jsonx.h"
 #include "core/snapshot.h"
+#include "core/store_resv.h"
 #include "core/token.h"
 #include "scheduler/sched.h"
 
-/* GET /v1/reservations[?cluster=&state=&owner=&purpose=] and /{id}. */
+static const char *const resv_gone[] = {"done", "cancelled", NULL};
+static const struct api_stored_src resv_src = {
+    SNAP_RESV, "reservation", resv_evicted_max, store_resv_doc,
+    store_resv_ended, resv_gone,
+};
+
+/* GET /v1/reservations[?cluster=&state=&owner=&purpose=] and /{id}: the
+ * ended ones that left memory ([scheduler] resv_memory_s) read from
+ * PostgreSQL. */
 void api_resv_get(struct http_req *rq, struct http_resp *rs,
                   const struct api_route_args *a)
 {
@@ -23,8 +33,37 @@ void api_resv_get(struct http_req *rq, struct http_resp *rs,
                    (r & (LOOM_ROLE_USER | LOOM_ROLE_GATEWAY)) &&
                    accounts_policy().private_data;
 
-    api_list_text_of(a, rs, SNAP_RESV, a->n == 2 ? a->seg[1] : NULL,
-                     "reservation", own_only ? rq->who.subject : NULL);
+    api_list_stored(a, rs, &resv_src, own_only ? rq->who.subject : NULL);
+}
+
+/* A reservation that ended may have left the scheduler's memory by the
+ * time it gets op: read from the database for it to answer from (only
+ * up to the highest id that left). 0, or -1 with err. */
+static int stored_for(struct sched_resv_op *op, struct loom_error *err)
+{
+    struct store *st;
+    char *state = NULL, *doc = NULL;
+    json_t *o;
+    int rc;
+
+    if (op->id > resv_evicted_max())
+        return 0;
+    if (!(st = api_reader_get(err)))
+        return -1;
+    rc = store_resv_doc(st, op->id, &state, &doc, err);
+    api_reader_put();
+    if (rc > 0) {
+        o = json_loads(doc, 0, NULL);
+        op->stored = o ? resv_from_doc(o, err) : NULL;
+        json_decref(o);
+        if (!op->stored)
+            rc = loom_error_set(err, LOOM_EINTERNAL, "reservation %lld: "
+                                "its stored record is unreadable",
+                                (long long)op->id);
+    }
+    free(state);
+    free(doc);
+    return rc < 0 ? -1 : 0;
 }
 
 /* A user's reservation made in its cluster's system too is for the
@@ -97,6 +136,11 @@ void api_resv_cancel(struct http_req *rq, struct http_resp *rs,
         sched_resv_op_free(op);
         loom_error_set(&err, LOOM_ENOENT, "there is no reservation '%s'",
                        a->seg[1]);
+        http_error(rs, &err);
+        return;
+    }
+    if (stored_for(op, &err) < 0) {
+        sched_resv_op_free(op);
         http_error(rs, &err);
         return;
     }

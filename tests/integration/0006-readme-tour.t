@@ -154,7 +154,7 @@ tour_norm() {
         -e 's/^Date: .*/Date: <date>/' \
         -e 's/(^| )[0-9]+[smhd] ago( |$)/\1<age>\2/g' \
         -e 's/(^| )([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]{2}( |$)/\1<runtime>\4/g' \
-        -e 's/"(uptime_s|count|compares|jobs_in_memory|jobs_evicted)":[0-9]+/"\1":<n>/g' \
+        -e 's/"(uptime_s|count|compares|jobs_in_memory|jobs_evicted|reservations_in_memory|reservations_evicted)":[0-9]+/"\1":<n>/g' \
         -e 's/"identity":"[^"]*"/"identity":"<host:pid:nonce>"/g' \
         -e 's/"([a-z_]*_ms|compare_ms_[a-z]+|build|plan|apply)":[0-9.e+-]+/"\1":<ms>/g' \
         -e 's/"max_rss_kb":[0-9]+/"max_rss_kb":<kb>/g' \
