@@ -25,6 +25,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "core/http_accept.h"
 #include "core/http_conn.h"
 #include "core/http_stream.h"
 #include "core/log.h"
@@ -52,6 +53,7 @@ struct ctx {
  * clients are known by their uid (listen_peer). */
 struct server {
     struct MHD_Daemon *daemon;
+    struct http_accept *accept; /* hands it the connections */
     const char *listen;
     int port;
     int tls;
@@ -548,13 +550,16 @@ static int listen_tcp(const char *spec, struct loom_error *err)
 static int serve(struct server *srv, const char *listen, int tls, int peer,
                  struct loom_error *err)
 {
-    const union MHD_DaemonInfo *info;
+    struct sockaddr_storage sa;
+    socklen_t sa_len = sizeof(sa);
     int unix_ = strncmp(listen, "unix:", 5) == 0;
     int fd = unix_ ? listen_unix(listen + 5, peer ? cfg_.peer_mode : -1, err)
                    : listen_tcp(listen, err);
+    /* The connections come from an accept thread of ours (http_accept.c),
+     * which spreads them over the pool. */
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
                      MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME |
-                     (tls ? MHD_USE_TLS : 0);
+                     MHD_USE_NO_LISTEN_SOCKET | (tls ? MHD_USE_TLS : 0);
 
     if (fd < 0)
         return -1;
@@ -565,7 +570,7 @@ static int serve(struct server *srv, const char *listen, int tls, int peer,
      * HTTPS: GnuTLS asks tls.c for the certificate in each handshake, so
      * that a reload can replace it without closing the listener. */
     srv->daemon = MHD_start_daemon(
-        flags, 0, NULL, NULL, handler, srv, MHD_OPTION_LISTEN_SOCKET, fd,
+        flags, 0, NULL, NULL, handler, srv,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)POOL_THREADS,
         MHD_OPTION_URI_LOG_CALLBACK, target_seen, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
@@ -585,8 +590,17 @@ static int serve(struct server *srv, const char *listen, int tls, int peer,
                               "server on %s", tls ? "HTTPS" : "HTTP",
                               listen);
     }
-    info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    srv->port = info ? info->port : 0;
+    if (getsockname(fd, (struct sockaddr *)&sa, &sa_len) == 0)
+        srv->port = sa.ss_family == AF_INET
+                        ? ntohs(((struct sockaddr_in *)&sa)->sin_port)
+                    : sa.ss_family == AF_INET6
+                        ? ntohs(((struct sockaddr_in6 *)&sa)->sin6_port)
+                        : 0;
+    if (!(srv->accept = http_accept_start(fd, srv->daemon, err))) {
+        MHD_stop_daemon(srv->daemon);
+        srv->daemon = NULL;
+        return -1;
+    }
     log_info("serving the API on %s%s (%u threads; at most %u connections, "
              "%u from one address; a request must arrive within %u s)",
              tls ? "https://" : "", listen, POOL_THREADS, cfg_.max_conns,
@@ -596,6 +610,7 @@ static int serve(struct server *srv, const char *listen, int tls, int peer,
 
 static void unserve(struct server *srv)
 {
+    http_accept_stop(srv->accept); /* none new from now on */
     if (srv->daemon)
         MHD_stop_daemon(srv->daemon);
     memset(srv, 0, sizeof(*srv));
@@ -628,15 +643,15 @@ int http_start(const struct http_config *cfg, struct loom_error *err)
 void http_stop(void)
 {
     struct timespec tick = {0, 10 * 1000 * 1000};
-    int fd, waited = 0;
+    int waited = 0;
 
     if (!servers_[0].daemon)
         return;
     http_stream_end_all();
-    for (int i = 0; i < N_SERVERS; i++)
-        if (servers_[i].daemon &&
-            (fd = MHD_quiesce_daemon(servers_[i].daemon)) >= 0)
-            close(fd);
+    for (int i = 0; i < N_SERVERS; i++) {
+        http_accept_stop(servers_[i].accept);
+        servers_[i].accept = NULL;
+    }
     while (atomic_load(&inflight) > 0 && waited++ < DRAIN_S * 100)
         nanosleep(&tick, NULL);
     if (atomic_load(&inflight) > 0)

@@ -140,7 +140,8 @@ wakes() {
 # W_P99 (their largest p99).
 write_run() {
     local before after w_rps w_p50 w_p99 w_bad pg r s=$((WRITE_S / ROUNDS))
-    local sum_w=0 sum_pg=0 bad=0 p50s=() p99=0 w0 s0 wk=0 sk=0
+    local sum_w=0 sum_pg=0 bad=0 p50s=() p99=0 w0 s0 wk=0 sk=0 c0 tx=0
+    local f0 f1 fl=0 fp=0 n_pg=0
     cat >"$T/post.lua" <<EOF2
 wrk.method = "POST"
 wrk.body = '{"command":["true"],"request":{"cluster":"sim1000"},"env":{"LOOM_SIM_RUNTIME_S":"$1"}}'
@@ -148,10 +149,15 @@ wrk.headers["Content-Type"] = "application/json"
 EOF2
     before=$(pg_sql "select count(*) from jobs")
     for ((r = 1; r <= ROUNDS; r++)); do
+        f0=$(wal_syncs)
         pg=$(pgbench_run "$T/one.sql" "$s")
-        w0=$(wakes) s0=$(wakes loom-sched)
+        f1=$(wal_syncs)
+        fp=$((fp + f1 - f0)) n_pg=$((n_pg + $(awk '/number of transactions actually processed/ { print $NF }' "$T/pgbench.out")))
+        w0=$(wakes) s0=$(wakes loom-sched) c0=$(commits)
         read -r w_rps w_p50 w_p99 w_bad < <(wrk_run -t2 -c$CLIENTS -d${s}s -H "$AUTH" -s "$T/post.lua" "$LOOM_URL/v1/jobs")
         wk=$((wk + $(wakes) - w0)) sk=$((sk + $(wakes loom-sched) - s0))
+        tx=$((tx + $(commits) - c0))
+        fl=$((fl + $(wal_syncs) - f1))
         row "  round $r: POST /v1/jobs | pgbench 1-row (${s} s each)" \
             "$w_rps | $pg" "p50 $w_p50" "p99 $w_p99"
         sum_w=$((sum_w + w_rps))
@@ -171,6 +177,22 @@ EOF2
     row "  wakes per submit: loom-sched / all of loomd" \
         "$(ratio "$sk" "$((after - before))")" \
         "$(ratio "$wk" "$((after - before))")" ""
+    row "  PostgreSQL transactions per submit" \
+        "$(ratio "$tx" "$((after - before))")" "" ""
+    row "  WAL flushes per submit / per pgbench tx" \
+        "$(ratio "$fl" "$((after - before))")" "$(ratio "$fp" "$n_pg")" ""
+}
+# commits: loomd's transactions of job changes so far (loom_db_commit_jobs).
+commits() {
+    curl -s "$LOOM_URL/metrics" |
+        awk '$1 == "loom_db_commit_jobs_count" { print $2 + 0; f = 1 }
+             END { if (!f) print 0 }'
+}
+# wal_syncs: PostgreSQL's flushes of its WAL to disk so far (each carries
+# the commits that wait for it); a second first, for the backends to report.
+wal_syncs() {
+    sleep 1.5
+    pg_sql "select wal_sync from pg_stat_wal"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 write_run 1

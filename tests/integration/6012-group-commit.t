@@ -10,7 +10,9 @@
 # 503: the writes beside it and the submits taken behind it are written
 # once the table is free, with the ids they were given; the failed one is
 # neither stored nor shown (not even once a later id is committed), and
-# its Idempotency-Key is free again.
+# its Idempotency-Key is free again. Eight clients that connect at once
+# each have a thread of their own: all eight submits are taken while the
+# writes wait.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -151,6 +153,38 @@ t_is "$(py '" ".join(i["id"] for i in d["items"])' "$BODY")" \
 wait_for 'submit "$BODY_JOB" -H "Idempotency-Key: b0"' 30
 t_is "$STATUS" 201 "the failed one's key is accepted again"
 t_is "$(pg_sql "select count(*) from jobs where idem_key = 'b0'")" 1 "... and stored"
+
+# ---- eight clients that connect at once are all taken ----------------------------
+# A handler holds its pool thread while its submit waits for the commit,
+# and with it the other connections on that thread: eight connections
+# opened together must be on eight threads, or some submits would wait
+# unread behind the others.
+P0=$(pending)
+lock_jobs || t_bail "cannot lock the jobs table"
+python3 - "$PORT" "$TOKEN" "$BODY_JOB" >"$T/eight.out" 2>&1 <<'EOF' &
+import socket, sys
+port, token, body = int(sys.argv[1]), sys.argv[2], sys.argv[3].encode()
+conns = [socket.create_connection(("127.0.0.1", port)) for _ in range(8)]
+req = (b"POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+       token.encode() + b"\r\nContent-Type: application/json\r\n"
+       b"Connection: close\r\nContent-Length: " + str(len(body)).encode() +
+       b"\r\n\r\n" + body)
+for c in conns:
+    c.sendall(req)
+for c in conns:  # each answer, read to the close
+    c.settimeout(60)
+    out = b"".join(iter(lambda: c.recv(65536), b""))
+    print(out.split(b"\r\n", 1)[0].decode())
+EOF
+EIGHT=$!
+wait_for "all_handed $((P0 + 8))" 30
+t_is "$(pending)" $((P0 + 8)) \
+    "eight clients connected at once: their eight submits are all taken while the writes wait"
+t_is "$(waiting_writes)" 4 "... four writes wait for the lock, the other submits for a connection"
+touch "$T/unlock"
+wait "$EIGHT" "$LOCKER"
+t_is "$(sort "$T/eight.out" | uniq -c | tr -s ' ')" " 8 HTTP/1.1 201 Created" \
+    "once the lock goes all eight are answered 201"
 
 loomd_stop
 t_is $? 0 "loomd stops with status 0"
