@@ -30,6 +30,7 @@ struct http_accept {
     int stop_fd;  /* an eventfd: written to stop the thread */
     struct MHD_Daemon *daemon;
     pthread_t thread;
+    int failing;  /* the last accept failed: said once, until one works */
 };
 
 /* Accept what waits on a->fd. Returns the poll timeout to use next: -1,
@@ -47,14 +48,17 @@ static int accept_all(struct http_accept *a)
                 continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK)
                 return -1;
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-                errno == ENOMEM) {
-                log_warn("http: accept: %s; accepting again in %d ms",
-                         strerror(errno), FULL_WAIT_MS);
-                return FULL_WAIT_MS;
-            }
-            log_warn("http: accept: %s", strerror(errno));
+            /* out of descriptors or memory, or worse: said once, and
+             * tried again every FULL_WAIT_MS */
+            if (!a->failing++)
+                log_warn("http: accept: %s; trying again every %d ms until "
+                         "it works", strerror(errno), FULL_WAIT_MS);
             return FULL_WAIT_MS;
+        }
+        if (a->failing) {
+            log_info("http: accept works again after %d failed tries",
+                     a->failing);
+            a->failing = 0;
         }
         /* MHD_NO (a limit reached, no memory): the socket is closed */
         (void)MHD_add_connection(a->daemon, c, (struct sockaddr *)&sa, len);

@@ -180,6 +180,8 @@ EIGHT=$!
 wait_for "all_handed $((P0 + 8))" 30
 t_is "$(pending)" $((P0 + 8)) \
     "eight clients connected at once: their eight submits are all taken while the writes wait"
+# taken is not yet sent: the turns reach their connections a moment later
+wait_for '[ "$(waiting_writes)" -ge 4 ]' 30
 t_is "$(waiting_writes)" 4 "... four writes wait for the lock, the other submits for a connection"
 touch "$T/unlock"
 wait "$EIGHT" "$LOCKER"
