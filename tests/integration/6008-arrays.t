@@ -102,6 +102,12 @@ job "$L"
 t_is "$(jget "$BODY" .reason)" "array $L runs 2 tasks, as many as its limit (%2) allows" \
     "... and the array says why"
 # loomctl jobs -j (?id=): the array is its running tasks and its item
+# (a task counted running may still be starting in its cluster)
+ids_states() {
+    ctl jobs -j "$L" --format jobid,state
+    echo "$RC/$(awk 'NR > 1 { print $2 }' <<<"$OUT" | sort | tr '\n' ' ')"
+}
+wait_for '[ "$(ids_states)" = "0/pending running running " ]' 30
 ctl jobs -j "$L" --format jobid,state
 t_is "$RC/$(awk 'NR > 1 { print $2 }' <<<"$OUT" | sort | tr '\n' ' ')" \
     "0/pending running running " \
