@@ -34,20 +34,17 @@ int store_job_doc(struct store *st, int64_t id, char **doc,
 }
 
 int store_job_by_idem(struct store *st, const char *owner, const char *key,
-                      int64_t upto, int64_t *id, char **hash, char **doc,
+                      int64_t *id, char **hash, char **doc,
                       struct loom_error *err)
 {
-    char u[24];
-    const char *v[] = {owner, key, u};
+    const char *v[] = {owner, key};
     PGresult *r;
 
     *hash = *doc = NULL;
-    snprintf(u, sizeof(u), "%" PRId64, upto);
     r = store_exec(st, "jobs: read by idempotency key",
                    "SELECT id, coalesce(idem_hash, ''), doc::text FROM jobs "
-                   "WHERE idem_owner = $1 AND idem_key = $2 "
-                   "AND id <= $3::bigint",
-                   3, v, err);
+                   "WHERE idem_owner = $1 AND idem_key = $2",
+                   2, v, err);
     if (!r)
         return -1;
     if (PQntuples(r) == 0) {

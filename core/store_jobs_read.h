@@ -14,12 +14,11 @@
 int store_job_doc(struct store *st, int64_t id, char **doc,
                   struct loom_error *err);
 
-/* The job submitted by owner (or the gateway) with Idempotency-Key key,
- * among the ids up to upto: 1 with its id, the hash of its request (a new
- * string, "" when none) and its document (a new string), 0 when there is
- * none, -1 with err. */
+/* The job submitted by owner (or the gateway) with Idempotency-Key key:
+ * 1 with its id, the hash of its request (a new string, "" when none) and
+ * its document (a new string), 0 when there is none, -1 with err. */
 int store_job_by_idem(struct store *st, const char *owner, const char *key,
-                      int64_t upto, int64_t *id, char **hash, char **doc,
+                      int64_t *id, char **hash, char **doc,
                       struct loom_error *err);
 
 /* What a page of ended jobs is narrowed to; a NULL member narrows nothing.

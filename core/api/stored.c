@@ -88,21 +88,20 @@ int api_stored_job(int64_t id, struct job **j, struct loom_error *err)
 int api_stored_idem(const char *submitter, const char *key, const char *hash,
                     struct http_resp *rs, struct loom_error *err)
 {
-    int64_t upto = stored_upto(), id = 0;
-    struct store *st;
+    struct store *st = api_reader_get(err);
     struct snapshot *s;
     struct jview *v;
     char *old_hash = NULL, *doc = NULL;
+    int64_t id = 0;
     int rc;
 
-    /* no job left memory (or none that did is shown): the scheduler
-     * answers from its own, while the database is down too */
-    if (upto <= 0)
-        return 0;
-    if (!(st = api_reader_get(err)))
+    /* Always the database, and without a bound: besides the jobs that
+     * left memory, a commit whose answer was lost (PostgreSQL killed
+     * after its COMMIT) leaves a job there that loomd answered 503 and
+     * forgot; its retry must get it, not a second job (9007). */
+    if (!st)
         return -1;
-    rc = store_job_by_idem(st, submitter, key, upto, &id, &old_hash, &doc,
-                           err);
+    rc = store_job_by_idem(st, submitter, key, &id, &old_hash, &doc, err);
     api_reader_put();
     if (rc <= 0)
         return rc;
