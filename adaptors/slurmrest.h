@@ -168,10 +168,22 @@ int srest_parse_jobs(json_t *doc, struct cl_job_list *out,
  * adaptor adds to the request. */
 int srest_scan_jobs(const char *text, size_t len, struct cl_job_list *out,
                     unsigned long *max_id, struct loom_error *err);
-/* One job (o: the job's object, jobs[i] of the answer) appended to out:
- * the mapping both read jobs through. */
-int srest_job_from(json_t *o, size_t i, struct cl_job_list *out,
-                   unsigned long *max_id, struct loom_error *err);
+/* The members of a job Loom reads, as indexes into srest_job_fields[]. */
+enum srest_job_field {
+    SREST_F_JOB_ID, SREST_F_JOB_STATE, SREST_F_STATE_REASON, SREST_F_NAME,
+    SREST_F_USER_NAME, SREST_F_NODES, SREST_F_COMMENT, SREST_F_STDOUT,
+    SREST_F_STDERR, SREST_F_SUBMIT_TIME, SREST_F_START_TIME,
+    SREST_F_END_TIME, SREST_F_EXIT_CODE, SREST_F_NODE_COUNT,
+    SREST_F_CPUS_PER_NODE, SREST_F_MEMORY_PER_NODE, SREST_F_MEMORY_PER_CPU,
+    SREST_F_TIME_LIMIT, SREST_N_JOB_FIELDS
+};
+/* Their names in slurmrestd's answer ("job_id", ...). */
+extern const char *const srest_job_fields[SREST_N_JOB_FIELDS];
+/* One job (f: its members, borrowed, NULL where the job has none; jobs[i]
+ * of the answer) appended to out: the mapping both read jobs through. */
+int srest_job_from(json_t *const f[SREST_N_JOB_FIELDS], size_t i,
+                   struct cl_job_list *out, unsigned long *max_id,
+                   struct loom_error *err);
 /* GET /partitions: only those in only (a comma list), or all. */
 int srest_parse_partitions(json_t *doc, const char *only,
                            struct cl_queue_list *out, struct loom_error *err);

@@ -27,13 +27,10 @@ static json_t *list_of(json_t *doc, const char *key, struct loom_error *err)
     return json_is_array(a) ? a : NULL;
 }
 
-/* A string field: required ones must be strings; optional ones may be
- * absent or null (then def). */
-static int str_of(json_t *o, const char *key, int required, const char *def,
-                  const char **out)
+/* A string member v: required ones must be strings; optional ones may be
+ * absent (NULL) or null (then def). */
+static int str_v(json_t *v, int required, const char *def, const char **out)
 {
-    json_t *v = json_object_get(o, key);
-
     *out = def;
     if (json_is_string(v)) {
         *out = json_string_value(v);
@@ -42,17 +39,28 @@ static int str_of(json_t *o, const char *key, int required, const char *def,
     return (!v || json_is_null(v)) && !required ? 0 : -1;
 }
 
-/* An integer field: absent or null is def (Slurm says null for unset). */
-static int int_of(json_t *o, const char *key, long long def, long long *out)
+/* An integer member v: absent or null is def (Slurm says null for
+ * unset). */
+static int int_v(json_t *v, long long def, long long *out)
 {
-    json_t *v = json_object_get(o, key);
-
     *out = def;
     if (json_is_integer(v)) {
         *out = json_integer_value(v);
         return 0;
     }
     return !v || json_is_null(v) ? 0 : -1;
+}
+
+/* The same for the member key of the object o. */
+static int str_of(json_t *o, const char *key, int required, const char *def,
+                  const char **out)
+{
+    return str_v(json_object_get(o, key), required, def, out);
+}
+
+static int int_of(json_t *o, const char *key, long long def, long long *out)
+{
+    return int_v(json_object_get(o, key), def, out);
 }
 
 /* Is word one of the items of the comma list? */
@@ -276,50 +284,70 @@ static int dup_or_null(char **dst, const char *s)
 }
 
 /* What a job its user holds asked for (the scheduler plans it). */
-static void job_request(json_t *o, struct cl_job *j)
+static void job_request(json_t *const f[], struct cl_job *j)
 {
     long long v, cpn, mem;
 
-    int_of(o, "node_count", 0, &v);
+    int_v(f[SREST_F_NODE_COUNT], 0, &v);
     j->req.nodes = v > 0 && v < HOSTLIST_MAX ? (int)v : 0;
-    int_of(o, "minimum_cpus_per_node", 0, &cpn);
+    int_v(f[SREST_F_CPUS_PER_NODE], 0, &cpn);
     j->req.cpus_per_node = cpn > 0 && cpn < 1000000 ? (int)cpn : 0;
-    if (int_of(o, "memory_per_node", 0, &mem) == 0 && mem > 0)
+    if (int_v(f[SREST_F_MEMORY_PER_NODE], 0, &mem) == 0 && mem > 0)
         j->req.memory_mb = (long)mem;
-    else if (int_of(o, "memory_per_cpu", 0, &mem) == 0 && mem > 0)
+    else if (int_v(f[SREST_F_MEMORY_PER_CPU], 0, &mem) == 0 && mem > 0)
         j->req.memory_mb = (long)(mem * (cpn > 0 ? cpn : 1));
-    if (int_of(o, "time_limit", 0, &v) == 0 && v > 0)
+    if (int_v(f[SREST_F_TIME_LIMIT], 0, &v) == 0 && v > 0)
         j->req.walltime_s = (long)v * 60;
 }
 
-int srest_job_from(json_t *o, size_t i, struct cl_job_list *out,
-                   unsigned long *max_id, struct loom_error *err)
+const char *const srest_job_fields[SREST_N_JOB_FIELDS] = {
+    [SREST_F_JOB_ID] = "job_id",
+    [SREST_F_JOB_STATE] = "job_state",
+    [SREST_F_STATE_REASON] = "state_reason",
+    [SREST_F_NAME] = "name",
+    [SREST_F_USER_NAME] = "user_name",
+    [SREST_F_NODES] = "nodes",
+    [SREST_F_COMMENT] = "comment",
+    [SREST_F_STDOUT] = "standard_output",
+    [SREST_F_STDERR] = "standard_error",
+    [SREST_F_SUBMIT_TIME] = "submit_time",
+    [SREST_F_START_TIME] = "start_time",
+    [SREST_F_END_TIME] = "end_time",
+    [SREST_F_EXIT_CODE] = "exit_code",
+    [SREST_F_NODE_COUNT] = "node_count",
+    [SREST_F_CPUS_PER_NODE] = "minimum_cpus_per_node",
+    [SREST_F_MEMORY_PER_NODE] = "memory_per_node",
+    [SREST_F_MEMORY_PER_CPU] = "memory_per_cpu",
+    [SREST_F_TIME_LIMIT] = "time_limit",
+};
+
+int srest_job_from(json_t *const f[SREST_N_JOB_FIELDS], size_t i,
+                   struct cl_job_list *out, unsigned long *max_id,
+                   struct loom_error *err)
 {
     const char *st, *reason, *name, *user, *nodes, *comment, *sout, *serr;
     long long id, submit, start, end, ec;
     struct cl_job *j;
     char num[32];
 
-    if (!json_is_object(o))
-        return bad(err, "jobs", i, "", "not an object");
-    if (int_of(o, "job_id", -1, &id) < 0 || id <= 0)
+    if (int_v(f[SREST_F_JOB_ID], -1, &id) < 0 || id <= 0)
         return bad(err, "jobs", i, "job_id", "missing or not a number");
-    if (str_of(o, "job_state", 1, NULL, &st) < 0)
+    if (str_v(f[SREST_F_JOB_STATE], 1, NULL, &st) < 0)
         return bad(err, "jobs", i, "job_state", "missing or not a string");
-    if (str_of(o, "state_reason", 0, "None", &reason) < 0 ||
-        str_of(o, "name", 0, "", &name) < 0 ||
-        str_of(o, "user_name", 0, "", &user) < 0 ||
-        str_of(o, "nodes", 0, "", &nodes) < 0 ||
-        str_of(o, "comment", 0, "", &comment) < 0 ||
-        str_of(o, "standard_output", 0, "", &sout) < 0 ||
-        str_of(o, "standard_error", 0, "", &serr) < 0)
+    if (str_v(f[SREST_F_STATE_REASON], 0, "None", &reason) < 0 ||
+        str_v(f[SREST_F_NAME], 0, "", &name) < 0 ||
+        str_v(f[SREST_F_USER_NAME], 0, "", &user) < 0 ||
+        str_v(f[SREST_F_NODES], 0, "", &nodes) < 0 ||
+        str_v(f[SREST_F_COMMENT], 0, "", &comment) < 0 ||
+        str_v(f[SREST_F_STDOUT], 0, "", &sout) < 0 ||
+        str_v(f[SREST_F_STDERR], 0, "", &serr) < 0)
         return bad(err, "jobs", i, "state_reason, name, user_name, nodes, "
                    "comment, standard_output or standard_error",
                    "not a string");
-    if (int_of(o, "submit_time", 0, &submit) < 0 ||
-        int_of(o, "start_time", 0, &start) < 0 ||
-        int_of(o, "end_time", 0, &end) < 0 ||
-        int_of(o, "exit_code", -1, &ec) < 0)
+    if (int_v(f[SREST_F_SUBMIT_TIME], 0, &submit) < 0 ||
+        int_v(f[SREST_F_START_TIME], 0, &start) < 0 ||
+        int_v(f[SREST_F_END_TIME], 0, &end) < 0 ||
+        int_v(f[SREST_F_EXIT_CODE], -1, &ec) < 0)
         return bad(err, "jobs", i, "submit_time, start_time, end_time or "
                    "exit_code", "not a number");
     if ((unsigned long)id > *max_id)
@@ -358,24 +386,32 @@ int srest_job_from(json_t *o, size_t i, struct cl_job_list *out,
         }
     }
     if (!strcmp(j->state, "held") && !strcmp(reason, "JobHeldUser"))
-        job_request(o, j);
+        job_request(f, j);
     return 0;
 }
 
 int srest_parse_jobs(json_t *doc, struct cl_job_list *out,
                      unsigned long *max_id, struct loom_error *err)
 {
-    json_t *a = list_of(doc, "jobs", err), *o;
+    json_t *a = list_of(doc, "jobs", err), *o, *f[SREST_N_JOB_FIELDS];
     size_t i;
 
     if (!a)
         return -1;
-    json_array_foreach(a, i, o)
-        if (srest_job_from(o, i, out, max_id, err) < 0) {
-            cl_job_list_fini(out);
-            return -1;
+    json_array_foreach(a, i, o) {
+        if (!json_is_object(o)) {
+            bad(err, "jobs", i, "", "not an object");
+            goto error;
         }
+        for (int k = 0; k < SREST_N_JOB_FIELDS; k++)
+            f[k] = json_object_get(o, srest_job_fields[k]);
+        if (srest_job_from(f, i, out, max_id, err) < 0)
+            goto error;
+    }
     return 0;
+error:
+    cl_job_list_fini(out);
+    return -1;
 }
 
 /* ---- partitions ------------------------------------------------------------ */

@@ -200,6 +200,7 @@ static int same_job(const struct cl_job *a, const struct cl_job *b)
                a->start_time == b->start_time && a->end_time == b->end_time &&
                a->has_exit_code == b->has_exit_code &&
                a->exit_code == b->exit_code && a->nodes.n == b->nodes.n &&
+               a->node_failure == b->node_failure &&
                !memcmp(&a->req, &b->req, sizeof(a->req));
 #undef SAME_STR
     for (size_t i = 0; same && i < a->nodes.n; i++)
@@ -326,6 +327,35 @@ static void check_scan_bad(void)
        strlen(l.v[0].stderr_path) == 3 + 256 + 2 &&
        !strcmp(l.v[0].stderr_path + 259, "\xc3\xa9"),
        "\\/ and \\t decoded, a long string with \\u too, null read (%s)",
+       err.message);
+    cl_job_list_fini(&l);
+    /* one value a field serves every job: a field one job has and the
+     * next lacks, or has as null or of another kind, is not carried over */
+    esc = "{\"jobs\": [{\"job_id\": 7, \"job_state\": \"PENDING\", "
+          "\"state_reason\": \"JobHeldUser\", \"name\": \"first\", "
+          "\"node_count\": 2, \"time_limit\": 5, "
+          "\"memory_per_node\": 300, \"standard_output\": \"\\/o\"}, "
+          "{\"job_id\": 8, \"job_state\": \"PENDING\", "
+          "\"state_reason\": \"JobHeldUser\", \"node_count\": null, "
+          "\"time_limit\": 1.5, \"memory_per_cpu\": 10}, "
+          "{\"job_id\": 9, \"job_state\": \"PENDING\", "
+          "\"state_reason\": \"JobHeldUser\", \"node_count\": 3, "
+          "\"name\": \"third\"}]}";
+    ok(srest_scan_jobs(esc, strlen(esc), &l, &m, &err) == 0 && l.n == 3 &&
+       !strcmp(l.v[0].name, "first") && l.v[0].req.nodes == 2 &&
+       l.v[0].req.walltime_s == 300 && l.v[0].req.memory_mb == 300 &&
+       !strcmp(l.v[0].stdout_path, "/o") &&
+       !l.v[1].name && l.v[1].req.nodes == 0 && l.v[1].req.walltime_s == 0 &&
+       l.v[1].req.memory_mb == 10 && !l.v[1].stdout_path &&
+       !strcmp(l.v[2].name, "third") && l.v[2].req.nodes == 3 &&
+       l.v[2].req.memory_mb == 0 && l.v[2].req.walltime_s == 0,
+       "no field of a job is carried into the next (%s)", err.message);
+    cl_job_list_fini(&l);
+    esc = "{\"jobs\": [{\"job_id\": 10, \"job_state\": \"RUNNING\"}, "
+          "{\"job_id\": 11, \"job_state\": 12}]}";
+    ok(srest_scan_jobs(esc, strlen(esc), &l, &m, &err) < 0 && l.n == 0 &&
+       strstr(err.message, "jobs[1].job_state"),
+       "a field of the wrong kind after a good one is refused (%s)",
        err.message);
     cl_job_list_fini(&l);
 }
