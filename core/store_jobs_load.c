@@ -14,23 +14,29 @@
 /* A job is read light when $1 is set and it ended (a final state, as the
  * jobs_active index says) at or before $1, and is no array or task of
  * one. The times are RFC 3339 UTC text of one form, which sorts as the
- * times do (see 0006_accounting.sql). */
+ * times do (see 0006_accounting.sql). doc is json, parsed again by each
+ * ->> on it: json_to_record parses it once for all the fields. */
 #define LOAD_SQL                                                            \
     "DECLARE loom_jobs_load NO SCROLL CURSOR FOR "                          \
     "SELECT id, state, owner, idem_owner, idem_key, idem_hash, "            \
     "CASE WHEN light THEN NULL ELSE doc::text END, "                        \
-    "CASE WHEN light THEN doc->>'submitted_by' END, "                       \
-    "CASE WHEN light THEN doc->>'start_time' END, "                         \
-    "CASE WHEN light THEN doc->>'end_time' END, "                           \
-    "CASE WHEN light THEN doc->'request'->>'nodes' END, "                   \
-    "CASE WHEN light THEN doc->'request'->>'cpus_per_node' END, "           \
-    "CASE WHEN light THEN doc->>'source' END, "                             \
-    "CASE WHEN light THEN doc->>'cluster' END, "                            \
-    "CASE WHEN light THEN doc->>'native_id' END "                           \
-    "FROM (SELECT *, $1::text IS NOT NULL AND "                             \
-    "state IN ('completed', 'failed', 'cancelled') AND "                    \
-    "doc->>'end_time' <= $1::text AND doc->>'array' IS NULL AND "           \
-    "doc->>'array_task_id' IS NULL AS light FROM jobs) AS j ORDER BY id"
+    "CASE WHEN light THEN submitted_by END, "                               \
+    "CASE WHEN light THEN start_time END, "                                 \
+    "CASE WHEN light THEN end_time END, "                                   \
+    "CASE WHEN light THEN request->>'nodes' END, "                          \
+    "CASE WHEN light THEN request->>'cpus_per_node' END, "                  \
+    "CASE WHEN light THEN source END, "                                     \
+    "CASE WHEN light THEN cluster END, "                                    \
+    "CASE WHEN light THEN native_id END "                                   \
+    "FROM (SELECT j.*, d.*, $1::text IS NOT NULL AND "                      \
+    "j.state IN ('completed', 'failed', 'cancelled') AND "                  \
+    "d.end_time <= $1::text AND d.\"array\" IS NULL AND "                   \
+    "d.array_task_id IS NULL AS light FROM jobs AS j, "                     \
+    "LATERAL json_to_record(CASE WHEN $1::text IS NOT NULL AND "            \
+    "j.state IN ('completed', 'failed', 'cancelled') THEN j.doc END) "      \
+    "AS d(submitted_by text, start_time text, end_time text, "              \
+    "\"array\" text, array_task_id text, request json, source text, "       \
+    "cluster text, native_id text)) AS x ORDER BY id"
 
 static const char *opt_value(PGresult *r, int row, int col)
 {
