@@ -262,6 +262,12 @@ void jobtab_builder_clear(struct jobtab_builder *b, int64_t id)
     t->count--;
 }
 
+void jobtab_builder_note_id(struct jobtab_builder *b, int64_t id)
+{
+    if (b->work && id > b->work->max_id)
+        b->work->max_id = id;
+}
+
 struct jobtab *jobtab_builder_publish(struct jobtab_builder *b)
 {
     struct jobtab *w = b->work, *t = calloc(1, sizeof(*t));

@@ -96,6 +96,9 @@ void jobtab_builder_fini(struct jobtab_builder *b);
 int jobtab_builder_set(struct jobtab_builder *b, struct jview *v_take);
 /* Remove the view of id, if any. */
 void jobtab_builder_clear(struct jobtab_builder *b, int64_t id);
+/* Job id was, but has no view: it left memory before one was set (read
+ * light at start-up). The table's ids reach up to it (jobtab_max_id). */
+void jobtab_builder_note_id(struct jobtab_builder *b, int64_t id);
 /* A new immutable table with the builder's content (a reference). */
 struct jobtab *jobtab_builder_publish(struct jobtab_builder *b);
 void jobtab_unref(struct jobtab *t); /* NULL-safe */

@@ -37,10 +37,6 @@ static const struct store_stmt turn_stmt = {
     "WITH ins AS (" INSERT_SQL ") " UPSERT_SQL(8, 9, 10, 11, 12, 13, 14),
     14};
 
-/* Rows per round trip while loading; the two must agree. */
-#define LOAD_BATCH 2000
-#define LOAD_BATCH_SQL "FETCH FORWARD 2000 FROM loom_jobs_load"
-
 /* A growable buffer for one PostgreSQL array literal. Quoting the elements
  * of an array value is data encoding, like escaping JSON; the statement
  * text itself is constant and the array travels as a parameter. */
@@ -340,67 +336,6 @@ int store_jobs_write(struct store *st, const struct store_job_row *ins,
         return -1;
     }
     return 0;
-}
-
-static const char *opt_value(PGresult *r, int row, int col)
-{
-    return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
-}
-
-/* Hand one fetched batch to cb. Returns the number of rows, or -1. */
-static int load_batch(PGresult *r,
-                      int (*cb)(void *arg, const struct store_job_row *row),
-                      void *arg, struct loom_error *err)
-{
-    struct store_job_row row;
-    int n = PQntuples(r);
-
-    for (int i = 0; i < n; i++) {
-        row.id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
-        row.state = PQgetvalue(r, i, 1);
-        row.owner = PQgetvalue(r, i, 2);
-        row.idem_owner = opt_value(r, i, 3);
-        row.idem_key = opt_value(r, i, 4);
-        row.idem_hash = opt_value(r, i, 5);
-        row.doc = PQgetvalue(r, i, 6);
-        if (cb(arg, &row) != 0)
-            return loom_error_set(err, LOOM_EINTERNAL,
-                                  "jobs: load stopped at job %" PRId64,
-                                  row.id);
-    }
-    return n;
-}
-
-int store_jobs_load(struct store *st,
-                    int (*cb)(void *arg, const struct store_job_row *row),
-                    void *arg, struct loom_error *err)
-{
-    PGresult *r;
-    int n;
-
-    if (store_run(st, "jobs: load",
-                  "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", 0, NULL,
-                  err) < 0)
-        return -1;
-    if (store_run(st, "jobs: load",
-                  "DECLARE loom_jobs_load NO SCROLL CURSOR FOR "
-                  "SELECT id, state, owner, idem_owner, idem_key, "
-                  "idem_hash, doc::text FROM jobs ORDER BY id",
-                  0, NULL, err) < 0)
-        goto error;
-    do {
-        r = store_exec(st, "jobs: load", LOAD_BATCH_SQL, 0, NULL, err);
-        if (!r)
-            goto error;
-        n = load_batch(r, cb, arg, err);
-        PQclear(r);
-        if (n < 0)
-            goto error;
-    } while (n == LOAD_BATCH);
-    return store_run(st, "jobs: load", "COMMIT", 0, NULL, err);
-error:
-    store_rollback(st);
-    return -1;
 }
 
 int64_t store_jobs_max_id(struct store *st, struct loom_error *err)

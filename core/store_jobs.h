@@ -13,7 +13,10 @@
 /* One row of the jobs table. Every string is borrowed: from the caller for
  * insert and update, from the store for the duration of one callback for
  * load. idem_owner, idem_key and idem_hash may be NULL (no idempotency
- * key); state, owner and doc (the job as JSON text) may not. */
+ * key); state, owner and doc (the job as JSON text) may not, except for a
+ * job that store_jobs_load reads light: its doc is NULL and the fields
+ * after it hold what is read of it instead (each string NULL when the
+ * document has none). They are not used by insert and update. */
 struct store_job_row {
     int64_t id;
     const char *state;
@@ -22,6 +25,10 @@ struct store_job_row {
     const char *idem_key;
     const char *idem_hash;
     const char *doc;
+    const char *submitted_by;
+    const char *start_time, *end_time; /* RFC 3339 UTC */
+    int nodes, cpus_per_node; /* 1 when the document has none */
+    const char *source, *cluster, *native_id;
 };
 
 /* Insert n rows in one statement and so one transaction: the group commit
@@ -50,12 +57,15 @@ int store_jobs_write(struct store *st, const struct store_job_row *ins,
                      size_t n_rv, struct loom_error *err);
 
 /* Call cb for every job, in id order, streamed through a cursor in batches
- * so that memory does not grow with the number of jobs. row and its strings
- * are valid only during the call. cb returns 0 to go on; anything else
- * stops the load, which then returns -1 with err LOOM_EINTERNAL (cb keeps
- * its own reason in arg). Returns 0 or -1 with err; the read transaction is
- * closed either way. */
-int store_jobs_load(struct store *st,
+ * so that memory does not grow with the number of jobs. A job in a final
+ * state that ended at or before light_upto (RFC 3339 UTC text, as
+ * time_format writes it; NULL: none), and is no array or array task, is
+ * read light: no document, only the fields after it in store_job_row.
+ * row and its strings are valid only during the call. cb returns 0 to go
+ * on; anything else stops the load, which then returns -1 with err
+ * LOOM_EINTERNAL (cb keeps its own reason in arg). Returns 0 or -1 with
+ * err; the read transaction is closed either way. */
+int store_jobs_load(struct store *st, const char *light_upto,
                     int (*cb)(void *arg, const struct store_job_row *row),
                     void *arg, struct loom_error *err);
 

@@ -46,7 +46,7 @@ struct job *sched_job(int64_t id)
     return id > 0 && (size_t)id <= S.cap ? S.jobs[id - 1] : NULL;
 }
 
-int sched_job_add(struct job *j)
+int sched_job_room(int64_t id)
 {
     void **const by_id[] = {(void **)&S.jobs, (void **)&S.views,
                             (void **)&S.jf, (void **)&S.held,
@@ -54,7 +54,26 @@ int sched_job_add(struct job *j)
     const size_t elem[] = {sizeof(*S.jobs), sizeof(*S.views), sizeof(*S.jf),
                            sizeof(*S.held), sizeof(*S.gone)};
 
-    if (sched_grow_alike(by_id, elem, 5, &S.cap, (size_t)j->id) < 0)
+    if (sched_grow_alike(by_id, elem, 5, &S.cap, (size_t)id) < 0)
+        return -1;
+    if (id >= S.next_id)
+        S.next_id = id + 1;
+    return 0;
+}
+
+int sched_native_put(const struct job *j)
+{
+    char key[512];
+
+    if (strcmp(j->source, "cluster") != 0 || !j->cluster || !j->native_id)
+        return 0;
+    snprintf(key, sizeof(key), "%s\x1f%s", j->cluster, j->native_id);
+    return hmap_put(&S.native, key, (void *)(intptr_t)j->id);
+}
+
+int sched_job_add(struct job *j)
+{
+    if (sched_job_room(j->id) < 0)
         return -1;
     if (!job_state_final(j->state) &&
         sched_grow((void **)&S.live, &S.cap_live, S.n_live + 1,
@@ -66,20 +85,14 @@ int sched_job_add(struct job *j)
         S.live[S.n_live++] = j->id;
     if (j->array)
         sched_array_added(j);
-    if (j->id >= S.next_id)
-        S.next_id = j->id + 1;
     if (j->idem_key) {
         char key[1024];
         sched_idem_key(j, key, sizeof(key));
         if (hmap_put(&S.idem, key, (void *)(intptr_t)j->id) < 0)
             return -1;
     }
-    if (!strcmp(j->source, "cluster") && j->cluster && j->native_id) {
-        char key[512];
-        snprintf(key, sizeof(key), "%s\x1f%s", j->cluster, j->native_id);
-        if (hmap_put(&S.native, key, (void *)(intptr_t)j->id) < 0)
-            return -1;
-    }
+    if (sched_native_put(j) < 0)
+        return -1;
     sched_view(j);
     return 0;
 }

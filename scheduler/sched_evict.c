@@ -11,6 +11,7 @@
 #endif
 
 #include "core/log.h"
+#include "core/store_jobs.h"
 #include "core/timeutil.h"
 #include "scheduler/sched_state.h"
 
@@ -93,13 +94,28 @@ static int may_go(const struct job *j)
            !(S.jf[j->id - 1] & JF_QUEUED) && !j->array && !j->array_id;
 }
 
+/* What stays of ended job j once it is gone: its state and who owns it
+ * in S.gone, the mark for readers, the counts. 0, or -1 when out of
+ * memory (nothing changed). */
+static int gone_note(const struct job *j)
+{
+    uint32_t who = who_of(j);
+
+    if (!who)
+        return -1;
+    S.gone[j->id - 1] = who << GONE_STATE_BITS | (uint32_t)j->state;
+    jobs_evicted_note(j->id);
+    S.n_evicted++;
+    S.evicted_by_state[j->state]++;
+    return 0;
+}
+
 static void evict(struct job *j)
 {
     int64_t id = j->id;
-    uint32_t who = who_of(j);
     char key[1024];
 
-    if (!who)
+    if (gone_note(j) < 0)
         return; /* out of memory: it stays */
     if (j->idem_key) {
         sched_idem_key(j, key, sizeof(key));
@@ -108,12 +124,47 @@ static void evict(struct job *j)
     }
     /* A native job's entry in S.native stays: its cluster may list it,
      * ended, for a while yet, and it must not come back as a new job. */
-    S.gone[id - 1] = who << GONE_STATE_BITS | (uint32_t)j->state;
-    jobs_evicted_note(id);
     sched_depend_forget(id);
-    S.n_evicted++;
-    S.evicted_by_state[j->state]++;
     sched_job_drop(j);
+}
+
+static time_t time_or_0(const char *s)
+{
+    time_t t = 0;
+
+    if (s && time_parse(s, &t) < 0)
+        t = 0;
+    return t;
+}
+
+int sched_evict_loaded(const struct store_job_row *row)
+{
+    /* What the record would have given its own eviction: a job of these
+     * fields only, borrowed from row for this call. */
+    struct job j = {
+        .id = row->id,
+        .owner = (char *)row->owner,
+        .submitted_by = (char *)row->submitted_by,
+        .source = (char *)(row->source ? row->source : "local"),
+        .cluster = (char *)row->cluster,
+        .native_id = (char *)row->native_id,
+        .start_time = time_or_0(row->start_time),
+        .end_time = time_or_0(row->end_time),
+        .req = {.nodes = row->nodes, .cpus_per_node = row->cpus_per_node},
+    };
+
+    if (job_state_parse(row->state, &j.state) < 0 ||
+        !job_state_final(j.state)) {
+        log_err("job=%lld: stored state '%s' is no final one; skipped",
+                (long long)row->id, row->state);
+        return 0;
+    }
+    if (sched_job_room(j.id) < 0 || gone_note(&j) < 0 ||
+        sched_native_put(&j) < 0)
+        return -1;
+    jobtab_builder_note_id(&S.tab, j.id); /* read from the database */
+    sched_charge(&j); /* fair share's past usage counts it still */
+    return 0;
 }
 
 void sched_evict_tick(void)

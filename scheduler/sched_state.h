@@ -205,8 +205,15 @@ struct sched {
 extern struct sched S;
 
 struct job *sched_job(int64_t id);
+/* Make room in the tables by id for job id (and the next id past it).
+ * 0, or -1 when out of memory. */
+int sched_job_room(int64_t id);
 /* Put a job in the table (taken). 0, or -1 when out of memory. */
 int sched_job_add(struct job *j);
+/* A job its cluster started (source "cluster"): S.native finds it by its
+ * cluster and native id from now on. 0 (nothing to do for another job),
+ * or -1 when out of memory. */
+int sched_native_put(const struct job *j);
 /* The record leaves the table and the view (published with the next
  * views), and is destroyed. What else names it is the caller's to drop. */
 void sched_job_drop(struct job *j);
@@ -366,6 +373,11 @@ void sched_evict_tick(void);
  * and submitter (borrowed until sched_evict_fini); 0 otherwise. */
 int sched_gone(int64_t id, enum job_state *st, const char **owner,
                const char **submitted_by);
+struct store_job_row;
+/* Start-up read job row light (store_jobs_load): it ended long ago and is
+ * noted as gone, as if it had left memory now. 0, or -1 when out of
+ * memory. */
+int sched_evict_loaded(const struct store_job_row *row);
 void sched_evict_fini(void);
 /* sched_depend.c: job id leaves memory: what watched it is let go. */
 void sched_depend_forget(int64_t id);

@@ -249,15 +249,26 @@ void sched_place_now(struct job *j)
     snapshot_put(snap);
 }
 
-/* ---- start-up: load every job and re-attach the active ones ---------- */
+/* ---- start-up: load the jobs and re-attach the active ones ----------- */
+
+struct load_count {
+    size_t n, n_light; /* read in full, and light */
+};
 
 static int load_row(void *arg, const struct store_job_row *row)
 {
+    struct load_count *c = arg;
     struct loom_error err;
     json_error_t jerr;
-    json_t *doc = json_loads(row->doc, 0, &jerr);
-    struct job *j = doc ? job_from_doc(doc, &err) : NULL;
+    json_t *doc;
+    struct job *j;
 
+    if (!row->doc) { /* ended long ago: it would leave memory at once */
+        c->n_light++;
+        return sched_evict_loaded(row);
+    }
+    doc = json_loads(row->doc, 0, &jerr);
+    j = doc ? job_from_doc(doc, &err) : NULL;
     json_decref(doc);
     if (!j) {
         log_err("job=%lld: stored record unreadable; skipped",
@@ -284,7 +295,7 @@ static int load_row(void *arg, const struct store_job_row *row)
     }
     if (j->array_id) /* its array was loaded before it (a lower id) */
         sched_array_link(j);
-    (*(size_t *)arg)++;
+    c->n++;
     if (job_state_final(j->state))
         sched_charge(j);
     if (j->state == JOB_PENDING)
@@ -303,12 +314,24 @@ static int load_row(void *arg, const struct store_job_row *row)
 int sched_load(struct loom_error *err)
 {
     double t0 = time_mono();
-    size_t n = 0;
+    struct load_count c = {0};
+    char upto[32];
 
-    if (store_jobs_load(S.st, load_row, &n, err) < 0)
+    /* What ended job_memory_s ago or before would leave memory at the
+     * first look (sched_evict_tick): only what that keeps is read. */
+    if (S.conf.job_memory_s > 0) {
+        time_t keep = (time_t)S.conf.job_memory_s; /* rounded up */
+        if ((double)keep < S.conf.job_memory_s)
+            keep++;
+        time_format(time(NULL) - keep, upto);
+    }
+    if (store_jobs_load(S.st, S.conf.job_memory_s > 0 ? upto : NULL,
+                        load_row, &c, err) < 0)
         return loom_error_prefix(err, "loading jobs");
-    log_info("loaded %zu job(s) in %.0f ms; %zu pending, %zu to re-attach", n,
-             (time_mono() - t0) * 1000, S.n_pending, S.n_to_start);
+    log_info("loaded %zu job(s) in %.0f ms; %zu ended before %.0f s ago "
+             "left in the database; %zu pending, %zu to re-attach",
+             c.n, (time_mono() - t0) * 1000, c.n_light,
+             (double)S.conf.job_memory_s, S.n_pending, S.n_to_start);
     /* The re-attachments were decided before: carry them out now. */
     for (size_t i = 0; i < S.n_to_start; i++)
         msgq_post(server_queue(), msg_create(SERVER_START_JOB, S.to_start[i],

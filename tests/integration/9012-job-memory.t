@@ -168,30 +168,8 @@ answers >"$T/final"
 sed -i 's/^job_memory_s = 3$/job_memory_s = 0/' "$T/loom.conf"
 api POST /v1/runtime/reload '{}' >/dev/null
 RSS0=$(rss_kb)
-python3 - "$LOOM_URL" "$ADMIN" 3000 >"$T/bulk" 2>&1 <<'PY'
-import http.client, json, sys, urllib.parse
-url, token, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-u = urllib.parse.urlparse(url)
-c = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
-h = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
-env = {"PAD%d" % i: "x" * 100 for i in range(30)}
-ids = []
-for i in range(n):
-    c.request("POST", "/v1/jobs", json.dumps({"name": "bulk", "hold": True,
-              "command": ["/bin/true"], "env": env}), h)
-    r = c.getresponse()
-    body = r.read()
-    if r.status != 201:
-        sys.exit("submit %d: %d %s" % (i, r.status, body))
-    ids.append(json.loads(body)["id"])
-for i in ids:
-    c.request("DELETE", "/v1/jobs/" + i, headers=h)
-    r = c.getresponse()
-    r.read()
-    if r.status != 200:
-        sys.exit("cancel %s: %d" % (i, r.status))
-print(ids[0], ids[-1])
-PY
+python3 "$LOOM_TOP_SRCDIR/tests/lib/heldjobs.py" "$LOOM_URL" "$ADMIN" 3000 30 \
+    >"$T/bulk" 2>&1
 t_is "$?" 0 "3000 held jobs submitted and cancelled" || t_diag "$(cat "$T/bulk")"
 read -r FIRST LAST <"$T/bulk"
 RSS1=$(rss_kb)

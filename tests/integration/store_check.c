@@ -207,9 +207,13 @@ static void cmd_conflict(void)
     struct loom_error err = {0};
     char *doc = make_doc(1001, "pending", 1);
     struct store_job_row rows[3] = {
-        {1001, "pending", "user1", "user1", "fresh-1", "h", doc},
-        {1002, "pending", "user2", "user2", "key-1", "h", doc},
-        {1003, "pending", "user3", NULL, NULL, NULL, doc},
+        {.id = 1001, .state = "pending", .owner = "user1",
+         .idem_owner = "user1", .idem_key = "fresh-1", .idem_hash = "h",
+         .doc = doc},
+        {.id = 1002, .state = "pending", .owner = "user2",
+         .idem_owner = "user2", .idem_key = "key-1", .idem_hash = "h",
+         .doc = doc},
+        {.id = 1003, .state = "pending", .owner = "user3", .doc = doc},
     };
     long before = q1_long("SELECT count(*) FROM jobs", NULL);
 
@@ -316,14 +320,14 @@ static void cmd_load(void)
     struct loom_error err = {0};
     long total = q1_long("SELECT count(*) FROM jobs", NULL);
 
-    is_int(store_jobs_load(st, load_cb, &a, E), 0, "store_jobs_load: %s",
-           err.message);
+    is_int(store_jobs_load(st, NULL, load_cb, &a, E), 0,
+           "store_jobs_load: %s", err.message);
     is_int(a.n, total, "every job once (%ld)", total);
     ok(a.ordered, "in id order");
     is_str(a.state10, "held", "job 10 is held");
     ok(a.doc10_ok, "its doc is JSON");
     a = (struct load_acc){.ordered = 1, .stop_at = 10};
-    is_int(store_jobs_load(st, load_cb, &a, E), -1,
+    is_int(store_jobs_load(st, NULL, load_cb, &a, E), -1,
            "a callback stops the load");
     is_int(a.n, 10, "... after 10 rows");
     is_int(store_jobs_max_id(st, E), 1003,
@@ -385,7 +389,7 @@ static void cmd_expect_up(void)
     ok(store_ok(st), "store_ok is 1");
     is_int(store_event(st, "info", "store.back", NULL, "back", E), 0,
            "writes work: %s", err.message);
-    is_int(store_jobs_load(st, load_cb, &a, E), 0, "a load works");
+    is_int(store_jobs_load(st, NULL, load_cb, &a, E), 0, "a load works");
     is_int(a.n, 1003, "... and sees every job (nothing lost)");
 }
 
@@ -477,12 +481,12 @@ static void cmd_bench(long n)
            err.message);
     q1("VACUUM ANALYZE jobs", NULL);
     t = now_s();
-    is_int(store_jobs_load(st, count_cb, &count, E), 0, "bench: load");
+    is_int(store_jobs_load(st, NULL, count_cb, &count, E), 0, "bench: load");
     printf("# bench: loaded %ld jobs in %.3f s (rows only)\n", count,
            now_s() - t);
     count = 0;
     t = now_s();
-    is_int(store_jobs_load(st, parse_cb, &count, E), 0,
+    is_int(store_jobs_load(st, NULL, parse_cb, &count, E), 0,
            "bench: load and parse");
     printf("# bench: loaded %ld jobs in %.3f s (each doc parsed by "
            "jansson)\n", count, now_s() - t);
