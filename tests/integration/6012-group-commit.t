@@ -180,9 +180,14 @@ EIGHT=$!
 wait_for "all_handed $((P0 + 8))" 30
 t_is "$(pending)" $((P0 + 8)) \
     "eight clients connected at once: their eight submits are all taken while the writes wait"
-# taken is not yet sent: the turns reach their connections a moment later
-wait_for '[ "$(waiting_writes)" -ge 4 ]' 30
-t_is "$(waiting_writes)" 4 "... four writes wait for the lock, the other submits for a connection"
+# taken is not yet sent: the turns reach their connections a moment later.
+# Eight that come together may go in fewer turns than there are
+# connections (two of four each, or four of two): at least one write, and
+# never more than the four connections, waits for the lock.
+wait_for '[ "$(waiting_writes)" -ge 1 ]' 30
+W8=$(waiting_writes)
+t_ok "$( ((W8 >= 1 && W8 <= 4)) && echo 0 || echo 1)" \
+    "... their writes wait for the lock on 1 to 4 connections ($W8)"
 touch "$T/unlock"
 wait "$EIGHT" "$LOCKER"
 t_is "$(sort "$T/eight.out" | uniq -c | tr -s ' ')" " 8 HTTP/1.1 201 Created" \
