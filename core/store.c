@@ -35,6 +35,8 @@ struct store {
     int broken;              /* a call lost the connection: reset it */
     int down_logged;         /* the outage is in the log already */
     int in_tx;               /* a BEGIN of ours is open on this connection */
+    int doubt;               /* the last call lost the connection after a
+                                statement that commits by itself was sent */
     char last_msg[256];      /* why the connection was last found broken */
     char constraint[64];     /* constraint named by the last failure */
     /* Statements prepared on this connection's session; a reset opens a
@@ -310,6 +312,7 @@ static PGconn *conn_for(struct store *st, const char *what,
                         struct loom_error *err)
 {
     st->constraint[0] = '\0';
+    st->doubt = 0;
     if (st->in_tx && (PQstatus(st->conn) != CONNECTION_OK || st->broken ||
                       idle_but_readable(st->conn))) {
         st->in_tx = 0;
@@ -323,10 +326,12 @@ static PGconn *conn_for(struct store *st, const char *what,
 }
 
 /* Sort out the result r of sql (NULL for a prepared statement) on conn:
- * returned when it succeeded, else freed and NULL with err. */
+ * returned when it succeeded, else freed and NULL with err. may_commit:
+ * the statement commits if it runs (a COMMIT, or a statement outside a
+ * transaction), so a connection lost under it leaves it in doubt. */
 static PGresult *result_of(struct store *st, const char *what,
                            const char *sql, PGconn *conn, PGresult *r,
-                           struct loom_error *err)
+                           int may_commit, struct loom_error *err)
 {
     const char *sqlstate, *name;
     char line[256];
@@ -347,6 +352,7 @@ static PGresult *result_of(struct store *st, const char *what,
     if (PQstatus(conn) != CONNECTION_OK || unavailable_state(sqlstate)) {
         snprintf(st->last_msg, sizeof(st->last_msg), "%s", line);
         st->broken = 1;
+        st->doubt = may_commit;
         PQclear(r);
         unavailable(st, err);
         return NULL;
@@ -386,13 +392,16 @@ struct pg_result *store_exec(struct store *st, const char *what,
                              struct loom_error *err)
 {
     PGconn *conn = conn_for(st, what, err);
+    int may_commit;
 
     if (!conn)
         return NULL;
+    may_commit = !strcmp(sql, "COMMIT") ||
+                 (!st->in_tx && strncmp(sql, "BEGIN", 5) != 0);
     return result_of(st, what, sql, conn,
                      PQexecParams(conn, sql, n_params, NULL, values, NULL,
                                   NULL, 0),
-                     err);
+                     may_commit, err);
 }
 
 /* Prepare stmt on this session unless it is already. 0, or -1 with err. */
@@ -416,7 +425,7 @@ static int prepare(struct store *st, PGconn *conn, const char *what,
     r = result_of(st, what, NULL, conn,
                   PQprepare(conn, stmt->name, stmt->sql, stmt->n_params,
                             NULL),
-                  err);
+                  0, err);
     if (!r)
         return -1;
     PQclear(r);
@@ -439,7 +448,7 @@ struct pg_result *store_exec_prepared(struct store *st, const char *what,
     return result_of(st, what, NULL, conn,
                      PQexecPrepared(conn, stmt->name, stmt->n_params, values,
                                     NULL, NULL, 0),
-                     err);
+                     !st->in_tx, err);
 }
 
 int store_run(struct store *st, const char *what, const char *sql,
@@ -509,6 +518,11 @@ int store_run_prepared(struct store *st, const char *what,
         return -1;
     PQclear(r);
     return 0;
+}
+
+int store_in_doubt(const struct store *st)
+{
+    return st->doubt;
 }
 
 const char *store_last_constraint(struct store *st)

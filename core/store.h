@@ -152,6 +152,12 @@ int store_run_prepared(struct store *st, const char *what,
                        const struct store_stmt *stmt,
                        const char *const *values, struct loom_error *err);
 
+/* Whether the last call on st failed with the connection lost after it
+ * sent a statement that commits by itself (a COMMIT, or one outside a
+ * transaction): what it wrote may be stored or not, and only a read
+ * once the database is back can tell. */
+int store_in_doubt(const struct store *st);
+
 /* The constraint named by the last LOOM_ECONFLICT from store_exec (e.g.
  * "jobs_idem_key"), or "". Borrowed until the next call on st. */
 const char *store_last_constraint(struct store *st);

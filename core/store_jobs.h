@@ -69,6 +69,17 @@ int store_jobs_load(struct store *st, const char *light_upto,
                     int (*cb)(void *arg, const struct store_job_row *row),
                     void *arg, struct loom_error *err);
 
+/* Settle the jobs whose write is in doubt (store_in_doubt after their
+ * insert): the rows of drop go, if they are stored (their jobs are made
+ * again under new ids), and cb is called with each row of take that is
+ * stored, in id order (row valid during the call; the fields after doc
+ * unset). One statement, so all or nothing. Returns 0 or -1 with err; on
+ * -1 they are still in doubt. */
+int store_jobs_doubt(struct store *st, const int64_t *take, size_t n_take,
+                     const int64_t *drop, size_t n_drop,
+                     int (*cb)(void *arg, const struct store_job_row *row),
+                     void *arg, struct loom_error *err);
+
 /* The highest job id stored, 0 when there are none, or -1 with err. */
 int64_t store_jobs_max_id(struct store *st, struct loom_error *err);
 

@@ -31,10 +31,30 @@ static struct {
     int held; /* a failed batch went back: see commit_release */
 } C = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
+static void doubt_free(struct commit_doubt *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->n_found; i++) {
+        struct store_job_row *r = &d->found[i];
+        free((char *)r->state);
+        free((char *)r->owner);
+        free((char *)r->idem_owner);
+        free((char *)r->idem_key);
+        free((char *)r->idem_hash);
+        free((char *)r->doc);
+    }
+    free(d->found);
+    free(d->take);
+    free(d->drop);
+    free(d);
+}
+
 void commit_batch_free(struct commit_batch *b)
 {
     if (!b)
         return;
+    doubt_free(b->doubt);
     for (size_t i = 0; i < b->n_ins; i++) {
         jview_unref(b->ins[i].view);
         free(b->ins[i].idem_key);
@@ -62,6 +82,56 @@ static struct store_job_row row_of(const struct commit_ins *c)
         .doc = c->view->json};
 }
 
+static char *dup_opt(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static int keep_found(void *arg, const struct store_job_row *row)
+{
+    struct commit_doubt *d = arg;
+    struct store_job_row *r;
+
+    if (d->n_found == d->cap_found) {
+        size_t cap = d->cap_found ? 2 * d->cap_found : 8;
+        void *p = realloc(d->found, cap * sizeof(*d->found));
+        if (!p)
+            return -1;
+        d->found = p;
+        d->cap_found = cap;
+    }
+    r = &d->found[d->n_found];
+    *r = (struct store_job_row){.id = row->id};
+    r->state = dup_opt(row->state);
+    r->owner = dup_opt(row->owner);
+    r->idem_owner = dup_opt(row->idem_owner);
+    r->idem_key = dup_opt(row->idem_key);
+    r->idem_hash = dup_opt(row->idem_hash);
+    r->doc = dup_opt(row->doc);
+    d->n_found++; /* freed with the rest, whatever failed */
+    return r->state && r->owner && r->doc &&
+                   (!row->idem_key || r->idem_key) &&
+                   (!row->idem_hash || r->idem_hash) &&
+                   (!row->idem_owner || r->idem_owner)
+               ? 0
+               : -1;
+}
+
+/* Before the batch: what an earlier one left in doubt, settled. A failure
+ * leaves it unsettled, for a later batch; the batch is written anyway. */
+static void settle_doubt(struct store *st, struct commit_doubt *d)
+{
+    struct loom_error err;
+
+    if (store_jobs_doubt(st, d->take, d->n_take, d->drop, d->n_drop,
+                         keep_found, d, &err) == 0) {
+        d->settled = 1;
+        return;
+    }
+    log_warn("jobs whose commit is in doubt: not settled yet: %s",
+             err.message);
+}
+
 static void write_batch(struct store *st, struct commit_batch *b)
 {
     struct store_job_row *ins = calloc(b->n_ins + 1, sizeof(*ins));
@@ -76,6 +146,8 @@ static void write_batch(struct store *st, struct commit_batch *b)
      * refuse it too, in the same transaction). */
     if (leader_check("commit", &b->err) < 0)
         goto out;
+    if (b->doubt)
+        settle_doubt(st, b->doubt);
     for (size_t i = 0; i < b->n_ins; i++)
         ins[i] = row_of(&b->ins[i]);
     for (size_t i = 0; i < b->n_upd; i++)
@@ -89,6 +161,7 @@ static void write_batch(struct store *st, struct commit_batch *b)
                         (double)(b->n_ins + b->n_upd + b->n_resv));
     } else {
         metrics_add(METRICS_DB_COMMIT_FAILURES, NULL, 1);
+        b->in_doubt = b->n_ins && store_in_doubt(st);
     }
     /* After the batch, not in it: an event log that cannot be written
      * holds up no job (the events are in loomd's log too). */

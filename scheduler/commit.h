@@ -10,6 +10,7 @@
 #include "core/msgq.h"
 #include "core/snapshot.h"
 
+#include "core/store_jobs.h"
 #include "core/store_resv.h"
 
 struct store;
@@ -28,6 +29,18 @@ struct commit_ins {
                                committer answers 201 once it is written */
 };
 
+/* Jobs whose insert lost its connection under the commit (in_doubt
+ * below), settled by the committer before the batch that carries them:
+ * the rows of drop go, those of take that are stored come back in found
+ * (rows with owned strings: id, state, owner, idem_*, doc). */
+struct commit_doubt {
+    int64_t *take, *drop;
+    size_t n_take, n_drop;
+    int settled;            /* looked at: found is all that is stored */
+    struct store_job_row *found;
+    size_t n_found, cap_found;
+};
+
 /* One transaction: what the scheduler thread hands over, and what it gets
  * back (ok, err) with everything it attached to answer afterwards. */
 struct commit_batch {
@@ -40,8 +53,11 @@ struct commit_batch {
     size_t n_resv;
     char *events;           /* rows for the event log (a JSON array, as
                                store_events_append takes it), or NULL */
+    struct commit_doubt *doubt; /* owned, or NULL */
     int ok;
     struct loom_error err;
+    int in_doubt;           /* it failed with the connection lost under its
+                               commit: its new jobs may be stored */
     int quiet;              /* its return need not wake the scheduler at
                                once (it answers no one of the scheduler's):
                                handed back with msgq_post_quiet */

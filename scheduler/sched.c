@@ -523,7 +523,8 @@ static void gather_set(void)
 static int work_left(void)
 {
     return S.n_inflight || S.n_dirty || S.n_acks || S.n_to_start || S.n_ins ||
-           S.lazy_head < S.n_lazy || S.partial || S.n_resv_dirty;
+           S.lazy_head < S.n_lazy || S.partial || S.n_resv_dirty ||
+           S.doubt.take.n || S.doubt.drop.n;
 }
 
 /* What a turn's changes set off: the dependents of the jobs that changed
@@ -727,6 +728,7 @@ void sched_stop(void)
     free(S.lazy);
     free(S.later);
     free(S.arr_stale);
+    sched_doubt_fini();
     sched_depend_fini();
     sched_patch_fini();
     hmap_fini(&S.idem);

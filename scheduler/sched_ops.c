@@ -114,7 +114,8 @@ void sched_forget(struct job *j)
     sched_job_drop(j); /* never queued: it was not committed */
 }
 
-void sched_insert_done(struct ins *in, int ok, const struct loom_error *cerr)
+void sched_insert_done(struct ins *in, int ok, int in_doubt,
+                       const struct loom_error *cerr)
 {
     struct job *j = sched_job(in->id);
     struct loom_error err = *cerr;
@@ -127,7 +128,15 @@ void sched_insert_done(struct ins *in, int ok, const struct loom_error *cerr)
             sched_pending_push(j->id);
         /* the committer answered the submit */
     } else {
-        if (err.kind == LOOM_ETEMP) /* up, but the write failed: say why */
+        if (in_doubt) { /* the database may hold it: looked at later */
+            sched_doubt_note(j);
+            loom_error_set(&err, LOOM_EUNAVAIL, "database unavailable: the "
+                           "connection was lost while the job was committed, "
+                           "so it may be stored; if it is, Loom runs it once "
+                           "the database is back: retry with the same "
+                           "Idempotency-Key to learn its id, or list your "
+                           "jobs");
+        } else if (err.kind == LOOM_ETEMP) /* up, but the write failed: say why */
             loom_error_set(&err, LOOM_ETEMP, "the database could not store "
                            "the job (%s): it was not accepted; retry later",
                            cerr->message);

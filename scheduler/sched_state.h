@@ -200,6 +200,16 @@ struct sched {
     size_t evicted_by_state[JOB_CANCELLED + 1]; /* those let go, by state */
     struct hmap gone_who; /* "owner\x1fsubmitted_by" -> index + 1 */
     struct strv gone_owner, gone_by; /* by that index */
+    /* new jobs whose commit is in doubt (sched_doubt.c): submits to take
+     * back if stored, tasks and cluster jobs to delete if stored */
+    struct {
+        struct sched_doubt_ids {
+            int64_t *v;
+            size_t n, cap;
+        } take, drop;
+        int inflight; /* a batch carries them to the committer */
+        double at;    /* no look before (time_mono) */
+    } doubt;
 };
 
 extern struct sched S;
@@ -235,6 +245,7 @@ int sched_pending_push(int64_t id);
 /* A row for the event log, written with the next turn. */
 void sched_event(const char *level, const char *kind, const char *subject,
                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#define DB_RETRY_S 1.0 /* a failed turn's retry, after this */
 #define LAZY_S 10.0 /* a lazy change is written at the latest after this */
 /* Hand the turn to the committer (when none is in flight and there is
  * something to write or answer). */
@@ -256,6 +267,18 @@ int sched_grow(void **v, size_t *cap, size_t need, size_t elem);
 int sched_grow_alike(void **const *arrays, const size_t *elem, size_t n,
                      size_t *cap, size_t need);
 
+/* sched_doubt.c */
+/* j's insert failed with its commit in doubt: note it before it is
+ * forgotten, for a look once the database is back. */
+void sched_doubt_note(const struct job *j);
+/* Some are noted, a look is due, and no batch carries them. */
+int sched_doubt_due(void);
+/* When due, hand what is noted to batch b. 0, or -1 out of memory. */
+int sched_doubt_attach(struct commit_batch *b);
+/* b is back: what it found stored is taken back. */
+void sched_doubt_back(struct commit_batch *b);
+void sched_doubt_fini(void);
+
 /* sched_ops.c */
 /* Accept a submit for this turn's commit (or answer it at once). */
 void sched_submit(struct msg *m);
@@ -264,7 +287,8 @@ void sched_submit(struct msg *m);
 void sched_cancel_job(struct job *j, const char *why);
 /* After a turn's commit: show a new job and answer its submitter (ok), or
  * refuse it and forget the job. */
-void sched_insert_done(struct ins *in, int ok, const struct loom_error *err);
+void sched_insert_done(struct ins *in, int ok, int in_doubt,
+                       const struct loom_error *cerr);
 /* Queue a new job for the turn's commit (it is in the table already). */
 int sched_insert_later(int64_t id, struct msg *m);
 void sched_job_op(struct msg *m);

@@ -12,7 +12,6 @@
 #include "core/timeutil.h"
 #include "scheduler/sched_state.h"
 
-#define DB_RETRY_S 1.0
 /* Changed jobs a turn writes: keeps a turn short. A wave of starts (a
  * full cluster draining its queue) is thousands of changes at once; 128 a
  * turn made each ~1.5 ms and the submits riding them wait 5-20 ms, 32
@@ -297,11 +296,13 @@ void sched_send_turn(void)
     if (S.n_inflight >= commit_conns() || (new_only && !S.n_ins) ||
         (!S.n_ins && (time_mono() < S.db_retry_at ||
                       (!S.n_dirty && !S.n_acks && !S.n_to_start && !n_lazy &&
-                       !S.n_resv_dirty && !json_array_size(S.events)))))
+                       !S.n_resv_dirty && !json_array_size(S.events) &&
+                       !sched_doubt_due()))))
         return;
     b = calloc(1, sizeof(*b));
     a = calloc(1, sizeof(*a));
-    if (!b || !a || turn_copy(b, n_dirty, n_lazy, new_only) < 0) {
+    if (!b || !a || turn_copy(b, n_dirty, n_lazy, new_only) < 0 ||
+        sched_doubt_attach(b) < 0) {
         log_err("out of memory handing a turn to the committer");
         lazy_mark(n_lazy, 3);
         commit_batch_free(b);
@@ -375,6 +376,7 @@ void sched_turn_done(struct commit_batch *b)
 
     S.n_inflight--;
     S.turn_done = a->seq;
+    sched_doubt_back(b);
     if (a->changes)
         S.changes_inflight = 0;
     for (size_t i = 0; i < a->n_subs; i++) {
@@ -382,7 +384,7 @@ void sched_turn_done(struct commit_batch *b)
         /* changed while its insert was being written: write it again */
         int changed = b->ok && i < b->n_ins && sched_job(id) &&
                       b->ins[i].view != S.views[id - 1];
-        sched_insert_done(&a->subs[i], b->ok, &b->err);
+        sched_insert_done(&a->subs[i], b->ok, b->in_doubt, &b->err);
         if (changed)
             sched_touch(sched_job(id));
     }

@@ -1,0 +1,78 @@
+/* store_jobs_doubt.c - the jobs whose write lost its connection under the
+ * commit: which of them are stored, looked at once the database is back. */
+/* SPDX-License-Identifier: MIT */
+#include "core/store_jobs.h"
+
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DOUBT_SELECT                                                     \
+    "SELECT id, state, owner, idem_owner, idem_key, idem_hash, doc::text " \
+    "FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id"
+
+/* ids as a PostgreSQL array literal ("{1,2}"), a new string, or NULL. */
+static char *id_array(const int64_t *ids, size_t n)
+{
+    size_t cap = 3 + n * 21, len = 1;
+    char *s = malloc(cap);
+
+    if (!s)
+        return NULL;
+    s[0] = '{';
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(s + len, cap - len, "%s%" PRId64,
+                                i ? "," : "", ids[i]);
+    snprintf(s + len, cap - len, "}");
+    return s;
+}
+
+int store_jobs_doubt(struct store *st, const int64_t *take, size_t n_take,
+                     const int64_t *drop, size_t n_drop,
+                     int (*cb)(void *arg, const struct store_job_row *row),
+                     void *arg, struct loom_error *err)
+{
+    char *t = id_array(take, n_take), *d = id_array(drop, n_drop);
+    const char *v[] = {t, d};
+    PGresult *r = NULL;
+    int rc = -1;
+
+    if (!t || !d) {
+        loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+        goto out;
+    }
+    /* one statement: the rows made again elsewhere go, the others are
+     * read, in one transaction; only a read when none goes (a read waits
+     * for no lock on the table) */
+    if (n_drop)
+        r = store_exec(st, "jobs: commits in doubt",
+                       "WITH gone AS (DELETE FROM jobs "
+                       "WHERE id = ANY($2::bigint[])) " DOUBT_SELECT,
+                       2, v, err);
+    else
+        r = store_exec(st, "jobs: commits in doubt", DOUBT_SELECT, 1, v, err);
+    if (!r)
+        goto out;
+    rc = 0;
+    for (int i = 0; i < PQntuples(r); i++) {
+        struct store_job_row row = {
+            .id = strtoll(PQgetvalue(r, i, 0), NULL, 10),
+            .state = PQgetvalue(r, i, 1),
+            .owner = PQgetvalue(r, i, 2),
+            .idem_owner = PQgetisnull(r, i, 3) ? NULL : PQgetvalue(r, i, 3),
+            .idem_key = PQgetisnull(r, i, 4) ? NULL : PQgetvalue(r, i, 4),
+            .idem_hash = PQgetisnull(r, i, 5) ? NULL : PQgetvalue(r, i, 5),
+            .doc = PQgetvalue(r, i, 6)};
+        if (cb(arg, &row) != 0) {
+            rc = loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+            break;
+        }
+    }
+out:
+    PQclear(r);
+    free(t);
+    free(d);
+    return rc;
+}
