@@ -127,7 +127,34 @@ wait_for '[ "$(row_state unsent)" = completed ]' 60
 t_is "$(rows unsent)/$(row_state unsent)" 1/completed "unsent: one job, completed"
 t_is "$(ran "$U")/$(ran_as "$U")" "1/$ALICE" "unsent: it ran once, as $ALICE"
 
-t_is "$(wc -l <"$T/cuts")" 3 "the proxy cut three connections, no more"
+# ---- an array's tasks: made again, their first rows deleted --------------------
+api POST /v1/jobs "$(python3 -c 'import json, sys
+print(json.dumps({"name": "arr", "array": "1-2", "hold": True,
+    "command": ["/bin/sh", "-c", "echo $LOOM_ARRAY_TASK_ID $LOOM_JOB_ID "
+                "$(id -un) >> " + sys.argv[1] + "/tasks"],
+    "request": {"cluster": "local", "walltime_s": 60}}))' "$W")" >/dev/null
+t_is "$STATUS" 201 "array: submitted held" || t_diag "$BODY"
+A=$(jget "$BODY" .id)
+echo after >"$T/mode"
+api POST "/v1/jobs/$A/release" >/dev/null
+t_is "$STATUS" 200 "array: released" || t_diag "$BODY"
+wait_for 'grep -q "cut after" <(sed -n 4p "$T/cuts")' 30
+t_like "$(sed -n 4p "$T/cuts")" 'cut after loom_jobs_(insert|turn)' \
+    "array: the proxy cut the write of its first tasks after the commit"
+# task_rows [STATE]: how many of the array's tasks are stored (in STATE)
+task_rows() {
+    pg_sql "SELECT count(*) FROM jobs WHERE doc->>'array_job_id' = '$A'
+            AND doc->>'array_task_id' IS NOT NULL${1:+ AND state = '$1'}"
+}
+wait_for '[ "$(task_rows completed)" -ge 2 ]' 60
+t_is "$(cut -d' ' -f1 "$W/tasks" 2>/dev/null | sort | tr '\n' ' ')" "1 2 " \
+    "array: each task ran once"
+t_is "$(cut -d' ' -f3 "$W/tasks" 2>/dev/null | sort -u)" "$ALICE" "array: as $ALICE"
+t_is "$(task_rows)" 2 "array: two task rows stored, the first ones deleted"
+t_like "$(cat "$T/loomd.log")" 'commits in doubt settled: 0 of 0 new job\(s\) were stored and are taken back; 2 task\(s\)' \
+    "array: loomd's log says the two were made again"
+
+t_is "$(wc -l <"$T/cuts")" 4 "the proxy cut four connections, no more"
 t_is "$(awk '{print $2}' "$W/starts" | sort -u)" "$ALICE" "every job ran as $ALICE"
 loomd_stop
 t_is $? 0 "loomd stops with status 0 (no leak, no sanitizer report)" ||

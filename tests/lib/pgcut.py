@@ -6,15 +6,16 @@ lost.
     pgcut.py --listen DIR --upstream PGDIR --mode-file F --log L
 
 Clients connect to DIR/.s.PGSQL.5432 and are passed to the server at
-PGDIR/.s.PGSQL.5432. F holds one word, read at each job write (the
-prepared statements loom_jobs_insert and loom_jobs_turn):
+PGDIR/.s.PGSQL.5432. F holds one word, read at each write of new jobs
+(the prepared statements loom_jobs_insert and loom_jobs_turn, with a
+first parameter, the new ids, that is not empty):
 
     pass    pass it on
     before  cut the connection instead of sending the write: the server
             never sees it (nothing is stored)
     after   send it, and cut the connection once the server is ready for
-            the next query, before the client hears so: the write is
-            committed and the client does not know
+            the next query outside a transaction, before the client hears
+            so: the write is committed and the client does not know
 
 Each cut is done once: F then reads "pass" again, and L gets a line
 "cut before|after STATEMENT".
@@ -75,6 +76,24 @@ def read_exact(sock, n):
     return buf
 
 
+def new_jobs(body):
+    """The statement a Bind names, when it writes new jobs; else None."""
+    portal_end = body.index(b"\0")
+    stmt_end = body.index(b"\0", portal_end + 1)
+    stmt = body[portal_end + 1:stmt_end]
+    if stmt not in WATCHED:
+        return None
+    at = stmt_end + 1
+    n_formats = struct.unpack("!h", body[at:at + 2])[0]
+    at += 2 + 2 * n_formats
+    n_params = struct.unpack("!h", body[at:at + 2])[0]
+    if n_params < 1:
+        return None
+    length = struct.unpack("!i", body[at + 2:at + 6])[0]
+    first = body[at + 6:at + 6 + length] if length >= 0 else b""
+    return stmt.decode() if first not in (b"", b"{}") else None
+
+
 def client_to_server(args, c):
     try:
         head = read_exact(c.client, 8)
@@ -92,16 +111,15 @@ def client_to_server(args, c):
             kind = read_exact(c.client, 1)
             length = struct.unpack("!i", read_exact(c.client, 4))[0]
             body = read_exact(c.client, length - 4)
-            if kind == b"B":
-                stmt = body.split(b"\0", 2)[1]
-                if stmt in WATCHED:
-                    mode = take_mode(args)
-                    if mode == "before":
-                        note(args, "cut before " + stmt.decode())
-                        c.close()
-                        return
-                    if mode == "after":
-                        c.cut_at_ready = stmt.decode()
+            stmt = new_jobs(body) if kind == b"B" else None
+            if stmt:
+                mode = take_mode(args)
+                if mode == "before":
+                    note(args, "cut before " + stmt)
+                    c.close()
+                    return
+                if mode == "after":
+                    c.cut_at_ready = stmt
             c.server.sendall(kind + struct.pack("!i", length) + body)
     except (EOFError, OSError):
         pass
@@ -115,7 +133,7 @@ def server_to_client(args, c):
             kind = read_exact(c.server, 1)
             length = struct.unpack("!i", read_exact(c.server, 4))[0]
             body = read_exact(c.server, length - 4)
-            if kind == b"Z" and c.cut_at_ready:
+            if kind == b"Z" and body[:1] == b"I" and c.cut_at_ready:
                 note(args, "cut after " + c.cut_at_ready)
                 c.close()
                 return
