@@ -489,16 +489,16 @@ int store_doc_read(struct store *st, const char *what, const char *sql,
 }
 
 int store_docs_read(struct store *st, const char *what, const char *sql,
-                    const char *but, int64_t upto, store_row_cb cb,
-                    void *arg, struct loom_error *err)
+                    const char *but, int64_t upto, const char *match,
+                    store_row_cb cb, void *arg, struct loom_error *err)
 {
     char ups[24];
-    const char *v[2] = {but, ups};
+    const char *v[3] = {but, ups, match};
     PGresult *r;
     int rc = 0;
 
     snprintf(ups, sizeof(ups), "%" PRId64, upto);
-    if (!(r = store_exec(st, what, sql, 2, v, err)))
+    if (!(r = store_exec(st, what, sql, 3, v, err)))
         return -1;
     for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
         const char *cols[2] = {PQgetvalue(r, i, 0), PQgetvalue(r, i, 1)};

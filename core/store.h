@@ -124,12 +124,16 @@ int store_doc_read(struct store *st, const char *what, const char *sql,
                    int64_t id, char **state, char **doc,
                    struct loom_error *err);
 /* The ended items read back: sql takes a PostgreSQL array of ids to leave
- * out ($1, "{1,2}") and the highest id to read ($2), and gives id, doc in
+ * out ($1, "{1,2}"), the highest id to read ($2) and a JSON object whose
+ * members each document must hold ($3, NULL: any), and gives id, doc in
  * id order. cb returns 0 to go on, -1 (out of memory) to stop. 0 or -1
  * with err. */
 int store_docs_read(struct store *st, const char *what, const char *sql,
-                    const char *but, int64_t upto, store_row_cb cb,
-                    void *arg, struct loom_error *err);
+                    const char *but, int64_t upto, const char *match,
+                    store_row_cb cb, void *arg, struct loom_error *err);
+/* The condition on $3 of store_docs_read's sql. */
+#define STORE_DOC_MATCH "($3::jsonb IS NULL OR doc::jsonb @> $3::jsonb)"
+
 
 /* A statement that PostgreSQL parses and plans once per connection rather
  * than at every call: a turn of the scheduler's loop runs the same one some

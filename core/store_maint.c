@@ -177,12 +177,14 @@ int store_maint_doc(struct store *st, int64_t id, char **state, char **doc,
 }
 
 int store_maint_ended(struct store *st, const char *but, int64_t upto,
-                      store_row_cb cb, void *arg, struct loom_error *err)
+                      const char *match, store_row_cb cb, void *arg,
+                      struct loom_error *err)
 {
     return store_docs_read(st, "maintenance: read the ended",
                            "SELECT id, doc::text FROM maintenance "
                            "WHERE state IN ('done', 'failed', 'cancelled') "
                            "AND id <= $2::bigint "
-                           "AND NOT id = ANY($1::bigint[]) ORDER BY id",
-                           but, upto, cb, arg, err);
+                           "AND NOT id = ANY($1::bigint[]) "
+                           "AND " STORE_DOC_MATCH " ORDER BY id",
+                           but, upto, match, cb, arg, err);
 }

@@ -50,10 +50,12 @@ int store_maint_load(struct store *st, store_row_cb cb, void *arg,
 int store_maint_doc(struct store *st, int64_t id, char **state, char **doc,
                     struct loom_error *err);
 /* The ended requests (done, failed, cancelled) with ids up to upto but
- * those in but (a PostgreSQL array, "{1,2}"): id, doc, in id order. cb
+ * those in but (a PostgreSQL array, "{1,2}") whose documents hold
+ * match's members (a JSON object; NULL: all): id, doc, in id order. cb
  * returns 0 to go on, -1 (out of memory) to stop. 0 or -1. */
 int store_maint_ended(struct store *st, const char *but, int64_t upto,
-                      store_row_cb cb, void *arg, struct loom_error *err);
+                      const char *match, store_row_cb cb, void *arg,
+                      struct loom_error *err);
 /* node_pauses: node, doc. */
 int store_pause_load(struct store *st, store_row_cb cb, void *arg,
                      struct loom_error *err);

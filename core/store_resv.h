@@ -32,9 +32,11 @@ int store_resv_load(struct store *st,
 int store_resv_doc(struct store *st, int64_t id, char **state, char **doc,
                    struct loom_error *err);
 /* The ended reservations (done, cancelled) with ids up to upto but those
- * in but (a PostgreSQL array, "{1,2}"): cb(id, doc) in id order; cb
+ * in but (a PostgreSQL array, "{1,2}") whose documents hold match's
+ * members (a JSON object; NULL: all): cb(id, doc) in id order; cb
  * returns 0 to go on, -1 (out of memory) to stop. 0 or -1 with err. */
 int store_resv_ended(struct store *st, const char *but, int64_t upto,
-                     store_row_cb cb, void *arg, struct loom_error *err);
+                     const char *match, store_row_cb cb, void *arg,
+                     struct loom_error *err);
 
 #endif

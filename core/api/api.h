@@ -300,10 +300,12 @@ struct api_stored_src {
     /* id's state and document (new strings): 1, 0 when none, or -1 */
     int (*doc)(struct store *st, int64_t id, char **state, char **doc,
                struct loom_error *err);
-    /* the ended items up to upto but those in but ("{1,2}"), in id
+    /* the ended items up to upto but those in but ("{1,2}") whose
+     * documents hold match's members (a JSON object, or NULL), in id
      * order: cb(id, doc). 0 or -1 */
     int (*ended)(struct store *st, const char *but, int64_t upto,
-                 store_row_cb cb, void *arg, struct loom_error *err);
+                 const char *match, store_row_cb cb, void *arg,
+                 struct loom_error *err);
     /* the states items leave memory in (NULL-terminated): a list whose
      * ?state= names another is the snapshot's alone */
     const char *const *gone_states;

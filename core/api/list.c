@@ -48,6 +48,44 @@ static void want_fini(struct want *w)
         free(w->needle[k]);
 }
 
+/* What a list request asks for: the item with id (non-NULL), or those
+ * whose fields equal the query's filters, and the reader's own only
+ * (owner, non-NULL: added to its filters, never replacing them). 0, or
+ * -1 out of memory. */
+static int want_of(const struct api_route_args *a, const char *id,
+                   const char *owner, struct want *w)
+{
+    int bad = id && want_add(w, "id", id) < 0;
+
+    for (int p = 0; !id && a->params[p].name; p++)
+        if (a->value[p])
+            bad |= want_add(w, a->params[p].name, a->value[p]) < 0;
+    if (owner)
+        bad |= want_add(w, "owner", owner) < 0;
+    return bad ? -1 : 0;
+}
+
+/* The filters as a JSON object whose members an item holds: a new
+ * string; NULL when there are none, or out of memory (*oom set). */
+static char *want_json(const struct want *w, int *oom)
+{
+    json_t *o = w->n ? json_object() : NULL;
+    char *s;
+
+    *oom = 0;
+    if (!w->n)
+        return NULL;
+    for (int k = 0; o && k < w->n; k++)
+        if (json_object_set_new(o, w->key[k], json_string(w->value[k])) < 0) {
+            json_decref(o);
+            o = NULL;
+        }
+    s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    *oom = !s;
+    return s;
+}
+
 /* Is the item (text row) one asked for? */
 static int wanted(const struct want *w, const char *row, size_t len)
 {
@@ -129,20 +167,13 @@ static void list_text(const struct api_route_args *a, struct http_resp *rs,
     size_t cap = 64, len = 0, k = 0;
     char *out = NULL;
     int64_t n_id;
-    int found = 0, bad = id && want_add(&w, "id", id) < 0;
+    int found = 0;
 
     if (id && domain_id_parse(id, &n_id) < 0) { /* "013" is not 13 */
-        want_fini(&w);
         no_such(rs, what, id);
         return;
     }
-    for (int p = 0; !id && a->params[p].name; p++)
-        if (a->value[p])
-            bad |= want_add(&w, a->params[p].name, a->value[p]) < 0;
-    /* the reader's own only: added to (never replacing) its filters */
-    if (owner)
-        bad |= want_add(&w, "owner", owner) < 0;
-    if (bad)
+    if (want_of(a, id, owner, &w) < 0)
         goto nomem;
     if (!w.n && !(x && x->n)) { /* the common case: the text as it is */
         size_t n = t ? t->len : 2;
@@ -232,18 +263,30 @@ static int stored_row(void *arg, int n, const char *const *cols)
 }
 
 /* The ended items that left memory (those not in t, up to the highest
- * id that left), or the one with that id. 0, or -1 with err. */
-static int stored_read(const struct api_stored_src *src,
-                       const struct stext *t, const char *id, int64_t upto,
-                       struct stored *x, struct loom_error *err)
+ * id that left, and of them those the request's filters ask for: read
+ * so), or the one with that id. 0, or -1 with err. */
+static int stored_read(const struct api_route_args *a,
+                       const struct api_stored_src *src,
+                       const struct stext *t, const char *id,
+                       const char *owner, int64_t upto, struct stored *x,
+                       struct loom_error *err)
 {
-    struct store *st = api_reader_get(err);
-    char *but, *state = NULL, *doc = NULL;
+    struct store *st;
+    struct want w = {0};
+    char *but, *match = NULL, *state = NULL, *doc = NULL;
     size_t len = 0, n = t && t->row ? t->n_rows : 0;
-    int rc;
+    int rc, oom = 0;
 
-    if (!st)
+    if (!id && (want_of(a, NULL, owner, &w) < 0 ||
+                (match = want_json(&w, &oom), oom))) {
+        want_fini(&w);
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    }
+    want_fini(&w);
+    if (!(st = api_reader_get(err))) {
+        free(match);
         return -1;
+    }
     if (id) {
         rc = src->doc(st, strtoll(id, NULL, 10), &state, &doc, err);
         api_reader_put();
@@ -255,6 +298,7 @@ static int stored_read(const struct api_stored_src *src,
     }
     if (!(but = malloc(24 * (n + 1) + 2))) {
         api_reader_put();
+        free(match);
         return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
     }
     but[len++] = '{';
@@ -262,9 +306,10 @@ static int stored_read(const struct api_stored_src *src,
         len += (size_t)snprintf(but + len, 24, "%s%lld", i ? "," : "",
                                 (long long)row_id(t->text + t->row[i]));
     memcpy(but + len, "}", 2);
-    rc = src->ended(st, but, upto, stored_row, x, err);
+    rc = src->ended(st, but, upto, match, stored_row, x, err);
     api_reader_put();
     free(but);
+    free(match);
     return rc;
 }
 
@@ -305,8 +350,8 @@ void api_list_stored(const struct api_route_args *a, struct http_resp *rs,
     upto = src->evicted_max();
     if (upto > 0 && n_id <= upto &&
         (id || asks_gone(src, api_param(a, "state"))) &&
-        stored_read(src, s ? s->text[src->which] : NULL, id, upto, &x,
-                    &err) < 0)
+        stored_read(a, src, s ? s->text[src->which] : NULL, id, owner, upto,
+                    &x, &err) < 0)
         http_error(rs, &err);
     else
         list_text(a, rs, s, src->which, id, src->what, owner, &x);
