@@ -41,12 +41,7 @@ raw() {
 
 pg_start || t_bail "PostgreSQL did not start"
 loomd_conf <<EOF
-[cluster local]
-adaptor = local
-nodes = 2
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 2 1)
 EOF
 # the users' jobs run as the test's account, $T_USER (no privilege)
 for u in alice bob sam; do map_account "$u" "$T_USER"; done

@@ -54,12 +54,7 @@ t_account BOB_ACC bob
 map_account alice "$ALICE_ACC"
 map_account bob "$BOB_ACC"
 loomd_conf <<EOF
-[cluster local]
-adaptor = local
-nodes = 4
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 4 1)
 
 [cluster simA]
 adaptor = sim

@@ -7,12 +7,7 @@
 
 pg_start || t_bail "PostgreSQL did not start"
 loomd_conf <<EOF
-[cluster local]
-adaptor = local
-nodes = 2
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 2 1)
 EOF
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"

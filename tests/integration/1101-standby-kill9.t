@@ -24,12 +24,7 @@ mkdir -m 1777 "$W"
 
 pg_start || t_bail "PostgreSQL did not start"
 loomd_conf <<EOF
-[cluster local]
-adaptor = local
-nodes = 4
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 4 1)
 [cluster sim]
 adaptor = sim
 nodes = 64

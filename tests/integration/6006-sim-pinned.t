@@ -17,12 +17,7 @@ loomd_conf <<EOF
 [scheduler]
 interval_s = 1
 
-[cluster local]
-adaptor = local
-nodes = 1
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 1 1)
 
 [cluster sim]
 adaptor = sim

@@ -14,12 +14,7 @@ pg_start || t_bail "PostgreSQL did not start"
 loomd_conf <<EOF
 [scheduler]
 interval_s = 0.2
-[cluster local]
-adaptor = local
-nodes = 3
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 3 1)
 EOF
 loomd_start || t_bail "loomd did not start"
 # loomctl submit sends the directory it runs in: one $T_USER may enter

@@ -15,12 +15,7 @@ conf() {
 [scheduler]
 interval_s = 0.2
 kill_invalid_depend = $1
-[cluster local]
-adaptor = local
-nodes = 4
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 4 1)
 EOF
 }
 pg_start || t_bail "PostgreSQL did not start"

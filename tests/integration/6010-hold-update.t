@@ -12,12 +12,7 @@ pg_start || t_bail "PostgreSQL did not start"
 loomd_conf <<EOF
 [scheduler]
 interval_s = 0.2
-[cluster local]
-adaptor = local
-nodes = 2
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 2 1)
 EOF
 # admin's jobs run as $T_USER (the harness's), alice's as an account of
 # her own

@@ -42,12 +42,7 @@ max_user_priority = 5
 max_pending_jobs = 3
 [limits $BOB_U]
 max_submits_per_minute = 2
-[cluster local]
-adaptor = local
-nodes = 3
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 3 1)
 EOF
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"

@@ -81,12 +81,7 @@ gateways = ce-1
 max_pending_jobs = 2
 [limits vo=/dteam]
 max_running_jobs = 1
-[cluster local]
-adaptor = local
-nodes = 4
-cpus_per_node = 4
-memory_mb = 4096
-poll_s = 0.2
+$(local_cluster 4 4 4096)
 [cluster big]
 adaptor = sim
 nodes = 1

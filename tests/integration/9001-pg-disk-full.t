@@ -13,12 +13,7 @@ t_tmpfs "$DISK" 96m || t_bail "cannot mount a tmpfs on $DISK"
 # 1 MB WAL segments: the WAL needs new space every few hundred submits.
 pg_start "$DISK/data" --wal-segsize=1 || t_bail "PostgreSQL did not start"
 loomd_conf <<EOF
-[cluster local]
-adaptor = local
-nodes = 2
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 2 1)
 EOF
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"

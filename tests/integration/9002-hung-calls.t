@@ -47,12 +47,7 @@ loom_owns "$T/runs"
 pg_start || t_bail "PostgreSQL did not start"
 {
     cat <<EOF
-[cluster local]
-adaptor = local
-nodes = 2
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 2 1)
 EOF
     for c in "${HUNG[@]}"; do
         cat <<EOF

@@ -34,12 +34,7 @@ pg_start || t_bail "PostgreSQL did not start"
 # to end (docs/internals/standby.md); the shortest keeps the restarts short.
 loomd_conf <<EOF
 lease_s = 1
-[cluster local]
-adaptor = local
-nodes = 4
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 4 1)
 [cluster sim]
 adaptor = sim
 nodes = 64

@@ -50,12 +50,7 @@ chmod 0755 "$LX/loom-supervise"
 
 pg_start || t_bail "PostgreSQL did not start"
 loomd_conf <<EOF
-[cluster local]
-adaptor = local
-nodes = 2
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 2 1)
 EOF
 LOOM_LIBEXECDIR=$LX loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"

@@ -21,12 +21,7 @@ loomd_conf <<EOF
 [scheduler]
 interval_s = 0.2
 job_memory_s = 0
-[cluster local]
-adaptor = local
-nodes = 4
-cpus_per_node = 2
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 4 2)
 EOF
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"

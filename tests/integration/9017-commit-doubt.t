@@ -34,12 +34,7 @@ LOOM_PG_CONNINFO="host=$P dbname=loom user=postgres"
 loomd_conf <<EOF
 [scheduler]
 interval_s = 0.2
-[cluster local]
-adaptor = local
-nodes = 2
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(local_cluster 2 1)
 EOF
 loomd_start || t_bail "loomd did not start"
 t_account ALICE alice

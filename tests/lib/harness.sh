@@ -24,10 +24,11 @@
 # Postgres: pg_start, pg_stop, pg_kill, pg_kill9, pg_restart_same; LOOM_PG_DIR,
 #           LOOM_PG_CONNINFO, pg_sql SQL (psql -tA, one value per line).
 # loomd:    free_port, loomd_conf [SECTIONS] (or a heredoc on stdin; sets
-#           PORT and LOOM_URL), loomd_start [ARGS], loomd_stop (returns
-#           loomd's exit status), loomd_kill9, loomctl ARGS (with -c
-#           $T/loom.conf), admin_token (sets TOKEN), token_for SUBJECT ROLE
-#           [TTL] (prints the token).
+#           PORT and LOOM_URL; local_cluster NODES CPUS [MB] prints the
+#           usual local cluster's section), loomd_start [ARGS],
+#           loomd_stop (returns loomd's exit status), loomd_kill9,
+#           loomctl ARGS (with -c $T/loom.conf), admin_token (sets TOKEN),
+#           token_for SUBJECT ROLE [TTL] (prints the token).
 #           loomd runs as its own account, $LOOM_SERVICE_USER: started as
 #           root, it switches to it. $T/loom.conf (mode 0600) and $T/state
 #           (0700, the key in it) are that account's; loom_owns PATH...
@@ -649,6 +650,14 @@ loomd_conf() {
     ) || return 1
     chmod 0600 "$T/loom.conf"
     loom_owns "$T/loom.conf"
+}
+
+# local_cluster NODES CPUS [MEMORY_MB]: the [cluster local] section most
+# tests give loomd_conf: the local adaptor, NODES nodes of CPUS cpus and
+# MEMORY_MB (1024) each, polled every 0.2 s.
+local_cluster() {
+    printf '%s\n' "[cluster local]" "adaptor = local" "nodes = $1" \
+        "cpus_per_node = $2" "memory_mb = ${3:-1024}" "poll_s = 0.2"
 }
 
 # loom_runas_setuid: the build tree's loom-runas as make install leaves it
