@@ -520,6 +520,21 @@ int store_run_prepared(struct store *st, const char *what,
     return 0;
 }
 
+char *store_id_array(const int64_t *ids, size_t n)
+{
+    size_t cap = 3 + n * 21, len = 1;
+    char *s = malloc(cap);
+
+    if (!s)
+        return NULL;
+    s[0] = '{';
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(s + len, cap - len, "%s%" PRId64,
+                                i ? "," : "", ids[i]);
+    snprintf(s + len, cap - len, "}");
+    return s;
+}
+
 int store_in_doubt(const struct store *st)
 {
     return st->doubt;

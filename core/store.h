@@ -156,6 +156,10 @@ int store_run_prepared(struct store *st, const char *what,
                        const struct store_stmt *stmt,
                        const char *const *values, struct loom_error *err);
 
+/* ids as a PostgreSQL array literal ("{1,2}", "{}" for none) to pass
+ * as a bigint[] parameter: a new string, or NULL out of memory. */
+char *store_id_array(const int64_t *ids, size_t n);
+
 /* Whether the last call on st failed with the connection lost after it
  * sent a statement that commits by itself (a COMMIT, or one outside a
  * transaction): what it wrote may be stored or not, and only a read

@@ -13,28 +13,12 @@
     "SELECT id, state, owner, idem_owner, idem_key, idem_hash, doc::text " \
     "FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id"
 
-/* ids as a PostgreSQL array literal ("{1,2}"), a new string, or NULL. */
-static char *id_array(const int64_t *ids, size_t n)
-{
-    size_t cap = 3 + n * 21, len = 1;
-    char *s = malloc(cap);
-
-    if (!s)
-        return NULL;
-    s[0] = '{';
-    for (size_t i = 0; i < n; i++)
-        len += (size_t)snprintf(s + len, cap - len, "%s%" PRId64,
-                                i ? "," : "", ids[i]);
-    snprintf(s + len, cap - len, "}");
-    return s;
-}
-
 int store_jobs_doubt(struct store *st, const int64_t *take, size_t n_take,
                      const int64_t *drop, size_t n_drop,
                      int (*cb)(void *arg, const struct store_job_row *row),
                      void *arg, struct loom_error *err)
 {
-    char *t = id_array(take, n_take), *d = id_array(drop, n_drop);
+    char *t = store_id_array(take, n_take), *d = store_id_array(drop, n_drop);
     const char *v[] = {t, d};
     PGresult *r = NULL;
     int rc = -1;

@@ -85,6 +85,22 @@ int store_maint_put(struct store *st, int64_t id, const char *state,
                      3, v, err);
 }
 
+int store_maint_delete(struct store *st, const int64_t *ids, size_t n,
+                       struct loom_error *err)
+{
+    char *a = store_id_array(ids, n);
+    const char *v[1] = {a};
+    int rc;
+
+    if (!a)
+        return loom_error_set(err, LOOM_EINTERNAL, "out of memory");
+    rc = store_run(st, "maintenance: delete",
+                   "DELETE FROM maintenance WHERE id = ANY($1::bigint[])", 1,
+                   v, err);
+    free(a);
+    return rc;
+}
+
 int store_pause_put(struct store *st, const char *node, const char *doc,
                     struct loom_error *err)
 {

@@ -26,6 +26,9 @@ int store_mismatch_apply(struct store *st, const char *set, const char *gone,
                          struct loom_error *err);
 int store_maint_put(struct store *st, int64_t id, const char *state,
                     const char *doc, struct loom_error *err);
+/* The requests with these ids deleted (those that are stored). */
+int store_maint_delete(struct store *st, const int64_t *ids, size_t n,
+                       struct loom_error *err);
 /* A paused node ("cluster/name") and its doc (JSON text: see
  * sql/0007_node_pauses.sql), written or replaced; deleted on resume. */
 int store_pause_put(struct store *st, const char *node, const char *doc,

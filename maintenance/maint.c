@@ -115,6 +115,7 @@ static void tick(void)
         mreq_tick(now);
     }
     mreq_evict(now);
+    mreq_doubt_settle();
     pause_tick();
     if (mism_flush() == 0 && M.diff_changed)
         diff_publish();
@@ -190,8 +191,15 @@ void maint_stop(void)
         pthread_join(M.thread, NULL);
     }
     action_shutdown();
-    if (M.st)
+    if (M.st) {
         mism_flush();
+        mreq_doubt_settle();
+    }
+    if (M.n_doubt)
+        log_warn("maintenance: stopping with %zu request(s) whose first "
+                 "write is in doubt; if stored, the next start loads them",
+                 M.n_doubt);
+    free(M.doubt);
     msgq_destroy(M.q);
     store_close(M.st);
     hmap_fini_values(&M.nodes, gnode_free);

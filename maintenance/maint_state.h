@@ -61,6 +61,11 @@ struct maint {
     double compare_ms_last, compare_ms_max;
     unsigned long compares;
     struct hmap pauses; /* "cluster/name" -> its pause (pause.c) */
+    /* new requests whose write lost its connection under it, so that it
+     * may be stored: their askers were told 503 (not accepted), and they
+     * are deleted once the database answers (mreq_doubt_settle) */
+    int64_t *doubt;
+    size_t n_doubt, cap_doubt;
 };
 
 extern struct maint M;
@@ -97,6 +102,10 @@ void mism_free(void *x);
 struct mreq *mreq_find(int64_t id); /* or NULL */
 /* Commit r as it is now: 0, or -1 (logged; the step is tried again). */
 int mreq_save(struct mreq *r);
+/* r's first write failed: if it may be stored, note it for deletion. */
+void mreq_doubt_note(const struct mreq *r);
+/* Delete the noted ones, when the database answers. */
+void mreq_doubt_settle(void);
 /* Move r to state s and commit it; on failure nothing changes. 0 or -1. */
 int mreq_step_to(struct mreq *r, enum mstate s, time_t now);
 /* Post a command with a reply slot to a thread and wait for the answer:

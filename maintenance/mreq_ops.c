@@ -91,6 +91,32 @@ int mreq_save(struct mreq *r)
     return rc;
 }
 
+void mreq_doubt_note(const struct mreq *r)
+{
+    if (!store_in_doubt(M.st))
+        return;
+    if (vec_grow((void **)&M.doubt, &M.cap_doubt, M.n_doubt + 1,
+                 sizeof(*M.doubt), 4) < 0) {
+        log_err("maintenance=%lld: out of memory noting that its write is "
+                "in doubt; if it is stored, the next start loads it",
+                (long long)r->id);
+        return;
+    }
+    M.doubt[M.n_doubt++] = r->id;
+}
+
+void mreq_doubt_settle(void)
+{
+    struct loom_error err;
+
+    if (!M.n_doubt || store_maint_delete(M.st, M.doubt, M.n_doubt, &err) < 0)
+        return;
+    log_info("maintenance: %zu request(s) whose first write lost its "
+             "connection deleted if stored (their askers were told 503)",
+             M.n_doubt);
+    M.n_doubt = 0;
+}
+
 /* Move to state s and commit it; on failure nothing changes. */
 int mreq_step_to(struct mreq *r, enum mstate s, time_t now)
 {

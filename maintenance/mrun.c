@@ -119,6 +119,7 @@ int mreq_submit(struct mreq *r, struct loom_error *err)
     mreq_set_state(r, MS_PLANNED, time(NULL));
     if (mreq_save(r) < 0) {
         struct loom_error e2;
+        mreq_doubt_note(r);
         mreq_resv_op(SCHED_RESV_CANCEL, r->resv, 0, 0, &e2);
         loom_error_set(err, LOOM_EUNAVAIL, "database unavailable: the "
                        "maintenance request was not accepted; retry later");

@@ -7,7 +7,10 @@
 # the write ("before"). The submit gets 503 saying it may be stored; once
 # the database answers, a stored job is taken back and runs once, as its
 # user, and its key's retry is told its id; a job that was not stored
-# never shows up, and its key's retry makes it then.
+# never shows up, and its key's retry makes it then. An array's tasks
+# whose first write is so are made again and their rows deleted; a
+# maintenance request so is deleted, as its asker was told (503, not
+# accepted).
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -149,7 +152,31 @@ t_is "$(task_rows)" 2 "array: two task rows stored, the first ones deleted"
 t_like "$(cat "$T/loomd.log")" 'commits in doubt settled: 0 of 0 new job\(s\) were stored and are taken back; 2 task\(s\)' \
     "array: loomd's log says the two were made again"
 
-t_is "$(wc -l <"$T/cuts")" 4 "the proxy cut four connections, no more"
+# ---- a maintenance request: deleted, as its asker was told ----------------------
+MREQ='{"nodes":["local/n1"],"action":"node-off","reason":"doubt","window":{"duration_s":30}}'
+mreqs() { pg_sql "SELECT count(*) FROM maintenance"; }
+echo after >"$T/mode"
+api POST /v1/maintenance "$MREQ" >/dev/null
+t_is "$STATUS/$(jget "$BODY" .error.code 2>/dev/null)" 503/unavailable \
+    "maintenance, cut after: 503 unavailable" || t_diag "$BODY"
+t_like "$(jget "$BODY" .error.message 2>/dev/null)" 'was not accepted' \
+    "maintenance: ... saying it was not accepted"
+t_like "$(sed -n 5p "$T/cuts")" 'cut after maintenance' \
+    "maintenance: the proxy cut its write after the commit"
+wait_for '[ "$(mreqs)" = 0 ]' 30
+t_is "$(mreqs)" 0 "maintenance: the stored request is deleted once the database answers"
+t_like "$(cat "$T/loomd.log")" 'maintenance: 1 request\(s\) whose first write lost its connection deleted' \
+    "maintenance: loomd's log says so"
+api GET /v1/maintenance >/dev/null
+t_is "$STATUS/$(jlen "$BODY" .items)" 200/0 "maintenance: none is listed"
+api POST /v1/maintenance "$MREQ" >/dev/null
+t_is "$STATUS/$(jget "$BODY" .state)" 201/planned "maintenance: the retry is accepted" ||
+    t_diag "$BODY"
+t_is "$(mreqs)" 1 "maintenance: ... and stored once"
+api DELETE "/v1/maintenance/$(jget "$BODY" .id)" >/dev/null
+t_is "$STATUS" 200 "maintenance: cancelled again" || t_diag "$BODY"
+
+t_is "$(wc -l <"$T/cuts")" 5 "the proxy cut five connections, no more"
 t_is "$(awk '{print $2}' "$W/starts" | sort -u)" "$ALICE" "every job ran as $ALICE"
 loomd_stop
 t_is $? 0 "loomd stops with status 0 (no leak, no sanitizer report)" ||

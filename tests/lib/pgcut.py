@@ -8,7 +8,8 @@ lost.
 Clients connect to DIR/.s.PGSQL.5432 and are passed to the server at
 PGDIR/.s.PGSQL.5432. F holds one word, read at each write of new jobs
 (the prepared statements loom_jobs_insert and loom_jobs_turn, with a
-first parameter, the new ids, that is not empty):
+first parameter, the new ids, that is not empty) and each write of a
+maintenance request (INSERT INTO maintenance):
 
     pass    pass it on
     before  cut the connection instead of sending the write: the server
@@ -18,7 +19,7 @@ first parameter, the new ids, that is not empty):
             so: the write is committed and the client does not know
 
 Each cut is done once: F then reads "pass" again, and L gets a line
-"cut before|after STATEMENT".
+"cut before|after WHAT" (the statement's name, or "maintenance").
 """
 import argparse
 import os
@@ -27,6 +28,7 @@ import struct
 import threading
 
 WATCHED = (b"loom_jobs_insert", b"loom_jobs_turn")
+WATCHED_SQL = {b"INSERT INTO maintenance": "maintenance"}
 LOCK = threading.Lock()
 
 
@@ -54,6 +56,7 @@ class Conn:
     def __init__(self, client, server):
         self.client, self.server = client, server
         self.cut_at_ready = None  # the statement whose answer is cut
+        self.unnamed_sql = b""  # the last unnamed statement parsed
         self.closed = False
 
     def close(self):
@@ -76,11 +79,17 @@ def read_exact(sock, n):
     return buf
 
 
-def new_jobs(body):
-    """The statement a Bind names, when it writes new jobs; else None."""
+def watched(c, body):
+    """What a Bind writes, when it is watched: its statement's name (new
+    jobs) or "maintenance"; else None."""
     portal_end = body.index(b"\0")
     stmt_end = body.index(b"\0", portal_end + 1)
     stmt = body[portal_end + 1:stmt_end]
+    if stmt == b"":
+        for sql, what in WATCHED_SQL.items():
+            if c.unnamed_sql.startswith(sql):
+                return what
+        return None
     if stmt not in WATCHED:
         return None
     at = stmt_end + 1
@@ -111,7 +120,9 @@ def client_to_server(args, c):
             kind = read_exact(c.client, 1)
             length = struct.unpack("!i", read_exact(c.client, 4))[0]
             body = read_exact(c.client, length - 4)
-            stmt = new_jobs(body) if kind == b"B" else None
+            if kind == b"P" and body.startswith(b"\0"):
+                c.unnamed_sql = body[1:body.index(b"\0", 1)]
+            stmt = watched(c, body) if kind == b"B" else None
             if stmt:
                 mode = take_mode(args)
                 if mode == "before":
