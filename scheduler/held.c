@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "scheduler/sched_state.h"
 
 /* A cluster's nodes, in the order of the snapshot a cycle saw last. */
@@ -24,11 +25,59 @@ static struct {
     unsigned next;
 } L;
 
-void held_note(const struct job *j)
+/* The slots: a job's is S.held_ix[id - 1] - 1 while it holds nodes (0:
+ * none), so that an id costs 4 bytes, not a struct held, once its job
+ * has ended; slots given back are taken again first. */
+static struct {
+    struct held *v;
+    uint32_t *free;
+    size_t n, cap, n_free, cap_free;
+} H;
+
+struct held *held_of(int64_t id)
 {
-    S.held[j->id - 1] = (struct held){
+    uint32_t ix = S.held_ix[id - 1];
+
+    return ix ? &H.v[ix - 1] : NULL;
+}
+
+void held_fill(struct held *h, const struct job *j)
+{
+    *h = (struct held){
         .start = j->start_time, .walltime_s = j->req.walltime_s,
         .use = {j->req.cpus_per_node, j->req.gpus, j->req.memory_mb}};
+}
+
+void held_note(const struct job *j)
+{
+    uint32_t *ix = &S.held_ix[j->id - 1];
+
+    if (!*ix) {
+        if (H.n_free) {
+            *ix = H.free[--H.n_free];
+        } else if (H.n < UINT32_MAX &&
+                   sched_grow((void **)&H.v, &H.cap, H.n + 1,
+                              sizeof(*H.v)) == 0) {
+            *ix = (uint32_t)++H.n;
+        } else { /* its record stands in (sched_plan.c) */
+            log_err("job=%lld: out of memory noting the nodes it holds",
+                    (long long)j->id);
+            return;
+        }
+    }
+    held_fill(&H.v[*ix - 1], j);
+}
+
+void held_drop(int64_t id)
+{
+    uint32_t *ix = &S.held_ix[id - 1];
+
+    if (!*ix)
+        return;
+    if (sched_grow((void **)&H.free, &H.cap_free, H.n_free + 1,
+                   sizeof(*H.free)) == 0)
+        H.free[H.n_free++] = *ix; /* else the slot is lost, not reused */
+    *ix = 0;
 }
 
 static int same_nodes(const struct scluster *a, const struct scluster *b)
@@ -105,6 +154,9 @@ void held_remember(struct held *h, const unsigned *layouts, size_t c,
 
 void held_fini(void)
 {
+    free(H.v);
+    free(H.free);
+    memset(&H, 0, sizeof(H));
     for (size_t i = 0; i < L.n; i++) {
         free(L.v[i].cluster);
         scluster_unref(L.v[i].sc);

@@ -1,6 +1,7 @@
-/* held.h - what running jobs hold, kept beside the job flags (S.held, by
- * id - 1), and the node layouts their node indices were found in.
- * Scheduler thread only; private to scheduler/. */
+/* held.h - what running jobs hold, kept beside the job flags (a slot of
+ * their own while they hold nodes, found by id), and the node layouts
+ * their node indices were found in. Scheduler thread only; private to
+ * scheduler/. */
 /* SPDX-License-Identifier: MIT */
 #ifndef LOOM_SCHEDULER_HELD_H
 #define LOOM_SCHEDULER_HELD_H
@@ -23,8 +24,16 @@ struct held {
     uint32_t cl, idx;
 };
 
-/* The job holds nodes (again): note what, and find where anew. */
+/* The job holds nodes (again): note what, and find where anew, in its
+ * slot (taken now if it has none). Out of memory it has none, and
+ * held_of says so. */
 void held_note(const struct job *j);
+/* Job id's slot, or NULL when it has none (it holds no nodes). */
+struct held *held_of(int64_t id);
+/* What job j holds, as held_note notes it, into h (no slot). */
+void held_fill(struct held *h, const struct job *j);
+/* Job id holds no nodes any more (or leaves memory): its slot goes back. */
+void held_drop(int64_t id);
 
 /* The layout id of each cluster of the fabric (f->n entries in out; 0 for
  * one that could not be noted). */
@@ -35,6 +44,6 @@ int held_known(const struct held *h, const unsigned *layouts, size_t n);
 void held_remember(struct held *h, const unsigned *layouts, size_t c,
                    size_t idx);
 
-void held_fini(void); /* drop the layouts */
+void held_fini(void); /* drop the layouts and the slots */
 
 #endif

@@ -49,10 +49,10 @@ struct job *sched_job(int64_t id)
 int sched_job_room(int64_t id)
 {
     void **const by_id[] = {(void **)&S.jobs, (void **)&S.views,
-                            (void **)&S.jf, (void **)&S.held,
+                            (void **)&S.jf, (void **)&S.held_ix,
                             (void **)&S.gone};
     const size_t elem[] = {sizeof(*S.jobs), sizeof(*S.views), sizeof(*S.jf),
-                           sizeof(*S.held), sizeof(*S.gone)};
+                           sizeof(*S.held_ix), sizeof(*S.gone)};
 
     if (sched_grow_alike(by_id, elem, 5, &S.cap, (size_t)id) < 0)
         return -1;
@@ -102,6 +102,7 @@ void sched_job_drop(struct job *j)
     int64_t id = j->id;
 
     S.jobs[id - 1] = NULL;
+    held_drop(id);
     S.jf[id - 1] = 0;
     S.n_in_memory--;
     jview_unref(S.views[id - 1]);
@@ -124,6 +125,8 @@ static void flags_of(struct job *j)
                    (job_holds_nodes(j) ? JF_HOLDS : 0));
     if (*f & JF_HOLDS)
         held_note(j);
+    else if (was & JF_HOLDS)
+        held_drop(j->id);
     sched_acct_count(j);
     if (j->array_id)
         sched_array_task_note(j);
@@ -707,7 +710,7 @@ void sched_stop(void)
     free(S.jobs);
     free(S.views);
     free(S.jf);
-    free(S.held);
+    free(S.held_ix);
     sched_evict_fini();
     held_fini();
     fabric_current_fini();

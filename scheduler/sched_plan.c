@@ -162,15 +162,19 @@ static int add_job(struct plan *p, const struct fabric *f, const struct job *j,
                    const unsigned *layouts, double now, long *held,
                    size_t *idx, size_t *c)
 {
-    struct held *h = &S.held[j->id - 1];
+    struct held tmp, *h = held_of(j->id);
 
     if ((*c >= f->n || strcmp(f->cl[*c].name, j->cluster)) &&
         fabric_cluster(f, j->cluster, c) < 0)
         return 0; /* a cluster no longer configured */
     if (fabric_nodes(f, *c, &j->nodes, idx) < 0)
         return 0;
-    if (j->nodes.n == 1)
+    if (!h) { /* no slot (out of memory): its record stands in */
+        held_fill(&tmp, j);
+        h = &tmp;
+    } else if (j->nodes.n == 1) {
         held_remember(h, layouts, *c, idx[0]);
+    }
     return add_held(p, f, h, *c, idx, j->nodes.n, now, held);
 }
 
@@ -187,12 +191,12 @@ static int add_jobs(struct plan *p, const struct fabric *f, double now,
         held_layouts(f, layouts);
     for (size_t i = 0; rc == 0 && i < S.n_live; i++) {
         int64_t id = S.live[i];
-        const struct held *h = &S.held[id - 1];
+        const struct held *h;
         const struct job *j;
         size_t one;
         if (!(S.jf[id - 1] & JF_HOLDS))
             continue;
-        if (held_known(h, layouts, f->n)) {
+        if ((h = held_of(id)) && held_known(h, layouts, f->n)) {
             one = h->idx;
             rc = add_held(p, f, h, h->cl, &one, 1, now, held);
         } else if ((j = sched_job(id))) {

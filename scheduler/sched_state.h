@@ -71,7 +71,7 @@ struct sched {
     struct job **jobs;
     struct jview **views;
     uint8_t *jf; /* JF_ flags */
-    struct held *held; /* of a job with JF_HOLDS */
+    uint32_t *held_ix; /* of a job with JF_HOLDS: its slot (held.c) */
     uint32_t *gone; /* of a job that left memory: its state, and who owns
                        it (sched_evict.c); 0 for any other */
     size_t cap;
