@@ -78,8 +78,13 @@ struct job_array {
     int stale;        /* its view waits to be rendered again */
 };
 
+struct jview;
+
 struct job {
     int64_t id; /* the record's: a task's own, not its array's */
+    struct jview *view; /* its rendered view while in the scheduler's
+                           table (a reference the scheduler owns), else
+                           NULL */
     char *name;
     char *owner;   /* the identity that submitted it */
     char *account; /* the local account it runs as (NULL: not known, a

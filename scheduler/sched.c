@@ -48,13 +48,12 @@ struct job *sched_job(int64_t id)
 
 int sched_job_room(int64_t id)
 {
-    void **const by_id[] = {(void **)&S.jobs, (void **)&S.views,
-                            (void **)&S.jf, (void **)&S.held_ix,
-                            (void **)&S.gone};
-    const size_t elem[] = {sizeof(*S.jobs), sizeof(*S.views), sizeof(*S.jf),
+    void **const by_id[] = {(void **)&S.jobs, (void **)&S.jf,
+                            (void **)&S.held_ix, (void **)&S.gone};
+    const size_t elem[] = {sizeof(*S.jobs), sizeof(*S.jf),
                            sizeof(*S.held_ix), sizeof(*S.gone)};
 
-    if (sched_grow_alike(by_id, elem, 5, &S.cap, (size_t)id) < 0)
+    if (sched_grow_alike(by_id, elem, 4, &S.cap, (size_t)id) < 0)
         return -1;
     if (id >= S.next_id)
         S.next_id = id + 1;
@@ -105,8 +104,8 @@ void sched_job_drop(struct job *j)
     held_drop(id);
     S.jf[id - 1] = 0;
     S.n_in_memory--;
-    jview_unref(S.views[id - 1]);
-    S.views[id - 1] = NULL;
+    jview_unref(j->view);
+    j->view = NULL;
     jobtab_builder_clear(&S.tab, id);
     /* published before a later id is committed, which would show it */
     S.views_changed = 1;
@@ -148,8 +147,8 @@ void sched_view(struct job *j)
         log_err("job=%lld: out of memory rendering the job", (long long)j->id);
         return;
     }
-    jview_unref(S.views[j->id - 1]);
-    S.views[j->id - 1] = v;
+    jview_unref(j->view);
+    j->view = v;
     /* a submit is published at once, and shown once it is committed (the
      * committer moves the mark of committed ids) */
     sched_publish_view(j);
@@ -157,7 +156,7 @@ void sched_view(struct job *j)
 
 void sched_publish_view(struct job *j)
 {
-    if (jobtab_builder_set(&S.tab, jview_ref(S.views[j->id - 1])) < 0)
+    if (jobtab_builder_set(&S.tab, jview_ref(j->view)) < 0)
         log_err("job=%lld: out of memory publishing the job",
                 (long long)j->id);
     S.views_changed = 1;
@@ -704,11 +703,11 @@ void sched_stop(void)
     for (size_t i = 0; i < S.n_to_start; i++)
         server_start_free(S.to_start[i]);
     for (size_t i = 0; i < S.cap; i++) {
+        if (S.jobs[i])
+            jview_unref(S.jobs[i]->view);
         job_destroy(S.jobs[i]);
-        jview_unref(S.views[i]);
     }
     free(S.jobs);
-    free(S.views);
     free(S.jf);
     free(S.held_ix);
     sched_evict_fini();

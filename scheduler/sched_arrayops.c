@@ -61,7 +61,7 @@ static int task_get(struct msg *m, struct job *a, long ord, long task,
         return loom_error_set(err, LOOM_ENOENT, "no job %lld_%ld",
                               (long long)a->id, task);
     if (t) {
-        const struct jview *jv = S.views[t->id - 1];
+        const struct jview *jv = t->view;
         priv[0] = jv->priv_off;
         priv[1] = jv->priv_len;
         answer(m, strdup(jv->json), priv, level);

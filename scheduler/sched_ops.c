@@ -43,7 +43,7 @@ static int idem_replay(struct msg *m, struct job *j)
     } else if (old->dirty) {
         sched_ack_later(m->reply, old->id, 200);
     } else {
-        reply_send(m->reply, 200, strdup(S.views[old->id - 1]->json));
+        reply_send(m->reply, 200, strdup(old->view->json));
     }
     return 1;
 }
@@ -183,7 +183,7 @@ static void to_server(struct msg *m, struct job *j, const char *op)
         snprintf(s->op, sizeof(s->op), "%s", op);
         s->cluster = strdup(j->cluster);
         s->native_id = j->native_id ? strdup(j->native_id) : NULL;
-        s->view = strdup(S.views[j->id - 1]->json);
+        s->view = strdup(j->view->json);
     }
     msgq_post(server_queue(),
               msg_create(SERVER_JOB_OP, s, server_job_op_free, m->reply));
@@ -286,7 +286,7 @@ int sched_job_op_one(struct msg *m, struct job *j, struct sched_job_op *op,
             j->cancel_requested = 1;
             job_set_str(&j->reason, "cancel requested while starting");
             sched_view(j);
-            reply_send(m->reply, 202, strdup(S.views[j->id - 1]->json));
+            reply_send(m->reply, 202, strdup(j->view->json));
         } else {
             to_server(m, j, "cancel");
         }

@@ -67,9 +67,8 @@ struct sched {
     struct store *st;
     int enabled;
     int stopping;
-    /* jobs by id - 1, and their rendered views (one reference each) */
+    /* jobs by id - 1 (each with its rendered view, job.view) */
     struct job **jobs;
-    struct jview **views;
     uint8_t *jf; /* JF_ flags */
     uint32_t *held_ix; /* of a job with JF_HOLDS: its slot (held.c) */
     uint32_t *gone; /* of a job that left memory: its state, and who owns

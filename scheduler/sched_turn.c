@@ -101,7 +101,7 @@ struct after {
 
 static int copy_one(struct commit_ins *c, const struct job *j)
 {
-    c->view = jview_ref(S.views[j->id - 1]);
+    c->view = jview_ref(j->view);
     if (j->idem_key) {
         c->idem_key = strdup(j->idem_key);
         snprintf(c->idem_hash, sizeof(c->idem_hash), "%s",
@@ -383,7 +383,7 @@ void sched_turn_done(struct commit_batch *b)
         int64_t id = a->subs[i].id;
         /* changed while its insert was being written: write it again */
         int changed = b->ok && i < b->n_ins && sched_job(id) &&
-                      b->ins[i].view != S.views[id - 1];
+                      b->ins[i].view != sched_job(id)->view;
         sched_insert_done(&a->subs[i], b->ok, b->in_doubt, &b->err);
         if (changed)
             sched_touch(sched_job(id));
@@ -393,9 +393,11 @@ void sched_turn_done(struct commit_batch *b)
         S.release_commits = 1;
     } else {
         for (size_t i = 0; i < a->n_acks; i++) {
+            /* its job stays in memory until this turn is back */
+            const struct job *j = sched_job(a->acks[i].id);
             reply_send(a->acks[i].reply, a->acks[i].status,
                        a->acks[i].body ? a->acks[i].body
-                                       : strdup(S.views[a->acks[i].id - 1]->json));
+                                       : strdup(j->view->json));
             a->acks[i].body = NULL;
         }
         /* its starts went when it was written (turn_written) */
