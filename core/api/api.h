@@ -286,11 +286,6 @@ void api_resv_cancel(struct http_req *rq, struct http_resp *rs,
  * that id; what names the kind of item in a 404. */
 void api_list_text(const struct api_route_args *a, struct http_resp *rs,
                    enum snap_text which, const char *id, const char *what);
-/* As api_list_text, showing only the items of owner (NULL: all): another's
- * item is as one that does not exist. */
-void api_list_text_of(const struct api_route_args *a, struct http_resp *rs,
-                      enum snap_text which, const char *id, const char *what,
-                      const char *owner);
 /* A list the snapshot holds whole whose ended items leave memory, read
  * back from PostgreSQL (list.c). */
 struct api_stored_src {
@@ -310,8 +305,10 @@ struct api_stored_src {
      * ?state= names another is the snapshot's alone */
     const char *const *gone_states;
 };
-/* As api_list_text_of (a->n == 2: the item a->seg[1]), with the items of
- * src that left memory read from the database, merged by id. The database
+/* As api_list_text (a->n == 2: the item a->seg[1]), with the items of
+ * src that left memory read from the database, merged by id, and only
+ * the items of owner (NULL: all; another's item is as one that does not
+ * exist). The database
  * is read only up to the highest id that left memory (none before one
  * has); an error when it cannot be read then. */
 void api_list_stored(const struct api_route_args *a, struct http_resp *rs,

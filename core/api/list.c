@@ -225,16 +225,9 @@ nomem:
 void api_list_text(const struct api_route_args *a, struct http_resp *rs,
                    enum snap_text which, const char *id, const char *what)
 {
-    api_list_text_of(a, rs, which, id, what, NULL);
-}
-
-void api_list_text_of(const struct api_route_args *a, struct http_resp *rs,
-                      enum snap_text which, const char *id, const char *what,
-                      const char *owner)
-{
     struct snapshot *s = snapshot_get();
 
-    list_text(a, rs, s, which, id, what, owner, NULL);
+    list_text(a, rs, s, which, id, what, NULL, NULL);
     snapshot_put(s);
 }
 
