@@ -60,13 +60,19 @@ int sched_job_room(int64_t id)
     return 0;
 }
 
+void sched_native_key(const char *cluster, const char *native_id,
+                      char *key, size_t n)
+{
+    snprintf(key, n, "%s\x1f%s", cluster, native_id);
+}
+
 int sched_native_put(const struct job *j)
 {
     char key[512];
 
     if (strcmp(j->source, "cluster") != 0 || !j->cluster || !j->native_id)
         return 0;
-    snprintf(key, sizeof(key), "%s\x1f%s", j->cluster, j->native_id);
+    sched_native_key(j->cluster, j->native_id, key, sizeof(key));
     return hmap_put(&S.native, key, (void *)(intptr_t)j->id);
 }
 

@@ -19,7 +19,7 @@ static struct job *native_find(const char *cluster, const char *native_id,
     int64_t id;
     enum job_state st;
 
-    snprintf(key, sizeof(key), "%s\x1f%s", cluster, native_id);
+    sched_native_key(cluster, native_id, key, sizeof(key));
     id = (int64_t)(intptr_t)hmap_get(&S.native, key);
     if (gone)
         *gone = id && sched_gone(id, &st, NULL, NULL);

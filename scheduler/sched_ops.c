@@ -103,7 +103,7 @@ void sched_forget(struct job *j)
         hmap_del(&S.idem, key);
     }
     if (!strcmp(j->source, "cluster") && j->cluster && j->native_id) {
-        snprintf(key, sizeof(key), "%s\x1f%s", j->cluster, j->native_id);
+        sched_native_key(j->cluster, j->native_id, key, sizeof(key));
         hmap_del(&S.native, key);
     }
     if (job_holds_nodes(j)) /* placed at submit: free its nodes */

@@ -223,6 +223,9 @@ int sched_job_add(struct job *j);
  * cluster and native id from now on. 0 (nothing to do for another job),
  * or -1 when out of memory. */
 int sched_native_put(const struct job *j);
+/* The key S.native finds a cluster's job by, into key (n bytes). */
+void sched_native_key(const char *cluster, const char *native_id,
+                      char *key, size_t n);
 /* The record leaves the table and the view (published with the next
  * views), and is destroyed. What else names it is the caller's to drop. */
 void sched_job_drop(struct job *j);
