@@ -64,13 +64,6 @@ t_is "$(field "$A" .array_counts.completed)/$(field "$A" .array_counts.running)"
     2/1 "an array: two tasks completed, one runs"
 IDS="$C $F $X $K $S"
 
-# ask LABEL METHOD PATH [BODY] [CURL ARGS]: the answer, as one line.
-ask() {
-    local label=$1
-    shift
-    api "$@" >/dev/null
-    echo "$label $STATUS $BODY"
-}
 
 # answers ...: every answer about the ended jobs, one per line.
 answers() {
@@ -80,28 +73,28 @@ answers() {
         api GET "/v1/jobs/$id" >/dev/null
         echo "get $id $STATUS $BODY"
     done
-    ask output GET "/v1/jobs/$F/output"
+    api_line output GET "/v1/jobs/$F/output"
     TOKEN=$BOB
-    ask "bob get" GET "/v1/jobs/$C"
+    api_line "bob get" GET "/v1/jobs/$C"
     TOKEN=$ADMIN
     api GET "/v1/jobs?state=completed,failed,cancelled" >/dev/null
     echo "list ended $STATUS $(pick "$IDS")"
-    ask "list first 3" GET "/v1/jobs?limit=3"
-    ask "list fields" GET "/v1/jobs?after=$C&limit=2&fields=id,state,exit_code"
+    api_line "list first 3" GET "/v1/jobs?limit=3"
+    api_line "list fields" GET "/v1/jobs?after=$C&limit=2&fields=id,state,exit_code"
     api GET "/v1/jobs?cluster=local&after=0&limit=100" >/dev/null
     echo "list cluster $STATUS $(pick "$IDS")"
-    ask "list name" GET "/v1/jobs?name=bad"
+    api_line "list name" GET "/v1/jobs?name=bad"
     api GET "/v1/accounting?start=$(at -3600)" >/dev/null
     echo "accounting $STATUS $(pick "$IDS")"
-    ask cancel DELETE "/v1/jobs/$C"
-    ask hold POST "/v1/jobs/$F/hold"
-    ask release POST "/v1/jobs/$X/release"
-    ask patch PATCH "/v1/jobs/$C" '{"name": "x"}'
+    api_line cancel DELETE "/v1/jobs/$C"
+    api_line hold POST "/v1/jobs/$F/hold"
+    api_line release POST "/v1/jobs/$X/release"
+    api_line patch PATCH "/v1/jobs/$C" '{"name": "x"}'
     TOKEN=$BOB
-    ask "bob cancel" DELETE "/v1/jobs/$C"
+    api_line "bob cancel" DELETE "/v1/jobs/$C"
     TOKEN=$ADMIN
-    ask "same key" POST /v1/jobs "$KEYED" -H 'Idempotency-Key: k-9012'
-    ask "key, other body" POST /v1/jobs \
+    api_line "same key" POST /v1/jobs "$KEYED" -H 'Idempotency-Key: k-9012'
+    api_line "key, other body" POST /v1/jobs \
         '{"name": "other", "command": ["/bin/true"]}' \
         -H 'Idempotency-Key: k-9012'
 }

@@ -74,31 +74,24 @@ t_is "$(pg_sql "SELECT count(*) FROM jobs WHERE doc->>'end_time' = '$OLD_END'")"
 MAX=$(pg_sql "SELECT max(id) FROM jobs")
 t_is "$MAX" "$LAST" "the highest id is an old job's"
 
-# ask LABEL METHOD PATH [BODY] [CURL ARGS]: the answer, as one line.
-ask() {
-    local label=$1
-    shift
-    api "$@" >/dev/null
-    echo "$label $STATUS $BODY"
-}
 
 # answers: every answer about the old jobs, one per line.
 answers() {
     local id
     TOKEN=$ADMIN
     for id in $C $F $K $FIRST $LAST $R1 $R2 $H $A; do
-        ask "get $id" GET "/v1/jobs/$id"
+        api_line "get $id" GET "/v1/jobs/$id"
     done
-    ask "list ended" GET "/v1/jobs?state=completed,failed,cancelled&limit=1000"
-    ask "list bulk" GET "/v1/jobs?name=bulk&state=cancelled&limit=1000&fields=id,state,end_time"
+    api_line "list ended" GET "/v1/jobs?state=completed,failed,cancelled&limit=1000"
+    api_line "list bulk" GET "/v1/jobs?name=bulk&state=cancelled&limit=1000&fields=id,state,end_time"
     echo "loomctl jobs --all: $(loomctl jobs --all 2>&1 | md5sum)"
     api GET /v1/runtime >/dev/null
     echo "counts $(py 'd["scheduler"]["jobs"]' "$BODY")"
     # decayed usage at two moments: the same to four figures
     echo "fair share $(py '{o: "%.4g" % v["usage_cpu_s"] for o, v in
         d["scheduler"]["fairshare"]["owners"].items()}' "$BODY")"
-    ask "same key" POST /v1/jobs "$KEYED" -H 'Idempotency-Key: k-9016'
-    ask "key, other body" POST /v1/jobs \
+    api_line "same key" POST /v1/jobs "$KEYED" -H 'Idempotency-Key: k-9016'
+    api_line "key, other body" POST /v1/jobs \
         '{"name": "other", "command": ["/bin/true"]}' \
         -H 'Idempotency-Key: k-9016'
 }

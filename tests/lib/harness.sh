@@ -60,7 +60,8 @@
 # HTTP:     api METHOD PATH [JSON|-] [curl args...]: prints the body and sets
 #           STATUS and BODY. Call it as `api GET /v1/x >/dev/null` to keep
 #           STATUS and BODY; inside $(...) they are lost with the subshell,
-#           then `api_status` prints the last status. Every answer api gets
+#           then `api_status` prints the last status; api_line LABEL
+#           METHOD PATH... prints "LABEL STATUS BODY". Every answer api gets
 #           is kept in $T/answers (its body, and a line of index: method,
 #           path, status, Content-Type, file); t_done checks them all
 #           against docs/openapi.json (tests/lib/openapi_check.js, with
@@ -796,6 +797,15 @@ api() {
 
 api_status() {
     cat "$T/api.status" 2>/dev/null || echo 000
+}
+
+# api_line LABEL METHOD PATH [BODY] [CURL ARGS]: the answer as one line,
+# "LABEL STATUS BODY" (for comparing every answer before and after).
+api_line() {
+    local label=$1
+    shift
+    api "$@" >/dev/null
+    echo "$label $STATUS $BODY"
 }
 
 # jget JSON PATH: the value at PATH (.a.b.0.c; "." is the whole document).
