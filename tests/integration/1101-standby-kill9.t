@@ -25,12 +25,7 @@ mkdir -m 1777 "$W"
 pg_start || t_bail "PostgreSQL did not start"
 loomd_conf <<EOF
 $(local_cluster 4 1)
-[cluster sim]
-adaptor = sim
-nodes = 64
-cpus_per_node = 4
-memory_mb = 8192
-poll_s = 0.2
+$(sim_cluster 64 4 8192)
 EOF
 loomd_start || t_bail "loomd a did not start"
 admin_token || t_bail "no admin token"

@@ -23,12 +23,7 @@ mkdir -m 1777 "$W"
 pg_start || t_bail "PostgreSQL did not start"
 loomd_conf <<EOF
 $(local_cluster 2 1)
-[cluster sim]
-adaptor = sim
-nodes = 4
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(sim_cluster 4 1)
 EOF
 loomd_start || t_bail "loomd a did not start"
 A_PID=$LOOMD_PID

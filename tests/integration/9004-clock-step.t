@@ -21,12 +21,7 @@ done
 
 pg_start || t_bail "PostgreSQL did not start"
 loomd_conf <<EOF
-[cluster sim]
-adaptor = sim
-nodes = 4
-cpus_per_node = 4
-memory_mb = 8192
-poll_s = 0.2
+$(sim_cluster 4 4 8192)
 EOF
 # loomd reads the offset from $T/clock (re-read once a second). Its
 # queues wait on condition variables of CLOCK_MONOTONIC, which

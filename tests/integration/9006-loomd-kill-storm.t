@@ -35,12 +35,7 @@ pg_start || t_bail "PostgreSQL did not start"
 loomd_conf <<EOF
 lease_s = 1
 $(local_cluster 4 1)
-[cluster sim]
-adaptor = sim
-nodes = 64
-cpus_per_node = 4
-memory_mb = 8192
-poll_s = 0.2
+$(sim_cluster 64 4 8192)
 $(slurm_pack_section)
 EOF
 loomd_start || t_bail "loomd did not start"

@@ -19,12 +19,7 @@ duration_s = 30
 [action bad]
 command = /bin/false
 duration_s = 30
-[cluster sim]
-adaptor = sim
-nodes = 4
-cpus_per_node = 1
-memory_mb = 1024
-poll_s = 0.2
+$(sim_cluster 4 1)
 EOF
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no admin token"

@@ -24,8 +24,8 @@
 # Postgres: pg_start, pg_stop, pg_kill, pg_kill9, pg_restart_same; LOOM_PG_DIR,
 #           LOOM_PG_CONNINFO, pg_sql SQL (psql -tA, one value per line).
 # loomd:    free_port, loomd_conf [SECTIONS] (or a heredoc on stdin; sets
-#           PORT and LOOM_URL; local_cluster NODES CPUS [MB] prints the
-#           usual local cluster's section), loomd_start [ARGS],
+#           PORT and LOOM_URL; local_cluster and sim_cluster NODES CPUS
+#           [MB] print the usual sections), loomd_start [ARGS],
 #           loomd_stop (returns loomd's exit status), loomd_kill9,
 #           loomctl ARGS (with -c $T/loom.conf), admin_token (sets TOKEN),
 #           token_for SUBJECT ROLE [TTL] (prints the token).
@@ -653,12 +653,15 @@ loomd_conf() {
     loom_owns "$T/loom.conf"
 }
 
-# local_cluster NODES CPUS [MEMORY_MB]: the [cluster local] section most
-# tests give loomd_conf: the local adaptor, NODES nodes of CPUS cpus and
-# MEMORY_MB (1024) each, polled every 0.2 s.
-local_cluster() {
-    printf '%s\n' "[cluster local]" "adaptor = local" "nodes = $1" \
-        "cpus_per_node = $2" "memory_mb = ${3:-1024}" "poll_s = 0.2"
+# local_cluster NODES CPUS [MEMORY_MB], sim_cluster ...: the [cluster
+# local] or [cluster sim] section most tests give loomd_conf: that
+# adaptor, NODES nodes of CPUS cpus and MEMORY_MB (1024) each, polled
+# every 0.2 s.
+local_cluster() { adaptor_cluster local "$@"; }
+sim_cluster() { adaptor_cluster sim "$@"; }
+adaptor_cluster() {
+    printf '%s\n' "[cluster $1]" "adaptor = $1" "nodes = $2" \
+        "cpus_per_node = $3" "memory_mb = ${4:-1024}" "poll_s = 0.2"
 }
 
 # loom_runas_setuid: the build tree's loom-runas as make install leaves it
