@@ -149,12 +149,9 @@ static int filter_options(struct ctl *ctl, int argc, char **argv, int cancel,
             f->nodelist = optarg;
             break;
         case 'j':
-            rc = check_list(cmd, "--jobs", optarg);
-            f->ids = optarg;
-            break;
         case 'p':
-            rc = check_list(cmd, "--queue", optarg);
-            f->queues = optarg;
+            rc = check_list(cmd, c == 'j' ? "--jobs" : "--queue", optarg);
+            *(c == 'j' ? &f->ids : &f->queues) = optarg;
             break;
         default:
             return ctl_opt_error(cmd, c, argv);
