@@ -62,12 +62,7 @@ loomd_conf <<EOF
 adaptor = local
 nodes = 1
 poll_s = 0.2
-[cluster slurm]
-adaptor = slurmrest
-url = $SLURM_RESTD_URL
-jwt_key_file = $SLURM_JWT_KEY
-env.SLURM_CONF = $SLURM_CONF
-poll_s = 0.5
+$(slurm_restd_section)
 [cluster bge]
 adaptor = loom
 url = $B_URL

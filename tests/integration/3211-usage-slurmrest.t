@@ -23,12 +23,7 @@ t_account ACC usage
 pg_start || t_bail "no PostgreSQL"
 map_account "$ACC" "$ACC"
 loomd_conf <<EOF
-[cluster slurm]
-adaptor = slurmrest
-url = $SLURM_RESTD_URL
-jwt_key_file = $SLURM_JWT_KEY
-env.SLURM_CONF = $SLURM_CONF
-poll_s = 0.5
+$(slurm_restd_section)
 EOF
 loomd_start || t_bail "loomd did not start"
 admin_token

@@ -30,12 +30,7 @@ loomd_conf <<EOF2
 adaptor = local
 nodes = 2
 poll_s = 0.2
-[cluster slurm]
-adaptor = slurmrest
-url = $SLURM_RESTD_URL
-jwt_key_file = $SLURM_JWT_KEY
-env.SLURM_CONF = $SLURM_CONF
-poll_s = 0.5
+$(slurm_restd_section)
 EOF2
 loomd_start || t_bail "loomd did not start"
 admin_token || t_bail "no token"

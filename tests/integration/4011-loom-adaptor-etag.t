@@ -24,12 +24,7 @@ pg_start || t_bail "no PostgreSQL"
 # ---- loomd B over the Slurm ---------------------------------------------------
 accounts_default </dev/null # A's: admin runs as $T_USER
 inner_conf <<EOF || t_bail "no configuration for B"
-[cluster slurm]
-adaptor = slurmrest
-url = $SLURM_RESTD_URL
-jwt_key_file = $SLURM_JWT_KEY
-env.SLURM_CONF = $SLURM_CONF
-poll_s = 0.5
+$(slurm_restd_section)
 EOF
 printf 'LOOM admin %s\nLOOM %s %s\n' "$T_USER" "$T_USER" "$T_USER" \
     >"$BD/accounts"

@@ -39,6 +39,8 @@
 #                    controller (the pack then asks scontrol ping and exits
 #                    75). Each KEY=VALUE replaces the line of that key, or
 #                    adds one (name=NAME names the cluster: slurm).
+# slurm_restd_section [KEY=VALUE...]  the same through slurmrestd (adaptor
+#                    slurmrest, its URL and JWT key, SLURM_CONF, poll_s 0.5).
 # slurm_stop_slurmd I / slurm_start_slurmd I: stop (SIGTERM, by PID) or
 #                    start again the slurmd of node nI (node failure tests).
 # slurm_restd_available  0 when slurmrestd and the JWT plugin are installed;
@@ -589,24 +591,32 @@ slurm_saved_after() {
     awk -v m="$m" -v e="$1" 'BEGIN { exit !(m > e) }'
 }
 
-slurm_pack_section() {
-    local name=slurm kv k i
-    local keys=(adaptor pack env.SLURM_CONF poll_s timeout.jobs timeout.nodes
-        timeout.queues timeout.start timeout.cancel)
-    local vals=(script slurm "$SLURM_CONF" 0.5 15 15 15 20 15)
+# conf_section DEFAULTS... -- [KEY=VALUE...]: a [cluster NAME] section of
+# the default KEY=VALUE pairs, each replaced by a later pair of its key or
+# added to by a new one; name=NAME names the cluster.
+conf_section() {
+    local name=slurm kv k i over=0
+    local keys=() vals=()
     for kv in "$@"; do
+        if [ "$kv" = -- ]; then
+            over=1
+            continue
+        fi
         k=${kv%%=*}
         [ "$k" != "$kv" ] && [ -n "$k" ] || {
-            echo "slurm_pack_section: '$kv' is not KEY=VALUE" >&2
+            echo "${FUNCNAME[1]}: '$kv' is not KEY=VALUE" >&2
             return 1
         }
         if [ "$k" = name ]; then
             name=${kv#*=}
             continue
         fi
-        for ((i = 0; i < ${#keys[@]}; i++)); do
-            [ "${keys[$i]}" = "$k" ] && break
-        done
+        i=${#keys[@]}
+        if ((over)); then
+            for ((i = 0; i < ${#keys[@]}; i++)); do
+                [ "${keys[$i]}" = "$k" ] && break
+            done
+        fi
         keys[$i]=$k
         vals[$i]=${kv#*=}
     done
@@ -614,6 +624,18 @@ slurm_pack_section() {
     for ((i = 0; i < ${#keys[@]}; i++)); do
         echo "${keys[$i]} = ${vals[$i]}"
     done
+}
+
+slurm_pack_section() {
+    conf_section adaptor=script pack=slurm "env.SLURM_CONF=$SLURM_CONF" \
+        poll_s=0.5 timeout.jobs=15 timeout.nodes=15 timeout.queues=15 \
+        timeout.start=20 timeout.cancel=15 -- "$@"
+}
+
+slurm_restd_section() {
+    conf_section adaptor=slurmrest "url=$SLURM_RESTD_URL" \
+        "jwt_key_file=$SLURM_JWT_KEY" "env.SLURM_CONF=$SLURM_CONF" \
+        poll_s=0.5 -- "$@"
 }
 
 # slurm_nodes_unsure: a node whose slurmd runs shows unknown or '*'.
