@@ -66,25 +66,31 @@ void sched_resv_native_sync(struct resv *r)
     int want;
 
     if ((r->native_asked && now - r->native_asked < NATIVE_LOST_S) ||
-        !r->stored || now < r->native_retry || !leader_may_act())
+        !r->stored || !leader_may_act())
         return;
     want = (r->state == RESV_PLANNED || r->state == RESV_ACTIVE) &&
            r->end > now && r->nodes.n;
+    if (!want && !r->native_id) {
+        /* Over without one: nothing is owed any more, at once, not at
+         * the next retry of a failed one (the event log keeps the
+         * failure). */
+        if (r->native_error) {
+            free(r->native_error);
+            r->native_error = NULL;
+            sched_resv_touch(r->id);
+        }
+        return;
+    }
+    if (now < r->native_retry)
+        return;
     if (r->native_id) {
         /* Made for another window (begun early): made again. */
         if (!want || r->native_start != r->start || r->native_end != r->end)
             ask(r, 1);
         return;
     }
-    if (want && cluster_can(r->cluster)) {
+    if (cluster_can(r->cluster))
         ask(r, 0);
-    } else if (!want && r->native_error) {
-        /* Over without one: nothing is owed any more (the event log
-         * keeps the failure). */
-        free(r->native_error);
-        r->native_error = NULL;
-        sched_resv_touch(r->id);
-    }
 }
 
 void sched_resv_native_tick(void)
