@@ -72,8 +72,8 @@ int store_jobs_load(struct store *st, const char *light_upto,
 /* Settle the jobs whose write is in doubt (store_in_doubt after their
  * insert): the rows of drop go, if they are stored (their jobs are made
  * again under new ids), and cb is called with each row of take that is
- * stored, in id order (row valid during the call; the fields after doc
- * unset). One statement, so all or nothing. Returns 0 or -1 with err; on
+ * stored, in id order (row valid during the call; only id, idem_key,
+ * idem_hash and doc set). One statement, so all or nothing. Returns 0 or -1 with err; on
  * -1 they are still in doubt. */
 int store_jobs_doubt(struct store *st, const int64_t *take, size_t n_take,
                      const int64_t *drop, size_t n_drop,

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define DOUBT_SELECT                                                     \
-    "SELECT id, state, owner, idem_owner, idem_key, idem_hash, doc::text " \
+    "SELECT id, idem_key, idem_hash, doc::text " \
     "FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id"
 
 int store_jobs_doubt(struct store *st, const int64_t *take, size_t n_take,
@@ -43,12 +43,9 @@ int store_jobs_doubt(struct store *st, const int64_t *take, size_t n_take,
     for (int i = 0; i < PQntuples(r); i++) {
         struct store_job_row row = {
             .id = strtoll(PQgetvalue(r, i, 0), NULL, 10),
-            .state = PQgetvalue(r, i, 1),
-            .owner = PQgetvalue(r, i, 2),
-            .idem_owner = PQgetisnull(r, i, 3) ? NULL : PQgetvalue(r, i, 3),
-            .idem_key = PQgetisnull(r, i, 4) ? NULL : PQgetvalue(r, i, 4),
-            .idem_hash = PQgetisnull(r, i, 5) ? NULL : PQgetvalue(r, i, 5),
-            .doc = PQgetvalue(r, i, 6)};
+            .idem_key = PQgetisnull(r, i, 1) ? NULL : PQgetvalue(r, i, 1),
+            .idem_hash = PQgetisnull(r, i, 2) ? NULL : PQgetvalue(r, i, 2),
+            .doc = PQgetvalue(r, i, 3)};
         if (cb(arg, &row) != 0) {
             rc = loom_error_set(err, LOOM_EINTERNAL, "out of memory");
             break;

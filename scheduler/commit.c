@@ -15,6 +15,7 @@
 #include "core/store.h"
 #include "core/store_jobs.h"
 #include "core/timeutil.h"
+#include "core/vec.h"
 
 static struct {
     struct store *st[COMMIT_CONNS];
@@ -37,9 +38,6 @@ static void doubt_free(struct commit_doubt *d)
         return;
     for (size_t i = 0; i < d->n_found; i++) {
         struct store_job_row *r = &d->found[i];
-        free((char *)r->state);
-        free((char *)r->owner);
-        free((char *)r->idem_owner);
         free((char *)r->idem_key);
         free((char *)r->idem_hash);
         free((char *)r->doc);
@@ -92,27 +90,17 @@ static int keep_found(void *arg, const struct store_job_row *row)
     struct commit_doubt *d = arg;
     struct store_job_row *r;
 
-    if (d->n_found == d->cap_found) {
-        size_t cap = d->cap_found ? 2 * d->cap_found : 8;
-        void *p = realloc(d->found, cap * sizeof(*d->found));
-        if (!p)
-            return -1;
-        d->found = p;
-        d->cap_found = cap;
-    }
+    if (vec_grow((void **)&d->found, &d->cap_found, d->n_found + 1,
+                 sizeof(*d->found), 8) < 0)
+        return -1;
     r = &d->found[d->n_found];
     *r = (struct store_job_row){.id = row->id};
-    r->state = dup_opt(row->state);
-    r->owner = dup_opt(row->owner);
-    r->idem_owner = dup_opt(row->idem_owner);
     r->idem_key = dup_opt(row->idem_key);
     r->idem_hash = dup_opt(row->idem_hash);
     r->doc = dup_opt(row->doc);
     d->n_found++; /* freed with the rest, whatever failed */
-    return r->state && r->owner && r->doc &&
-                   (!row->idem_key || r->idem_key) &&
-                   (!row->idem_hash || r->idem_hash) &&
-                   (!row->idem_owner || r->idem_owner)
+    return r->doc && (!row->idem_key || r->idem_key) &&
+                   (!row->idem_hash || r->idem_hash)
                ? 0
                : -1;
 }

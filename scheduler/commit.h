@@ -32,7 +32,7 @@ struct commit_ins {
 /* Jobs whose insert lost its connection under the commit (in_doubt
  * below), settled by the committer before the batch that carries them:
  * the rows of drop go, those of take that are stored come back in found
- * (rows with owned strings: id, state, owner, idem_*, doc). */
+ * (rows with owned strings: id, idem_key, idem_hash, doc). */
 struct commit_doubt {
     int64_t *take, *drop;
     size_t n_take, n_drop;

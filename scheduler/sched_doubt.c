@@ -82,29 +82,16 @@ static void settled(struct sched_doubt_ids *d, size_t n)
 /* A stored submit back in memory, as if just committed. */
 static void take_back(const struct store_job_row *row)
 {
-    struct loom_error err;
-    json_error_t jerr;
-    json_t *doc = json_loads(row->doc, 0, &jerr);
-    struct job *j = doc ? job_from_doc(doc, &err) : NULL;
+    struct job *j = sched_job_of_row(row);
     char subject[32];
     int placed;
 
-    json_decref(doc);
     if (!j || sched_job(j->id)) {
         log_err("job=%lld: stored after a commit in doubt, but %s; a "
                 "restart takes it", (long long)row->id,
                 j ? "an id in memory is the same" : "its record is "
                                                     "unreadable");
         job_destroy(j);
-        return;
-    }
-    if ((row->idem_key && job_set_str(&j->idem_key, row->idem_key) < 0) ||
-        (row->idem_key &&
-         job_set_str(&j->idem_hash, row->idem_hash ? row->idem_hash : "") <
-             0)) {
-        job_destroy(j);
-        log_err("job=%lld: out of memory taking it back; a restart takes it",
-                (long long)row->id);
         return;
     }
     /* placed at its submit: that start went with the failed turn, and the

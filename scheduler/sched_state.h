@@ -269,6 +269,10 @@ int sched_grow(void **v, size_t *cap, size_t need, size_t elem);
 int sched_grow_alike(void **const *arrays, const size_t *elem, size_t n,
                      size_t *cap, size_t need);
 
+/* sched_update.c: a job made from its stored row (document and
+ * Idempotency-Key), or NULL when unreadable or out of memory. */
+struct job *sched_job_of_row(const struct store_job_row *row);
+
 /* sched_doubt.c */
 /* j's insert failed with its commit in doubt: note it before it is
  * forgotten, for a look once the database is back. */

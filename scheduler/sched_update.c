@@ -255,29 +255,37 @@ struct load_count {
     size_t n, n_light; /* read in full, and light */
 };
 
+struct job *sched_job_of_row(const struct store_job_row *row)
+{
+    struct loom_error err;
+    json_error_t jerr;
+    json_t *doc = json_loads(row->doc, 0, &jerr);
+    struct job *j = doc ? job_from_doc(doc, &err) : NULL;
+
+    json_decref(doc);
+    if (j && row->idem_key &&
+        (job_set_str(&j->idem_key, row->idem_key) < 0 ||
+         job_set_str(&j->idem_hash, row->idem_hash ? row->idem_hash : "") <
+             0)) {
+        job_destroy(j);
+        j = NULL;
+    }
+    return j;
+}
+
 static int load_row(void *arg, const struct store_job_row *row)
 {
     struct load_count *c = arg;
-    struct loom_error err;
-    json_error_t jerr;
-    json_t *doc;
     struct job *j;
 
     if (!row->doc) { /* ended long ago: it would leave memory at once */
         c->n_light++;
         return sched_evict_loaded(row);
     }
-    doc = json_loads(row->doc, 0, &jerr);
-    j = doc ? job_from_doc(doc, &err) : NULL;
-    json_decref(doc);
-    if (!j) {
+    if (!(j = sched_job_of_row(row))) {
         log_err("job=%lld: stored record unreadable; skipped",
                 (long long)row->id);
         return 0;
-    }
-    if (row->idem_key) {
-        job_set_str(&j->idem_key, row->idem_key);
-        job_set_str(&j->idem_hash, row->idem_hash ? row->idem_hash : "");
     }
     if (j->state == JOB_PENDING && S.enabled && S.conf.plan.depth &&
         !j->deps.n && !j->array) {
