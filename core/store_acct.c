@@ -12,16 +12,15 @@
  * (cluster_accounts: the cluster's entry, else the '*' one, else the
  * job's account). Parameters: $1 start, $2 end, $3 owner, $4 cluster,
  * $5 state, $6 viewer, $7 after, $8 account (NULL: any). The times are
- * compared as text: sql/0006_accounting.sql indexes them. */
+ * compared as text: the columns sql/0008_job_times.sql indexes. */
 #define WINDOW_SQL                                                          \
-    "WITH w AS (SELECT id, doc, doc->>'start_time' AS t_start, "            \
-    "doc->>'end_time' AS t_end, "                                           \
+    "WITH w AS (SELECT id, doc, start_time AS t_start, end_time AS t_end, " \
     "coalesce(doc->'cluster_accounts'->>(doc->>'cluster'), "                \
     "doc->'cluster_accounts'->>'*', doc->>'account') AS account "           \
     "FROM jobs WHERE doc->>'array' IS NULL "                                \
-    "AND (doc->>'end_time' >= $1::text OR (doc->>'end_time' IS NULL AND "   \
-    "doc->>'start_time' IS NOT NULL)) "                                     \
-    "AND coalesce(doc->>'start_time', doc->>'end_time') < $2::text "        \
+    "AND (end_time >= $1::text OR (end_time IS NULL AND "                   \
+    "start_time IS NOT NULL)) "                                             \
+    "AND coalesce(start_time, end_time) < $2::text "                        \
     "AND ($3::text IS NULL OR owner = $3::text) "                           \
     "AND ($4::text IS NULL OR doc->>'cluster' = $4::text) "                 \
     "AND ($5::text IS NULL OR state = $5::text) "                           \

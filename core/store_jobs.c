@@ -8,34 +8,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The seven columns of a row, and the rows from seven array parameters
- * $a..$g. */
-#define JOB_COLS "id, state, owner, idem_owner, idem_key, idem_hash, doc"
-#define ROWS_FROM(a, b, c, d, e, f, g)                                     \
-    "SELECT id, state, owner, idem_owner, idem_key, idem_hash, doc::json " \
-    "FROM unnest($" #a "::bigint[], $" #b "::text[], $" #c "::text[], "    \
-    "$" #d "::text[], $" #e "::text[], $" #f "::text[], $" #g "::text[]) " \
-    "AS u(" JOB_COLS ")"
+/* The nine columns of a row, and the rows from nine array parameters
+ * $p1..$p9. start_time and end_time are the doc's, written beside
+ * it for the indexes of the jobs' history (sql/0008_job_times.sql). */
+#define JOB_COLS                                                     \
+    "id, state, owner, idem_owner, idem_key, idem_hash, doc, start_time, " \
+    "end_time"
+#define ROWS_FROM(p1, p2, p3, p4, p5, p6, p7, p8, p9)                       \
+    "SELECT id, state, owner, idem_owner, idem_key, idem_hash, doc::json, " \
+    "start_time, end_time "                                                 \
+    "FROM unnest($" #p1 "::bigint[], $" #p2 "::text[], $" #p3 "::text[], "  \
+    "$" #p4 "::text[], $" #p5 "::text[], $" #p6 "::text[], $" #p7           \
+    "::text[], $" #p8 "::text[], $" #p9 "::text[]) AS u(" JOB_COLS ")"
 #define INSERT_SQL \
-    "INSERT INTO jobs (" JOB_COLS ") " ROWS_FROM(1, 2, 3, 4, 5, 6, 7)
+    "INSERT INTO jobs (" JOB_COLS ") " ROWS_FROM(1, 2, 3, 4, 5, 6, 7, 8, 9)
 /* An upsert, so that a job the caller holds as stored is written whole even
  * if its row is gone (its state in memory is the authority). */
-#define UPSERT_SQL(a, b, c, d, e, f, g)                                    \
-    "INSERT INTO jobs AS j (" JOB_COLS ") " ROWS_FROM(a, b, c, d, e, f, g) \
-    " ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, "            \
-    "doc = EXCLUDED.doc, updated_at = now()"
+#define UPSERT_SQL(a, b, c, d, e, f, g, h, i)                                \
+    "INSERT INTO jobs AS j (" JOB_COLS ") "                                  \
+    ROWS_FROM(a, b, c, d, e, f, g, h, i)                                     \
+    " ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, "              \
+    "doc = EXCLUDED.doc, start_time = EXCLUDED.start_time, "                \
+    "end_time = EXCLUDED.end_time, updated_at = now()"
+#define N_COLS 9
 
 static const struct store_stmt insert_stmt = {"loom_jobs_insert", INSERT_SQL,
-                                              7};
+                                              N_COLS};
 static const struct store_stmt upsert_stmt = {
-    "loom_jobs_upsert", UPSERT_SQL(1, 2, 3, 4, 5, 6, 7), 7};
+    "loom_jobs_upsert", UPSERT_SQL(1, 2, 3, 4, 5, 6, 7, 8, 9), N_COLS};
 /* A turn's new and changed jobs in one statement, and so one round trip and
  * one transaction. The two sets must not share an id: both parts see the
  * table as it was before the statement. */
 static const struct store_stmt turn_stmt = {
     "loom_jobs_turn",
-    "WITH ins AS (" INSERT_SQL ") " UPSERT_SQL(8, 9, 10, 11, 12, 13, 14),
-    14};
+    "WITH ins AS (" INSERT_SQL ") "
+    UPSERT_SQL(10, 11, 12, 13, 14, 15, 16, 17, 18), 2 * N_COLS};
 
 /* A growable buffer for one PostgreSQL array literal. Quoting the elements
  * of an array value is data encoding, like escaping JSON; the statement
@@ -160,10 +167,10 @@ static int check_rows(const struct store_job_row *rows, size_t n,
     return 0;
 }
 
-/* The seven columns of rows as array literals for unnest(): values[k]
+/* The N_COLS columns of rows as array literals for unnest(): values[k]
  * points into a[k]. */
 static int rows_to_arrays(const struct store_job_row *rows, size_t n,
-                          struct arr a[7], const char *values[7],
+                          struct arr a[N_COLS], const char *values[N_COLS],
                           struct loom_error *err)
 {
     for (size_t i = 0; i < n; i++) {
@@ -174,10 +181,12 @@ static int rows_to_arrays(const struct store_job_row *rows, size_t n,
         arr_text(&a[4], i, rows[i].idem_key);
         arr_text(&a[5], i, rows[i].idem_hash);
         arr_text(&a[6], i, rows[i].doc);
+        arr_text(&a[7], i, rows[i].start_time);
+        arr_text(&a[8], i, rows[i].end_time);
     }
-    for (size_t k = 0; k < 7; k++)
+    for (size_t k = 0; k < N_COLS; k++)
         arr_close(&a[k], n);
-    return arrs_check(a, 7, values, err);
+    return arrs_check(a, N_COLS, values, err);
 }
 
 /* A unique violation is an idempotency key used twice; any other (a
@@ -193,22 +202,23 @@ static void insert_failed(struct store *st, struct loom_error *e)
 }
 
 /* New jobs (ins) through a prepared statement, with the changed ones
- * (upd, when not NULL) as its parameters $8..$14. */
+ * (upd, when not NULL) as its second N_COLS parameters. */
 static int write_rows(struct store *st, const char *what,
                       const struct store_stmt *stmt,
                       const struct store_job_row *ins, size_t n_ins,
                       const struct store_job_row *upd, size_t n_upd,
                       struct loom_error *err)
 {
-    struct arr a[14] = {{0}};
-    const char *values[14];
+    struct arr a[2 * N_COLS] = {{0}};
+    const char *values[2 * N_COLS];
     struct loom_error e = {0};
     int rc = -1;
 
     if (check_rows(ins, n_ins, 1, err) < 0)
         return -1;
     if (rows_to_arrays(ins, n_ins, a, values, err) < 0 ||
-        (upd && rows_to_arrays(upd, n_upd, a + 7, values + 7, err) < 0))
+        (upd && rows_to_arrays(upd, n_upd, a + N_COLS, values + N_COLS,
+                               err) < 0))
         goto out;
     rc = store_run_prepared(st, what, stmt, values, &e);
     if (rc < 0) {
@@ -217,7 +227,7 @@ static int write_rows(struct store *st, const char *what,
             *err = e;
     }
 out:
-    arrs_free(a, 14);
+    arrs_free(a, 2 * N_COLS);
     return rc;
 }
 
@@ -279,8 +289,8 @@ static int check_upd(const struct store_job_row *rows, size_t n,
 static int update_rows(struct store *st, const struct store_job_row *rows,
                        size_t n, struct loom_error *err)
 {
-    struct arr a[7] = {{0}};
-    const char *values[7];
+    struct arr a[N_COLS] = {{0}};
+    const char *values[N_COLS];
     int rc = -1;
 
     if (check_upd(rows, n, err) < 0)
@@ -289,7 +299,7 @@ static int update_rows(struct store *st, const struct store_job_row *rows,
         goto out;
     rc = store_run_prepared(st, "jobs: update", &upsert_stmt, values, err);
 out:
-    arrs_free(a, 7);
+    arrs_free(a, N_COLS);
     return rc;
 }
 

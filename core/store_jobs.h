@@ -16,7 +16,9 @@
  * key); state, owner and doc (the job as JSON text) may not, except for a
  * job that store_jobs_load reads light: its doc is NULL and the fields
  * after it hold what is read of it instead (each string NULL when the
- * document has none). They are not used by insert and update. */
+ * document has none). Insert and update write start_time and end_time
+ * too, which must be the doc's (NULL: it has none); the other fields after
+ * doc they do not use. */
 struct store_job_row {
     int64_t id;
     const char *state;

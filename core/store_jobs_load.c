@@ -14,8 +14,9 @@
 /* A job is read light when $1 is set and it ended (a final state, as the
  * jobs_active index says) at or before $1, and is no array or task of
  * one. The times are RFC 3339 UTC text of one form, which sorts as the
- * times do (see 0006_accounting.sql). doc is json, parsed again by each
- * ->> on it: json_to_record parses it once for all the fields. */
+ * times do, in columns beside doc (see 0008_job_times.sql). doc is json,
+ * parsed again by each ->> on it: json_to_record parses it once for all
+ * the other fields. */
 #define LOAD_SQL                                                            \
     "DECLARE loom_jobs_load NO SCROLL CURSOR FOR "                          \
     "SELECT id, state, owner, idem_owner, idem_key, idem_hash, "            \
@@ -30,13 +31,13 @@
     "CASE WHEN light THEN native_id END "                                   \
     "FROM (SELECT j.*, d.*, $1::text IS NOT NULL AND "                      \
     "j.state IN ('completed', 'failed', 'cancelled') AND "                  \
-    "d.end_time <= $1::text AND d.\"array\" IS NULL AND "                   \
+    "j.end_time <= $1::text AND d.\"array\" IS NULL AND "                   \
     "d.array_task_id IS NULL AS light FROM jobs AS j, "                     \
     "LATERAL json_to_record(CASE WHEN $1::text IS NOT NULL AND "            \
     "j.state IN ('completed', 'failed', 'cancelled') THEN j.doc END) "      \
-    "AS d(submitted_by text, start_time text, end_time text, "              \
-    "\"array\" text, array_task_id text, request json, source text, "       \
-    "cluster text, native_id text)) AS x ORDER BY id"
+    "AS d(submitted_by text, \"array\" text, array_task_id text, "          \
+    "request json, source text, cluster text, native_id text)) AS x "       \
+    "ORDER BY id"
 
 static const char *opt_value(PGresult *r, int row, int col)
 {

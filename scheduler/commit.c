@@ -77,7 +77,9 @@ static struct store_job_row row_of(const struct commit_ins *c)
         .id = c->view->id, .state = c->view->state, .owner = c->view->owner,
         .idem_owner = c->idem_key ? c->view->submitted_by : NULL,
         .idem_key = c->idem_key, .idem_hash = c->idem_key ? c->idem_hash : NULL,
-        .doc = c->view->json};
+        .doc = c->view->json,
+        .start_time = c->start_time[0] ? c->start_time : NULL,
+        .end_time = c->end_time[0] ? c->end_time : NULL};
 }
 
 static char *dup_opt(const char *s)

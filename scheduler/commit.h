@@ -27,6 +27,8 @@ struct commit_ins {
     char idem_hash[65];
     struct reply *reply;    /* a submit's asker (a reference), or NULL: the
                                committer answers 201 once it is written */
+    char start_time[32], end_time[32]; /* the view's, as time_format
+                               writes them; "" when it has none */
 };
 
 /* Jobs whose insert lost its connection under the commit (in_doubt

@@ -102,6 +102,11 @@ struct after {
 static int copy_one(struct commit_ins *c, const struct job *j)
 {
     c->view = jview_ref(j->view);
+    /* the times the view shows: it is rendered whenever j changes */
+    if (j->start_time)
+        time_format(j->start_time, c->start_time);
+    if (j->end_time)
+        time_format(j->end_time, c->end_time);
     if (j->idem_key) {
         c->idem_key = strdup(j->idem_key);
         snprintf(c->idem_hash, sizeof(c->idem_hash), "%s",

@@ -65,11 +65,15 @@ OLD_END=$(at -3600)
 OLD_START=$(at -3610)
 pg_sql "UPDATE jobs SET doc = regexp_replace(regexp_replace(doc::text,
             '\"end_time\": ?\"[^\"]*\"', '\"end_time\":\"$OLD_END\"'),
-            '\"start_time\": ?\"[^\"]*\"', '\"start_time\":\"$OLD_START\"')::json
+            '\"start_time\": ?\"[^\"]*\"', '\"start_time\":\"$OLD_START\"')::json,
+            end_time = '$OLD_END',
+            start_time = CASE WHEN start_time IS NOT NULL THEN '$OLD_START' END
         WHERE state IN ('completed', 'failed', 'cancelled')
           AND id NOT IN ($R1, $R2) AND doc->>'array' IS NULL
           AND doc->>'array_task_id' IS NULL" >/dev/null
-t_is "$(pg_sql "SELECT count(*) FROM jobs WHERE doc->>'end_time' = '$OLD_END'")" \
+t_is "$(pg_sql "SELECT count(*) FROM jobs WHERE doc->>'end_time' = '$OLD_END'
+                   AND end_time = '$OLD_END' AND start_time IS NOT DISTINCT FROM
+                   doc->>'start_time'")" \
     $((N_BULK + 3)) "the bulk jobs, ok, bad and keyed ended an hour ago"
 MAX=$(pg_sql "SELECT max(id) FROM jobs")
 t_is "$MAX" "$LAST" "the highest id is an old job's"
