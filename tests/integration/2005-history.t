@@ -259,13 +259,16 @@ t_is "$(py "sorted(d) == sorted($BEFORE) and all(abs(d[o]['share'] - ($BEFORE)[o
     t_diag "before: $BEFORE" "after: $AFTER"
 api GET "/v1/accounting?$W" >/dev/null
 t_is "$(ids)" "$A0 $A3 $B0 $BH" "... and the history too"
-# The window is read from the times written beside each doc.
-t_is "$(pg_sql "SELECT count(*) FILTER (WHERE end_time IS NOT NULL) > 3,
-                       count(*) FILTER (WHERE start_time IS DISTINCT FROM
-                           doc->>'start_time' OR end_time IS DISTINCT FROM
-                           doc->>'end_time')
-                FROM jobs")" "t|0" \
-    "every job's start and end time columns are its doc's"
+# The window is read from the times written beside each doc: "t|0" when
+# some jobs ended and every job's two columns are its doc's.
+times_check() {
+    pg_sql "SELECT count(*) FILTER (WHERE end_time IS NOT NULL) > 3,
+                   count(*) FILTER (WHERE start_time IS DISTINCT FROM
+                       doc->>'start_time' OR end_time IS DISTINCT FROM
+                       doc->>'end_time')
+            FROM jobs"
+}
+t_is "$(times_check)" "t|0" "every job's start and end time columns are its doc's"
 
 # ---- an upgrade: the rows of a database before 0008 get their times ------------
 loomd_stop
@@ -279,12 +282,7 @@ pg_sql "DROP INDEX jobs_end_time, jobs_running_start;
 t_is "$(pg_sql "SELECT max(version) FROM schema_version")" 7 "a database as 0007 left it"
 loomd_start || t_bail "loomd did not start on it"
 t_is "$(pg_sql "SELECT max(version) FROM schema_version")" 8 "loomd applied 0008"
-t_is "$(pg_sql "SELECT count(*) FILTER (WHERE end_time IS NOT NULL) > 3,
-                       count(*) FILTER (WHERE start_time IS DISTINCT FROM
-                           doc->>'start_time' OR end_time IS DISTINCT FROM
-                           doc->>'end_time')
-                FROM jobs")" "t|0" \
-    "... which gave every job its times from its doc"
+t_is "$(times_check)" "t|0" "... which gave every job its times from its doc"
 api GET "/v1/accounting?$W" >/dev/null
 t_is "$(ids)" "$A0 $A3 $B0 $BH" "... and the history is the same"
 t_done
