@@ -38,6 +38,18 @@ void time_format(time_t t, char buf[32])
     strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+const char *time_format_before(time_t now, double age_s, char buf[32])
+{
+    time_t age = (time_t)age_s;
+
+    if (age_s <= 0)
+        return NULL;
+    if ((double)age < age_s)
+        age++;
+    time_format(now - age, buf);
+    return buf;
+}
+
 int time_parse(const char *s, time_t *out)
 {
     struct tm tm;

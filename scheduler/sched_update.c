@@ -327,13 +327,9 @@ int sched_load(struct loom_error *err)
 
     /* What ended job_memory_s ago or before would leave memory at the
      * first look (sched_evict_tick): only what that keeps is read. */
-    if (S.conf.job_memory_s > 0) {
-        time_t keep = (time_t)S.conf.job_memory_s; /* rounded up */
-        if ((double)keep < S.conf.job_memory_s)
-            keep++;
-        time_format(time(NULL) - keep, upto);
-    }
-    if (store_jobs_load(S.st, S.conf.job_memory_s > 0 ? upto : NULL,
+    if (store_jobs_load(S.st,
+                        time_format_before(time(NULL), S.conf.job_memory_s,
+                                           upto),
                         load_row, &c, err) < 0)
         return loom_error_prefix(err, "loading jobs");
     log_info("loaded %zu job(s) in %.0f ms; %zu ended before %.0f s ago "

@@ -1,5 +1,6 @@
-/* core_hostlist.c - node names compressed into a hostlist, and the times
- * a client may give (RFC 3339 or epoch seconds). */
+/* core_hostlist.c - node names compressed into a hostlist, the times a
+ * client may give (RFC 3339 or epoch seconds), and the bound of start-up's
+ * light reads. */
 /* SPDX-License-Identifier: MIT */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -38,6 +39,19 @@ static void not_when(const char *s)
     ok(time_parse_when(s, &t) < 0 && t == 12345, "'%s' is not a time", s);
 }
 
+/* time_format_before(now, age_s): want, or NULL */
+static void before(time_t now, double age_s, const char *want)
+{
+    char buf[32] = "untouched";
+    const char *got = time_format_before(now, age_s, buf);
+
+    if (want)
+        ok(got == buf && !strcmp(buf, want), "%g s before %lld is %s",
+           age_s, (long long)now, want);
+    else
+        ok(!got && !strcmp(buf, "untouched"), "%g s before: none", age_s);
+}
+
 int main(void)
 {
     compressed("", 0);
@@ -68,5 +82,12 @@ int main(void)
     not_when("01");
     not_when("2026-11-26T10:00:00+01:00");
     not_when("yesterday");
+
+    /* rounded up: what ended at the text or before ended age_s ago */
+    before(1795687200, 600, "2026-11-26T09:50:00Z");
+    before(1795687200, 0.5, "2026-11-26T09:59:59Z");
+    before(1795687200, 299.2, "2026-11-26T09:55:00Z");
+    before(1795687200, 0, NULL);
+    before(1795687200, -1, NULL);
     return done_testing();
 }
