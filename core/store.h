@@ -133,6 +133,12 @@ int store_docs_read(struct store *st, const char *what, const char *sql,
                     store_row_cb cb, void *arg, struct loom_error *err);
 /* The condition on $3 of store_docs_read's sql. */
 #define STORE_DOC_MATCH "($3::jsonb IS NULL OR doc::jsonb @> $3::jsonb)"
+/* A pattern of the one form of time time_format writes into documents
+ * (2026-11-26T10:00:00Z): such text compared COLLATE "C" sorts as the
+ * times do. A time of another form (time_parse takes a few) matches not. */
+#define STORE_TIME_FORM                                                   \
+    "'^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"                 \
+    "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z$'"
 
 
 /* A statement that PostgreSQL parses and plans once per connection rather

@@ -13,7 +13,8 @@
 struct store_resv_row {
     int64_t id;
     const char *state;
-    const char *doc; /* the reservation as JSON text */
+    const char *doc; /* the reservation as JSON text; NULL: read light */
+    int maint;       /* read light: a maintenance window (its purpose) */
 };
 
 /* Write n rows whole (insert or replace), inside the caller's transaction.
@@ -22,11 +23,13 @@ int store_resv_upsert(struct store *st, const struct store_resv_row *rows,
                       size_t n, struct loom_error *err);
 
 /* Call cb for every reservation in id order (row valid during the call);
- * cb returns 0 to go on. 0, or -1 with err. */
-int store_resv_load(struct store *st,
+ * cb returns 0 to go on. With light_upto (time_format_before), one that
+ * would leave memory at the first look comes light: without its document,
+ * with its state and whether it is a maintenance window, all that stays of
+ * it (see store_resv.c). 0, or -1 with err. */
+int store_resv_load(struct store *st, const char *light_upto,
                     int (*cb)(void *arg, const struct store_resv_row *row),
                     void *arg, struct loom_error *err);
-
 /* Reservation id's state and document (new strings): 1, 0 when there is
  * none, or -1 with err. */
 int store_resv_doc(struct store *st, int64_t id, char **state, char **doc,

@@ -370,7 +370,7 @@ int mreq_load(struct loom_error *err)
     size_t open = 0;
 
     if (store_maint_load(M.st, req_row, NULL, err) < 0 ||
-        store_resv_load(M.st, resv_row, NULL, err) < 0)
+        store_resv_load(M.st, NULL, resv_row, NULL, err) < 0)
         return -1;
     wait_marked();
     mreq_evict(time_real());

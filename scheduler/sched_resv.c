@@ -511,13 +511,23 @@ out:
     free(parts);
 }
 
+struct load_count {
+    size_t n, n_light; /* read in full, and light */
+};
+
 static int load_row(void *arg, const struct store_resv_row *row)
 {
+    struct load_count *c = arg;
     struct loom_error err;
-    json_t *doc = json_loads(row->doc, 0, NULL);
-    struct resv *r = doc ? resv_from_doc(doc, &err) : NULL;
+    json_t *doc;
+    struct resv *r;
 
-    (void)arg;
+    if (!row->doc) { /* ended long ago: it would leave memory at once */
+        c->n_light++;
+        return sched_resv_evict_loaded(row);
+    }
+    doc = json_loads(row->doc, 0, NULL);
+    r = doc ? resv_from_doc(doc, &err) : NULL;
     json_decref(doc);
     if (!r) {
         log_err("reservation=%lld: stored record unreadable; skipped",
@@ -527,13 +537,26 @@ static int load_row(void *arg, const struct store_resv_row *row)
     r->stored = 1;
     if (resv_state_final(r->state))
         r->ended = ended_at(r, time(NULL));
+    c->n++;
     return resv_add(r);
 }
 
 int sched_resv_load(struct loom_error *err)
 {
-    if (store_resv_load(S.st, load_row, NULL, err) < 0)
+    double t0 = time_mono();
+    struct load_count c = {0};
+    char upto[32];
+
+    /* What ended resv_memory_s ago or before would leave memory at the
+     * first look (sched_resv_evict_tick): only what that keeps is read. */
+    if (store_resv_load(S.st,
+                        time_format_before(time(NULL), S.conf.resv_memory_s,
+                                           upto),
+                        load_row, &c, err) < 0)
         return -1;
+    log_info("loaded %zu reservation(s) in %.0f ms; %zu ended before %.0f "
+             "s ago left in the database", c.n, (time_mono() - t0) * 1000,
+             c.n_light, S.conf.resv_memory_s);
     S.resv_changed = 1;
     return 0;
 }

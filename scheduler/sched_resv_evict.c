@@ -2,14 +2,18 @@
  * after it ended (done or cancelled) a reservation is let go, and read
  * from PostgreSQL from then on (as an ended job after job_memory_s). What
  * an operation on it needs without the database stays: its state and
- * whether it is a maintenance reservation, a byte. */
+ * whether it is a maintenance reservation, a byte. Start-up notes the
+ * long-ended ones so without loading them (store_resv_load reads them
+ * light). */
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/domain.h"
 #include "core/log.h"
 #include "core/snapshot.h"
+#include "core/store_resv.h"
 #include "core/timeutil.h"
 #include "scheduler/sched_state.h"
 
@@ -52,10 +56,11 @@ static int may_go(const struct resv *r, time_t now)
            !r->native_id && !is_dirty(r->id);
 }
 
-/* Note r as gone: 0, or -1 when out of memory (it stays). */
-static int note_gone(const struct resv *r)
+/* Note reservation id as gone, with its state and whether it is a
+ * maintenance window: 0, or -1 when out of memory (it stays). */
+static int note_gone(int64_t id, enum resv_state st, int maint)
 {
-    size_t need = (size_t)r->id, cap = S.cap_resv_gone;
+    size_t need = (size_t)id, cap = S.cap_resv_gone;
 
     if (need > cap) {
         size_t grown = need > 2 * cap ? need + 64 : 2 * cap;
@@ -67,9 +72,20 @@ static int note_gone(const struct resv *r)
         S.resv_gone = g;
         S.cap_resv_gone = grown;
     }
-    S.resv_gone[r->id - 1] =
-        (uint8_t)(GONE | (unsigned)r->state |
-                  (strcmp(r->purpose, "maintenance") ? 0 : GONE_MAINT));
+    S.resv_gone[id - 1] =
+        (uint8_t)(GONE | (unsigned)st | (maint ? GONE_MAINT : 0));
+    return 0;
+}
+
+/* What a reservation that left memory leaves behind: its byte, the
+ * highest id that left (noted before the list without it is published),
+ * the count. */
+static int let_go(int64_t id, enum resv_state st, int maint)
+{
+    if (note_gone(id, st, maint) < 0)
+        return -1;
+    resv_evicted_note(id);
+    S.n_resv_evicted++;
     return 0;
 }
 
@@ -84,19 +100,35 @@ void sched_resv_evict_tick(void)
     S.resv_evict_next = mono + EVICT_EVERY_S;
     for (size_t i = 0; i < n; i++) {
         struct resv *r = S.resv[i];
-        if (!may_go(r, now) || note_gone(r) < 0) {
+        if (!may_go(r, now) ||
+            let_go(r->id, r->state,
+                   !strcmp(r->purpose, "maintenance")) < 0) {
             S.resv[k++] = r;
             continue;
         }
-        /* noted before the list without it is published */
-        resv_evicted_note(r->id);
-        S.n_resv_evicted++;
         resv_destroy(r);
     }
     if (k < n) {
         S.n_resv = k;
         S.resv_changed = 1;
     }
+}
+
+int sched_resv_evict_loaded(const struct store_resv_row *row)
+{
+    int st = domain_find(&domain_resv_states, row->state);
+
+    if (st < 0 || !resv_state_final((enum resv_state)st)) {
+        log_err("reservation=%lld: stored state '%s' is no final one; "
+                "skipped", (long long)row->id, row->state);
+        return 0;
+    }
+    if (let_go(row->id, (enum resv_state)st, row->maint) < 0)
+        return -1;
+    /* ids go on after it, as after one loaded in full */
+    if (row->id >= S.next_resv)
+        S.next_resv = row->id + 1;
+    return 0;
 }
 
 void sched_resv_evict_fini(void)

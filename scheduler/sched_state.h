@@ -502,6 +502,11 @@ void sched_resv_evict_tick(void);
 /* Did reservation id leave memory? 1 with its state and whether it is a
  * maintenance one; 0 otherwise. */
 int sched_resv_gone(int64_t id, enum resv_state *st, int *maint);
+struct store_resv_row;
+/* Start-up read reservation row light (store_resv_load): it ended long
+ * ago and is noted as gone, as if it had left memory at the first look.
+ * 0, or -1 when out of memory. */
+int sched_resv_evict_loaded(const struct store_resv_row *row);
 void sched_resv_evict_fini(void);
 
 /* sched_resv.c */

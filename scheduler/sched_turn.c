@@ -162,7 +162,7 @@ static int turn_copy(struct commit_batch *b, size_t n_dirty, size_t n_lazy,
         if (!doc)
             return -1;
         b->resv[b->n_resv++] = (struct store_resv_row){
-            r->id, resv_state_name(r->state), doc};
+            .id = r->id, .state = resv_state_name(r->state), .doc = doc};
     }
     if (S.events && json_array_size(S.events)) {
         if (!(b->events = json_dumps(S.events, JSON_COMPACT)))
