@@ -75,6 +75,31 @@ int store_resv_load(struct store *st, const char *light_upto,
     return rc;
 }
 
+int store_resv_maint_max(struct store *st, int64_t *max,
+                         struct loom_error *err)
+{
+    /* as the maintenance thread read it from each document before: the
+     * member a string, its number as strtoll takes it */
+    PGresult *r = (PGresult *)store_exec(
+        st, "reservations: read the maintenance requests",
+        "SELECT d.maintenance #>> '{}' FROM reservations AS r, "
+        "LATERAL json_to_record(CASE WHEN json_typeof(r.doc) = 'object' "
+        "THEN r.doc END) AS d(maintenance json) "
+        "WHERE json_typeof(d.maintenance) = 'string'",
+        0, NULL, err);
+
+    *max = 0;
+    if (!r)
+        return -1;
+    for (int i = 0; i < PQntuples(r); i++) {
+        int64_t id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+        if (id > *max)
+            *max = id;
+    }
+    PQclear(r);
+    return 0;
+}
+
 int store_resv_doc(struct store *st, int64_t id, char **state, char **doc,
                    struct loom_error *err)
 {

@@ -30,6 +30,11 @@ int store_resv_upsert(struct store *st, const struct store_resv_row *rows,
 int store_resv_load(struct store *st, const char *light_upto,
                     int (*cb)(void *arg, const struct store_resv_row *row),
                     void *arg, struct loom_error *err);
+/* The highest maintenance request a reservation serves (its document's
+ * "maintenance"), into *max (0: none). 0, or -1 with err. */
+int store_resv_maint_max(struct store *st, int64_t *max,
+                         struct loom_error *err);
+
 /* Reservation id's state and document (new strings): 1, 0 when there is
  * none, or -1 with err. */
 int store_resv_doc(struct store *st, int64_t id, char **state, char **doc,

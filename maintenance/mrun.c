@@ -329,20 +329,6 @@ static int req_row(void *arg, int n, const char *const *cols)
     return 0;
 }
 
-/* Request ids go on after those reservations name too (a request whose
- * reservation was committed but not itself). */
-static int resv_row(void *arg, const struct store_resv_row *row)
-{
-    json_t *doc = json_loads(row->doc, 0, NULL);
-    int64_t maint = strtoll(jx_str(doc, "maintenance", "0"), NULL, 10);
-
-    (void)arg;
-    json_decref(doc);
-    if (maint >= M.next_id)
-        M.next_id = maint + 1;
-    return 0;
-}
-
 /* At start-up, before the API listens: the clusters of the requests in
  * progress have shown their nodes "maint" (marked by req_row), so that no
  * reader sees such a request beside its nodes shown otherwise. */
@@ -368,10 +354,15 @@ static void wait_marked(void)
 int mreq_load(struct loom_error *err)
 {
     size_t open = 0;
+    int64_t named;
 
+    /* Request ids go on after those reservations name too (a request
+     * whose reservation was committed but not itself). */
     if (store_maint_load(M.st, req_row, NULL, err) < 0 ||
-        store_resv_load(M.st, NULL, resv_row, NULL, err) < 0)
+        store_resv_maint_max(M.st, &named, err) < 0)
         return -1;
+    if (named >= M.next_id)
+        M.next_id = named + 1;
     wait_marked();
     mreq_evict(time_real());
     for (size_t i = 0; i < M.n_req; i++)
