@@ -168,14 +168,6 @@ int store_mismatch_load(struct store *st, store_row_cb cb, void *arg,
                 "FROM mismatches", cb, arg, err);
 }
 
-int store_maint_load(struct store *st, store_row_cb cb, void *arg,
-                     struct loom_error *err)
-{
-    return load(st, "maintenance: load",
-                "SELECT id, state, doc FROM maintenance ORDER BY id",
-                cb, arg, err);
-}
-
 int store_pause_load(struct store *st, store_row_cb cb, void *arg,
                      struct loom_error *err)
 {

@@ -45,9 +45,12 @@ int store_actual_load(struct store *st, store_row_cb cb, void *arg,
 /* mismatches: node, attribute, since (epoch s). */
 int store_mismatch_load(struct store *st, store_row_cb cb, void *arg,
                         struct loom_error *err);
-/* maintenance: id, state, doc, in id order. */
-int store_maint_load(struct store *st, store_row_cb cb, void *arg,
-                     struct loom_error *err);
+/* maintenance: id, state, doc, in id order. With light_upto
+ * (time_format_before), a request the first look of the maintenance
+ * thread would let go (store_maint_load.c says which) comes light: its
+ * doc NULL. */
+int store_maint_load(struct store *st, const char *light_upto,
+                     store_row_cb cb, void *arg, struct loom_error *err);
 /* Maintenance request id's state and document (new strings): 1, 0 when
  * there is none, or -1. */
 int store_maint_doc(struct store *st, int64_t id, char **state, char **doc,

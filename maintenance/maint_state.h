@@ -44,7 +44,7 @@ struct maint {
     struct hmap mism;  /* "node\x1fattr" -> struct mism * */
     struct mreq **req; /* by id order, those in memory (mevict.c) */
     size_t n_req, cap_req;
-    size_t n_gone; /* the ended ones let go, or not loaded */
+    size_t n_gone; /* the ended ones let go, or read light */
     size_t gone_by_state[MS_CANCELLED + 1];
     double next_evict;
     struct mreq **open; /* the open ones, rebuilt when open_stale */
@@ -151,6 +151,9 @@ size_t mreq_nodes_open(const char *cluster); /* in open requests */
 /* mevict.c: the ended requests past [maintenance] request_memory_s let
  * go (at most once a second). */
 void mreq_evict(double now);
+/* Start-up read request id light (store_maint_load): it ended long ago
+ * and is counted as gone, as if it had left memory at the first look. */
+void mreq_evict_loaded(int64_t id, const char *state);
 
 /* action.c: run an action in a worker thread; MAINT_ACTION_DONE comes
  * back with struct action_done. */

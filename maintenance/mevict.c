@@ -2,10 +2,14 @@
  * request_memory_s after it ended a request is let go, and read from
  * PostgreSQL from then on (as an ended job after job_memory_s). A failed
  * request stays while the rules' back-off counts it: until every node of
- * it has had a later request with its action done. */
+ * it has had a later request with its action done. Start-up counts the
+ * long-ended ones so without loading them (store_maint_load reads them
+ * light). */
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
+#include "core/domain.h"
+#include "core/log.h"
 #include "maintenance/maint_state.h"
 
 #define EVICT_EVERY_S 1.0 /* how often the ended requests are looked at */
@@ -74,6 +78,16 @@ static int keeps(size_t i, size_t kept, double now)
            resets_failure(i, kept);
 }
 
+/* What a request that left memory leaves behind: the count, by state,
+ * and the highest id that left. */
+static void let_go(int64_t id, enum mstate st)
+{
+    M.n_gone++;
+    maint_evicted_note(id);
+    M.gone_by_state[st]++;
+    M.req_changed = 1;
+}
+
 void mreq_evict(double now)
 {
     size_t k = 0;
@@ -87,14 +101,26 @@ void mreq_evict(double now)
             M.req[k++] = r;
             continue;
         }
-        M.n_gone++;
-        maint_evicted_note(r->id);
-        M.gone_by_state[r->state]++;
+        let_go(r->id, r->state);
         mreq_destroy(r);
-        M.req_changed = 1;
     }
     if (k < M.n_req) {
         M.n_req = k;
         M.open_stale = 1;
     }
+}
+
+void mreq_evict_loaded(int64_t id, const char *state)
+{
+    int st = domain_find(&domain_maint_states, state);
+
+    if (st < 0 || mstate_open((enum mstate)st)) {
+        log_err("maintenance=%lld: stored state '%s' is no final one; "
+                "skipped", (long long)id, state);
+        return;
+    }
+    let_go(id, (enum mstate)st);
+    /* ids go on after it, as after one loaded in full */
+    if (id >= M.next_id)
+        M.next_id = id + 1;
 }

@@ -304,11 +304,18 @@ out:
 
 static int req_row(void *arg, int n, const char *const *cols)
 {
+    size_t *n_light = arg;
     struct loom_error err;
-    json_t *doc = n >= 3 ? json_loads(cols[2], 0, NULL) : NULL;
-    struct mreq *r = doc ? mreq_from_doc(doc, &err) : NULL;
+    json_t *doc;
+    struct mreq *r;
 
-    (void)arg;
+    if (n >= 3 && !cols[2]) { /* ended long ago: it would go at once */
+        (*n_light)++;
+        mreq_evict_loaded(strtoll(cols[0], NULL, 10), cols[1]);
+        return 0;
+    }
+    doc = n >= 3 ? json_loads(cols[2], 0, NULL) : NULL;
+    r = doc ? mreq_from_doc(doc, &err) : NULL;
     json_decref(doc);
     if (!r) {
         log_err("maintenance=%s: stored request unreadable; skipped",
@@ -353,12 +360,19 @@ static void wait_marked(void)
 
 int mreq_load(struct loom_error *err)
 {
-    size_t open = 0;
+    size_t open = 0, n_light = 0;
     int64_t named;
+    char upto[32];
 
-    /* Request ids go on after those reservations name too (a request
-     * whose reservation was committed but not itself). */
-    if (store_maint_load(M.st, req_row, NULL, err) < 0 ||
+    /* What ended request_memory_s ago or before, and that the rules'
+     * back-off does not count, would go at the first look (mreq_evict,
+     * below): only what that keeps is read in full. Request ids go on
+     * after those reservations name too (a request whose reservation was
+     * committed but not itself). */
+    if (store_maint_load(M.st,
+                         time_format_before(time(NULL),
+                                            M.conf.request_memory_s, upto),
+                         req_row, &n_light, err) < 0 ||
         store_resv_maint_max(M.st, &named, err) < 0)
         return -1;
     if (named >= M.next_id)
@@ -367,7 +381,9 @@ int mreq_load(struct loom_error *err)
     mreq_evict(time_real());
     for (size_t i = 0; i < M.n_req; i++)
         open += mstate_open(M.req[i]->state);
-    log_info("maintenance: %zu request(s), %zu open, %zu in memory",
-             M.n_req + M.n_gone, open, M.n_req);
+    log_info("maintenance: %zu request(s), %zu open, %zu in memory; %zu "
+             "ended before %.0f s ago left in the database",
+             M.n_req + M.n_gone, open, M.n_req, n_light,
+             M.conf.request_memory_s);
     return 0;
 }
