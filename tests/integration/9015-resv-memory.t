@@ -8,8 +8,13 @@
 # a cancelled one, 403 to another's scheduler), a submit into an ended one and
 # the maintenance requests that name them answer the same before and
 # after, and after a restart; GET /v1/runtime counts those in memory.
-# Then, under a steady load of submits with slow writes (a turn always
-# under way), ended jobs still leave memory.
+# Then a start reads light the reservations that ended resv_memory_s ago
+# (the four, made an hour old): never loaded, counted as let go, and
+# every answer about them as from a start that loaded them all; one that
+# ended lately, one with a twin in its cluster's system and one with an
+# error about a twin are read in full. Then, under a steady load of
+# submits with slow writes (a turn always under way), ended jobs still
+# leave memory.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -61,7 +66,7 @@ mreq() {
 # answers: every answer about the reservations, one a line.
 answers() {
     local id q
-    for id in $U_DONE $U_CANC $M_DONE $M_CANC 999; do
+    for id in $U_DONE $U_CANC $M_DONE $M_CANC $MORE 999; do
         TOKEN=$ADMIN api GET "/v1/reservations/$id" >/dev/null
         echo "GET $id: $STATUS $BODY"
     done
@@ -142,6 +147,82 @@ t_is "$(runtime 's["reservations_in_memory"]')" 0 \
 answers >"$T/restarted"
 t_is "$(cat "$T/restarted")" "$(cat "$T/final")" \
     "the answers are the same after a restart"
+
+# ---- a light start: those that ended long ago are never loaded -------------
+# Four more end now: YOUNG; TWIN, given a twin in its cluster's system,
+# and ERR, given an error about one, as a removal that failed leaves them
+# (sim makes no twins, so both are written into PostgreSQL while loomd is
+# stopped); LAST, the highest id. All but YOUNG and RV (cancelled, its end
+# an hour ahead) are made an hour old. A start with resv_memory_s = 0
+# reads every one in full and keeps it: its answers are those of a start
+# without light reading. One with resv_memory_s = 600 reads the five old
+# ones without a twin or an error light.
+rnative() { # ID: its twin's id and its error
+    TOKEN=$ADMIN api GET "/v1/reservations/$1" >/dev/null
+    py '"%s %s" % ((d["native"] or {}).get("id"), d["native_error"])' "$BODY" 2>/dev/null
+}
+resv "$ALICE_OP" '{"cluster": "sim", "nodes": ["sim/n1"], "duration_s": 2}'
+YOUNG=$RV
+resv "$ALICE_OP" '{"cluster": "sim", "nodes": ["sim/n2"], "duration_s": 2}'
+TWIN=$RV
+resv "$ALICE_OP" '{"cluster": "sim", "nodes": ["sim/n3"], "duration_s": 2}'
+ERR=$RV
+resv "$ALICE_OP" '{"cluster": "sim", "nodes": ["sim/n4"], "duration_s": 2}'
+LAST=$RV
+MORE="$YOUNG $TWIN $ERR $LAST"
+wait_for '[ "$(rstate "$YOUNG")/$(rstate "$TWIN")/$(rstate "$ERR")/$(rstate "$LAST")" = done/done/done/done ]' 60
+t_is "$(rstate "$YOUNG")/$(rstate "$TWIN")/$(rstate "$ERR")/$(rstate "$LAST")" done/done/done/done \
+    "four more reservations are done"
+loomd_stop
+OLD_START=$(at -3660) OLD_END=$(at -3600)
+pg_sql "UPDATE reservations SET doc = regexp_replace(regexp_replace(doc::text,
+            '\"start\":\"[^\"]*\"', '\"start\":\"$OLD_START\"'),
+            '\"end\":\"[^\"]*\"', '\"end\":\"$OLD_END\"')::json
+        WHERE id IN ($U_DONE, $U_CANC, $M_DONE, $M_CANC, $TWIN, $ERR, $LAST)" >/dev/null
+pg_sql "UPDATE reservations SET doc = regexp_replace(doc::text, '\"native\":null',
+            '\"native\":{\"id\":\"loom-r$TWIN\",\"start\":\"$OLD_START\",\"end\":\"$OLD_END\"}')::json
+        WHERE id = $TWIN" >/dev/null
+set_error() {
+    pg_sql "UPDATE reservations SET doc = regexp_replace(doc::text,
+                '\"native_error\":null', '\"native_error\":\"unreserve: refused\"')::json
+            WHERE id = $ERR" >/dev/null
+}
+set_error
+t_is "$(pg_sql "SELECT count(*) FROM reservations WHERE doc->>'end' = '$OLD_END'")/$(pg_sql "SELECT doc->'native'->>'id' FROM reservations WHERE id = $TWIN")/$(pg_sql "SELECT doc->>'native_error' FROM reservations WHERE id = $ERR")" \
+    "7/loom-r$TWIN/unreserve: refused" "seven ended an hour ago, one with a twin, one with an error"
+
+sed -i 's/^resv_memory_s = 2$/resv_memory_s = 0/' "$T/loom.conf"
+loomd_start || t_bail "loomd did not start with resv_memory_s = 0"
+# TWIN's removal fails (sim has none to remove) and says so; ERR, over
+# without a twin, owes none: its error goes, and is written
+wait_for '[ "$(rnative "$TWIN")" != "loom-r$TWIN None" ] && [ "$(rnative "$ERR")" = "None None" ]' 30
+t_like "$(rnative "$TWIN")" "^loom-r$TWIN .+" "resv_memory_s = 0: TWIN's twin could not be removed, and it says why"
+t_is "$(rnative "$ERR")" "None None" "... ERR's error is gone"
+t_is "$(runtime 's["reservations_in_memory"]')/$(runtime 's["reservations_evicted"]')" \
+    9/0 "... all 9 are in memory"
+answers >"$T/full"
+loomd_stop
+
+set_error
+sed -i 's/^resv_memory_s = 0$/resv_memory_s = 600/' "$T/loom.conf"
+loomd_start || t_bail "loomd did not start with resv_memory_s = 600"
+t_like "$(grep 'reservation(s) in' "$T/loomd.log" | tail -n 1)" \
+    "loaded 4 reservation\(s\) in [0-9]+ ms; 5 ended before 600 s ago left in the database" \
+    "resv_memory_s = 600: 5 old ones are read light, the 4 others in full"
+# ERR goes once its error is cleared and written; TWIN stays with its twin
+wait_for '[ "$(runtime "s[\"reservations_evicted\"]")" = 6 ]' 30
+t_is "$(runtime 's["reservations_in_memory"]')/$(runtime 's["reservations_evicted"]')" \
+    3/6 "in memory: YOUNG, RV and TWIN; let go: the 5 read light and ERR"
+t_is "$(rnative "$ERR")" "None None" "ERR was read in full: its error is gone"
+t_like "$(rnative "$TWIN")" "^loom-r$TWIN .+" "TWIN was read in full: it stays with its twin"
+answers >"$T/light"
+while IFS= read -r b && IFS= read -r a <&3; do
+    t_is "$a" "$b" "the same after a light start: ${b:0:40}"
+done <"$T/full" 3<"$T/light"
+t_is "$(wc -l <"$T/light")" "$(wc -l <"$T/full")" "... every one of $(wc -l <"$T/full") answers"
+resv "$ALICE_OP" '{"cluster": "sim", "nodes": ["sim/n4"], "start": "'"$(at 3600)"'", "duration_s": 60}'
+t_is "$RV" $((LAST + 1)) "a new reservation takes the id after LAST's, read light"
+TOKEN=$ALICE_OP api DELETE "/v1/reservations/$RV" >/dev/null
 
 # ---- ended jobs leave memory under a steady load of submits -----------------
 # Eight clients submit and cancel held jobs without a pause for 20 s, and
