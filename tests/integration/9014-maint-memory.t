@@ -6,6 +6,11 @@
 # naming its state, loom_maintenance_requests still counts it, and a
 # restart answers the same. A failed request stays in memory while the
 # rules' back-off counts it: until its action has been done on its node.
+# A start reads light the requests that ended request_memory_s ago and
+# that the back-off counts not: never loaded, counted as gone, and every
+# answer about them (a DELETE through the maintenance thread too) as from
+# a start that loaded them all; one that ended lately, a failure the
+# back-off counts and a done one after it are read in full and stay.
 # SPDX-License-Identifier: MIT
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
 
@@ -39,7 +44,7 @@ mstate() {
 # answers: every answer about the requests, one a line.
 answers() {
     local id q
-    for id in $DONE $FAILED $CANCELLED; do
+    for id in $DONE $FAILED $CANCELLED $MORE; do
         api GET "/v1/maintenance/$id" >/dev/null
         echo "GET $id: $STATUS $BODY"
     done
@@ -48,8 +53,10 @@ answers() {
         api GET "/v1/maintenance$q" >/dev/null
         echo "list $q: $STATUS $BODY"
     done
-    api DELETE "/v1/maintenance/$DONE" >/dev/null
-    echo "DELETE $DONE: $STATUS $(jget "$BODY" .error.message 2>/dev/null)"
+    for id in $DONE $FAILED $CANCELLED; do
+        api DELETE "/v1/maintenance/$id" >/dev/null
+        echo "DELETE $id: $STATUS $(jget "$BODY" .error.message 2>/dev/null)"
+    done
     api GET /v1/maintenance/999 >/dev/null
     echo "GET 999: $STATUS"
     api GET /metrics >/dev/null
@@ -75,7 +82,7 @@ t_is "$(runtime_counter .maintenance.in_memory)/$(runtime_counter .maintenance.r
 answers >"$T/after"
 t_is "$(cat "$T/after")" "$(cat "$T/before")" \
     "every answer about them is the same after they left memory"
-t_like "$(grep '^DELETE' "$T/after")" "409 maintenance request $DONE is done" \
+t_like "$(grep "^DELETE $DONE:" "$T/after")" "409 maintenance request $DONE is done" \
     "a DELETE of one that left memory is 409 with its state"
 t_like "$(grep '^list ?state=done:' "$T/after")" "\"id\":\"$DONE\"" \
     "the list with ?state=done shows the one that left memory"
@@ -101,4 +108,76 @@ t_is "$(runtime_counter .maintenance.in_memory)/$(runtime_counter .maintenance.r
 answers >"$T/restarted"
 t_is "$(cat "$T/restarted")" "$(cat "$T/final")" \
     "the answers are the same after a restart"
+
+# ---- a light start: those that ended long ago are never loaded -------------
+# Four more end: F2 (bad on n3 and n4) fails and D2 (bad on n3) is done
+# after it: the back-off counts F2 (n4 has had no bad done since) and so
+# keeps D2; YOUNG (ok on n1) is done just before the restart, LAST (ok on
+# n2, the highest id) before it. All but YOUNG are made an hour old. A
+# start with request_memory_s = 0 reads and keeps every one: its answers
+# are those of a start without light reading. One with 600 reads light
+# the four the back-off counts not (DONE, FAILED, CANCELLED, LAST), and in
+# full the four others: of those it lets MR4 (done after FAILED) go at
+# once and keeps F2, D2 and YOUNG.
+bad_command() {
+    sed -i "/^\[action bad\]/,/^command/ s|^command = .*|command = $1|" "$T/loom.conf"
+    api POST /v1/runtime/reload '{}' >/dev/null
+    [ "$STATUS" = 200 ] || t_diag "reload: $STATUS $BODY"
+}
+bad_command /bin/false
+api POST /v1/maintenance '{"cluster": "sim", "nodes": ["n3", "n4"], "action": "bad", "reason": "9014"}' >/dev/null
+F2=$(jget "$BODY" .id)
+wait_for '[ "$(mstate "$F2")" = failed ]' 60
+bad_command /bin/true
+mreq n3 bad
+D2=$MR
+wait_for '[ "$(mstate "$D2")" = done ]' 60
+mreq n1 ok
+YOUNG=$MR
+mreq n2 ok
+LAST=$MR
+wait_for '[ "$(mstate "$YOUNG")/$(mstate "$LAST")" = done/done ]' 60
+t_is "$(mstate "$F2")/$(mstate "$D2")/$(mstate "$YOUNG")/$(mstate "$LAST")" \
+    failed/done/done/done "four more ended: F2 failed, D2, YOUNG and LAST done"
+MORE="$F2 $D2 $YOUNG $LAST"
+loomd_stop
+OLD=$(at -3600)
+pg_sql "UPDATE maintenance SET doc = regexp_replace(doc::text,
+            '\"time\":\"[^\"]*\"', '\"time\":\"$OLD\"', 'g')::json
+        WHERE id <> $YOUNG" >/dev/null
+t_is "$(pg_sql "SELECT count(*) FROM maintenance WHERE doc->'history'->-1->>'time' = '$OLD'")" 7 \
+    "seven requests ended an hour ago"
+
+sed -i 's/^request_memory_s = 2$/request_memory_s = 0/' "$T/loom.conf"
+loomd_start || t_bail "loomd did not start with request_memory_s = 0"
+t_is "$(runtime_counter .maintenance.in_memory)/$(runtime_counter .maintenance.requests)" 8/8 \
+    "request_memory_s = 0: all 8 are in memory"
+answers >"$T/full"
+loomd_stop
+
+sed -i 's/^request_memory_s = 0$/request_memory_s = 600/' "$T/loom.conf"
+loomd_start || t_bail "loomd did not start with request_memory_s = 600"
+t_like "$(grep 'maintenance: [0-9]* request(s)' "$T/loomd.log" | tail -n 1)" \
+    "maintenance: 8 request\(s\), 0 open, 3 in memory; 4 ended before 600 s ago left in the database" \
+    "request_memory_s = 600: 4 are read light, 4 in full"
+t_is "$(runtime_counter .maintenance.in_memory)/$(runtime_counter .maintenance.requests)" 3/8 \
+    "in memory: F2, D2 (the back-off counts F2) and YOUNG"
+answers >"$T/light"
+while IFS= read -r b && IFS= read -r a <&3; do
+    t_is "$a" "$b" "the same after a light start: ${b:0:40}"
+done <"$T/full" 3<"$T/light"
+t_is "$(wc -l <"$T/light")" "$(wc -l <"$T/full")" "... every one of $(wc -l <"$T/full") answers"
+
+# ids go on after the highest, read light or not, and after the highest
+# a reservation names (a request whose reservation was committed but not
+# itself: its row deleted here)
+mreq n1 ok
+t_is "$MR" $((LAST + 1)) "a new request takes the id after LAST's, read light"
+NEWEST=$MR
+wait_for '[ "$(mstate "$NEWEST")" = done ]' 60
+loomd_stop
+pg_sql "DELETE FROM maintenance WHERE id = $NEWEST" >/dev/null
+loomd_start || t_bail "loomd did not start again"
+mreq n1 ok
+t_is "$MR" $((NEWEST + 1)) "after the request its reservation names, the next id"
 t_done
