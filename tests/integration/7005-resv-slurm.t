@@ -7,7 +7,10 @@
 # A maintenance request (node-off on n3) makes one too, gone once its
 # window ended. A user's reservation is an ordinary Slurm one for the
 # owner's account; a Loom job inside it runs in it. The reservation shows
-# its twin (native) and keeps it across a restart of loomd. A pack that
+# its twin (native) and keeps it across a restart of loomd; one that ended
+# long ago while loomd was stopped, its twin not yet removed, is read in
+# full at the start (not light, as one long over without a twin is), its
+# twin removed, and then it leaves memory. A pack that
 # cannot suspend lists no such capability and a suspend is refused naming
 # it; a pack whose reserve fails shows why on the reservation and in the
 # event log.
@@ -37,9 +40,12 @@ slurm_available || t_bail "no Slurm here: $SLURM_WHY"
 slurm_start 4 || t_bail "Slurm did not start"
 pg_start || t_bail "no PostgreSQL"
 conf() {
+    # ended reservations stay in memory 30 min: longer than the test,
+    # shorter than the hour R2 and R5 are made to have ended ago
     loomd_conf <<EOF2
 [scheduler]
 interval_s = 1
+resv_memory_s = 1800
 
 [cluster slurm]
 adaptor = script
@@ -165,10 +171,38 @@ echo "reserve: refused by this site's pack" >&2
 exit 1
 EOF2
 chmod -R a+rX "$T_LITE" && chmod 0755 "$T_LITE/slurm/reserve"
+# R5 on n3 ends while loomd is stopped, long ago as the start sees it,
+# before its twin was removed; R2 (done, without a twin) is made as old
+api POST /v1/reservations '{"nodes":["slurm/n3"],"duration_s":600,"reason":"ends away"}' >/dev/null
+t_is "$STATUS" 201 "a user's reservation on slurm/n3" || t_diag "$BODY"
+R5=$(jget "$BODY" .id)
+wait_for '[ "$(native "$R5")" = "loom-r$R5" ] && [ -n "$(sres "loom-r$R5")" ]' 30
+t_is "$(native "$R5")" "loom-r$R5" "... made in Slurm as loom-r$R5"
 loomd_stop
 t_is $? 0 "loomd stops"
+OLD_START=$(at -4200) OLD_END=$(at -3600)
+pg_sql "UPDATE reservations SET state = 'done',
+            doc = regexp_replace(regexp_replace(regexp_replace(doc::text,
+            '\"start\":\"[^\"]*\"', '\"start\":\"$OLD_START\"'),
+            '\"end\":\"[^\"]*\"', '\"end\":\"$OLD_END\"'),
+            '\"state\":\"[a-z]*\"', '\"state\":\"done\"')::json
+        WHERE id IN ($R2, $R5)" >/dev/null
+t_is "$(pg_sql "SELECT string_agg(concat_ws(' ', doc->>'state', doc->>'end',
+            coalesce(doc->'native'->>'id', '-')), ',' ORDER BY id)
+        FROM reservations WHERE id IN ($R2, $R5)")" \
+    "done $OLD_END -,done $OLD_END loom-r$R5" "R2 and R5 ended an hour ago, R5 with its twin"
 conf "$T_LITE/slurm"
 loomd_start || t_bail "loomd did not start again"
+t_like "$(grep 'reservation(s) in' "$T/loomd.log" | tail -n 1)" \
+    "loaded 3 reservation\(s\) in [0-9]+ ms; 1 ended before 1800 s ago left in the database" \
+    "the start reads R2 light, and R5 (with a twin) in full with R1 and R3"
+wait_for '[ -z "$(sres "loom-r$R5")" ] && [ "$(native "$R5")" = null ]' 30
+t_is "$(sres "loom-r$R5")" "" "R5's twin is removed from Slurm after the start"
+t_is "$(rget "$R5" .state)/$(native "$R5")/$(rget "$R5" .native_error)" done/null/null \
+    "... and R5 shows it done, without a twin"
+wait_for 'api GET /v1/runtime >/dev/null; [ "$(jget "$BODY" .scheduler.reservations_evicted)" = 2 ]' 30
+t_is "$(jget "$BODY" .scheduler.reservations_in_memory)/$(jget "$BODY" .scheduler.reservations_evicted)" \
+    2/2 "then R5 leaves memory as R2 did: R1 and R3 stay"
 t_is "$(native "$R3")" "loom-r$R3" "after a restart the user's reservation still shows its twin"
 wait_for 'api GET /v1/clusters/slurm >/dev/null; [ "$(jget "$BODY" .state)" = up ]' 30
 t_is "$(jget "$BODY" .capabilities)" '["hold", "node_state", "reserve"]' \
