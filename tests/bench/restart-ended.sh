@@ -14,6 +14,7 @@ set -u
 : "${LOOM_TOP_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd -P)}"
 : "${LOOM_TOP_BUILDDIR:=$PWD}"
 . "$LOOM_TOP_SRCDIR/tests/lib/harness.sh"
+. "$LOOM_TOP_SRCDIR/tests/lib/restarts.sh"
 
 N=${BENCH_JOBS:-100000}
 ROUNDS=${BENCH_ROUNDS:-3}
@@ -84,31 +85,4 @@ one_start() {
     LOOM_TOP_BUILDDIR=$SELF
 }
 
-label() { [ "$1" = "$SELF" ] && echo "this build" || echo "peer build"; }
-declare -A SUM_MS SUM_HWM SUM_RSS
-printf '%-8s %-40s %10s %12s %12s %10s\n' round build "start ms" "peak RSS KB" \
-    "RSS KB" "in memory"
-for ((r = 1; r <= ROUNDS; r++)); do
-    for b in "${BUILDS[@]}"; do
-        read -r ms hwm rss in < <(one_start "$b")
-        printf '%-8s %-40s %10s %12s %12s %10s\n' "$r" "$(label "$b")" "$ms" \
-            "$hwm" "$rss" "$in"
-        SUM_MS[$b]=$((${SUM_MS[$b]:-0} + ms))
-        SUM_HWM[$b]=$((${SUM_HWM[$b]:-0} + hwm))
-        SUM_RSS[$b]=$((${SUM_RSS[$b]:-0} + rss))
-    done
-done
-echo
-printf '%-40s %10s %12s %12s\n' "build (mean of $ROUNDS)" "start ms" \
-    "peak RSS KB" "RSS KB"
-for b in "${BUILDS[@]}"; do
-    printf '%-40s %10s %12s %12s\n' "$(label "$b")" $((SUM_MS[$b] / ROUNDS)) \
-        $((SUM_HWM[$b] / ROUNDS)) $((SUM_RSS[$b] / ROUNDS))
-done
-if [ ${#BUILDS[@]} = 2 ]; then
-    p=${BUILDS[0]}
-    printf '%-40s %10s %12s %12s\n' "this build / peer" \
-        "$(awk "BEGIN {printf \"%.2f\", ${SUM_MS[$SELF]} / ${SUM_MS[$p]}}")" \
-        "$(awk "BEGIN {printf \"%.2f\", ${SUM_HWM[$SELF]} / ${SUM_HWM[$p]}}")" \
-        "$(awk "BEGIN {printf \"%.2f\", ${SUM_RSS[$SELF]} / ${SUM_RSS[$p]}}")"
-fi
+restarts_run
