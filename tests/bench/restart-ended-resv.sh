@@ -19,10 +19,6 @@ set -u
 
 N=${BENCH_RESV:-100000}
 M=$((N / 2))
-ROUNDS=${BENCH_ROUNDS:-3}
-SELF=$LOOM_TOP_BUILDDIR
-BUILDS=("$SELF")
-[ -n "${BENCH_PEER_BUILDDIR:-}" ] && BUILDS=("$BENCH_PEER_BUILDDIR" "$SELF")
 
 pg_start || exit 1
 loomd_conf <<'EOF'
@@ -87,24 +83,11 @@ answers() {
 }
 # one_start BUILD: start loomd of BUILD, print "ms hwm_kb rss_kb in_memory".
 one_start() {
-    local t0 t1 hwm rss
-    LOOM_TOP_BUILDDIR=$1
-    LOOM_LIBEXECDIR=$1
-    t0=$(date +%s%N)
-    loomd_start || exit 1
-    until answers "/v1/reservations/$N" && answers "/v1/maintenance/$M"; do
-        sleep 0.02
-    done
-    t1=$(date +%s%N)
-    # the ended ones leave at the first look (within a second or two)
-    wait_for '[ "$(runtime_counter .scheduler.reservations_in_memory)" -le 10 ] &&
-        [ "$(runtime_counter .maintenance.in_memory)" = 0 ]' 60
-    hwm=$(awk '/VmHWM/ {print $2}' "/proc/$LOOMD_PID/status")
-    rss=$(awk '/VmRSS/ {print $2}' "/proc/$LOOMD_PID/status")
-    echo "$(((t1 - t0) / 1000000)) $hwm $rss" \
-        "$(runtime_counter .scheduler.reservations_in_memory)"
-    loomd_stop
-    LOOM_TOP_BUILDDIR=$SELF
+    restarts_one "$1" \
+        "answers /v1/reservations/$N && answers /v1/maintenance/$M" \
+        '[ "$(runtime_counter .scheduler.reservations_in_memory)" -le 10 ] &&
+         [ "$(runtime_counter .maintenance.in_memory)" = 0 ]' \
+        .scheduler.reservations_in_memory
 }
 
 restarts_run

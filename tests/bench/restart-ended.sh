@@ -17,10 +17,6 @@ set -u
 . "$LOOM_TOP_SRCDIR/tests/lib/restarts.sh"
 
 N=${BENCH_JOBS:-100000}
-ROUNDS=${BENCH_ROUNDS:-3}
-SELF=$LOOM_TOP_BUILDDIR
-BUILDS=("$SELF")
-[ -n "${BENCH_PEER_BUILDDIR:-}" ] && BUILDS=("$BENCH_PEER_BUILDDIR" "$SELF")
 
 pg_start || exit 1
 loomd_conf <<'EOF'
@@ -66,23 +62,10 @@ AUTH="Authorization: Bearer $TOKEN"
 
 # one_start BUILD: start loomd of BUILD, print "ms hwm_kb rss_kb in_memory".
 one_start() {
-    local t0 t1 hwm rss
-    LOOM_TOP_BUILDDIR=$1
-    LOOM_LIBEXECDIR=$1
-    t0=$(date +%s%N)
-    loomd_start || exit 1
-    until [ "$(curl -s -o /dev/null -w '%{http_code}' -H "$AUTH" \
-        "$LOOM_URL/v1/jobs/$N")" = 200 ]; do
-        sleep 0.02
-    done
-    t1=$(date +%s%N)
-    # the ended ones leave at the first look (within a second or two)
-    wait_for '[ "$(runtime_counter .scheduler.jobs_in_memory)" -le 100 ]' 60
-    hwm=$(awk '/VmHWM/ {print $2}' "/proc/$LOOMD_PID/status")
-    rss=$(awk '/VmRSS/ {print $2}' "/proc/$LOOMD_PID/status")
-    echo "$(((t1 - t0) / 1000000)) $hwm $rss $(runtime_counter .scheduler.jobs_in_memory)"
-    loomd_stop
-    LOOM_TOP_BUILDDIR=$SELF
+    restarts_one "$1" "[ \"\$(curl -s -o /dev/null -w '%{http_code}' \
+        -H \"\$AUTH\" \"\$LOOM_URL/v1/jobs/$N\")\" = 200 ]" \
+        '[ "$(runtime_counter .scheduler.jobs_in_memory)" -le 100 ]' \
+        .scheduler.jobs_in_memory
 }
 
 restarts_run
