@@ -511,10 +511,6 @@ out:
     free(parts);
 }
 
-struct load_count {
-    size_t n, n_light; /* read in full, and light */
-};
-
 static int load_row(void *arg, const struct store_resv_row *row)
 {
     struct load_count *c = arg;

@@ -269,6 +269,13 @@ int sched_grow(void **v, size_t *cap, size_t need, size_t elem);
 int sched_grow_alike(void **const *arrays, const size_t *elem, size_t n,
                      size_t *cap, size_t need);
 
+/* What a start-up load counted: rows read in full, and read light (ended
+ * long ago: left in the database). Jobs (sched_update.c) and
+ * reservations (sched_resv.c). */
+struct load_count {
+    size_t n, n_light;
+};
+
 /* sched_update.c: a job made from its stored row (document and
  * Idempotency-Key), or NULL when unreadable or out of memory. */
 struct job *sched_job_of_row(const struct store_job_row *row);

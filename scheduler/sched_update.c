@@ -251,10 +251,6 @@ void sched_place_now(struct job *j)
 
 /* ---- start-up: load the jobs and re-attach the active ones ----------- */
 
-struct load_count {
-    size_t n, n_light; /* read in full, and light */
-};
-
 struct job *sched_job_of_row(const struct store_job_row *row)
 {
     struct loom_error err;
