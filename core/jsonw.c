@@ -294,3 +294,13 @@ char *jw_finish(struct jw *w)
     w->buf[w->len] = '\0';
     return w->buf;
 }
+
+char *jw_finish_fit(struct jw *w)
+{
+    char *text = jw_finish(w), *fit;
+
+    if (!text || w->len + 1 == w->cap)
+        return text;
+    fit = realloc(text, w->len + 1); /* shrinks in place */
+    return fit ? fit : text;
+}

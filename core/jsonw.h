@@ -49,5 +49,8 @@ size_t jw_utf8_whole(const char *s, size_t n);
 void jw_raw(struct jw *w, const char *json);
 /* The text (malloc'd, the caller frees), or NULL when out of memory. */
 char *jw_finish(struct jw *w);
+/* The same in an allocation of the text's own size, not of the buffer's
+ * (which grows by doubling): for text kept long, such as a job's view. */
+char *jw_finish_fit(struct jw *w);
 
 #endif

@@ -248,7 +248,7 @@ char *job_render(const struct job *j, size_t priv[2])
         jw_kv_str(&w, "loom_id", own);
     }
     jw_close(&w, '}');
-    return jw_finish(&w);
+    return jw_finish_fit(&w);
 }
 
 /* An array's tasks and their state, or a task's array. 0 or 1 (bad). */

@@ -1,7 +1,8 @@
-/* core_jsonw.c - the streaming JSON writer: nesting, commas, escapes, and
- * bytes that are not UTF-8. */
+/* core_jsonw.c - the streaming JSON writer: nesting, commas, escapes,
+ * bytes that are not UTF-8, and text kept in an allocation of its size. */
 /* SPDX-License-Identifier: MIT */
 #include <jansson.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,35 @@ static void t_large(void)
     free(text);
 }
 
+/* A text kept long (a job's view) takes the room of its length, not of
+ * the buffer that doubled to hold it. */
+static void t_fit(void)
+{
+    struct jw w;
+    char *text, *fit;
+
+    for (int k = 0; k < 2; k++) {
+        jw_init(&w);
+        jw_open(&w, '[');
+        for (int i = 0; i < 120; i++) /* 120 x "12345," = 720 bytes */
+            jw_int(&w, 12345);
+        jw_close(&w, ']');
+        if (k == 0)
+            text = jw_finish(&w);
+        else
+            fit = jw_finish_fit(&w);
+    }
+    is_str(fit, text, "jw_finish_fit: the same text as jw_finish");
+    ok(malloc_usable_size(text) >= 1024,
+       "jw_finish: the buffer doubled past 720 bytes (%zu)",
+       malloc_usable_size(text));
+    ok(malloc_usable_size(fit) < 800,
+       "jw_finish_fit: the text takes about its length (%zu for %zu bytes)",
+       malloc_usable_size(fit), strlen(fit) + 1);
+    free(text);
+    free(fit);
+}
+
 /* Bytes as a job writes them: NUL, a cut character, a stray byte. */
 static void t_bytes(void)
 {
@@ -123,6 +153,7 @@ int main(void)
     t_nesting();
     t_escapes();
     t_large();
+    t_fit();
     t_bytes();
     return done_testing();
 }
