@@ -674,12 +674,9 @@ int sched_start(struct store *st, int enabled, const struct sched_conf *conf,
     sched_depend_load();
     settle();
     if (S.enabled) {
-        char beyond[96];
         /* the waiting jobs' records read now, not in the first cycle */
-        if (waitq_prefill(&S.wq, S.conf.plan.depth
-                                     ? sched_beyond_reason(S.conf.plan.depth,
-                                                           beyond)
-                                     : NULL) < 0)
+        if (waitq_prefill(&S.wq,
+                          S.conf.plan.depth ? SCHED_BEYOND_REASON : NULL) < 0)
             log_warn("scheduler: out of memory filling the waiting queue; "
                      "the first cycle fills it");
     }

@@ -290,17 +290,10 @@ static int start_tasks(const struct plan_work *w, size_t i, size_t most,
     return 1;
 }
 
-const char *sched_beyond_reason(size_t depth, char buf[96])
-{
-    snprintf(buf, 96, "waiting: beyond the planning depth of %zu jobs",
-             depth);
-    return buf;
-}
-
 int sched_cycle_apply(struct plan_work *w, size_t most)
 {
     double t0 = time_mono(), c0 = time_thread_cpu();
-    char beyond[96];
+    const char *beyond = SCHED_BEYOND_REASON;
     uint64_t beyond_text;
     size_t i, done = 0;
 
@@ -308,8 +301,7 @@ int sched_cycle_apply(struct plan_work *w, size_t most)
         S.need_cycle = 1;
         return 1;
     }
-    beyond_text = waitq_text(sched_beyond_reason(w->cfg.depth, beyond),
-                             NULL);
+    beyond_text = waitq_text(beyond, NULL);
     for (i = S.apply.at; i < w->n && done < most; i++) {
         const struct plan_out *o = &w->out[i];
         int within;

@@ -359,9 +359,10 @@ struct plan_work;
  * views. 1 when the whole answer is applied (the cycle is counted), or when
  * it is void: a reservation made meanwhile (the next cycle plans again). */
 int sched_cycle_apply(struct plan_work *w, size_t most);
-/* What a waiting job beyond a planning depth shows as its reason, in buf
- * (96 bytes). */
-const char *sched_beyond_reason(size_t depth, char buf[96]);
+/* What a waiting job beyond the planning depth shows as its reason. It
+ * names no depth: a reload that changes the depth then renders again only
+ * the jobs that cross it, not the whole queue beyond it. */
+#define SCHED_BEYOND_REASON "waiting: beyond the planning depth"
 /* Checks that need the plan: could any cluster ever run j (0, or -1 with a
  * 422); may j start on these nodes now (0, or -1 with 404/409). */
 int sched_feasible(const struct job *j, struct loom_error *err);

@@ -289,9 +289,7 @@ static int load_row(void *arg, const struct store_job_row *row)
          * the first cycle renders again only the jobs it says more of
          * (those within the depth), not every waiting job. A stored reason
          * is that of a cycle long gone. */
-        char beyond[96];
-        job_set_str(&j->reason, sched_beyond_reason(S.conf.plan.depth,
-                                                     beyond));
+        job_set_str(&j->reason, SCHED_BEYOND_REASON);
     }
     if (sched_job_add(j) < 0) {
         job_destroy(j);

@@ -9,8 +9,9 @@
 #   start and the reason of a planned job;
 # - a hold takes a job out, a release puts it back in its place by submit
 #   time (not at the end);
-# - a reload that deepens the planning depth, then one that switches to the
-#   priority policy: a later job of higher priority goes first;
+# - a reload that makes the planning depth shallower, one that deepens it,
+#   then one that switches to the priority policy: a later job of higher
+#   priority goes first;
 # - the scheduler switched off and on again: what the jobs show is redone;
 # - a restart (SIGTERM) rebuilds the same queue;
 # - when the node frees, the jobs run one at a time in queue order.
@@ -78,8 +79,8 @@ done
 expect "five wait: 1-3 planned, 4 and 5 beyond the depth of 3" \
     "${J[@]}" "1:planned 2:planned 3:planned -:beyond -:beyond"
 job "${J[3]}"
-t_is "$(jget "$BODY" .reason)" "waiting: beyond the planning depth of 3 jobs" \
-    "... the reason words the depth"
+t_is "$(jget "$BODY" .reason)" "waiting: beyond the planning depth" \
+    "... the reason says so, and names no depth (a new depth changes only the jobs that cross it)"
 
 api DELETE "/v1/jobs/${J[1]}" >/dev/null
 t_is "$STATUS" 200 "cancel j2"
@@ -96,6 +97,15 @@ api POST "/v1/jobs/${J[0]}/release" '{}' >/dev/null
 t_is "$STATUS" 200 "release j1"
 expect "j1 released: back first by its submit time, j5 beyond again" \
     "${J[0]}" "${J[2]}" "${J[3]}" "${J[4]}" "1:planned 2:planned 3:planned -:beyond"
+
+conf fifo 2
+api POST /v1/runtime/reload '{}' >/dev/null
+t_is "$STATUS" 200 "reload with depth 2"
+expect "... j4 goes beyond the depth too" \
+    "${J[0]}" "${J[2]}" "${J[3]}" "${J[4]}" "1:planned 2:planned -:beyond -:beyond"
+job "${J[4]}"
+t_is "$(jget "$BODY" .reason)" "waiting: beyond the planning depth" \
+    "... and j5, beyond both depths, shows what it showed"
 
 conf fifo 10
 api POST /v1/runtime/reload '{}' >/dev/null
