@@ -238,7 +238,7 @@ static int node_fill(struct snode *sn, const char *cluster,
     jw_raw(&w, annot_text);
     free(annot_text);
     jw_close(&w, '}');
-    sn->json = jw_finish(&w);
+    sn->json = jw_finish_fit(&w); /* kept until the next poll */
     if (!sn->json)
         return -1;
     sn->len = strlen(sn->json);

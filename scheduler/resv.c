@@ -227,7 +227,7 @@ char *resv_render(const struct resv *r)
     }
     jw_kv_str(&w, "native_error", r->native_error);
     jw_close(&w, '}');
-    return jw_finish(&w);
+    return jw_finish_fit(&w); /* kept as its view */
 }
 
 /* "native": null or {"id", "start", "end"}. 0, or 1 when unreadable. */
