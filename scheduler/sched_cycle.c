@@ -164,7 +164,7 @@ static int shows_estimate(const struct waitq_shown *sh)
  * already (then its record is not read: 0). An estimate the cycle kept
  * (o->kept) stands; only its place in the queue may move. */
 static int show_entry(const struct plan_work *w, size_t i, int position,
-                       const char *beyond, uint64_t beyond_text)
+                       uint64_t beyond_text)
 {
     const struct plan_out *o = &w->out[i];
     struct waitq_shown *sh = &S.wq.shown[i];
@@ -172,7 +172,7 @@ static int show_entry(const struct plan_work *w, size_t i, int position,
         position && S.conf.policy == LOOM_ORDER_PRIORITY ? &S.wq.key[i].pf
                                                          : NULL;
     const char *cl = o->planned ? w->f.cl[o->cluster].name : NULL;
-    const char *reason = o->beyond ? beyond : o->reason;
+    const char *reason = o->beyond ? SCHED_BEYOND_REASON : o->reason;
     char limited[160];
     struct waitq_shown now;
     struct job *j;
@@ -293,15 +293,14 @@ static int start_tasks(const struct plan_work *w, size_t i, size_t most,
 int sched_cycle_apply(struct plan_work *w, size_t most)
 {
     double t0 = time_mono(), c0 = time_thread_cpu();
-    const char *beyond = SCHED_BEYOND_REASON;
-    uint64_t beyond_text;
+    /* the text most of a long queue shows, hashed once a slice */
+    uint64_t beyond_text = waitq_text(SCHED_BEYOND_REASON, NULL);
     size_t i, done = 0;
 
     if (w->resv_gen != S.resv_gen) {
         S.need_cycle = 1;
         return 1;
     }
-    beyond_text = waitq_text(beyond, NULL);
     for (i = S.apply.at; i < w->n && done < most; i++) {
         const struct plan_out *o = &w->out[i];
         int within;
@@ -325,7 +324,7 @@ int sched_cycle_apply(struct plan_work *w, size_t most)
             continue; /* every task started */
         } else {
             done += (size_t)show_entry(w, i, within ? S.apply.position : 0,
-                                       beyond, beyond_text);
+                                       beyond_text);
         }
     }
     S.apply.at = i;

@@ -225,17 +225,15 @@ latency() {
 # /v1/runtime as each one ends; a cycle that ended unseen between two
 # reads counts through the maximum, when it raised it.
 after_cycles() {
-    local want=$1 n0 n m0 seen=0 worst=0 last max
+    local want=$1 n0 n m0 seen=0 worst=0 last max end=$((SECONDS + 60))
     read -r n0 _ m0 _ < <(cycles)
-    local end=$((SECONDS + 60))
     while ((seen < want && SECONDS < end)); do
         read -r n last max _ < <(cycles)
-        n=${n%.*}
-        if ((n > ${n0%.*})); then
-            seen=$((seen + n - ${n0%.*}))
+        if ((n > n0)); then
+            seen=$((seen + n - n0))
             n0=$n
-            worst=$(python3 -c "import sys; print(max(map(float, sys.argv[1:])))" \
-                "$worst" "$last" "$(python3 -c "import sys; a, b = map(float, sys.argv[1:]); print(b if b > a else 0)" "$m0" "$max")")
+            worst=$(awk -v w="$worst" -v l="$last" -v m0="$m0" -v m="$max" \
+                'BEGIN { if (l > w) w = l; if (m > m0 && m > w) w = m; print w }')
         fi
         sleep 0.05
     done
