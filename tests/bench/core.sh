@@ -11,7 +11,12 @@
 # CPU come and go from one second to the next: durable submits are
 # measured in rounds, each a few seconds of pgbench's one-row transactions
 # then as many of Loom's submits, and the ratio is of their sums (each
-# round's figures are printed too). Run from an optimised build directory:
+# round's figures are printed too). Two rows say what this machine leaves
+# room for: the rows a second of 8-row transactions from one client (a
+# server that answered 8 clients, each after the commit that carries its
+# job, and cost nothing itself could do no better), and the CPU time each
+# process spends per submit beside what all the cores allow a submit at
+# 1.5 x pgbench's rate. Run from an optimised build directory:
 #   make bench && LOOM_TOP_SRCDIR=../.. LOOM_TOP_BUILDDIR=$PWD bash ../../tests/bench/core.sh
 # BENCH_WRITE_ONLY=1 runs pgbench and the durable submits alone.
 # Needs wrk (Debian package wrk; installed when missing and running as root)
@@ -36,10 +41,39 @@ fi
 
 ROWS=()
 row() { ROWS+=("$(printf '%-52s %14s %12s %12s' "$@")"); }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+# with_cpu FILE CMD...: run CMD; the CPU time it used (user and system,
+# microseconds) goes to FILE.
+with_cpu() {
+    local f=$1
+    shift
+    (
+        "$@"
+        rc=$?
+        times >"$f.times" # not in a pipe: a pipe's part is a shell of its own
+        awk 'function us(v, a) { split(v, a, /[ms]/); return (a[1] * 60 + a[2]) * 1e6 }
+             NR == 2 { printf "%.0f\n", us($1) + us($2) }' "$f.times" >"$f"
+        exit $rc
+    )
+}
+# cpu_us PID...: the CPU time (microseconds) the processes PID and the
+# children they reaped have used so far.
+cpu_us() {
+    local p
+    for p in "$@"; do
+        sed 's/.*) //' "/proc/$p/stat" 2>/dev/null
+    done | awk -v hz="$(getconf CLK_TCK)" '{ t += $12 + $13 + $14 + $15 }
+                                           END { printf "%.0f\n", t * 1e6 / hz }'
+}
+# pg_cpu: cpu_us of PostgreSQL's postmaster and its processes.
+pg_cpu() {
+    cpu_us "$LOOM_PG_PID" $(pgrep -P "$LOOM_PG_PID")
+}
 
 # wrk_run ARGS...: run wrk, print "req/s p50_ms p99_ms non2xx".
 wrk_run() {
-    wrk --latency "$@" >"$T/wrk.out" 2>&1
+    with_cpu "$T/wrk.cpu" wrk --latency "$@" >"$T/wrk.out" 2>&1
     awk '
     function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0;
                      if (v ~ /s$/) return v * 1000; return v }
@@ -78,10 +112,13 @@ admin_token || exit 1
 AUTH="Authorization: Bearer $TOKEN"
 
 # ---- PostgreSQL's own commit rate -------------------------------------------
-# pgbench_run FILE [SECONDS]: run the pgbench script FILE from 8 clients
-# for SECONDS (PGBENCH_S); print its transactions per second.
+# pgbench_run FILE [SECONDS [CLIENTS]]: run the pgbench script FILE for
+# SECONDS (PGBENCH_S) from CLIENTS (8) clients; print its transactions per
+# second. The CPU time of pgbench itself goes to $T/pgbench.cpu.
 pgbench_run() {
-    "$PGBENCH" -n -c "$CLIENTS" -j 2 -T "${2:-$PGBENCH_S}" -f "$1" \
+    local c=${3:-$CLIENTS}
+    with_cpu "$T/pgbench.cpu" "$PGBENCH" -n -c "$c" -j "$((c < 2 ? c : 2))" \
+        -T "${2:-$PGBENCH_S}" -f "$1" \
         -h "$LOOM_PG_DIR" -U postgres loom >"$T/pgbench.out" 2>&1 ||
         { cat "$T/pgbench.out" >&2; exit 1; }
     awk '/^tps = / { printf "%.0f\n", $3; exit }' "$T/pgbench.out"
@@ -94,10 +131,20 @@ pg_sql "CREATE TABLE bench_jobs (LIKE jobs INCLUDING ALL);
 DOC='{"id":"1","name":"job","owner":"admin","source":"local","state":"pending","request":{"nodes":1,"cpus_per_node":1,"memory_mb":100,"gpus":0,"walltime_s":3600,"features":[],"cluster":"sim1000","queue":null,"reservation":null},"command":["true"],"script":null,"env":{"LOOM_SIM_RUNTIME_S":"1"},"priority":0,"cluster":null,"native_id":null,"nodes":[],"submit_time":"2026-11-26T10:00:00Z","start_time":null,"end_time":null,"exit_code":null,"reason":null,"planned_start":null,"planned_cluster":null,"queue_position":null,"priority_factors":null,"stdout":null,"stderr":null,"requeues":0,"held_for_loom":false}'
 echo "INSERT INTO bench_jobs (id, state, owner, doc) VALUES (nextval('bench_ids'), 'pending', 'admin', '$DOC');" >"$T/one.sql"
 echo "INSERT INTO bench_jobs (id, state, owner, doc) SELECT nextval('bench_ids'), 'pending', 'admin', '$DOC' FROM generate_series(1, 100);" >"$T/hundred.sql"
+echo "INSERT INTO bench_jobs (id, state, owner, doc) SELECT nextval('bench_ids'), 'pending', 'admin', '$DOC' FROM generate_series(1, $CLIENTS);" >"$T/batch.sql"
 pg_one=$(pgbench_run "$T/one.sql")
 pg_hundred=$(pgbench_run "$T/hundred.sql")
+# The most a server that answers each of 8 clients after a commit that
+# carries its job could do if nothing but PostgreSQL cost any time: each
+# commit carries all 8 clients' rows, one commit at a time.
+pg_batch=$(pgbench_run "$T/batch.sql" "" 1)
+# The 100-row inserts leave PostgreSQL a checkpoint of some gigabytes to
+# finish, whose flushes would hold up the commits measured next.
+pg_sql "CHECKPOINT" >/dev/null
 row "pgbench 1-row insert transactions (8 clients)" "$pg_one tx/s" "" ""
 row "pgbench 100-row insert transactions (8 clients)" "$pg_hundred tx/s" "$((pg_hundred * 100)) rows/s" ""
+row "pgbench $CLIENTS-row insert transactions (1 client)" "$pg_batch tx/s" "$((pg_batch * CLIENTS)) rows/s" ""
+row "  its rows / pgbench 1-row (8 clients)" "$(ratio "$((pg_batch * CLIENTS))" "$pg_one")" "" ""
 
 if [ -z "${BENCH_WRITE_ONLY:-}" ]; then
 # ---- read path --------------------------------------------------------------
@@ -141,7 +188,8 @@ wakes() {
 write_run() {
     local before after w_rps w_p50 w_p99 w_bad pg r s=$((WRITE_S / ROUNDS))
     local sum_w=0 sum_pg=0 bad=0 p50s=() p99=0 w0 s0 wk=0 sk=0 c0 tx=0
-    local f0 f1 fl=0 fp=0 n_pg=0
+    local f0 f1 fl=0 fp=0 n_pg=0 p0 l0 cpu_pg=0 cpu_pgb=0 cpu_loomd=0
+    local cpu_pgl=0 cpu_wrk=0 k0 ck
     cat >"$T/post.lua" <<EOF2
 wrk.method = "POST"
 wrk.body = '{"command":["true"],"request":{"cluster":"sim1000"},"env":{"LOOM_SIM_RUNTIME_S":"$1"}}'
@@ -149,16 +197,23 @@ wrk.headers["Content-Type"] = "application/json"
 EOF2
     before=$(pg_sql "select count(*) from jobs")
     for ((r = 1; r <= ROUNDS; r++)); do
-        f0=$(wal_syncs)
+        f0=$(wal_syncs) p0=$(pg_cpu)
         pg=$(pgbench_run "$T/one.sql" "$s")
+        cpu_pg=$((cpu_pg + $(pg_cpu) - p0)) cpu_pgb=$((cpu_pgb + $(cat "$T/pgbench.cpu")))
         f1=$(wal_syncs)
         fp=$((fp + f1 - f0)) n_pg=$((n_pg + $(awk '/number of transactions actually processed/ { print $NF }' "$T/pgbench.out")))
         w0=$(wakes) s0=$(wakes loom-sched) c0=$(commits)
-        read -r w_rps w_p50 w_p99 w_bad < <(wrk_run -t2 -c$CLIENTS -d${s}s -H "$AUTH" -s "$T/post.lua" "$LOOM_URL/v1/jobs")
+        p0=$(pg_cpu) l0=$(cpu_us "$LOOMD_PID") k0=$(checkpoints)
+        wrk_run -t2 -c$CLIENTS -d${s}s -H "$AUTH" -s "$T/post.lua" "$LOOM_URL/v1/jobs" >"$T/wrk.row"
+        read -r w_rps w_p50 w_p99 w_bad <"$T/wrk.row"
+        cpu_loomd=$((cpu_loomd + $(cpu_us "$LOOMD_PID") - l0))
+        cpu_pgl=$((cpu_pgl + $(pg_cpu) - p0)) cpu_wrk=$((cpu_wrk + $(cat "$T/wrk.cpu")))
         wk=$((wk + $(wakes) - w0)) sk=$((sk + $(wakes loom-sched) - s0))
         tx=$((tx + $(commits) - c0))
         fl=$((fl + $(wal_syncs) - f1))
-        row "  round $r: POST /v1/jobs | pgbench 1-row (${s} s each)" \
+        ck=
+        [ "$(checkpoints)" = "$k0" ] || ck=", checkpoint"
+        row "  round $r: POST /v1/jobs | pgbench 1-row (${s} s each$ck)" \
             "$w_rps | $pg" "p50 $w_p50" "p99 $w_p99"
         sum_w=$((sum_w + w_rps))
         sum_pg=$((sum_pg + pg))
@@ -181,6 +236,16 @@ EOF2
         "$(ratio "$tx" "$((after - before))")" "" ""
     row "  WAL flushes per submit / per pgbench tx" \
         "$(ratio "$fl" "$((after - before))")" "$(ratio "$fp" "$n_pg")" ""
+    # CPU, the machine's limit: at 1.5 x pgbench's rate a submit may cost
+    # the machine's cores' time divided by that rate, all processes
+    # together (loomd's includes its jobs' scheduling, start and end).
+    row "  CPU us per submit: loomd / PostgreSQL / wrk" \
+        "$((cpu_loomd / (after - before)))" "$((cpu_pgl / (after - before)))" \
+        "$((cpu_wrk / (after - before)))"
+    row "  CPU us per pgbench tx: PostgreSQL / pgbench" \
+        "$((cpu_pg / n_pg))" "$((cpu_pgb / n_pg))" ""
+    row "  CPU us per submit at 1.5 x pgbench ($(nproc) cores)" \
+        "$(awk -v c="$(nproc)" -v r="$W_PG" 'BEGIN { printf "%.0f", c * 1e6 / (1.5 * r) }')" "" ""
 }
 # commits: loomd's transactions of job changes so far (loom_db_commit_jobs).
 commits() {
@@ -188,13 +253,17 @@ commits() {
         awk '$1 == "loom_db_commit_jobs_count" { print $2 + 0; f = 1 }
              END { if (!f) print 0 }'
 }
+# checkpoints: PostgreSQL's checkpoints so far (each one's flushes may hold
+# up the commits beside it: a round with one says so).
+checkpoints() {
+    pg_sql "select checkpoints_timed + checkpoints_req from pg_stat_bgwriter"
+}
 # wal_syncs: PostgreSQL's flushes of its WAL to disk so far (each carries
 # the commits that wait for it); a second first, for the backends to report.
 wal_syncs() {
     sleep 1.5
     pg_sql "select wal_sync from pg_stat_wal"
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 write_run 1
 loom_submits=$W_RPS
 pg_beside=$W_PG
