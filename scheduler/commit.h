@@ -17,8 +17,11 @@ struct store;
 
 /* Batches written at once, each on a connection of its own: a commit waits
  * for PostgreSQL's flush to disk, and the flushes of several connections'
- * commits are one. */
-#define COMMIT_CONNS 4
+ * commits are one. Two, not more: the submits that come while both write
+ * go together in the next, and PostgreSQL's CPU time per submit falls
+ * with the size of its transaction (tests/bench/core.sh: 15 % less than
+ * with four, and as many submits a second or more). */
+#define COMMIT_CONNS 2
 
 /* A job to write: its view and its idempotency key, if any. */
 struct commit_ins {

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# 6012-group-commit.t - submits are written on up to four connections at
+# 6012-group-commit.t - submits are written on up to two connections at
 # once (COMMIT_CONNS), each write one transaction; the submits that come
-# while all four wait go together in the next transaction. With the jobs
-# table locked, four submits' writes wait, each on its own connection;
-# four more submits, each answered only after its own commit, are then
-# written in one transaction (the commit metrics count five), every one in
+# while both wait go together in the next transaction. With the jobs
+# table locked, two submits' writes wait, each on its own connection;
+# six more submits, each answered only after its own commit, are then
+# written in one transaction (the commit metrics count three), every one in
 # the order of their ids, acknowledged in the database and shown. When a
 # write fails (its connection cut while it waits), it alone is answered
 # 503: the writes beside it and the submits taken behind it are written
@@ -75,21 +75,21 @@ all_handed() {
     [ "$(pending)" = "$1" ] && [ "$(pending)" = "$1" ]
 }
 
-# ---- four writes wait, four more submits go together ----------------------------
+# ---- two writes wait, six more submits go together ------------------------------
 lock_jobs || t_bail "cannot lock the jobs table"
 # one after the other, each taken before the next is sent: a connection
 # thread that waits for an answer serves no other connection meanwhile
-for k in 0 1 2 3; do
+for k in 0 1; do
     bg_submit "a$k"
     wait_for "[ \"\$(waiting_writes)\" = $((k + 1)) ]" 30
 done
-t_is "$(waiting_writes)" 4 "four submits' writes wait for the lock, each on its own connection"
-for k in 4 5 6 7; do
+t_is "$(waiting_writes)" 2 "two submits' writes wait for the lock, each on its own connection"
+for k in 2 3 4 5 6 7; do
     bg_submit "a$k"
     wait_for "all_handed $((2 + k))" 30
 done
-t_is "$(pending)" 9 "four more submits are taken while they wait"
-t_is "$(waiting_writes)" 4 "... and wait for a connection"
+t_is "$(pending)" 9 "six more submits are taken while they wait"
+t_is "$(waiting_writes)" 2 "... and wait for a connection"
 COMMITS=$(metric loom_db_commit_jobs_count)
 JOBS=$(metric loom_db_commit_jobs_sum)
 t_is "$(cat "$T"/sub.a? 2>/dev/null | tr -d '\n')" "" "none is answered before its commit"
@@ -105,7 +105,7 @@ t_is "$(cat "$T"/sub.a? | sort | uniq -c | tr -s ' ')" " 8 201" \
     "all eight are answered 201"
 t_is "$(echo $IDS)" "2 3 4 5 6 7 8 9" "their ids are 2 to 9, in the order they were sent"
 t_is "$(( $(metric loom_db_commit_jobs_count) - COMMITS ))/$(( $(metric loom_db_commit_jobs_sum) - JOBS ))" \
-    "5/8" "written in five transactions: the four that waited, then the four together"
+    "3/8" "written in three transactions: the two that waited, then the six together"
 t_is "$(pg_sql "select string_agg(id::text, ' ' order by id) from jobs where idem_key like 'a%'")" \
     "2 3 4 5 6 7 8 9" "every acknowledged job is in the database"
 api GET /v1/jobs >/dev/null
@@ -113,16 +113,16 @@ t_is "$(py 'len(d["items"])' "$BODY")" 9 "the list shows the nine jobs"
 
 # ---- a failed write: it alone fails -------------------------------------------
 lock_jobs || t_bail "cannot lock the jobs table"
-for k in 0 1 2 3; do
+for k in 0 1; do
     bg_submit "b$k"
     wait_for "[ \"\$(waiting_writes)\" = $((k + 1)) ]" 30
 done
-t_is "$(waiting_writes)" 4 "four submits' writes wait for the lock again"
-for k in 4 5; do
+t_is "$(waiting_writes)" 2 "two submits' writes wait for the lock again"
+for k in 2 3 4 5; do
     bg_submit "b$k"
     wait_for "all_handed $((10 + k))" 30
 done
-t_is "$(pending)" 15 "two more are taken behind them"
+t_is "$(pending)" 15 "four more are taken behind them"
 # the first write's connection is cut: the oldest statement waiting
 pg_sql "select pg_terminate_backend(pid) from pg_stat_activity
         where wait_event_type = 'Lock' and query like '%INSERT INTO jobs%'
@@ -132,8 +132,8 @@ t_is "$(cat "$T/sub.b0")" 503 "the submit whose write failed is answered 503"
 t_like "$(cat "$T/sub.b0.body")" '"code":"unavailable".*retry' \
     "... saying the database is unavailable and to retry" ||
     t_diag "$(cat "$T/sub.b0.body")"
-wait_for '[ "$(waiting_writes)" = 4 ]' 30
-t_is "$(waiting_writes)" 4 "the two behind it are written next, beside the three, and wait for the lock"
+wait_for '[ "$(waiting_writes)" = 2 ]' 30
+t_is "$(waiting_writes)" 2 "the four behind it are written next, beside the other one, and wait for the lock"
 t_is "$(cat "$T"/sub.b[1-5] 2>/dev/null | tr -d '\n')" "" "... unanswered"
 touch "$T/unlock"
 wait "${CURLS[@]}" "$LOCKER"
@@ -182,12 +182,12 @@ t_is "$(pending)" $((P0 + 8)) \
     "eight clients connected at once: their eight submits are all taken while the writes wait"
 # taken is not yet sent: the turns reach their connections a moment later.
 # Eight that come together may go in fewer turns than there are
-# connections (two of four each, or four of two): at least one write, and
-# never more than the four connections, waits for the lock.
+# connections (one of eight): at least one write, and never more than the
+# two connections, waits for the lock.
 wait_for '[ "$(waiting_writes)" -ge 1 ]' 30
 W8=$(waiting_writes)
-t_ok "$( ((W8 >= 1 && W8 <= 4)) && echo 0 || echo 1)" \
-    "... their writes wait for the lock on 1 to 4 connections ($W8)"
+t_ok "$( ((W8 >= 1 && W8 <= 2)) && echo 0 || echo 1)" \
+    "... their writes wait for the lock on 1 or 2 connections ($W8)"
 touch "$T/unlock"
 wait "$EIGHT" "$LOCKER"
 t_is "$(sort "$T/eight.out" | uniq -c | tr -s ' ')" " 8 HTTP/1.1 201 Created" \
