@@ -240,10 +240,11 @@ EOF2
     # the machine's cores' time divided by that rate, all processes
     # together (loomd's includes its jobs' scheduling, start and end).
     row "  CPU us per submit: loomd / PostgreSQL / wrk" \
-        "$((cpu_loomd / (after - before)))" "$((cpu_pgl / (after - before)))" \
-        "$((cpu_wrk / (after - before)))"
+        "$(ratio "$cpu_loomd" "$((after - before))")" \
+        "$(ratio "$cpu_pgl" "$((after - before))")" \
+        "$(ratio "$cpu_wrk" "$((after - before))")"
     row "  CPU us per pgbench tx: PostgreSQL / pgbench" \
-        "$((cpu_pg / n_pg))" "$((cpu_pgb / n_pg))" ""
+        "$(ratio "$cpu_pg" "$n_pg")" "$(ratio "$cpu_pgb" "$n_pg")" ""
     row "  CPU us per submit at 1.5 x pgbench ($(nproc) cores)" \
         "$(awk -v c="$(nproc)" -v r="$W_PG" 'BEGIN { printf "%.0f", c * 1e6 / (1.5 * r) }')" "" ""
 }
